@@ -1,0 +1,120 @@
+/**
+ * @file strbuf.c
+ * Growable byte buffer (see strbuf.h).
+ */
+#include "strbuf.h"
+#include "floatfmt.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool reserve(lfs_sb *sb, size_t extra)
+{
+	if (sb->failed)
+		return false;
+	if (sb->len + extra + 1 <= sb->cap)
+		return true;
+	size_t cap = sb->cap ? sb->cap : 256;
+	while (cap < sb->len + extra + 1) {
+		if (cap > SIZE_MAX / 2) {
+			sb->failed = 1;
+			return false;
+		}
+		cap *= 2;
+	}
+	char *d = realloc(sb->data, cap);
+	if (!d) {
+		sb->failed = 1;
+		return false;
+	}
+	sb->data = d;
+	sb->cap = cap;
+	return true;
+}
+
+void lfs_sb_put(lfs_sb *sb, const void *p, size_t n)
+{
+	if (!reserve(sb, n))
+		return;
+	if (n)
+		memcpy(sb->data + sb->len, p, n);
+	sb->len += n;
+	sb->data[sb->len] = '\0';
+}
+
+void lfs_sb_puts(lfs_sb *sb, const char *s)
+{
+	lfs_sb_put(sb, s, strlen(s));
+}
+
+void lfs_sb_putc(lfs_sb *sb, char c)
+{
+	lfs_sb_put(sb, &c, 1);
+}
+
+void lfs_sb_printf(lfs_sb *sb, const char *fmt, ...)
+{
+	char small[256];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		sb->failed = 1;
+		return;
+	}
+	if ((size_t)n < sizeof(small)) {
+		lfs_sb_put(sb, small, (size_t)n);
+		return;
+	}
+	if (!reserve(sb, (size_t)n))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(sb->data + sb->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	sb->len += (size_t)n;
+}
+
+void lfs_sb_float(lfs_sb *sb, float f)
+{
+	char buf[LFS_FLOAT_BUFSZ];
+	size_t n = lfs_fmt_float(buf, f);
+	lfs_sb_put(sb, buf, n);
+}
+
+void lfs_sb_floats(lfs_sb *sb, const float *f, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			lfs_sb_putc(sb, ' ');
+		lfs_sb_float(sb, f[i]);
+	}
+}
+
+bool lfs_sb_ok(const lfs_sb *sb)
+{
+	return !sb->failed;
+}
+
+char *lfs_sb_take(lfs_sb *sb, size_t *len)
+{
+	char *d = sb->data;
+	if (len)
+		*len = sb->len;
+	if (!d)
+		d = calloc(1, 1);
+	sb->data = NULL;
+	sb->len = sb->cap = 0;
+	sb->failed = 0;
+	return d;
+}
+
+void lfs_sb_free(lfs_sb *sb)
+{
+	free(sb->data);
+	sb->data = NULL;
+	sb->len = sb->cap = 0;
+	sb->failed = 0;
+}

@@ -1,0 +1,35 @@
+/**
+ * @file nwn_ascii.h
+ * In-memory NWN model -> NWN ASCII MDL text (the "model.mdl" view).
+ *
+ * The dialect is described in docs/formats/nwn-ascii.md; the grammar follows
+ * shared/notes/nwn-mdl-format.md §2 (the files BioWare's exporter and
+ * nwnmdlcomp write). Output is deterministic, LF line ends, 2-space indent;
+ * every float is the shortest text that reads back to the same float32
+ * (lfs_sb_float), so positions, vertices, times and scalar values round-trip
+ * bit for bit. Orientations are printed as axis + angle in radians (converted
+ * from the stored quaternions; last-bit changes are possible on the way back).
+ */
+#ifndef LFS_VIEWS_NWN_ASCII_H
+#define LFS_VIEWS_NWN_ASCII_H
+
+#include "../common/error.h"
+#include "../common/strbuf.h"
+#include "../formats/nwn_mdl.h"
+
+/**
+ * Append model @p m as ASCII MDL to @p out.
+ *
+ * @return LFS_OK, or LFS_ERR_NOMEM when the buffer could not grow (@p err is
+ *         filled). The model is only read.
+ */
+lfs_err nwn_ascii_write(const nwn_model *m, lfs_sb *out, lfs_error *err);
+
+/**
+ * Append one controller the way model.mdl prints it (plain line, key list,
+ * or comment block for unknown ids), @p indent spaces deep. Exposed for the
+ * tests and other views.
+ */
+void nwn_ascii_controller(lfs_sb *out, const nwn_node *n, const nwn_controller *c, int indent);
+
+#endif

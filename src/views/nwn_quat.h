@@ -1,0 +1,34 @@
+/**
+ * @file nwn_quat.h
+ * Quaternion helpers shared by the NWN text views (internal to src/views/).
+ *
+ * Binary orientation keys are quaternions (x, y, z, w) [notes §3.2]; the ASCII
+ * and CSV views print axis + angle in radians, converted the way the
+ * decompilers do: angle = 2·acos(w), axis = xyz/|xyz|; a quaternion with
+ * xyz = 0 prints as "0 0 0 0". Computed in double, printed as float32.
+ */
+#ifndef LFS_VIEWS_NWN_QUAT_H
+#define LFS_VIEWS_NWN_QUAT_H
+
+#include <math.h>
+
+/** Quaternion (x, y, z, w) -> axis (3) + angle in radians, as float32. */
+static inline void nwn_quat_to_axis_angle(const float q[4], float out[4])
+{
+	double x = q[0], y = q[1], z = q[2], w = q[3];
+	double len = sqrt(x * x + y * y + z * z);
+	if (!(len > 0.0) || !isfinite(len)) {
+		out[0] = out[1] = out[2] = out[3] = 0.0f;
+		return;
+	}
+	if (w > 1.0)
+		w = 1.0;
+	if (w < -1.0)
+		w = -1.0;
+	out[0] = (float)(x / len);
+	out[1] = (float)(y / len);
+	out[2] = (float)(z / len);
+	out[3] = (float)(2.0 * acos(w));
+}
+
+#endif
