@@ -1,0 +1,65 @@
+/**
+ * @file source.h
+ * One source file -> "plain file", "model with views" or "model that failed".
+ *
+ * This is the classification both the mount (src/fs/fs.c) and the companion
+ * command (src/tools/convert.c) use, so the two always agree on what a file
+ * is and produce byte-identical views.
+ *
+ * Steps (docs/mount.md "Which files become directories"):
+ *  1. Only regular files of at most @p max_size bytes are candidates.
+ *  2. The first LFS_SOURCE_HEADER_BYTES bytes are read into a zero-filled
+ *     buffer of the file's full size and lfs_detect() is asked. lfs_detect()
+ *     is documented as header-only, so this costs one small read per file;
+ *     the buffer is the real size (calloc: untouched pages cost nothing), so
+ *     a detector that looked further would see zeros, never read out of
+ *     bounds.
+ *  3. Detected files are read completely and lfs_views_build() runs.
+ *     LFS_ERR_NOTFORMAT -> plain; any other failure -> LFS_SOURCE_FAILED
+ *     with the decoder's message: the file passes through as its bytes.
+ *
+ * No FUSE code here.
+ */
+#ifndef LFS_FS_SOURCE_H
+#define LFS_FS_SOURCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/stat.h>
+
+#include "../common/error.h"
+#include "../views/viewset.h"
+
+/** Bytes of a candidate read before lfs_detect() is asked. */
+#define LFS_SOURCE_HEADER_BYTES 4096
+
+/** What a source file is. */
+typedef enum lfs_source_kind {
+	LFS_SOURCE_PLAIN = 0, /**< passes through unchanged */
+	LFS_SOURCE_MODEL,     /**< a model: shown as a directory of views */
+	LFS_SOURCE_FAILED,    /**< detected as a model but does not decode: passes through */
+} lfs_source_kind;
+
+/**
+ * Classify and (for models) build the views of the file @p rel, a path
+ * relative to the directory @p dirfd (AT_FDCWD works). The final component
+ * is opened with O_NOFOLLOW.
+ *
+ * @param st        out: the stat of the opened file (what the result belongs to)
+ * @param max_size  files larger than this are plain without reading them
+ * @param vopts     texture lookup for model.mtl (may be NULL)
+ * @param kind      out: the classification
+ * @param vs        out: the views when *kind == LFS_SOURCE_MODEL (free with
+ *                  lfs_viewset_free()); zeroed otherwise
+ * @param err       out: for LFS_SOURCE_FAILED the decoder's message
+ * @return LFS_OK (look at *kind); LFS_ERR_IO when the file cannot be opened or
+ *         read (err->sys_errno holds errno; nothing is classified);
+ *         LFS_ERR_NOMEM.
+ */
+lfs_err lfs_source_load(int dirfd, const char *rel, size_t max_size, const lfs_view_opts *vopts,
+			struct stat *st, lfs_source_kind *kind, lfs_viewset *vs, lfs_error *err);
+
+/** Last path component of @p rel (pointer into it). */
+const char *lfs_source_basename(const char *rel);
+
+#endif

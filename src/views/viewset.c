@@ -1,0 +1,262 @@
+/**
+ * @file viewset.c
+ * Format detection and the set of generated views of one model (viewset.h).
+ *
+ * Name scopes for names.h's uniqueness rule: mesh node names within
+ * meshes/, animation names within anims/, node names within one
+ * anims/<anim>/ directory. A node with two controllers of the same keyword
+ * gets "~2", "~3" after the keyword ("<node>.position~2.csv").
+ */
+#include "viewset.h"
+
+#include "../formats/nwn_mdl.h"
+#include "names.h"
+#include "nwn_ascii.h"
+#include "nwn_csv.h"
+#include "nwn_obj.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+lfs_format lfs_detect(const char *name, const uint8_t *data, size_t n)
+{
+	if (name) {
+		size_t len = strlen(name);
+		if (len < 4 || strcasecmp(name + len - 4, ".mdl"))
+			return LFS_FMT_NONE;
+	}
+	if (nwn_mdl_is_binary(data, n))
+		return LFS_FMT_NWN_MDL;
+	return LFS_FMT_NONE;
+}
+
+/* ---- growing list of views ---------------------------------------------- */
+
+typedef struct vlist {
+	lfs_view *v;
+	size_t n, cap;
+	int failed;
+} vlist;
+
+/* Take over @p sb's bytes as a view at @p path (copied). */
+static void vlist_add(vlist *l, const char *path, lfs_sb *sb)
+{
+	if (l->failed || !lfs_sb_ok(sb)) {
+		l->failed = 1;
+		lfs_sb_free(sb);
+		return;
+	}
+	if (l->n == l->cap) {
+		size_t nc = l->cap ? l->cap * 2 : 16;
+		lfs_view *nv = realloc(l->v, nc * sizeof(*nv));
+		if (!nv) {
+			l->failed = 1;
+			lfs_sb_free(sb);
+			return;
+		}
+		l->v = nv;
+		l->cap = nc;
+	}
+	char *p = strdup(path);
+	size_t len;
+	char *d = lfs_sb_take(sb, &len);
+	if (!p || !d) {
+		free(p);
+		free(d);
+		l->failed = 1;
+		return;
+	}
+	l->v[l->n].path = p;
+	l->v[l->n].data = d;
+	l->v[l->n].size = len;
+	l->n++;
+}
+
+static int view_cmp(const void *a, const void *b)
+{
+	return strcmp(((const lfs_view *)a)->path, ((const lfs_view *)b)->path);
+}
+
+void lfs_viewset_free(lfs_viewset *vs)
+{
+	if (!vs)
+		return;
+	for (size_t i = 0; i < vs->n_views; i++) {
+		free(vs->views[i].path);
+		free(vs->views[i].data);
+	}
+	free(vs->views);
+	vs->views = NULL;
+	vs->n_views = 0;
+	vs->format = LFS_FMT_NONE;
+}
+
+const lfs_view *lfs_viewset_find(const lfs_viewset *vs, const char *path)
+{
+	size_t lo = 0, hi = vs->n_views;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(path, vs->views[mid].path);
+		if (c == 0)
+			return &vs->views[mid];
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
+}
+
+/* ---- NWN ------------------------------------------------------------------ */
+
+static lfs_err nomem(lfs_error *err)
+{
+	return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "views", "out of memory building views");
+}
+
+/* Controller views of one animation. */
+static void anim_views(const nwn_anim *an, const char *aname, vlist *l)
+{
+	lfs_nameset nodes;
+	lfs_nameset_init(&nodes);
+	const nwn_geometry *g = &an->geom;
+	char path[1024];
+	for (uint32_t i = 0; i < g->n_nodes && !l->failed; i++) {
+		const nwn_node *n = &g->nodes[i];
+		if (!n->n_ctrls)
+			continue;
+		const char *nn = lfs_nameset_add(&nodes, n->name);
+		if (!nn) {
+			l->failed = 1;
+			break;
+		}
+		for (uint32_t k = 0; k < n->n_ctrls && !l->failed; k++) {
+			const nwn_controller *c = &n->ctrls[k];
+			char lb[48];
+			const char *label = nwn_csv_controller_label(n, c, lb, sizeof(lb));
+			/* same keyword earlier on this node? (k is small: linear) */
+			unsigned dup = 1;
+			for (uint32_t j = 0; j < k; j++) {
+				char lb2[48];
+				if (!strcmp(label, nwn_csv_controller_label(n, &n->ctrls[j], lb2,
+									     sizeof(lb2))))
+					dup++;
+			}
+			if (dup > 1)
+				snprintf(path, sizeof(path), "anims/%s/%s.%s~%u.csv", aname, nn, label,
+					 dup);
+			else
+				snprintf(path, sizeof(path), "anims/%s/%s.%s.csv", aname, nn, label);
+			lfs_sb sb = { 0 };
+			lfs_error e2;
+			lfs_err r = nwn_csv_controller(n, c, &sb, &e2);
+			if (r == LFS_ERR_NOMEM) {
+				lfs_sb_free(&sb);
+				l->failed = 1;
+			} else if (r != LFS_OK) {
+				lfs_sb_free(&sb); /* bad keys: leave the file out */
+			} else {
+				vlist_add(l, path, &sb);
+			}
+		}
+	}
+	lfs_nameset_free(&nodes);
+}
+
+static lfs_err nwn_views(const nwn_model *m, const lfs_view_opts *opts, vlist *l,
+			 lfs_error *err)
+{
+	const nwn_geometry *g = &m->geom;
+	lfs_err r;
+	lfs_sb sb = { 0 };
+
+	r = nwn_ascii_write(m, &sb, err);
+	if (r) {
+		lfs_sb_free(&sb);
+		return r;
+	}
+	vlist_add(l, "model.mdl", &sb);
+
+	nwn_obj_mats mats = { 0 };
+	lfs_sb mtl = { 0 };
+	r = nwn_obj_materials(m, opts, &mats, &mtl, err);
+	if (r) {
+		lfs_sb_free(&mtl);
+		nwn_obj_mats_free(&mats);
+		return r;
+	}
+	vlist_add(l, "model.mtl", &mtl);
+
+	const char **obj_names = calloc(g->n_nodes ? g->n_nodes : 1, sizeof(*obj_names));
+	lfs_nameset meshes;
+	lfs_nameset_init(&meshes);
+	if (!obj_names)
+		l->failed = 1;
+	char path[1024];
+	for (uint32_t i = 0; i < g->n_nodes && !l->failed; i++) {
+		if (!g->nodes[i].mesh)
+			continue;
+		obj_names[i] = lfs_nameset_add(&meshes, g->nodes[i].name);
+		if (!obj_names[i]) {
+			l->failed = 1;
+			break;
+		}
+		snprintf(path, sizeof(path), "meshes/%s.obj", obj_names[i]);
+		r = nwn_obj_mesh(m, i, obj_names[i], &mats, &sb, err);
+		if (r)
+			l->failed = 1;
+		vlist_add(l, path, &sb);
+	}
+	if (!l->failed) {
+		r = nwn_obj_model(m, obj_names, &mats, &sb, err);
+		if (r)
+			l->failed = 1;
+		vlist_add(l, "model.obj", &sb);
+	}
+	free(obj_names);
+	lfs_nameset_free(&meshes);
+	nwn_obj_mats_free(&mats);
+
+	lfs_nameset anims;
+	lfs_nameset_init(&anims);
+	for (uint32_t a = 0; a < m->n_anims && !l->failed; a++) {
+		const char *an = lfs_nameset_add(&anims, m->anims[a].geom.name);
+		if (!an) {
+			l->failed = 1;
+			break;
+		}
+		anim_views(&m->anims[a], an, l);
+	}
+	lfs_nameset_free(&anims);
+	lfs_sb_free(&sb);
+	return l->failed ? nomem(err) : LFS_OK;
+}
+
+lfs_err lfs_views_build(const char *name, const uint8_t *data, size_t n,
+			const lfs_view_opts *opts, lfs_viewset *out, lfs_error *err)
+{
+	memset(out, 0, sizeof(*out));
+	lfs_format fmt = lfs_detect(name, data, n);
+	if (fmt == LFS_FMT_NONE)
+		return lfs_fail(err, LFS_ERR_NOTFORMAT, SIZE_MAX, "file header",
+				"%s: not a binary model", name ? name : "(unnamed)");
+	nwn_model *m = NULL;
+	lfs_err r = nwn_mdl_decode(data, n, &m, err);
+	if (r)
+		return r;
+	vlist l = { 0 };
+	r = nwn_views(m, opts, &l, err);
+	nwn_model_free(m);
+	if (r) {
+		lfs_viewset tmp = { .views = l.v, .n_views = l.n };
+		lfs_viewset_free(&tmp);
+		return r;
+	}
+	qsort(l.v, l.n, sizeof(*l.v), view_cmp);
+	out->format = fmt;
+	out->views = l.v;
+	out->n_views = l.n;
+	return LFS_OK;
+}

@@ -1,0 +1,152 @@
+/**
+ * @file test_floatfmt.c
+ * Shortest exact float32 text (src/common/floatfmt.h).
+ *
+ * Properties checked on every float of the corpus binaries' raw blocks and on
+ * a million pseudo-random bit patterns: the text reads back to the same 32
+ * bits, and no shorter "%.*g" precision would (so the text is the shortest).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/floatfmt.h"
+#include "corpus.h"
+
+static uint32_t bits(float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, 4);
+	return u;
+}
+
+/* Round trip + minimality for one value; returns false on failure. */
+static void check_one(float f)
+{
+	char buf[LFS_FLOAT_BUFSZ];
+	size_t n = lfs_fmt_float(buf, f);
+	assert_int_equal(n, strlen(buf));
+	if (isnan(f)) {
+		assert_string_equal(buf, "nan");
+		return;
+	}
+	float g;
+	assert_true(lfs_parse_float(buf, n, &g));
+	if (bits(g) != bits(f))
+		fail_msg("0x%08x printed as %s reads back as 0x%08x", bits(f), buf, bits(g));
+	/* minimality: count significant digits; one fewer must not round-trip */
+	int digits = 0;
+	bool leading = true; /* zeros before the first non-zero digit are not significant */
+	for (const char *p = buf; *p && *p != 'e'; p++) {
+		if (*p >= '1' && *p <= '9')
+			leading = false;
+		digits += !leading && (*p >= '0' && *p <= '9');
+	}
+	if (f != 0 && !isinf(f) && digits > 1 && strchr(buf, '.')) {
+		char tmp[320];
+		snprintf(tmp, sizeof(tmp), "%.*g", digits - 1, (double)f);
+		float h = strtof(tmp, NULL);
+		if (bits(h) == bits(f))
+			fail_msg("0x%08x printed as %s but %s is shorter and exact", bits(f), buf, tmp);
+	}
+}
+
+static void test_known_values(void **state)
+{
+	(void)state;
+	char buf[LFS_FLOAT_BUFSZ];
+	lfs_fmt_float(buf, 1.0f);
+	assert_string_equal(buf, "1");
+	lfs_fmt_float(buf, 0.1f);
+	assert_string_equal(buf, "0.1");
+	lfs_fmt_float(buf, -0.0f);
+	assert_string_equal(buf, "-0");
+	lfs_fmt_float(buf, 0.0f);
+	assert_string_equal(buf, "0");
+	lfs_fmt_float(buf, 0.045f);
+	assert_string_equal(buf, "0.045");
+	lfs_fmt_float(buf, -1.5707964f);
+	assert_string_equal(buf, "-1.5707964");
+	lfs_fmt_float(buf, INFINITY);
+	assert_string_equal(buf, "inf");
+	lfs_fmt_float(buf, -INFINITY);
+	assert_string_equal(buf, "-inf");
+	lfs_fmt_float(buf, 16777216.0f);
+	assert_string_equal(buf, "16777216");
+	float g;
+	assert_false(lfs_parse_float("1.0x", 4, &g));
+	assert_false(lfs_parse_float("", 0, &g));
+	assert_true(lfs_parse_float("-0", 2, &g));
+	assert_true(signbit(g));
+}
+
+static void test_random_bit_patterns(void **state)
+{
+	(void)state;
+	uint64_t x = 0x243F6A8885A308D3ull;
+	for (int i = 0; i < 1000000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		uint32_t u = (uint32_t)x;
+		float f;
+		memcpy(&f, &u, 4);
+		check_one(f);
+	}
+	/* every power of two and its neighbours (denormals, extremes) */
+	for (int e = -149; e <= 127; e++) {
+		float f = ldexpf(1.0f, e);
+		check_one(f);
+		check_one(nextafterf(f, 0));
+		check_one(nextafterf(f, INFINITY));
+		check_one(-f);
+	}
+}
+
+/* Every 4-byte word of the corpus binaries' raw blocks, read as a float. */
+static void test_corpus_floats(void **state)
+{
+	(void)state;
+	const char *c = lfs_corpus_dir_or_skip();
+	char list[4096], prefix[4096];
+	snprintf(list, sizeof(list), "%s/nwn/binary.txt", c);
+	snprintf(prefix, sizeof(prefix), "%s/nwn", c);
+	size_t nb;
+	char **bins = lfs_read_list(list, prefix, &nb);
+	assert_non_null(bins);
+	size_t count = 0;
+	for (size_t i = 0; i < nb; i++) {
+		size_t n;
+		uint8_t *d = lfs_read_file(bins[i], &n);
+		assert_non_null(d);
+		for (size_t o = 12; o + 4 <= n; o += 4) {
+			uint32_t u = (uint32_t)d[o] | (uint32_t)d[o + 1] << 8 | (uint32_t)d[o + 2] << 16 |
+				     (uint32_t)d[o + 3] << 24;
+			float f;
+			memcpy(&f, &u, 4);
+			check_one(f);
+			count++;
+		}
+		free(d);
+	}
+	printf("corpus words checked: %zu\n", count);
+	lfs_free_list(bins);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_known_values),
+		cmocka_unit_test(test_random_bit_patterns),
+		cmocka_unit_test(test_corpus_floats),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
