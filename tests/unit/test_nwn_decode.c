@@ -355,6 +355,118 @@ static void test_controllers_and_skins(void **state)
 	assert_true(skins >= 2);
 }
 
+
+static uint64_t node_struct_size(uint32_t flags)
+{
+	switch (flags) {
+	case NWN_LIGHT: return 0xCC;
+	case NWN_EMITTER: return 0x148;
+	case NWN_REFERENCE: return 0xB4;
+	case NWN_TRIMESH: return 0x270;
+	case NWN_SKIN: return 0x2D4;
+	case NWN_ANIMMESH: return 0x2A8;
+	case NWN_DANGLYMESH: return 0x288;
+	case NWN_AABB: return 0x274;
+	default: return 0x70;
+	}
+}
+
+static void add_arr(range **r, size_t *n, size_t *cap, const nwn_array *a, uint64_t elem)
+{
+	if (a->count)
+		add(r, n, cap, a->off, (uint64_t)a->count * elem);
+}
+
+static const uint8_t *g_cur_image; /* image of the model being tiled */
+
+static void add_geometry(range **r, size_t *n, size_t *cap, const nwn_geometry *g)
+{
+	for (uint32_t k = 0; k < g->n_nodes; k++) {
+		const nwn_node *nd = &g->nodes[k];
+		add(r, n, cap, nd->off, node_struct_size(nd->flags));
+		add_arr(r, n, cap, &nd->children_arr, 4);
+		add_arr(r, n, cap, &nd->ctrl_arr, 12);
+		add_arr(r, n, cap, &nd->ctrl_data_arr, 4);
+		const nwn_mesh *me = nd->mesh;
+		if (me) {
+			add_arr(r, n, cap, &me->faces_arr, 32);
+			add_arr(r, n, cap, &me->vindex_count_arr, 4);
+			add_arr(r, n, cap, &me->vindex_offset_arr, 4);
+			if (me->skin) {
+				add(r, n, cap, me->skin->node_to_bone_ptr, 2ull * me->skin->node_to_bone_count);
+				add_arr(r, n, cap, &me->skin->qbone_arr, 16);
+				add_arr(r, n, cap, &me->skin->tbone_arr, 12);
+				add_arr(r, n, cap, &me->skin->const_idx_arr, 4);
+			}
+			if (me->dangly)
+				add_arr(r, n, cap, &me->dangly->constraints_arr, 4);
+			if (me->aabb)
+				for (uint32_t j = 0; j < me->aabb->n_entries; j++)
+					add(r, n, cap, me->aabb->entries[j].off, 40);
+		}
+		if (nd->light) {
+			const nwn_light *l = nd->light;
+			add_arr(r, n, cap, &l->sizes_arr, 4);
+			add_arr(r, n, cap, &l->positions_arr, 4);
+			add_arr(r, n, cap, &l->colorshifts_arr, 12);
+			add_arr(r, n, cap, &l->texnames_arr, 4);
+			for (uint32_t j = 0; j < l->texnames_arr.count; j++) {
+				uint32_t p = (uint32_t)(l->texnames_arr.off + 4 * j);
+				const uint8_t *img = g_cur_image + 12 + p;
+				uint32_t ptr = (uint32_t)img[0] | (uint32_t)img[1] << 8 |
+					       (uint32_t)img[2] << 16 | (uint32_t)img[3] << 24;
+				add(r, n, cap, ptr, strlen(l->flare_textures[j]) + 1);
+			}
+		}
+	}
+}
+
+/* The structures the decoder found tile the model data block: every byte of
+ * the model data belongs to a decoded structure (so no field is skipped), and
+ * no two structures overlap. Reported per compiler. */
+static void test_model_block_tiled(void **state)
+{
+	(void)state;
+	size_t files = 0, clean = 0;
+	for (size_t i = 0; i < g_nbins; i++) {
+		nwn_model *m = load(g_bins[i]);
+		range *r = NULL;
+		size_t n = 0, cap = 0;
+		g_cur_image = m->image;
+		add(&r, &n, &cap, 0, 0xE8);
+		add_arr(&r, &n, &cap, &m->anims_arr, 4);
+		add_geometry(&r, &n, &cap, &m->geom);
+		for (uint32_t a = 0; a < m->n_anims; a++) {
+			add(&r, &n, &cap, m->anims[a].geom.off, 0xC4);
+			add_arr(&r, &n, &cap, &m->anims[a].events_arr, 36);
+			add_geometry(&r, &n, &cap, &m->anims[a].geom);
+		}
+		qsort(r, n, sizeof(*r), cmp_range);
+		uint64_t at = 0, gaps = 0;
+		for (size_t j = 0; j < n; j++) {
+			if (r[j].lo < at)
+				fail_msg("%s: model data structures overlap at 0x%llx", g_bins[i],
+					 (unsigned long long)r[j].lo);
+			if (r[j].lo > at) {
+				if (getenv("LFS_VERBOSE"))
+					printf("%s: gap 0x%llx..0x%llx\n", g_bins[i], (unsigned long long)at,
+					       (unsigned long long)r[j].lo);
+				gaps += r[j].lo - at;
+			}
+			at = r[j].hi;
+		}
+		if (at < m->model_size && getenv("LFS_VERBOSE"))
+			printf("%s: tail gap 0x%llx..0x%x\n", g_bins[i], (unsigned long long)at, m->model_size);
+		gaps += at < m->model_size ? m->model_size - at : 0;
+		files++;
+		clean += gaps == 0;
+		free(r);
+		nwn_model_free(m);
+	}
+	printf("model data fully tiled in %zu of %zu files\n", clean, files);
+	assert_int_equal(clean, files);
+}
+
 /* ASCII models in the corpus are not decoded: header test says "not format". */
 static void test_ascii_is_not_binary(void **state)
 {
@@ -387,6 +499,7 @@ int main(void)
 		cmocka_unit_test(test_raw_block_tiled),
 		cmocka_unit_test(test_face_planes),
 		cmocka_unit_test(test_vertex_index_list),
+		cmocka_unit_test(test_model_block_tiled),
 		cmocka_unit_test(test_tree_and_node_count),
 		cmocka_unit_test(test_controllers_and_skins),
 		cmocka_unit_test(test_ascii_is_not_binary),
