@@ -38,6 +38,9 @@
  * classification, setsupermodel etc. may be absent; `.pwk`-style files with
  * bare nodes and no newmodel are accepted.
  *
+ * Names are single tokens, as nwnmdlcomp reads them: `node emmiter Emmiter A`
+ * (vce_negblast) is a node named `Emmiter`; further tokens stay in `head`.
+ *
  * Lists with a count read rows as nwnmdlcomp does, with one leniency each
  * way: blank lines between rows are skipped, but when the rows run out and
  * enough blank lines preceded the next statement, those blank lines count as

@@ -4,8 +4,11 @@
  *
  * Binary orientation keys are quaternions (x, y, z, w) [notes §3.2]; the ASCII
  * and CSV views print axis + angle in radians, converted the way the
- * decompilers do: angle = 2·acos(w), axis = xyz/|xyz|; a quaternion with
- * xyz = 0 prints as "0 0 0 0". Computed in double, printed as float32.
+ * decompilers do: axis = xyz/|xyz|, angle = 2·acos(w), evaluated as
+ * 2·atan2(|xyz|, w) (the same value for unit quaternions, but exact for small
+ * angles where acos(w) of a float32 w near 1 loses most digits, and tolerant
+ * of slightly unnormalised keys); a quaternion with xyz = 0 prints as
+ * "0 0 0 0". Computed in double, printed as float32.
  */
 #ifndef LFS_VIEWS_NWN_QUAT_H
 #define LFS_VIEWS_NWN_QUAT_H
@@ -21,14 +24,10 @@ static inline void nwn_quat_to_axis_angle(const float q[4], float out[4])
 		out[0] = out[1] = out[2] = out[3] = 0.0f;
 		return;
 	}
-	if (w > 1.0)
-		w = 1.0;
-	if (w < -1.0)
-		w = -1.0;
 	out[0] = (float)(x / len);
 	out[1] = (float)(y / len);
 	out[2] = (float)(z / len);
-	out[3] = (float)(2.0 * acos(w));
+	out[3] = (float)(2.0 * atan2(len, w));
 }
 
 #endif

@@ -116,6 +116,37 @@ static lfs_err nomem(lfs_error *err)
 	return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "views", "out of memory building views");
 }
 
+typedef struct ctrl_ord {
+	uint32_t type, idx;
+} ctrl_ord;
+
+static int ctrl_ord_cmp(const void *a, const void *b)
+{
+	const ctrl_ord *x = a, *y = b;
+	if (x->type != y->type)
+		return x->type < y->type ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* dup[k] = 1 for the first controller of its type on node @p n, 2 for the
+ * second, ... (the file-name label is a function of the type). Sorting keeps
+ * this O(k log k) even for hostile nodes with huge controller counts. */
+static bool dup_numbers(const nwn_node *n, uint32_t *dup)
+{
+	ctrl_ord *o = malloc((size_t)n->n_ctrls * sizeof(*o));
+	if (!o)
+		return false;
+	for (uint32_t k = 0; k < n->n_ctrls; k++) {
+		o[k].type = n->ctrls[k].type;
+		o[k].idx = k;
+	}
+	qsort(o, n->n_ctrls, sizeof(*o), ctrl_ord_cmp);
+	for (uint32_t k = 0; k < n->n_ctrls; k++)
+		dup[o[k].idx] = (k > 0 && o[k - 1].type == o[k].type) ? dup[o[k - 1].idx] + 1 : 1;
+	free(o);
+	return true;
+}
+
 /* Controller views of one animation. */
 static void anim_views(const nwn_anim *an, const char *aname, vlist *l)
 {
@@ -128,7 +159,9 @@ static void anim_views(const nwn_anim *an, const char *aname, vlist *l)
 		if (!n->n_ctrls)
 			continue;
 		const char *nn = lfs_nameset_add(&nodes, n->name);
-		if (!nn) {
+		uint32_t *dup = malloc((size_t)n->n_ctrls * sizeof(*dup));
+		if (!nn || !dup || !dup_numbers(n, dup)) {
+			free(dup);
 			l->failed = 1;
 			break;
 		}
@@ -136,17 +169,9 @@ static void anim_views(const nwn_anim *an, const char *aname, vlist *l)
 			const nwn_controller *c = &n->ctrls[k];
 			char lb[48];
 			const char *label = nwn_csv_controller_label(n, c, lb, sizeof(lb));
-			/* same keyword earlier on this node? (k is small: linear) */
-			unsigned dup = 1;
-			for (uint32_t j = 0; j < k; j++) {
-				char lb2[48];
-				if (!strcmp(label, nwn_csv_controller_label(n, &n->ctrls[j], lb2,
-									     sizeof(lb2))))
-					dup++;
-			}
-			if (dup > 1)
+			if (dup[k] > 1)
 				snprintf(path, sizeof(path), "anims/%s/%s.%s~%u.csv", aname, nn, label,
-					 dup);
+					 (unsigned)dup[k]);
 			else
 				snprintf(path, sizeof(path), "anims/%s/%s.%s.csv", aname, nn, label);
 			lfs_sb sb = { 0 };
@@ -161,6 +186,7 @@ static void anim_views(const nwn_anim *an, const char *aname, vlist *l)
 				vlist_add(l, path, &sb);
 			}
 		}
+		free(dup);
 	}
 	lfs_nameset_free(&nodes);
 }
