@@ -405,6 +405,10 @@ lfs_err nwn_ascii_write(const nwn_model *m, lfs_sb *o, lfs_error *err)
 	lfs_sb_puts(o, "setanimationscale ");
 	lfs_sb_float(o, m->animation_scale);
 	lfs_sb_putc(o, '\n');
+	/* fog byte (model header +0x73): 1 in every corpus file; NN's keyword
+	 * for 0 is "ignorefog 1" (notes §2.1) */
+	if (m->fog == 0)
+		lfs_sb_puts(o, "ignorefog 1\n");
 	lfs_sb_puts(o, "#MAXGEOM ASCII\n");
 	lfs_sb_printf(o, "beginmodelgeom %s\n", name);
 	for (uint32_t i = 0; i < m->geom.n_nodes; i++)
