@@ -2,14 +2,19 @@
  * @file floatfmt.c
  * Shortest round-trip float32 formatting (see floatfmt.h).
  *
- * Method: binary search over the "%.<p>g" precision. If precision p reads
- * back exactly, every larger precision does too, so the predicate is monotonic
- * and the search finds the smallest p in at most 4 snprintf calls (p = 9 always
- * round-trips for IEEE binary32). Integers below 2^24 take a fast path.
+ * Two implementations with identical output:
+ * - lfs_fmt_float_ref(): binary search over the "%.<p>g" precision, each
+ *   candidate checked with strtof (p = 9 always round-trips for binary32).
+ * - fmt_fast(): the same decision made with exact 128-bit integer arithmetic
+ *   for 1e-7 <= |f| < 2^24 (nearly every coordinate, UV and key in a model),
+ *   about 10x faster; glibc's printf/strtof dominated view generation.
+ * tests/unit/test_floatfmt.c checks that both give the same string for every
+ * corpus float and a million random bit patterns.
  */
 #include "floatfmt.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +33,7 @@ static bool reads_back(const char *buf, float f)
 	return bits_of(g) == bits_of(f);
 }
 
-size_t lfs_fmt_float(char buf[LFS_FLOAT_BUFSZ], float f)
+size_t lfs_fmt_float_ref(char buf[LFS_FLOAT_BUFSZ], float f)
 {
 	if (isnan(f))
 		return (size_t)snprintf(buf, LFS_FLOAT_BUFSZ, "nan");
@@ -55,6 +60,168 @@ size_t lfs_fmt_float(char buf[LFS_FLOAT_BUFSZ], float f)
 	memcpy(buf, tmp, (size_t)len);
 	buf[len] = '\0';
 	return (size_t)len;
+}
+
+typedef unsigned __int128 u128;
+
+static u128 pow10_128(int n)
+{
+	u128 r = 1;
+	while (n-- > 0)
+		r *= 10;
+	return r;
+}
+
+/*
+ * Exact fast path for non-integer normal floats with 1e-7 <= |f| < 2^24.
+ * f = m / 2^s exactly (m: 24-bit significand, s >= 1). For precision p the
+ * candidate is D * 10^k with D = round-half-even(f / 10^k), k = X - p + 1,
+ * X = floor(log10 |f|); it reads back as f iff it lies in f's rounding
+ * interval (bounds included when m is even: strtof rounds ties to even).
+ * All quantities fit in 128 bits in this range. Returns 0 when f is outside
+ * the range (the caller uses the snprintf reference).
+ */
+static size_t fmt_fast(char *buf, float f)
+{
+	uint32_t u = bits_of(f);
+	int bexp = (int)((u >> 23) & 0xFF);
+	if (bexp == 0 || bexp == 0xFF)
+		return 0;
+	uint64_t m = (u & 0x7FFFFF) | 0x800000;
+	int s = 150 - bexp; /* |f| = m / 2^s */
+	if (s < 1 || s > 80)
+		return 0;
+	double af = fabs((double)f);
+	if (af < 1e-7)
+		return 0;
+	/* X = floor(log10 |f|), corrected exactly */
+	int X = (int)floor(log10(af));
+	for (int iter = 0; iter < 2; iter++) {
+		/* is 10^X <= |f| ? and |f| < 10^(X+1) ? */
+		u128 lhs, rhs;
+		if (X >= 0) {
+			lhs = (u128)m;
+			rhs = pow10_128(X) << s;
+		} else {
+			lhs = (u128)m * pow10_128(-X);
+			rhs = (u128)1 << s;
+		}
+		if (lhs < rhs) {
+			X--;
+			continue;
+		}
+		if (X + 1 >= 0) {
+			lhs = (u128)m;
+			rhs = pow10_128(X + 1) << s;
+		} else {
+			lhs = (u128)m * pow10_128(-(X + 1));
+			rhs = (u128)1 << s;
+		}
+		if (lhs >= rhs) {
+			X++;
+			continue;
+		}
+		break;
+	}
+	bool even = (m & 1) == 0;
+	bool pow2 = m == 0x800000;
+	for (int p = 1; p <= 9; p++) {
+		int k = X - p + 1;
+		/* D = round-half-even(m / 2^s / 10^k) */
+		u128 N, Q;
+		if (k >= 0) {
+			N = m;
+			Q = pow10_128(k) << s;
+		} else {
+			N = (u128)m * pow10_128(-k);
+			Q = (u128)1 << s;
+		}
+		u128 D = N / Q, r = N % Q;
+		if (2 * r > Q || (2 * r == Q && (D & 1)))
+			D++;
+		/* compare C = D*10^k with the bounds, all scaled by 2^(s+2) (and 10^-k) */
+		u128 c, hi, lo;
+		if (k >= 0) {
+			c = (D * pow10_128(k)) << (s + 2);
+			hi = (u128)(2 * m + 1) << 1;
+			lo = pow2 ? (u128)(4 * m - 1) : (u128)(2 * m - 1) << 1;
+		} else {
+			u128 t = pow10_128(-k);
+			c = D << (s + 2);
+			hi = ((u128)(2 * m + 1) << 1) * t;
+			lo = (pow2 ? (u128)(4 * m - 1) : (u128)(2 * m - 1) << 1) * t;
+		}
+		bool ok = even ? (c >= lo && c <= hi) : (c > lo && c < hi);
+		if (!ok)
+			continue;
+		/* format like "%.<p>g" */
+		int x = X;
+		if (D == pow10_128(p)) { /* rounding carried into a new digit */
+			D /= 10;
+			x++;
+		}
+		char dig[16];
+		int nd = 0;
+		uint64_t dv = (uint64_t)D;
+		char rev[16];
+		do {
+			rev[nd++] = (char)('0' + dv % 10);
+			dv /= 10;
+		} while (dv);
+		while (nd < p) /* D has exactly p digits unless leading zeros (impossible) */
+			rev[nd++] = '0';
+		for (int i = 0; i < nd; i++)
+			dig[i] = rev[nd - 1 - i];
+		while (nd > 1 && dig[nd - 1] == '0')
+			nd--;
+		char *o = buf;
+		if (signbit(f))
+			*o++ = '-';
+		if (x >= -4 && x < p) {
+			if (x < 0) {
+				*o++ = '0';
+				*o++ = '.';
+				for (int i = 0; i < -x - 1; i++)
+					*o++ = '0';
+				for (int i = 0; i < nd; i++)
+					*o++ = dig[i];
+			} else {
+				for (int i = 0; i < nd; i++) {
+					if (i == x + 1)
+						*o++ = '.';
+					*o++ = dig[i];
+				}
+				for (int i = nd; i <= x; i++)
+					*o++ = '0';
+			}
+		} else {
+			*o++ = dig[0];
+			if (nd > 1) {
+				*o++ = '.';
+				for (int i = 1; i < nd; i++)
+					*o++ = dig[i];
+			}
+			*o++ = 'e';
+			*o++ = x < 0 ? '-' : '+';
+			int ax = x < 0 ? -x : x;
+			if (ax >= 100)
+				*o++ = (char)('0' + ax / 100);
+			*o++ = (char)('0' + ax / 10 % 10);
+			*o++ = (char)('0' + ax % 10);
+		}
+		*o = '\0';
+		return (size_t)(o - buf);
+	}
+	return 0;
+}
+
+size_t lfs_fmt_float(char buf[LFS_FLOAT_BUFSZ], float f)
+{
+	if (isnan(f) || isinf(f) || f == 0.0f ||
+	    (fabsf(f) < 16777216.0f && f == (float)(int32_t)f))
+		return lfs_fmt_float_ref(buf, f);
+	size_t n = fmt_fast(buf, f);
+	return n ? n : lfs_fmt_float_ref(buf, f);
 }
 
 bool lfs_parse_float(const char *s, size_t len, float *out)

@@ -21,6 +21,13 @@
 size_t lfs_fmt_float(char buf[LFS_FLOAT_BUFSZ], float f);
 
 /**
+ * Reference implementation of lfs_fmt_float() (binary search over snprintf
+ * precisions, checked with strtof). Same output, ~10x slower; used for values
+ * outside the exact integer fast path and by the tests as the oracle.
+ */
+size_t lfs_fmt_float_ref(char buf[LFS_FLOAT_BUFSZ], float f);
+
+/**
  * Parse a float32 from text as the views print it (also accepts any strtof
  * syntax: exponents, "inf", "nan"). @p s must be NUL terminated at @p end or
  * the caller gives the token length in @p len. Returns false when the token

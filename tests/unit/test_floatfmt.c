@@ -31,8 +31,11 @@ static uint32_t bits(float f)
 /* Round trip + minimality for one value; returns false on failure. */
 static void check_one(float f)
 {
-	char buf[LFS_FLOAT_BUFSZ];
+	char buf[LFS_FLOAT_BUFSZ], ref[LFS_FLOAT_BUFSZ];
 	size_t n = lfs_fmt_float(buf, f);
+	lfs_fmt_float_ref(ref, f);
+	if (strcmp(buf, ref))
+		fail_msg("0x%08x: fast path printed %s, reference %s", bits(f), buf, ref);
 	assert_int_equal(n, strlen(buf));
 	if (isnan(f)) {
 		assert_string_equal(buf, "nan");
@@ -100,6 +103,16 @@ static void test_random_bit_patterns(void **state)
 		float f;
 		memcpy(&f, &u, 4);
 		check_one(f);
+	}
+	/* random values in the fast path's range, uniform in log scale */
+	for (int i = 0; i < 1000000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		double e = -7.5 + (double)(x % 1000000) / 1000000.0 * 15.0;
+		float f = (float)pow(10.0, e);
+		check_one((x >> 32) & 1 ? -f : f);
+		check_one(nextafterf(f, 0));
 	}
 	/* every power of two and its neighbours (denormals, extremes) */
 	for (int e = -149; e <= 127; e++) {
