@@ -11,6 +11,7 @@
 
 #include "../formats/nwn_mdl.h"
 #include "names.h"
+#include "vlist.h"
 #include "nwn_ascii.h"
 #include "nwn_csv.h"
 #include "nwn_obj.h"
@@ -19,65 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-lfs_format lfs_detect(const char *name, const uint8_t *data, size_t n)
-{
-	if (name) {
-		size_t len = strlen(name);
-		if (len < 4 || strcasecmp(name + len - 4, ".mdl"))
-			return LFS_FMT_NONE;
-	}
-	if (nwn_mdl_is_binary(data, n))
-		return LFS_FMT_NWN_MDL;
-	return LFS_FMT_NONE;
-}
-
-/* ---- growing list of views ---------------------------------------------- */
-
-typedef struct vlist {
-	lfs_view *v;
-	size_t n, cap;
-	int failed;
-} vlist;
-
-/* Take over @p sb's bytes as a view at @p path (copied). */
-static void vlist_add(vlist *l, const char *path, lfs_sb *sb)
-{
-	if (l->failed || !lfs_sb_ok(sb)) {
-		l->failed = 1;
-		lfs_sb_free(sb);
-		return;
-	}
-	if (l->n == l->cap) {
-		size_t nc = l->cap ? l->cap * 2 : 16;
-		lfs_view *nv = realloc(l->v, nc * sizeof(*nv));
-		if (!nv) {
-			l->failed = 1;
-			lfs_sb_free(sb);
-			return;
-		}
-		l->v = nv;
-		l->cap = nc;
-	}
-	char *p = strdup(path);
-	size_t len;
-	char *d = lfs_sb_take(sb, &len);
-	if (!p || !d) {
-		free(p);
-		free(d);
-		l->failed = 1;
-		return;
-	}
-	l->v[l->n].path = p;
-	l->v[l->n].data = d;
-	l->v[l->n].size = len;
-	l->n++;
-}
-
-static int view_cmp(const void *a, const void *b)
-{
-	return strcmp(((const lfs_view *)a)->path, ((const lfs_view *)b)->path);
-}
 
 void lfs_viewset_free(lfs_viewset *vs)
 {
@@ -148,7 +90,7 @@ static bool dup_numbers(const nwn_node *n, uint32_t *dup)
 }
 
 /* Controller views of one animation. */
-static void anim_views(const nwn_anim *an, const char *aname, vlist *l)
+static void anim_views(const nwn_anim *an, const char *aname, lfs_vlist *l)
 {
 	lfs_nameset nodes;
 	lfs_nameset_init(&nodes);
@@ -183,7 +125,7 @@ static void anim_views(const nwn_anim *an, const char *aname, vlist *l)
 			} else if (r != LFS_OK) {
 				lfs_sb_free(&sb); /* bad keys: leave the file out */
 			} else {
-				vlist_add(l, path, &sb);
+				lfs_vlist_add(l, path, &sb);
 			}
 		}
 		free(dup);
@@ -191,7 +133,7 @@ static void anim_views(const nwn_anim *an, const char *aname, vlist *l)
 	lfs_nameset_free(&nodes);
 }
 
-static lfs_err nwn_views(const nwn_model *m, const lfs_view_opts *opts, vlist *l,
+static lfs_err nwn_views(const nwn_model *m, const lfs_view_opts *opts, lfs_vlist *l,
 			 lfs_error *err)
 {
 	const nwn_geometry *g = &m->geom;
@@ -203,7 +145,7 @@ static lfs_err nwn_views(const nwn_model *m, const lfs_view_opts *opts, vlist *l
 		lfs_sb_free(&sb);
 		return r;
 	}
-	vlist_add(l, "model.mdl", &sb);
+	lfs_vlist_add(l, "model.mdl", &sb);
 
 	nwn_obj_mats mats = { 0 };
 	lfs_sb mtl = { 0 };
@@ -213,7 +155,7 @@ static lfs_err nwn_views(const nwn_model *m, const lfs_view_opts *opts, vlist *l
 		nwn_obj_mats_free(&mats);
 		return r;
 	}
-	vlist_add(l, "model.mtl", &mtl);
+	lfs_vlist_add(l, "model.mtl", &mtl);
 
 	const char **obj_names = calloc(g->n_nodes ? g->n_nodes : 1, sizeof(*obj_names));
 	lfs_nameset meshes;
@@ -233,13 +175,13 @@ static lfs_err nwn_views(const nwn_model *m, const lfs_view_opts *opts, vlist *l
 		r = nwn_obj_mesh(m, i, obj_names[i], &mats, &sb, err);
 		if (r)
 			l->failed = 1;
-		vlist_add(l, path, &sb);
+		lfs_vlist_add(l, path, &sb);
 	}
 	if (!l->failed) {
 		r = nwn_obj_model(m, obj_names, &mats, &sb, err);
 		if (r)
 			l->failed = 1;
-		vlist_add(l, "model.obj", &sb);
+		lfs_vlist_add(l, "model.obj", &sb);
 	}
 	free(obj_names);
 	lfs_nameset_free(&meshes);
@@ -260,29 +202,73 @@ static lfs_err nwn_views(const nwn_model *m, const lfs_view_opts *opts, vlist *l
 	return l->failed ? nomem(err) : LFS_OK;
 }
 
-lfs_err lfs_views_build(const char *name, const uint8_t *data, size_t n,
-			const lfs_view_opts *opts, lfs_viewset *out, lfs_error *err)
+/* ---- dispatch --------------------------------------------------------------- */
+
+static lfs_err nwn_build(const uint8_t *data, size_t n, const lfs_view_opts *opts, lfs_vlist *l,
+			 lfs_error *err)
 {
-	memset(out, 0, sizeof(*out));
-	lfs_format fmt = lfs_detect(name, data, n);
-	if (fmt == LFS_FMT_NONE)
-		return lfs_fail(err, LFS_ERR_NOTFORMAT, SIZE_MAX, "file header",
-				"%s: not a binary model", name ? name : "(unnamed)");
 	nwn_model *m = NULL;
 	lfs_err r = nwn_mdl_decode(data, n, &m, err);
 	if (r)
 		return r;
-	vlist l = { 0 };
-	r = nwn_views(m, opts, &l, err);
+	r = nwn_views(m, opts, l, err);
 	nwn_model_free(m);
+	return r;
+}
+
+/**
+ * One row per format: file name extension (case-insensitive), cheap header
+ * test, and the builder that decodes and appends every view.
+ */
+typedef struct lfs_format_entry {
+	lfs_format format;
+	const char *ext;
+	bool (*detect)(const uint8_t *data, size_t n);
+	lfs_err (*build)(const uint8_t *data, size_t n, const lfs_view_opts *opts, lfs_vlist *l,
+			 lfs_error *err);
+} lfs_format_entry;
+
+static const lfs_format_entry formats[] = {
+	{ LFS_FMT_NWN_MDL, ".mdl", nwn_mdl_is_binary, nwn_build },
+};
+
+static const lfs_format_entry *entry_for(const char *name, const uint8_t *data, size_t n)
+{
+	size_t len = name ? strlen(name) : 0;
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+		const lfs_format_entry *f = &formats[i];
+		size_t el = strlen(f->ext);
+		if (name && (len <= el || strcasecmp(name + len - el, f->ext)))
+			continue;
+		if (f->detect(data, n))
+			return f;
+	}
+	return NULL;
+}
+
+lfs_format lfs_detect(const char *name, const uint8_t *data, size_t n)
+{
+	const lfs_format_entry *f = entry_for(name, data, n);
+	return f ? f->format : LFS_FMT_NONE;
+}
+
+lfs_err lfs_views_build(const char *name, const uint8_t *data, size_t n,
+			const lfs_view_opts *opts, lfs_viewset *out, lfs_error *err)
+{
+	memset(out, 0, sizeof(*out));
+	const lfs_format_entry *f = entry_for(name, data, n);
+	if (!f)
+		return lfs_fail(err, LFS_ERR_NOTFORMAT, SIZE_MAX, "file header",
+				"%s: not a binary model", name ? name : "(unnamed)");
+	lfs_vlist l = { 0 };
+	lfs_err r = f->build(data, n, opts, &l, err);
+	if (!r && l.failed)
+		r = nomem(err);
 	if (r) {
-		lfs_viewset tmp = { .views = l.v, .n_views = l.n };
-		lfs_viewset_free(&tmp);
+		lfs_vlist_discard(&l);
 		return r;
 	}
-	qsort(l.v, l.n, sizeof(*l.v), view_cmp);
-	out->format = fmt;
-	out->views = l.v;
-	out->n_views = l.n;
+	lfs_vlist_finish(&l, out);
+	out->format = f->format;
 	return LFS_OK;
 }

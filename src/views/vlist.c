@@ -1,0 +1,65 @@
+/**
+ * @file vlist.c
+ * Growing list of views (see vlist.h).
+ */
+#include "vlist.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void lfs_vlist_add(lfs_vlist *l, const char *path, lfs_sb *sb)
+{
+	if (l->failed || !lfs_sb_ok(sb)) {
+		l->failed = 1;
+		lfs_sb_free(sb);
+		return;
+	}
+	if (l->n == l->cap) {
+		size_t nc = l->cap ? l->cap * 2 : 16;
+		lfs_view *nv = realloc(l->v, nc * sizeof(*nv));
+		if (!nv) {
+			l->failed = 1;
+			lfs_sb_free(sb);
+			return;
+		}
+		l->v = nv;
+		l->cap = nc;
+	}
+	char *p = strdup(path);
+	size_t len;
+	char *d = lfs_sb_take(sb, &len);
+	if (!p || !d) {
+		free(p);
+		free(d);
+		l->failed = 1;
+		return;
+	}
+	l->v[l->n].path = p;
+	l->v[l->n].data = d;
+	l->v[l->n].size = len;
+	l->n++;
+}
+
+static int view_cmp(const void *a, const void *b)
+{
+	return strcmp(((const lfs_view *)a)->path, ((const lfs_view *)b)->path);
+}
+
+void lfs_vlist_finish(lfs_vlist *l, lfs_viewset *out)
+{
+	if (l->n)
+		qsort(l->v, l->n, sizeof(*l->v), view_cmp);
+	out->views = l->v;
+	out->n_views = l->n;
+	memset(l, 0, sizeof(*l));
+}
+
+void lfs_vlist_discard(lfs_vlist *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->v[i].path);
+		free(l->v[i].data);
+	}
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}

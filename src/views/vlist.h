@@ -1,0 +1,33 @@
+/**
+ * @file vlist.h
+ * Growing list of views used by every format's view builder (viewset.c).
+ *
+ * Builders append (path, text) pairs with lfs_vlist_add(); allocation failure
+ * is sticky (`failed`), checked once by the caller. lfs_vlist_finish() sorts
+ * the list by path and hands it over to an lfs_viewset. Paths must already be
+ * safe and unique (names.h).
+ */
+#ifndef LFS_VLIST_H
+#define LFS_VLIST_H
+
+#include <stddef.h>
+
+#include "../common/strbuf.h"
+#include "viewset.h"
+
+typedef struct lfs_vlist {
+	lfs_view *v;
+	size_t n, cap;
+	int failed;
+} lfs_vlist;
+
+/** Take over @p sb's bytes (sb is reset) as the view at @p path (copied). */
+void lfs_vlist_add(lfs_vlist *l, const char *path, lfs_sb *sb);
+
+/** Sort by path and move the views into @p out (format left to the caller). */
+void lfs_vlist_finish(lfs_vlist *l, lfs_viewset *out);
+
+/** Free every view in the list (after a failed build). */
+void lfs_vlist_discard(lfs_vlist *l);
+
+#endif
