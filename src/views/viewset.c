@@ -12,6 +12,10 @@
 #include "../formats/nwn_mdl.h"
 #include "names.h"
 #include "vlist.h"
+#include "nad_views.h"
+#include "nil_views.h"
+#include "nod_views.h"
+#include "sod_views.h"
 #include "nwn_ascii.h"
 #include "nwn_csv.h"
 #include "nwn_obj.h"
@@ -230,6 +234,10 @@ typedef struct lfs_format_entry {
 
 static const lfs_format_entry formats[] = {
 	{ LFS_FMT_NWN_MDL, ".mdl", nwn_mdl_is_binary, nwn_build },
+	{ LFS_FMT_NOD, ".nod", nod_detect, nod_views },
+	{ LFS_FMT_NAD, ".nad", nad_detect, nad_views },
+	{ LFS_FMT_NIL, ".nil", nil_detect, nil_views },
+	{ LFS_FMT_SOD, ".sod", sod_detect, sod_views },
 };
 
 static const lfs_format_entry *entry_for(const char *name, const uint8_t *data, size_t n)

@@ -25,6 +25,10 @@
 typedef enum lfs_format {
 	LFS_FMT_NONE = 0, /**< not a model we decode: passes through */
 	LFS_FMT_NWN_MDL,  /**< NWN binary MDL */
+	LFS_FMT_NOD,      /**< Vampire: The Masquerade – Redemption model */
+	LFS_FMT_NAD,      /**< Vampire: The Masquerade – Redemption animation */
+	LFS_FMT_NIL,      /**< Vampire: The Masquerade – Redemption level (read-only) */
+	LFS_FMT_SOD,      /**< Star Trek: Armada model */
 } lfs_format;
 
 /** One generated file. Owns `path` and `data`. */
