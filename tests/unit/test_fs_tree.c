@@ -244,14 +244,14 @@ static void test_small_cache(void **state)
 	(void)state;
 	char src[4096];
 	snprintf(src, sizeof(src), "%s/nwn/tree/nwnprc/nwnprc/others", lfs_corpus_dir_or_skip());
-	lfs_fs *fs = mount_fs(src, 1); /* every model evicted after each request */
+	lfs_fs *fs = mount_fs(src, 1); /* only the most recent entry stays */
 	struct walk_stats ws = { 0 };
 	walk(fs, LFS_FS_ROOT_ID, src, false, &ws);
 	assert_true(ws.models > 0);
 	lfs_fs_stats s;
 	lfs_fs_get_stats(fs, &s);
 	assert_true(s.cache_evictions > 0);
-	assert_int_equal(s.cache_bytes, 0);
+	assert_true(s.cache_entries <= 1);
 	lfs_fs_free(fs);
 }
 

@@ -1,0 +1,249 @@
+/**
+ * @file cache.c
+ * LRU cache of classified source files (see cache.h).
+ */
+#include "cache.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Fixed accounting overhead per entry (struct, hash slot, names). */
+#define ENTRY_OVERHEAD 256
+
+lfs_cache_key lfs_cache_key_of(const struct stat *st, const char *rel)
+{
+	lfs_cache_key k = {
+		.dev = (uint64_t)st->st_dev,
+		.ino = (uint64_t)st->st_ino,
+		.size = (int64_t)st->st_size,
+		.mtime_ns = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec,
+		.rel = rel,
+	};
+	return k;
+}
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	for (int i = 0; i < 8; i++) {
+		h ^= (v >> (i * 8)) & 0xff;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+static uint64_t key_hash(const lfs_cache_key *k)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	h = mix(h, k->dev);
+	h = mix(h, k->ino);
+	h = mix(h, (uint64_t)k->size);
+	h = mix(h, (uint64_t)k->mtime_ns);
+	for (const unsigned char *p = (const unsigned char *)k->rel; *p; p++) {
+		h ^= *p;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+static int key_eq(const lfs_cache_key *a, const lfs_cache_key *b)
+{
+	return a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
+	       a->mtime_ns == b->mtime_ns && strcmp(a->rel, b->rel) == 0;
+}
+
+void lfs_cache_init(lfs_cache *c, size_t max_bytes, size_t max_entries)
+{
+	memset(c, 0, sizeof(*c));
+	c->max_bytes = max_bytes;
+	c->max_entries = max_entries;
+}
+
+void lfs_centry_free(lfs_centry *e)
+{
+	if (!e)
+		return;
+	lfs_viewset_free(&e->vs);
+	free(e->errmsg);
+	free(e->rel_buf);
+	free(e);
+}
+
+void lfs_cache_destroy(lfs_cache *c)
+{
+	lfs_centry *e = c->head;
+	while (e) {
+		lfs_centry *nx = e->next;
+		lfs_centry_free(e);
+		e = nx;
+	}
+	free(c->buckets);
+	memset(c, 0, sizeof(*c));
+}
+
+static void lru_unlink(lfs_cache *c, lfs_centry *e)
+{
+	if (e->prev)
+		e->prev->next = e->next;
+	else
+		c->head = e->next;
+	if (e->next)
+		e->next->prev = e->prev;
+	else
+		c->tail = e->prev;
+	e->prev = e->next = NULL;
+}
+
+static void lru_push_front(lfs_cache *c, lfs_centry *e)
+{
+	e->prev = NULL;
+	e->next = c->head;
+	if (c->head)
+		c->head->prev = e;
+	c->head = e;
+	if (!c->tail)
+		c->tail = e;
+}
+
+static lfs_centry *find(lfs_cache *c, const lfs_cache_key *k)
+{
+	if (!c->nbuckets)
+		return NULL;
+	for (lfs_centry *e = c->buckets[key_hash(k) & (c->nbuckets - 1)]; e; e = e->hnext)
+		if (key_eq(&e->key, k))
+			return e;
+	return NULL;
+}
+
+lfs_centry *lfs_cache_get(lfs_cache *c, const lfs_cache_key *k)
+{
+	lfs_centry *e = find(c, k);
+	if (!e) {
+		c->misses++;
+		return NULL;
+	}
+	c->hits++;
+	e->refs++;
+	lru_unlink(c, e);
+	lru_push_front(c, e);
+	return e;
+}
+
+lfs_centry *lfs_centry_new(const lfs_cache_key *k, lfs_source_kind kind, lfs_viewset *vs,
+			   const char *errmsg)
+{
+	lfs_centry *e = calloc(1, sizeof(*e));
+	if (!e) {
+		lfs_viewset_free(vs);
+		return NULL;
+	}
+	e->key = *k;
+	e->rel_buf = strdup(k->rel);
+	e->kind = kind;
+	if (vs) {
+		e->vs = *vs;
+		memset(vs, 0, sizeof(*vs));
+	}
+	if (errmsg)
+		e->errmsg = strdup(errmsg);
+	if (!e->rel_buf || (errmsg && !e->errmsg)) {
+		lfs_centry_free(e);
+		return NULL;
+	}
+	e->key.rel = e->rel_buf;
+	e->bytes = ENTRY_OVERHEAD + strlen(k->rel) + (errmsg ? strlen(errmsg) : 0);
+	for (size_t i = 0; i < e->vs.n_views; i++)
+		e->bytes += e->vs.views[i].size + strlen(e->vs.views[i].path) + sizeof(lfs_view);
+	return e;
+}
+
+static void unhash(lfs_cache *c, lfs_centry *e)
+{
+	lfs_centry **pp = &c->buckets[key_hash(&e->key) & (c->nbuckets - 1)];
+	while (*pp && *pp != e)
+		pp = &(*pp)->hnext;
+	if (*pp)
+		*pp = e->hnext;
+	e->hnext = NULL;
+}
+
+static void evict(lfs_cache *c)
+{
+	lfs_centry *e = c->tail;
+	/* The most recently used entry always stays: a model larger than the
+	 * whole bound is then built once per run of accesses, not once per READ. */
+	while (e && e != c->head && ((c->max_bytes && c->bytes > c->max_bytes) ||
+		     (c->max_entries && c->n > c->max_entries))) {
+		lfs_centry *pv = e->prev;
+		if (e->refs == 0) {
+			unhash(c, e);
+			lru_unlink(c, e);
+			c->bytes -= e->bytes;
+			c->n--;
+			c->evictions++;
+			lfs_centry_free(e);
+		}
+		e = pv;
+	}
+}
+
+static int grow(lfs_cache *c)
+{
+	size_t nb = c->nbuckets ? c->nbuckets * 2 : 256;
+	lfs_centry **b = calloc(nb, sizeof(*b));
+	if (!b)
+		return -1;
+	for (size_t i = 0; i < c->nbuckets; i++) {
+		lfs_centry *e = c->buckets[i];
+		while (e) {
+			lfs_centry *nx = e->hnext;
+			size_t h = key_hash(&e->key) & (nb - 1);
+			e->hnext = b[h];
+			b[h] = e;
+			e = nx;
+		}
+	}
+	free(c->buckets);
+	c->buckets = b;
+	c->nbuckets = nb;
+	return 0;
+}
+
+lfs_centry *lfs_cache_put(lfs_cache *c, lfs_centry *e)
+{
+	lfs_centry *old = find(c, &e->key);
+	if (old) {
+		lfs_centry_free(e);
+		old->refs++;
+		lru_unlink(c, old);
+		lru_push_front(c, old);
+		return old;
+	}
+	if (c->n + 1 > c->nbuckets && grow(c) != 0 && !c->nbuckets) {
+		/* No table at all: hand the entry out uncached (refs keep it alive). */
+		e->refs = 1;
+		return e; /* caller's release frees it: see lfs_cache_release */
+	}
+	size_t h = key_hash(&e->key) & (c->nbuckets - 1);
+	e->hnext = c->buckets[h];
+	c->buckets[h] = e;
+	lru_push_front(c, e);
+	c->n++;
+	c->bytes += e->bytes;
+	e->refs = 1;
+	evict(c);
+	return e;
+}
+
+void lfs_cache_release(lfs_cache *c, lfs_centry *e)
+{
+	if (!e)
+		return;
+	if (e->refs)
+		e->refs--;
+	if (e->refs == 0 && !e->prev && !e->next && c->head != e) {
+		/* Never inserted (allocation failure in lfs_cache_put). */
+		lfs_centry_free(e);
+		return;
+	}
+	evict(c);
+}

@@ -1,0 +1,97 @@
+/**
+ * @file cache.h
+ * In-memory cache of classified source files and their generated views.
+ *
+ * Key: the source file's (st_dev, st_ino, st_size, st_mtim in ns) plus its
+ * path relative to SOURCE (the path matters: model.mtl's texture paths are
+ * relative to the model's folder). A changed file therefore has a new key
+ * and is classified and built again; the old entry just ages out.
+ *
+ * Value: the classification (plain / model / failed), the views of a model,
+ * the decoder's message of a failure. Plain and failed verdicts are cached
+ * too so that directory listings never read a file twice.
+ *
+ * Bound: least-recently-used entries are dropped while the total bytes of
+ * view data (plus a small per-entry overhead) exceed max_bytes or the entry
+ * count exceeds max_entries. Entries with refs > 0 (in use by a request) and
+ * the most recently used entry are never dropped (so a model larger than the
+ * bound is not rebuilt for every READ of a sequential walk). An evicted model is simply rebuilt on the next access; the
+ * views are deterministic, so sizes already reported stay true.
+ *
+ * Not thread safe: the fs layer calls it under its own lock. No FUSE code.
+ */
+#ifndef LFS_FS_CACHE_H
+#define LFS_FS_CACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "source.h"
+
+/** Identity of one version of one source file. `rel` is owned by the entry. */
+typedef struct lfs_cache_key {
+	uint64_t dev, ino;
+	int64_t size;
+	int64_t mtime_ns;
+	const char *rel;
+} lfs_cache_key;
+
+/** One cached source file. */
+typedef struct lfs_centry {
+	lfs_cache_key key;    /**< key.rel points at rel_buf */
+	char *rel_buf;
+	lfs_source_kind kind;
+	lfs_viewset vs;       /**< views when kind == LFS_SOURCE_MODEL */
+	char *errmsg;         /**< decoder message when kind == LFS_SOURCE_FAILED */
+	size_t bytes;         /**< accounted size */
+	unsigned refs;        /**< requests using the entry right now */
+	struct lfs_centry *hnext, *prev, *next; /* hash chain, LRU list (head = newest) */
+} lfs_centry;
+
+/** The cache. Zero-initialise then call lfs_cache_init(). */
+typedef struct lfs_cache {
+	lfs_centry **buckets;
+	size_t nbuckets, n;
+	lfs_centry *head, *tail;
+	size_t bytes, max_bytes, max_entries;
+	uint64_t hits, misses, evictions; /**< counters for statistics */
+} lfs_cache;
+
+/** Key of a stat result (rel is borrowed). */
+lfs_cache_key lfs_cache_key_of(const struct stat *st, const char *rel);
+
+/** Set the bounds (bytes of view data, number of entries; 0 = no bound). */
+void lfs_cache_init(lfs_cache *c, size_t max_bytes, size_t max_entries);
+
+/** Free every entry (refs must all be 0). */
+void lfs_cache_destroy(lfs_cache *c);
+
+/**
+ * Find the entry for @p k and take a reference (refs++), marking it most
+ * recently used. NULL when absent.
+ */
+lfs_centry *lfs_cache_get(lfs_cache *c, const lfs_cache_key *k);
+
+/**
+ * Make a new entry (refs = 0, not inserted). Takes ownership of @p vs's
+ * contents; copies @p k->rel and @p errmsg. NULL when memory runs out (then
+ * @p vs is freed).
+ */
+lfs_centry *lfs_centry_new(const lfs_cache_key *k, lfs_source_kind kind, lfs_viewset *vs,
+			   const char *errmsg);
+
+/** Free an entry that is not in a cache. */
+void lfs_centry_free(lfs_centry *e);
+
+/**
+ * Insert @p e with one reference taken, or, when an entry with the same key
+ * already exists, free @p e and return the existing one (reference taken).
+ * Evicts old entries afterwards.
+ */
+lfs_centry *lfs_cache_put(lfs_cache *c, lfs_centry *e);
+
+/** Drop a reference taken by lfs_cache_get()/lfs_cache_put(). */
+void lfs_cache_release(lfs_cache *c, lfs_centry *e);
+
+#endif

@@ -1,0 +1,130 @@
+/**
+ * @file source.c
+ * Source file classification and view building (see source.h).
+ */
+#include "source.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char *lfs_source_basename(const char *rel)
+{
+	const char *s = strrchr(rel, '/');
+	return s ? s + 1 : rel;
+}
+
+/* pread until @p n bytes or EOF; returns bytes read or -1 (errno set). */
+static ssize_t read_full(int fd, uint8_t *buf, size_t n, off_t off)
+{
+	size_t got = 0;
+	while (got < n) {
+		ssize_t r = pread(fd, buf + got, n - got, off + (off_t)got);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	return (ssize_t)got;
+}
+
+static lfs_err io_fail(lfs_error *err, const char *rel, const char *what)
+{
+	int e = errno;
+	lfs_fail(err, LFS_ERR_IO, SIZE_MAX, NULL, "%s: %s: %s", rel, what, strerror(e));
+	if (err)
+		err->sys_errno = e;
+	errno = e;
+	return LFS_ERR_IO;
+}
+
+lfs_err lfs_source_load(int dirfd, const char *rel, size_t max_size, const lfs_view_opts *vopts,
+			struct stat *st, lfs_source_kind *kind, lfs_viewset *vs, lfs_error *err)
+{
+	*kind = LFS_SOURCE_PLAIN;
+	memset(vs, 0, sizeof(*vs));
+	int fd = openat(dirfd, rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0) {
+		/* A symlink, fifo or socket is not a candidate; stat it for the caller. */
+		if (fstatat(dirfd, rel, st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st->st_mode))
+			return LFS_OK;
+		return io_fail(err, rel, "open");
+	}
+	if (fstat(fd, st) != 0) {
+		lfs_err r = io_fail(err, rel, "fstat");
+		close(fd);
+		return r;
+	}
+	if (!S_ISREG(st->st_mode) || st->st_size <= 0 || (uint64_t)st->st_size > max_size) {
+		close(fd);
+		return LFS_OK;
+	}
+	size_t n = (size_t)st->st_size;
+	uint8_t *buf = calloc(n, 1);
+	if (!buf) {
+		close(fd);
+		return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, NULL, "%s: out of memory (%zu bytes)", rel, n);
+	}
+	size_t head = n < LFS_SOURCE_HEADER_BYTES ? n : LFS_SOURCE_HEADER_BYTES;
+	ssize_t got = read_full(fd, buf, head, 0);
+	if (got < 0) {
+		lfs_err r = io_fail(err, rel, "read");
+		free(buf);
+		close(fd);
+		return r;
+	}
+	const char *name = lfs_source_basename(rel);
+	if (lfs_detect(name, buf, n) == LFS_FMT_NONE) {
+		free(buf);
+		close(fd);
+		return LFS_OK;
+	}
+	size_t total = (size_t)got;
+	if (total == head && head < n) {
+		got = read_full(fd, buf + head, n - head, (off_t)head);
+		if (got >= 0)
+			total += (size_t)got;
+	}
+	int saved = errno;
+	close(fd);
+	if (got < 0) {
+		errno = saved;
+		lfs_err r = io_fail(err, rel, "read");
+		free(buf);
+		return r;
+	}
+	if (total != n) {
+		/* The file shrank while we read it: classify nothing, the caller retries later. */
+		free(buf);
+		errno = EAGAIN;
+		return io_fail(err, rel, "file changed while reading");
+	}
+	lfs_error e;
+	memset(&e, 0, sizeof(e));
+	lfs_err r = lfs_views_build(name, buf, n, vopts, vs, &e);
+	free(buf);
+	if (r == LFS_OK) {
+		*kind = LFS_SOURCE_MODEL;
+		return LFS_OK;
+	}
+	memset(vs, 0, sizeof(*vs));
+	if (r == LFS_ERR_NOTFORMAT)
+		return LFS_OK;
+	if (r == LFS_ERR_NOMEM) {
+		if (err)
+			*err = e;
+		return r;
+	}
+	*kind = LFS_SOURCE_FAILED;
+	if (err)
+		*err = e;
+	if (!e.msg[0] && err)
+		lfs_fail(err, r, SIZE_MAX, NULL, "%s", lfs_err_name(r));
+	return LFS_OK;
+}

@@ -1,0 +1,144 @@
+/**
+ * @file texture.c
+ * Texture lookup for model.mtl (see texture.h).
+ */
+#include "texture.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+static const char *const tex_ext[] = { ".tga", ".dds", ".plt" };
+#define N_TEX_EXT (sizeof(tex_ext) / sizeof(tex_ext[0]))
+
+/* Rank of a file name's texture extension (0 = best), or -1. */
+static int ext_rank(const char *name)
+{
+	size_t n = strlen(name);
+	if (n < 5)
+		return -1;
+	for (size_t i = 0; i < N_TEX_EXT; i++)
+		if (strcasecmp(name + n - 4, tex_ext[i]) == 0)
+			return (int)i;
+	return -1;
+}
+
+void lfs_texture_ctx_init(lfs_texture_ctx *c, int rootfd, const char *model_rel)
+{
+	memset(c, 0, sizeof(*c));
+	c->rootfd = rootfd;
+	c->model_rel = model_rel;
+}
+
+void lfs_texture_ctx_free(lfs_texture_ctx *c)
+{
+	for (size_t i = 0; i < c->n_dirs; i++) {
+		for (size_t j = 0; j < c->dirs[i].n; j++)
+			free(c->dirs[i].names[j]);
+		free(c->dirs[i].names);
+		free(c->dirs[i].rel);
+	}
+	free(c->dirs);
+	c->dirs = NULL;
+	c->n_dirs = 0;
+}
+
+/* List @p rel (texture names only) into a new cache slot; NULL on failure. */
+static lfs_texdir *list_dir(lfs_texture_ctx *c, const char *rel)
+{
+	for (size_t i = 0; i < c->n_dirs; i++)
+		if (strcmp(c->dirs[i].rel, rel) == 0)
+			return &c->dirs[i];
+	lfs_texdir *nd = realloc(c->dirs, (c->n_dirs + 1) * sizeof(*nd));
+	if (!nd)
+		return NULL;
+	c->dirs = nd;
+	lfs_texdir *d = &c->dirs[c->n_dirs];
+	memset(d, 0, sizeof(*d));
+	d->rel = strdup(rel);
+	if (!d->rel)
+		return NULL;
+	c->n_dirs++;
+	int fd = openat(c->rootfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return d; /* unreadable folder: no textures there */
+	DIR *dp = fdopendir(fd);
+	if (!dp) {
+		close(fd);
+		return d;
+	}
+	size_t cap = 0;
+	struct dirent *de;
+	while ((de = readdir(dp)) != NULL) {
+		if (de->d_type != DT_REG && de->d_type != DT_LNK && de->d_type != DT_UNKNOWN)
+			continue;
+		if (ext_rank(de->d_name) < 0)
+			continue;
+		if (d->n == cap) {
+			size_t ncap = cap ? cap * 2 : 16;
+			char **nn = realloc(d->names, ncap * sizeof(*nn));
+			if (!nn)
+				break;
+			d->names = nn;
+			cap = ncap;
+		}
+		char *s = strdup(de->d_name);
+		if (!s)
+			break;
+		d->names[d->n++] = s;
+	}
+	closedir(dp);
+	return d;
+}
+
+bool lfs_texture_lookup(void *ctx, const char *resref, char *out, size_t outsz)
+{
+	lfs_texture_ctx *c = ctx;
+	size_t rlen = strlen(resref);
+	if (rlen == 0 || !c || !c->model_rel)
+		return false;
+	/* Folder of the model file, then its ancestors. */
+	char dir[4096];
+	const char *slash = strrchr(c->model_rel, '/');
+	size_t dlen = slash ? (size_t)(slash - c->model_rel) : 0;
+	if (dlen >= sizeof(dir))
+		return false;
+	memcpy(dir, c->model_rel, dlen);
+	dir[dlen] = '\0';
+	unsigned up = 1; /* from the model directory to the model file's folder */
+	for (;;) {
+		lfs_texdir *d = list_dir(c, dlen ? dir : ".");
+		const char *best = NULL;
+		int best_rank = 99;
+		for (size_t i = d ? d->n : 0; i-- > 0;) {
+			const char *nm = d->names[i];
+			if (strlen(nm) != rlen + 4 || strncasecmp(nm, resref, rlen) != 0)
+				continue;
+			int rk = ext_rank(nm);
+			if (rk < best_rank || (rk == best_rank && strcmp(nm, best) < 0)) {
+				best = nm;
+				best_rank = rk;
+			}
+		}
+		if (best) {
+			size_t need = (size_t)up * 3 + strlen(best) + 1;
+			if (need > outsz)
+				return false;
+			char *p = out;
+			for (unsigned i = 0; i < up; i++, p += 3)
+				memcpy(p, "../", 3);
+			memcpy(p, best, strlen(best) + 1);
+			return true;
+		}
+		if (dlen == 0)
+			return false;
+		char *s = strrchr(dir, '/');
+		dlen = s ? (size_t)(s - dir) : 0;
+		dir[dlen] = '\0';
+		up++;
+	}
+}

@@ -1,0 +1,32 @@
+/**
+ * @file fuse_ll.h
+ * The FUSE low-level front-end: libfuse requests -> src/fs/fs.h calls ->
+ * exactly one fuse_reply_* each. main.c owns the session; this file owns the
+ * operation table and the conversion of results into replies.
+ */
+#ifndef LFS_FUSE_LL_H
+#define LFS_FUSE_LL_H
+
+#define FUSE_USE_VERSION 312
+#include <fuse_lowlevel.h>
+#include <stdbool.h>
+
+#include "fs/fs.h"
+
+/** Per-mount state handed to fuse_session_new() as userdata. */
+typedef struct lfs_ll {
+	lfs_fs *fs;
+	struct fuse_session *se;               /**< set after fuse_session_new() */
+	struct fuse_conn_info_opts *conn_opts; /**< libfuse's -o options for the connection */
+	bool zero_open;   /**< reply ENOSYS to open/opendir (docs/mount.md "Zero-message open") */
+	/* filled in init(): what the kernel supports */
+	bool no_open_ok, no_opendir_ok;
+} lfs_ll;
+
+/** The operation table (points at static functions of fuse_ll.c). */
+const struct fuse_lowlevel_ops *lfs_ll_ops(void);
+
+/** Notification callbacks for lfs_fs_watch_start(); @p ll must outlive the watcher. */
+void lfs_ll_notify(lfs_ll *ll, lfs_fs_notify *out);
+
+#endif

@@ -1,0 +1,263 @@
+/**
+ * @file main.c
+ * `legacyfs [options] SOURCE MOUNTPOINT`: options, session setup, the loop.
+ *
+ * Option handling follows libfuse's passthrough_ll: our own -o options go
+ * through a fuse_opt table (lfs_opts), then fuse_parse_cmdline() takes the
+ * standard ones (-f, -d, -s, -h, -V, -o clone_fd, -o max_threads=...), then
+ * fuse_parse_conn_info_opts() the connection ones (-o max_read=,
+ * -o readdirplus=...), and fuse_session_new() the mount options. Every
+ * option is documented in docs/mount.md and in --help.
+ */
+#include "fuse_ll.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "lfs_config.h"
+
+struct lfs_options {
+	double timeout;
+	unsigned cache_mb;
+	unsigned cache_entries;
+	unsigned max_model_mb;
+	int nowatch;
+	int mt;
+	int kernel_open;
+	char *source;
+};
+
+#define LFS_OPT(t, p, v) { t, offsetof(struct lfs_options, p), v }
+
+static const struct fuse_opt lfs_opts[] = {
+	LFS_OPT("timeout=%lf", timeout, 0),
+	LFS_OPT("cache_size=%u", cache_mb, 0),
+	LFS_OPT("cache_entries=%u", cache_entries, 0),
+	LFS_OPT("max_model_size=%u", max_model_mb, 0),
+	LFS_OPT("nowatch", nowatch, 1),
+	LFS_OPT("watch", nowatch, 0),
+	LFS_OPT("mt", mt, 1),
+	LFS_OPT("st", mt, 0),
+	LFS_OPT("kernel_open", kernel_open, 1),
+	LFS_OPT("zero_open", kernel_open, 0),
+	FUSE_OPT_END
+};
+
+static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outargs)
+{
+	(void)outargs;
+	struct lfs_options *o = data;
+	if (key == FUSE_OPT_KEY_NONOPT && !o->source) {
+		o->source = strdup(arg);
+		return 0; /* consumed: fuse_parse_cmdline sees only MOUNTPOINT */
+	}
+	return 1;
+}
+
+static void usage(const char *prog)
+{
+	printf("usage: %s [options] SOURCE MOUNTPOINT\n\n"
+	       "Mounts SOURCE at MOUNTPOINT (read-only). Every NWN binary model X.mdl in\n"
+	       "SOURCE appears as a folder X.mdl/ of generated text views; every other\n"
+	       "file passes through unchanged. Files that look like models but do not\n"
+	       "decode pass through and are listed in MOUNTPOINT/.legacyfs/errors.\n"
+	       "See docs/mount.md.\n\n", prog);
+	printf("legacyfs options:\n"
+	       "    -o timeout=SECONDS     kernel cache time of names and attributes\n"
+	       "                           (default 86400 with the watcher, 1 without)\n"
+	       "    -o nowatch             do not watch SOURCE with inotify\n"
+	       "    -o cache_size=MIB      bound of the in-memory view cache (default 256)\n"
+	       "    -o cache_entries=N     bound of cached files (default 200000)\n"
+	       "    -o max_model_size=MIB  never decode larger files (default 256)\n"
+	       "    -o mt                  multi-threaded loop (default: single thread;\n"
+	       "                           see -o max_threads, -o clone_fd)\n"
+	       "    -o kernel_open         answer OPEN/OPENDIR (default: zero-message open)\n\n");
+}
+
+/*
+ * "-oro,default_permissions,fsname=SOURCE": read-only for now (the kernel
+ * answers EROFS before any request), kernel permission checks on the modes we
+ * report, and SOURCE in /proc/mounts (',' and '\\' escaped for fuse_opt).
+ */
+static char *mount_opts(const char *source)
+{
+	static const char head[] = "-oro,default_permissions,fsname=";
+	size_t n = strlen(source);
+	char *s = malloc(sizeof(head) + 2 * n);
+	if (!s)
+		return NULL;
+	char *p = stpcpy(s, head);
+	for (size_t i = 0; i < n; i++) {
+		if (source[i] == ',' || source[i] == '\\')
+			*p++ = '\\';
+		*p++ = source[i];
+	}
+	*p = '\0';
+	return s;
+}
+
+static void log_to_fuse(int level, const char *msg)
+{
+	fuse_log((enum fuse_log_level)level, "legacyfs: %s\n", msg);
+}
+
+__attribute__((format(printf, 2, 0)))
+static void log_to_syslog(enum fuse_log_level level, const char *fmt, va_list ap)
+{
+	vsyslog((int)level, fmt, ap);
+}
+
+int main(int argc, char *argv[])
+{
+	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
+	struct lfs_options o = { .timeout = -1, .cache_mb = 256, .cache_entries = 200000,
+				 .max_model_mb = 256 };
+	struct fuse_cmdline_opts opts = { 0 };
+	struct fuse_session *se = NULL;
+	lfs_fs *fs = NULL;
+	lfs_ll ll = { 0 };
+	int ret = 1;
+
+	if (fuse_opt_parse(&args, &o, lfs_opts, opt_proc) != 0)
+		return 1;
+	if (fuse_parse_cmdline(&args, &opts) != 0)
+		goto out;
+	if (opts.show_help) {
+		usage(argv[0]);
+		printf("FUSE options:\n");
+		fuse_cmdline_help();
+		fuse_lowlevel_help();
+		ret = 0;
+		goto out;
+	}
+	if (opts.show_version) {
+		printf("legacyfs %s\n", LFS_VERSION);
+		printf("FUSE library version %s\n", fuse_pkgversion());
+		fuse_lowlevel_version();
+		ret = 0;
+		goto out;
+	}
+	if (!o.source || !opts.mountpoint) {
+		fprintf(stderr, "usage: %s [options] SOURCE MOUNTPOINT\n"
+				"       %s --help\n", argv[0], argv[0]);
+		goto out;
+	}
+	struct stat st;
+	if (stat(o.source, &st) != 0) {
+		fprintf(stderr, "legacyfs: %s: %s\n", o.source, strerror(errno));
+		goto out;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "legacyfs: %s: SOURCE must be a folder\n", o.source);
+		goto out;
+	}
+	/*
+	 * A mountpoint inside SOURCE would make legacyfs stat its own mount while
+	 * answering a request for it: a deadlock. Refuse it.
+	 */
+	char *rs = realpath(o.source, NULL), *rm = realpath(opts.mountpoint, NULL);
+	bool inside = false;
+	if (rs && rm) {
+		size_t l = strlen(rs);
+		inside = strncmp(rm, rs, l) == 0 && (rm[l] == '/' || rm[l] == '\0' || l == 1);
+	}
+	free(rs);
+	free(rm);
+	if (inside) {
+		fprintf(stderr, "legacyfs: MOUNTPOINT %s must not be inside SOURCE %s\n",
+			opts.mountpoint, o.source);
+		goto out;
+	}
+	if (o.timeout < 0)
+		o.timeout = o.nowatch ? 1.0 : 86400.0;
+
+	ll.conn_opts = fuse_parse_conn_info_opts(&args);
+	if (!ll.conn_opts)
+		goto out;
+	/*
+	 * Read-only for now (EROFS from the kernel before any request), kernel
+	 * permission checks on the modes we report, and a useful fsname in
+	 * /proc/mounts. fuse_opt_add_opt_escaped() escapes ',' and '\' in paths.
+	 */
+	char *oarg = mount_opts(o.source);
+	if (!oarg || fuse_opt_add_arg(&args, oarg) != 0) {
+		free(oarg);
+		goto out;
+	}
+	free(oarg);
+
+	lfs_fs_opts fo = {
+		.timeout = o.timeout,
+		.cache_bytes = (size_t)o.cache_mb << 20,
+		.cache_entries = o.cache_entries,
+		.max_model_size = (size_t)o.max_model_mb << 20,
+		.watch = !o.nowatch,
+		.debug = opts.debug,
+		.log = log_to_fuse,
+	};
+	int r = lfs_fs_new(o.source, &fo, &fs);
+	if (r)
+		goto out;
+	ll.fs = fs;
+	ll.zero_open = !o.kernel_open;
+
+	se = fuse_session_new(&args, lfs_ll_ops(), sizeof(struct fuse_lowlevel_ops), &ll);
+	if (!se)
+		goto out;
+	ll.se = se;
+	if (fuse_set_signal_handlers(se) != 0)
+		goto out_session;
+	if (fuse_session_mount(se, opts.mountpoint) != 0)
+		goto out_signals;
+	if (!opts.foreground) {
+		/* stderr goes to /dev/null once daemonized: log to syslog instead. */
+		openlog("legacyfs", LOG_PID, LOG_DAEMON);
+		fuse_set_log_func(log_to_syslog);
+	}
+	fuse_daemonize(opts.foreground);
+
+	/* After daemonize: fork() would not carry the watcher thread along. */
+	lfs_fs_notify nt;
+	lfs_ll_notify(&ll, &nt);
+	r = lfs_fs_watch_start(fs, &nt);
+	if (r)
+		fuse_log(FUSE_LOG_WARNING, "legacyfs: watcher not started: %s\n", strerror(r));
+
+	if (o.mt) {
+		struct fuse_loop_config *cfg = fuse_loop_cfg_create();
+		if (!cfg) {
+			ret = 1;
+		} else {
+			fuse_loop_cfg_set_clone_fd(cfg, (unsigned)opts.clone_fd);
+			fuse_loop_cfg_set_idle_threads(cfg, opts.max_idle_threads);
+			fuse_loop_cfg_set_max_threads(cfg, opts.max_threads);
+			ret = fuse_session_loop_mt(se, cfg) < 0;
+			fuse_loop_cfg_destroy(cfg);
+		}
+	} else {
+		/* Single thread by default: 3x faster than MT on small-file workloads on
+		 * 2 vCPUs (shared/notes/fuse-perf.md). */
+		/* > 0: stopped by SIGINT/SIGTERM/SIGHUP, a normal way to end. */
+		ret = fuse_session_loop(se) < 0;
+	}
+	lfs_fs_watch_stop(fs);
+	fuse_session_unmount(se);
+out_signals:
+	fuse_remove_signal_handlers(se);
+out_session:
+	fuse_session_destroy(se);
+out:
+	lfs_fs_free(fs);
+	free(ll.conn_opts);
+	free(opts.mountpoint);
+	free(o.source);
+	fuse_opt_free_args(&args);
+	return ret;
+}

@@ -1,0 +1,165 @@
+# shellcheck shell=bash
+# Shared helpers for the integration tests (sourced, not run).
+#
+# Every test: `. "$(dirname "$0")/lib.sh"`, then `lfs_require_fuse`,
+# `lfs_workdir NAME`, `lfs_mount SOURCE MNT [options]`. The EXIT trap always
+# unmounts (fusermount3 -u, then -uz) and waits for the daemon, each step
+# bounded by `timeout`, so a failing test never leaves a mount behind.
+# Work folders live under the build root (never /tmp: later tests write
+# through the mount and editors treat /tmp specially).
+#
+# Exit status 77 = skipped (meson: SKIP): no usable /dev/fuse or fusermount3,
+# or no corpus.
+
+set -eu
+export LC_ALL=C
+
+: "${LFS_BUILD_ROOT:?run through meson test (LFS_BUILD_ROOT unset)}"
+: "${LFS_SOURCE_ROOT:?run through meson test (LFS_SOURCE_ROOT unset)}"
+LEGACYFS="$LFS_BUILD_ROOT/src/legacyfs"
+CONVERT="$LFS_BUILD_ROOT/src/legacyfs-convert"
+
+LFS_MOUNTS=""       # mountpoints to unmount on exit
+LFS_PIDS=""         # daemons to wait for on exit
+LFS_FAILS=0
+
+lfs_log() { printf '%s\n' "$*" >&2; }
+lfs_skip() { lfs_log "SKIP: $*"; exit 77; }
+lfs_fail() { lfs_log "FAIL: $*"; LFS_FAILS=$((LFS_FAILS + 1)); }
+lfs_die() { lfs_log "FAIL: $*"; exit 1; }
+lfs_ok() { lfs_log "ok: $*"; }
+
+lfs_require_fuse() {
+	[ -c /dev/fuse ] || lfs_skip "/dev/fuse missing"
+	[ -r /dev/fuse ] && [ -w /dev/fuse ] || lfs_skip "/dev/fuse not readable+writable by $(id -un)"
+	command -v fusermount3 >/dev/null 2>&1 || lfs_skip "fusermount3 not installed"
+	command -v mountpoint >/dev/null 2>&1 || lfs_skip "mountpoint(1) not installed"
+}
+
+lfs_require_corpus() {
+	[ -n "${LFS_CORPUS:-}" ] && [ -d "$LFS_CORPUS/nwn/tree" ] || lfs_skip "corpus not found (LFS_CORPUS=${LFS_CORPUS:-})"
+}
+
+# lfs_workdir NAME: fresh $WORK under the build root.
+lfs_workdir() {
+	WORK="$LFS_BUILD_ROOT/tests/integration/work/$1"
+	lfs_unmount_all_in "$WORK"
+	rm -rf "$WORK"
+	mkdir -p "$WORK"
+}
+
+# Unmount anything a previous, killed run left below $1.
+lfs_unmount_all_in() {
+	[ -d "$1" ] || return 0
+	awk -v p="$1/" 'index($5, p) == 1 { print $5 }' /proc/self/mountinfo | while read -r m; do
+		timeout 10 fusermount3 -u "$m" 2>/dev/null || timeout 10 fusermount3 -uz "$m" 2>/dev/null || true
+	done
+}
+
+lfs_cleanup() {
+	status=$?
+	set +e
+	for m in $LFS_MOUNTS; do
+		if mountpoint -q "$m"; then
+			timeout 10 fusermount3 -u "$m" 2>/dev/null || timeout 10 fusermount3 -uz "$m"
+		fi
+	done
+	for p in $LFS_PIDS; do
+		i=0
+		while kill -0 "$p" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+		if kill -0 "$p" 2>/dev/null; then
+			lfs_log "daemon $p did not exit after unmount: killing it"
+			kill -9 "$p" 2>/dev/null
+			[ "$status" = 0 ] && status=1
+		fi
+	done
+	exit "$status"
+}
+trap lfs_cleanup EXIT
+trap 'exit 130' INT TERM
+
+# lfs_mount SOURCE MNT [legacyfs options...]: start the daemon in the
+# foreground (background job), wait until MNT is a mountpoint. Log in MNT.log.
+lfs_mount() {
+	src=$1
+	mnt=$2
+	shift 2
+	mkdir -p "$mnt"
+	timeout 600 "$LEGACYFS" -f "$@" "$src" "$mnt" 2>"$mnt.log" &
+	pid=$!
+	LFS_PIDS="$LFS_PIDS $pid"
+	LFS_MOUNTS="$LFS_MOUNTS $mnt"
+	i=0
+	while ! mountpoint -q "$mnt"; do
+		if ! kill -0 "$pid" 2>/dev/null; then
+			cat "$mnt.log" >&2
+			if grep -q -e "/dev/fuse" -e "fusermount" -e "Operation not permitted" "$mnt.log"; then
+				lfs_skip "cannot mount FUSE here"
+			fi
+			lfs_die "legacyfs exited before mounting $mnt"
+		fi
+		i=$((i + 1))
+		[ $i -le 300 ] || lfs_die "timeout waiting for the mount at $mnt"
+		sleep 0.1
+	done
+	LFS_PID=$pid
+}
+
+# lfs_umount MNT: unmount now and wait for the daemon; fails on a non-zero exit.
+lfs_umount() {
+	timeout 10 fusermount3 -u "$1" || timeout 10 fusermount3 -uz "$1"
+	rc=0
+	timeout 20 sh -c "while kill -0 $LFS_PID 2>/dev/null; do sleep 0.1; done" || rc=1
+	wait "$LFS_PID" || rc=$?
+	[ "$rc" = 0 ] || lfs_fail "daemon for $1 exited with $rc"
+}
+
+# lfs_native_copy SOURCE DEST: what the mount should show, made without FUSE:
+# a copy of SOURCE where every model file is replaced by the folder that
+# `legacyfs-convert extract --root SOURCE` writes.
+lfs_native_copy() {
+	src=$1
+	dst=$2
+	rm -rf "$dst"
+	cp -a "$src" "$dst"
+	chmod -R u+w "$dst"
+	(cd "$src" && find . -type f -print0) | while IFS= read -r -d '' f; do
+		set +e
+		"$CONVERT" list --root "$src" "$src/$f" >/dev/null 2>&1
+		rc=$?
+		set -e
+		case $rc in
+		0)
+			rm -f "$dst/$f"
+			"$CONVERT" extract --root "$src" "$src/$f" "$dst/$f"
+			;;
+		1 | 3) ;; # fails to decode / not a model: stays the original file
+		*) lfs_die "legacyfs-convert list $f: exit $rc" ;;
+		esac
+	done
+}
+
+# lfs_wait_for DESCRIPTION COMMAND...: retry COMMAND for up to 10 s (the
+# watcher's invalidation arrives asynchronously, within milliseconds).
+lfs_wait_for() {
+	what=$1
+	shift
+	i=0
+	while ! "$@" >/dev/null 2>&1; do
+		i=$((i + 1))
+		if [ $i -gt 100 ]; then
+			lfs_fail "$what"
+			return 1
+		fi
+		sleep 0.1
+	done
+	lfs_ok "$what"
+}
+
+lfs_finish() {
+	if [ "$LFS_FAILS" -ne 0 ]; then
+		lfs_log "$LFS_FAILS check(s) failed"
+		exit 1
+	fi
+	lfs_log "all checks passed"
+}
