@@ -1,7 +1,26 @@
 /**
  * @file nad_views.h
- * NAD: format detection and view builder for the mount (viewset.c table).
- * PLACEHOLDER until the NAD codec lands: detects nothing.
+ * NAD (Vampire: The Masquerade – Redemption animation): the views of a
+ * `X.nad/` directory, their writers and parsers, and apply-a-view.
+ *
+ * Views (docs/formats/nad.md):
+ *   anim.txt                               every field, MDL-style text
+ *   tags.csv                               frame,tag (one row per tag)
+ *   tracks/bone<N>.<type>.csv              one per track: frame, frame_scale,
+ *                                          x, y, z, c_x..c_z, b_x..b_z, a_x..a_z
+ * <type> is rotation / translation / scale, or type<K> for other values.
+ * Two tracks with the same bone and type get names.h's "~2", "~3" suffix
+ * ("bone3.rotation~2.csv"), in track order.
+ *
+ * Floats are printed in the shortest exact float32 form (floatfmt.h:
+ * "inf", "-0", ...), except NaNs, which print as "nan:" + the 8 hex digits of
+ * their bits so that the payload survives the text. Parsers accept that form,
+ * plain "nan" and anything strtof() reads.
+ *
+ * Parse errors are `<file>:line:col: message` (lfs_fail_at), file = the
+ * view path given by the caller ("anim.txt", "tracks/bone0.rotation.csv").
+ * Code: nad_views.c (detect, views, apply), nad_text.c (anim.txt),
+ * nad_csv.c (CSV). Layout: src/formats/nad.h.
  */
 #ifndef LFS_NAD_VIEWS_H
 #define LFS_NAD_VIEWS_H
@@ -10,13 +29,80 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../formats/nad.h"
 #include "vlist.h"
 
-/** Cheap header test: is this a NAD file we decode? */
+/** Cheap header test: is this a NAD file we decode? (nad_is_binary) */
 bool nad_detect(const uint8_t *data, size_t n);
 
-/** Decode and append every view of a NAD file to @p l. */
+/** Decode and append every view of a NAD file to @p l. Errors as nad_decode(). */
 lfs_err nad_views(const uint8_t *data, size_t n, const lfs_view_opts *opts, lfs_vlist *l,
-		   lfs_error *err);
+		  lfs_error *err);
+
+/**
+ * Decode @p orig, replace what the edited view @p viewpath (a path as listed
+ * by nad_views: "anim.txt", "tags.csv", "tracks/bone3.rotation.csv") holds
+ * with @p text (@p tn bytes), and encode into a new malloc'd buffer
+ * (*out, *outn). anim.txt replaces the whole model; tags.csv replaces the
+ * tag list; a track CSV replaces that track's keys (its bone and type stay).
+ * Trailing bytes after the tag list are kept in every case.
+ * @return LFS_OK; LFS_ERR_PARSE (`<viewpath>:line:col: ...`);
+ *         LFS_ERR_NOTFORMAT when @p viewpath is not a view of this file;
+ *         decode/encode errors as nad_decode()/nad_encode().
+ */
+lfs_err nad_apply_view(const uint8_t *orig, size_t n, const char *viewpath, const char *text,
+		       size_t tn, uint8_t **out, size_t *outn, lfs_error *err);
+
+/* ---- anim.txt (nad_text.c) ---------------------------------------------- */
+
+/** Append the anim.txt text of @p m to @p sb. LFS_ERR_NOMEM on failure. */
+lfs_err nad_text_write(const nad_model *m, lfs_sb *sb, lfs_error *err);
+
+/**
+ * Parse anim.txt text (@p n bytes, need not be NUL-terminated) into a new
+ * model (*out, free with nad_model_free()). Messages name @p file.
+ */
+lfs_err nad_text_parse(const char *file, const char *text, size_t n, nad_model **out,
+		       lfs_error *err);
+
+/* ---- CSV (nad_csv.c) ----------------------------------------------------- */
+
+/** The header row of a track CSV (without the line end). */
+extern const char nad_csv_track_header[];
+
+/** Append the CSV of track @p t (header + one row per key, CRLF ends). */
+lfs_err nad_csv_track_write(const nad_track *t, lfs_sb *sb, lfs_error *err);
+
+/**
+ * Parse a track CSV into a new key array (*keys, malloc'd, NULL when zero
+ * rows; *n_keys rows). The header row must be nad_csv_track_header.
+ */
+lfs_err nad_csv_track_parse(const char *file, const char *text, size_t n, nad_key **keys,
+			    uint32_t *n_keys, lfs_error *err);
+
+/** Append tags.csv: "frame,tag" then one row per tag (name, or the number). */
+lfs_err nad_csv_tags_write(const nad_model *m, lfs_sb *sb, lfs_error *err);
+
+/** Parse tags.csv into a new tag array (*tags, malloc'd, NULL when zero rows). */
+lfs_err nad_csv_tags_parse(const char *file, const char *text, size_t n, nad_tag **tags,
+			   uint32_t *n_tags, lfs_error *err);
+
+/**
+ * File names (without "tracks/" and ".csv") of every track of @p m, in track
+ * order, unique by names.h's rule. Returns a malloc'd array of n_tracks
+ * malloc'd strings (free with nad_track_names_free), or NULL when out of memory.
+ */
+char **nad_track_names(const nad_model *m);
+
+/** Free the result of nad_track_names(). */
+void nad_track_names_free(char **names, uint32_t n);
+
+/* ---- float text shared by anim.txt and the CSVs -------------------------- */
+
+/** Append @p f: shortest exact float32 text, NaN as "nan:xxxxxxxx" (its bits). */
+void nad_sb_f32(lfs_sb *sb, float f);
+
+/** Parse a float token of @p len bytes as nad_sb_f32 writes it (or strtof syntax). */
+bool nad_parse_f32(const char *s, size_t len, float *out);
 
 #endif
