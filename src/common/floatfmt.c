@@ -217,9 +217,24 @@ static size_t fmt_fast(char *buf, float f)
 
 size_t lfs_fmt_float(char buf[LFS_FLOAT_BUFSZ], float f)
 {
-	if (isnan(f) || isinf(f) || f == 0.0f ||
-	    (fabsf(f) < 16777216.0f && f == (float)(int32_t)f))
+	if (isnan(f) || isinf(f))
 		return lfs_fmt_float_ref(buf, f);
+	if (fabsf(f) < 16777216.0f && f == (float)(int32_t)f) {
+		/* integers (and +-0) without printf: very common in model text */
+		char rev[12];
+		size_t n = 0, o = 0;
+		uint32_t v = (uint32_t)fabsf(f);
+		do {
+			rev[n++] = (char)('0' + v % 10);
+			v /= 10;
+		} while (v);
+		if (signbit(f))
+			buf[o++] = '-';
+		while (n)
+			buf[o++] = rev[--n];
+		buf[o] = '\0';
+		return o;
+	}
 	size_t n = fmt_fast(buf, f);
 	return n ? n : lfs_fmt_float_ref(buf, f);
 }
