@@ -230,14 +230,19 @@ typedef struct lfs_format_entry {
 	bool (*detect)(const uint8_t *data, size_t n);
 	lfs_err (*build)(const uint8_t *data, size_t n, const lfs_view_opts *opts, lfs_vlist *l,
 			 lfs_error *err);
+	/** NULL while the format has no encoder (read-only views) */
+	lfs_err (*apply)(const uint8_t *orig, size_t n, const char *viewpath, const char *text,
+			 size_t tn, uint8_t **out, size_t *outn, lfs_error *err);
+	/** views that map back exactly; NULL = every view the format lists */
+	bool (*writable)(const char *viewpath);
 } lfs_format_entry;
 
 static const lfs_format_entry formats[] = {
-	{ LFS_FMT_NWN_MDL, ".mdl", nwn_mdl_is_binary, nwn_build },
-	{ LFS_FMT_NOD, ".nod", nod_detect, nod_views },
-	{ LFS_FMT_NAD, ".nad", nad_detect, nad_views },
-	{ LFS_FMT_NIL, ".nil", nil_detect, nil_views },
-	{ LFS_FMT_SOD, ".sod", sod_detect, sod_views },
+	{ LFS_FMT_NWN_MDL, ".mdl", nwn_mdl_is_binary, nwn_build, NULL, NULL },
+	{ LFS_FMT_NOD, ".nod", nod_detect, nod_views, nod_apply_view, NULL },
+	{ LFS_FMT_NAD, ".nad", nad_detect, nad_views, nad_apply_view, NULL },
+	{ LFS_FMT_NIL, ".nil", nil_detect, nil_views, NULL, NULL },
+	{ LFS_FMT_SOD, ".sod", sod_detect, sod_views, NULL, NULL },
 };
 
 static const lfs_format_entry *entry_for(const char *name, const uint8_t *data, size_t n)
@@ -279,4 +284,28 @@ lfs_err lfs_views_build(const char *name, const uint8_t *data, size_t n,
 	lfs_vlist_finish(&l, out);
 	out->format = f->format;
 	return LFS_OK;
+}
+
+lfs_err lfs_views_apply(const char *name, const uint8_t *orig, size_t n, const char *viewpath,
+			const char *text, size_t tn, uint8_t **out, size_t *outn, lfs_error *err)
+{
+	*out = NULL;
+	*outn = 0;
+	const lfs_format_entry *f = entry_for(name, orig, n);
+	if (!f)
+		return lfs_fail(err, LFS_ERR_NOTFORMAT, SIZE_MAX, "file header",
+				"%s: not a binary model", name ? name : "(unnamed)");
+	if (!f->apply || !lfs_view_writable(f->format, viewpath))
+		return lfs_fail(err, LFS_ERR_UNSUPPORTED, SIZE_MAX, NULL,
+				"%s: this view is read-only", viewpath);
+	return f->apply(orig, n, viewpath, text, tn, out, outn, err);
+}
+
+bool lfs_view_writable(lfs_format format, const char *viewpath)
+{
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+		if (formats[i].format == format)
+			return formats[i].apply &&
+			       (!formats[i].writable || formats[i].writable(viewpath));
+	return false;
 }

@@ -78,6 +78,27 @@ lfs_format lfs_detect(const char *name, const uint8_t *data, size_t n);
 lfs_err lfs_views_build(const char *name, const uint8_t *data, size_t n,
 			const lfs_view_opts *opts, lfs_viewset *out, lfs_error *err);
 
+/**
+ * Apply an edited view to a model file: decode @p orig (the model file's
+ * current bytes, @p n long), replace or patch the model with the edited text
+ * of view @p viewpath (a path as listed by lfs_views_build), encode.
+ *
+ * @param name   the model file's base name (selects the format, as lfs_detect)
+ * @param out    receives the new file bytes (malloc'd; caller frees)
+ * @return LFS_OK; LFS_ERR_PARSE with `viewpath:line:col: message` for a bad
+ *         edit; LFS_ERR_UNSUPPORTED when the view (or the whole format) is
+ *         read-only; LFS_ERR_NOTFORMAT / LFS_ERR_CORRUPT when @p orig itself
+ *         does not decode.
+ */
+lfs_err lfs_views_apply(const char *name, const uint8_t *orig, size_t n, const char *viewpath,
+			const char *text, size_t tn, uint8_t **out, size_t *outn, lfs_error *err);
+
+/**
+ * True when view @p viewpath of a model of @p format can be written back
+ * (the format has an encoder and the view maps back exactly). Cheap.
+ */
+bool lfs_view_writable(lfs_format format, const char *viewpath);
+
 /** Free a viewset's contents (not the struct itself). */
 void lfs_viewset_free(lfs_viewset *vs);
 
