@@ -152,7 +152,7 @@ lfs_err nod_decode(const uint8_t *data, size_t n, nod_model **out, lfs_error *er
 				"NOD version %u is not supported (only version 7 is documented)",
 				(unsigned)version);
 	nod_counts c;
-	uint32_t nmat;
+	uint32_t nmat = 0;
 	lfs_rd_u32(&r, 4, &nmat);
 	if (!lfs_rd_has_n(&r, 8, nmat, NOD_NAME_SIZE))
 		return short_at(err, 8, "material names", (size_t)nmat * NOD_NAME_SIZE, n);

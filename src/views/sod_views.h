@@ -1,7 +1,18 @@
 /**
  * @file sod_views.h
- * SOD: format detection and view builder for the mount (viewset.c table).
- * PLACEHOLDER until the SOD codec lands: detects nothing.
+ * SOD (Star Trek: Armada): format detection, the views of a SOD model
+ * directory, and applying an edited view back onto the file
+ * (docs/formats/sod.md).
+ *
+ * Views (paths relative to the model directory; names by names.h, one scope
+ * per directory):
+ *  - model.txt            every field of the file (sod_text.h)
+ *  - meshes/<node>.obj    one per mesh node, node-local coordinates
+ *  - model.obj, model.mtl mesh nodes in model space (node transforms applied;
+ *                         under an LOD control node only the child subtree
+ *                         with the most faces)
+ *  - anims/<node>.csv     one per animation channel (a second channel of the
+ *                         same node is "<node>~2.csv")
  */
 #ifndef LFS_SOD_VIEWS_H
 #define LFS_SOD_VIEWS_H
@@ -10,13 +21,35 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../formats/sod.h"
 #include "vlist.h"
 
-/** Cheap header test: is this a SOD file we decode? */
+/** Cheap header test: is this a SOD file we decode? (sod_is_binary) */
 bool sod_detect(const uint8_t *data, size_t n);
 
-/** Decode and append every view of a SOD file to @p l. */
+/** Decode and append every view of a SOD file to @p l. Errors as sod_decode(). */
 lfs_err sod_views(const uint8_t *data, size_t n, const lfs_view_opts *opts, lfs_vlist *l,
-		   lfs_error *err);
+		  lfs_error *err);
+
+/**
+ * Decode @p orig, replace the part shown by view @p viewpath ("model.txt",
+ * "meshes/<node>.obj", "anims/<node>.csv") with the edited @p text, and
+ * encode in the file's version. *out is malloc'd.
+ * @return LFS_OK; LFS_ERR_PARSE ("<viewpath>:line:col: message");
+ *         LFS_ERR_UNSUPPORTED for read-only views (model.obj, model.mtl) and
+ *         unknown paths; decode/encode errors as sod_decode()/sod_encode().
+ */
+lfs_err sod_apply_view(const uint8_t *orig, size_t n, const char *viewpath, const char *text,
+		       size_t tn, uint8_t **out, size_t *outn, lfs_error *err);
+
+/** Write meshes/<node>.obj for node @p idx (a mesh node) of @p m; @p obj_name names `o`. */
+lfs_err sod_obj_mesh(const sod_model *m, uint16_t idx, const char *obj_name, lfs_sb *out,
+		     lfs_error *err);
+
+/** Write anims/<node>.csv for channel @p idx of @p m. */
+lfs_err sod_csv_channel(const sod_model *m, uint16_t idx, lfs_sb *out, lfs_error *err);
+
+/** Key time of key @p k of channel @p c: k * period / n_keys (seconds). */
+float sod_key_time(const sod_channel *c, uint32_t k);
 
 #endif

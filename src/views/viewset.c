@@ -220,6 +220,18 @@ static lfs_err nwn_build(const uint8_t *data, size_t n, const lfs_view_opts *opt
 	return r;
 }
 
+/* SOD's model.obj bakes node transforms and LOD choice in: no exact way back. */
+static bool sod_writable(const char *viewpath)
+{
+	return strcmp(viewpath, "model.obj") != 0 && strcmp(viewpath, "model.mtl") != 0;
+}
+
+/* NOD's model.obj is the rest-pose vertices as stored (model space): exact. */
+static bool nod_writable(const char *viewpath)
+{
+	return strcmp(viewpath, "model.mtl") != 0;
+}
+
 /**
  * One row per format: file name extension (case-insensitive), cheap header
  * test, and the builder that decodes and appends every view.
@@ -239,10 +251,10 @@ typedef struct lfs_format_entry {
 
 static const lfs_format_entry formats[] = {
 	{ LFS_FMT_NWN_MDL, ".mdl", nwn_mdl_is_binary, nwn_build, NULL, NULL },
-	{ LFS_FMT_NOD, ".nod", nod_detect, nod_views, nod_apply_view, NULL },
+	{ LFS_FMT_NOD, ".nod", nod_detect, nod_views, nod_apply_view, nod_writable },
 	{ LFS_FMT_NAD, ".nad", nad_detect, nad_views, nad_apply_view, NULL },
 	{ LFS_FMT_NIL, ".nil", nil_detect, nil_views, NULL, NULL },
-	{ LFS_FMT_SOD, ".sod", sod_detect, sod_views, NULL, NULL },
+	{ LFS_FMT_SOD, ".sod", sod_detect, sod_views, sod_apply_view, sod_writable },
 };
 
 static const lfs_format_entry *entry_for(const char *name, const uint8_t *data, size_t n)
