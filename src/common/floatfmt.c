@@ -64,12 +64,57 @@ size_t lfs_fmt_float_ref(char buf[LFS_FLOAT_BUFSZ], float f)
 
 typedef unsigned __int128 u128;
 
+/* 10^0 .. 10^19; the fast path needs at most 10^17 */
+static const uint64_t pow10_tab[20] = {
+	1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+	100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
+	10000000000000ull, 100000000000000ull, 1000000000000000ull, 10000000000000000ull,
+	100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull,
+};
+
 static u128 pow10_128(int n)
 {
-	u128 r = 1;
-	while (n-- > 0)
-		r *= 10;
-	return r;
+	return pow10_tab[n];
+}
+
+/*
+ * Candidate with p significant digits for |f| = m / 2^s, 10^X <= |f| < 10^(X+1):
+ * D = round-half-even(|f| / 10^k), k = X - p + 1. True when D * 10^k reads
+ * back as f, i.e. lies in f's rounding interval (bounds included when m is
+ * even: strtof rounds ties to even); all values scaled by 2^(s+2) (and 10^-k).
+ */
+static bool candidate(uint64_t m, int s, int X, int p, bool even, bool pow2, u128 *Dout)
+{
+	int k = X - p + 1;
+	u128 D;
+	if (k >= 0) {
+		u128 Q = pow10_128(k) << s;
+		D = m / Q;
+		u128 r = m % Q;
+		if (2 * r > Q || (2 * r == Q && (D & 1)))
+			D++;
+	} else {
+		/* dividing by 2^s: shift, remainder = low s bits */
+		u128 N = (u128)m * pow10_128(-k);
+		D = N >> s;
+		u128 r = N & (((u128)1 << s) - 1), half = (u128)1 << (s - 1);
+		if (r > half || (r == half && (D & 1)))
+			D++;
+	}
+	u128 c, hi, lo;
+	u128 lo0 = pow2 ? (u128)(4 * m - 1) : (u128)(2 * m - 1) << 1;
+	if (k >= 0) {
+		c = (D * pow10_128(k)) << (s + 2);
+		hi = (u128)(2 * m + 1) << 1;
+		lo = lo0;
+	} else {
+		u128 t = pow10_128(-k);
+		c = D << (s + 2);
+		hi = ((u128)(2 * m + 1) << 1) * t;
+		lo = lo0 * t;
+	}
+	*Dout = D;
+	return even ? (c >= lo && c <= hi) : (c > lo && c < hi);
 }
 
 /*
@@ -125,35 +170,21 @@ static size_t fmt_fast(char *buf, float f)
 	}
 	bool even = (m & 1) == 0;
 	bool pow2 = m == 0x800000;
-	for (int p = 1; p <= 9; p++) {
-		int k = X - p + 1;
-		/* D = round-half-even(m / 2^s / 10^k) */
-		u128 N, Q;
-		if (k >= 0) {
-			N = m;
-			Q = pow10_128(k) << s;
-		} else {
-			N = (u128)m * pow10_128(-k);
-			Q = (u128)1 << s;
-		}
-		u128 D = N / Q, r = N % Q;
-		if (2 * r > Q || (2 * r == Q && (D & 1)))
-			D++;
-		/* compare C = D*10^k with the bounds, all scaled by 2^(s+2) (and 10^-k) */
-		u128 c, hi, lo;
-		if (k >= 0) {
-			c = (D * pow10_128(k)) << (s + 2);
-			hi = (u128)(2 * m + 1) << 1;
-			lo = pow2 ? (u128)(4 * m - 1) : (u128)(2 * m - 1) << 1;
-		} else {
-			u128 t = pow10_128(-k);
-			c = D << (s + 2);
-			hi = ((u128)(2 * m + 1) << 1) * t;
-			lo = (pow2 ? (u128)(4 * m - 1) : (u128)(2 * m - 1) << 1) * t;
-		}
-		bool ok = even ? (c >= lo && c <= hi) : (c > lo && c < hi);
-		if (!ok)
-			continue;
+	/* shortest p: the predicate "p digits read back" is monotonic in p, so
+	 * binary search (p = 9 always works for binary32) */
+	int lo = 1, hi = 9;
+	u128 D = 0;
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+		if (candidate(m, s, X, mid, even, pow2, &D))
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	if (!candidate(m, s, X, lo, even, pow2, &D))
+		return 0;
+	int p = lo;
+	{
 		/* format like "%.<p>g" */
 		int x = X;
 		if (D == pow10_128(p)) { /* rounding carried into a new digit */
@@ -212,7 +243,6 @@ static size_t fmt_fast(char *buf, float f)
 		*o = '\0';
 		return (size_t)(o - buf);
 	}
-	return 0;
 }
 
 size_t lfs_fmt_float(char buf[LFS_FLOAT_BUFSZ], float f)

@@ -311,7 +311,7 @@ static lfs_err dec_body(dec *d)
 	for (uint16_t i = 0; i < m->n_materials; i++) {
 		sod_material *mt = &m->materials[i];
 		TRY(rd_str(d, &mt->name, "lighting material name"));
-		float v[10];
+		float v[10] = { 0 };
 		TRY(rd_f32s(d, v, 10, "lighting material colours"));
 		memcpy(mt->ambient, v, 12);
 		memcpy(mt->diffuse, v + 3, 12);

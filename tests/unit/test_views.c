@@ -678,7 +678,7 @@ static char ***list_rows(const doc *d, size_t b, size_t e, const char *kw, size_
  * binary's split list, so compare per face corner. */
 static void compare_mesh(const doc *pd, const doc *od, const char *node)
 {
-	size_t pb, pe, ob, oe, npf, nof, tmp;
+	size_t pb, pe, ob, oe, npf = 0, nof = 0, tmp = 0;
 	assert_true(doc_node(pd, NULL, node, &pb, &pe));
 	assert_true(doc_node(od, NULL, node, &ob, &oe));
 	char ***pf = list_rows(pd, pb, pe, "faces", &npf);
