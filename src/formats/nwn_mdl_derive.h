@@ -1,0 +1,127 @@
+/**
+ * @file nwn_mdl_derive.h
+ * What the NWN model compiler computes from ASCII data (shared/notes/
+ * nwn-mdl-format.md §3.2–§3.6, cited [N §x]; the algorithms follow the only
+ * public compiler, nwnmdlcomp (NN _NmcLib/NmcMesh.cpp, NmcGeometry.cpp), whose
+ * output the game loads).
+ *
+ * Arithmetic: float32 values, intermediate expressions in double and rounded
+ * to float32 where the reference stores a float (its x87 build keeps
+ * temporaries in extended precision). docs/nwn-compile.md lists the measured
+ * agreement with nwnmdlcomp's binaries.
+ *
+ * Memory: functions that create arrays take an nwn_alloc (zeroed memory,
+ * owned by the caller's arena; nothing is freed here).
+ */
+#ifndef LFS_NWN_MDL_DERIVE_H
+#define LFS_NWN_MDL_DERIVE_H
+
+#include "nwn_mdl.h"
+
+/** Zeroed allocation from the caller's arena; NULL on failure. */
+typedef struct nwn_alloc {
+	void *(*fn)(void *ctx, size_t n);
+	void *ctx;
+} nwn_alloc;
+
+/**
+ * Orientation: ASCII axis + angle (radians) -> stored quaternion (x, y, z, w)
+ * exactly as the compiler does [N §3.2]: axis normalised (left as is when its
+ * length is 0), q = (axis * sin(a/2), cos(a/2)); no w >= 0 normalisation, so
+ * negative zeros and negative w come out as the game's files have them.
+ */
+void nwn_axis_angle_to_quat(const float aa[4], float q[4]);
+
+/** One ASCII face row: `v0 v1 v2 smooth t0 t1 t2 surface` [N §2.2]. */
+typedef struct nwn_src_face {
+	int32_t v[3];
+	uint32_t smooth;   /**< smoothing-group bit mask */
+	int32_t t[3];      /**< tvert indices (tverts list 0) */
+	uint32_t surface;  /**< surface id / walk material */
+} nwn_src_face;
+
+/** One ASCII skin weight row: up to 4 (bone node, weight) pairs. */
+typedef struct nwn_src_weight {
+	int32_t node[4];   /**< depth-first index of the bone node in the model geometry, -1 = none */
+	float w[4];
+	uint32_t count;
+} nwn_src_weight;
+
+/** ASCII mesh data of one node, as written (before vertex splitting). */
+typedef struct nwn_mesh_src {
+	const float *verts;             /**< 3 per ASCII vertex */
+	uint32_t n_verts;
+	const float *tverts[4];         /**< 3 per row (u v w) */
+	uint32_t n_tverts[4];
+	const float *colors;            /**< 3 per ASCII vertex, 0..1 */
+	uint32_t n_colors;
+	const float *normals;           /**< EE explicit normals, 3 per ASCII vertex, or NULL */
+	uint32_t n_normals;
+	const nwn_src_face *faces;
+	uint32_t n_faces;
+	const int32_t *texindices[4];   /**< [1..3]: 3 per face, tvert indices into tverts[k] */
+	uint32_t n_texindices[4];
+	const uint32_t *mirror;         /**< per face, or NULL */
+	uint32_t n_mirror;
+	const float *constraints;       /**< dangly: per ASCII vertex */
+	uint32_t n_constraints;
+	const float *anim_verts;        /**< animmesh: sets x ASCII verts x 3 */
+	uint32_t n_anim_verts;          /**< rows */
+	const float *anim_tverts;       /**< animmesh: sets x ASCII tverts x 3 */
+	uint32_t n_anim_tverts;
+	uint32_t *warnings;             /**< optional counter of dropped data */
+} nwn_mesh_src;
+
+/**
+ * Build the compiled mesh of @p node (flags and type parts already set) from
+ * @p src [N §3.3–§3.5]: validation (faces that reference missing vertices or
+ * tverts are dropped, as the compiler does), per-corner vertex normals summed
+ * over faces sharing the ASCII vertex and a smoothing bit (or the EE normals
+ * list when given), bounding box / average / radius over the ASCII vertices
+ * (box starting at the origin, as the compiler's), animmesh extension of the
+ * box and vertex/tvert sets, vertex splitting by (position, normal, tverts,
+ * colour, constraint, mirror), face planes and adjacency, the vertex index
+ * list, colours (trimesh/aabb), dangly constraints per split vertex, and the
+ * mesh area (trimesh/aabb). Skin weights are mapped by nwn_derive_skin()
+ * after the whole geometry is known; @p split_src receives, per split vertex,
+ * its ASCII vertex index (allocated from @p a) for that step.
+ */
+lfs_err nwn_derive_mesh(nwn_node *node, const nwn_mesh_src *src, const nwn_alloc *a,
+			uint32_t **split_src, lfs_error *err);
+
+/**
+ * Skin bone maps and bind transforms [N §3.6] for skin node @p skin of model
+ * geometry @p g (nodes depth-first): node-to-bone map (one i16 per node),
+ * bone node numbers (first-use order, at most 17), per split vertex 4
+ * weights + bone refs, and — unless the ASCII gave them — qbone_ref_inv
+ * (w x y z) and tbone_ref_inv for every node, relative to the skin node.
+ * @p weights has one row per ASCII vertex; @p split_src maps split vertices to
+ * them. Fails with LFS_ERR_PARSE-free LFS_ERR_UNSUPPORTED when more than 17
+ * bones are used.
+ */
+lfs_err nwn_derive_skin(const nwn_geometry *g, uint32_t skin, const nwn_src_weight *weights,
+			uint32_t n_weights, const uint32_t *split_src, const nwn_alloc *a, lfs_error *err);
+
+/**
+ * Recompute plane normal and distance of every face of @p m from its (split)
+ * vertices [N §3.4]. For value edits: positions changed, counts did not.
+ */
+void nwn_derive_face_planes(nwn_mesh *m);
+
+/** Recompute bmin/bmax (box from the origin), average, radius and (for
+ *  trimesh/aabb, @p with_area) the mesh area from the split vertices. */
+void nwn_derive_bounds(nwn_mesh *m, bool with_area);
+
+/**
+ * Build an AABB tree over the faces of @p m (walkmesh without an `aabb`
+ * list): depth-first pre-order entries, leaves one face each, split at the
+ * median face centre along the longest box axis; the plane bits of an
+ * inner node as the compiler computes them from its children [N §2.5].
+ * Not the game's own (unpublished) builder: the tree shape may differ.
+ */
+lfs_err nwn_derive_aabb(nwn_mesh *m, const nwn_alloc *a, lfs_error *err);
+
+/** AABB plane bits of an inner node from its two children (NN rule). */
+uint32_t nwn_aabb_plane(const nwn_aabb_entry *left, const nwn_aabb_entry *right);
+
+#endif

@@ -1,0 +1,58 @@
+/**
+ * @file nwn_compile.h
+ * Full compile of an NWN ASCII model into a binary MDL.
+ *
+ * Pipeline: mdl_parse() (src/views/mdl_parse.h: the tolerant reader of real
+ * ASCII files) -> nwn_model built by the rules of the game's compiler
+ * (shared/notes/nwn-mdl-format.md §2–§3; computations in
+ * src/formats/nwn_mdl_derive.h) -> nwn_mdl_encode() (fresh layout).
+ * Interpretation follows nwnmdlcomp wherever the game's behaviour is not
+ * documented; every deliberate difference is listed in docs/nwn-compile.md.
+ *
+ * Messy real files: a GMax snoop preamble, CRLF, NUL bytes, `node emmiter`
+ * (compiled as a dummy, as the game does with unknown types),
+ * `filedependancy`/`filedependency`, classification spellings (`effects`,
+ * any case; unknown words such as `other`/`unknown`/`item` leave 0),
+ * `spawntype -1`, faces referencing missing tverts (the faces are dropped, as
+ * the compiler does) all compile. Errors are LFS_ERR_PARSE with
+ * `file:line:col: message`: malformed syntax (from mdl_parse), no `newmodel`,
+ * a second root node, an unknown parent or bone name, a malformed number in
+ * an attribute, more than 17 bones in a skin, more than 65535 split vertices,
+ * controller data beyond the 16-bit key offsets.
+ */
+#ifndef LFS_NWN_COMPILE_H
+#define LFS_NWN_COMPILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/error.h"
+
+/**
+ * Supermodel lookup: find the model named @p name (resref, no extension; the
+ * text's spelling) and return its file bytes — binary or ASCII MDL — in a
+ * malloc'd buffer (*data, *n; the compiler frees it). Return false when it is
+ * not available. Part numbers of same-named nodes and the node-count field
+ * come from the supermodel [N §3.8]; without it, part numbers are the node
+ * order of the text (the rule documented in docs/nwn-compile.md).
+ */
+typedef bool (*nwn_supermodel_lookup_fn)(void *ctx, const char *name, uint8_t **data, size_t *n);
+
+/**
+ * Compile ASCII MDL @p text (@p n bytes, need not be NUL-terminated) to a
+ * binary MDL.
+ *
+ * @param file    name for error messages ("<input>" when NULL)
+ * @param lookup  supermodel lookup, may be NULL (then no supermodel is used)
+ * @param ctx     passed to @p lookup
+ * @param out     receives the malloc'd binary (free()) on success
+ * @param outn    its size
+ * @param err     optional; LFS_ERR_PARSE messages are `file:line:col: ...`
+ * @return LFS_OK, LFS_ERR_PARSE, LFS_ERR_UNSUPPORTED (limits above),
+ *         LFS_ERR_NOMEM.
+ */
+lfs_err nwn_compile(const char *file, const uint8_t *text, size_t n, nwn_supermodel_lookup_fn lookup,
+		    void *ctx, uint8_t **out, size_t *outn, lfs_error *err);
+
+#endif
