@@ -951,7 +951,7 @@ typedef struct aabb_build {
 	int axis;
 } aabb_build;
 
-static aabb_build *g_sort_ctx; /* qsort has no context argument in C11 */
+static _Thread_local aabb_build *g_sort_ctx; /* qsort has no context argument in C11 */
 
 static int cmp_centre(const void *pa, const void *pb)
 {

@@ -16,6 +16,7 @@
 #include "nil_views.h"
 #include "nod_views.h"
 #include "sod_views.h"
+#include "nwn_apply.h"
 #include "nwn_ascii.h"
 #include "nwn_csv.h"
 #include "nwn_obj.h"
@@ -226,6 +227,12 @@ static bool sod_writable(const char *viewpath)
 	return strcmp(viewpath, "model.obj") != 0 && strcmp(viewpath, "model.mtl") != 0;
 }
 
+/* NWN's model.obj places every mesh in model space and merges nodes: no way back. */
+static bool nwn_writable(const char *viewpath)
+{
+	return strcmp(viewpath, "model.obj") != 0 && strcmp(viewpath, "model.mtl") != 0;
+}
+
 /* NOD's model.obj is the rest-pose vertices as stored (model space): exact. */
 static bool nod_writable(const char *viewpath)
 {
@@ -250,7 +257,7 @@ typedef struct lfs_format_entry {
 } lfs_format_entry;
 
 static const lfs_format_entry formats[] = {
-	{ LFS_FMT_NWN_MDL, ".mdl", nwn_mdl_is_binary, nwn_build, NULL, NULL },
+	{ LFS_FMT_NWN_MDL, ".mdl", nwn_mdl_is_binary, nwn_build, nwn_apply_view, nwn_writable },
 	{ LFS_FMT_NOD, ".nod", nod_detect, nod_views, nod_apply_view, nod_writable },
 	{ LFS_FMT_NAD, ".nad", nad_detect, nad_views, nad_apply_view, NULL },
 	{ LFS_FMT_NIL, ".nil", nil_detect, nil_views, NULL, NULL },

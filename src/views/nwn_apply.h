@@ -1,0 +1,58 @@
+/**
+ * @file nwn_apply.h
+ * Edit-preserving re-encode of an NWN binary MDL from one edited view
+ * (docs/nwn-compile.md, section "Edits").
+ *
+ * Writable views (paths as lfs_views_build lists them):
+ *  - model.mdl                            (src/views/nwn_ascii.c)
+ *  - meshes/<node>.obj                    (src/views/nwn_obj.c)
+ *  - anims/<anim>/<node>.<controller>.csv (src/views/nwn_csv.c)
+ * model.obj and model.mtl are read-only (baked transforms / merged materials).
+ *
+ * Method: the binary is decoded, the view's text is regenerated from the
+ * model, and the generated and the edited text are read by the same reader
+ * (mdl_parse.h for model.mdl, a small OBJ / CSV reader for the others) and
+ * compared statement by statement, value by value (numbers as float32 bits,
+ * so "1", "1.0" and "1e0" are the same value):
+ *  - no difference: the output is the original bytes;
+ *  - value differences with unchanged counts: only those values' bytes are
+ *    patched into a copy of the original file, plus the values the compiler
+ *    derives from them (face planes of faces that use an edited vertex, face
+ *    adjacency and the vertex index list after a face's vertex indices
+ *    change, the mesh bounding box, average point, radius and area, AABB
+ *    tree boxes) [notes §3.3, §3.4]. An edited orientation becomes
+ *    q = (axis·sin(a/2), cos(a/2)) [notes §3.2]; an unchanged one keeps its
+ *    stored quaternion bits even though its text is derived;
+ *  - structural differences (vertex, face, node, key, animation or event
+ *    counts; node type or parent; smoothing groups; split tvert indices):
+ *    LFS_ERR_UNSUPPORTED "...: structural edit needs the encoder: ...".
+ */
+#ifndef LFS_VIEWS_NWN_APPLY_H
+#define LFS_VIEWS_NWN_APPLY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/error.h"
+
+/**
+ * Apply the edited text of view @p viewpath to the NWN binary @p orig.
+ *
+ * @param orig      the binary model file (@p n bytes); not retained
+ * @param viewpath  "model.mdl", "meshes/<node>.obj" or
+ *                  "anims/<anim>/<node>.<controller>[~k].csv"
+ * @param text      the edited view (@p tn bytes, need not be NUL-terminated)
+ * @param out       receives the new file (malloc'd; caller frees); equal to
+ *                  @p orig byte for byte when the text holds no change
+ * @param outn      receives its size
+ * @param err       optional; parse errors read `viewpath:line:col: message`
+ * @return LFS_OK; LFS_ERR_PARSE (bad edit: unknown statement, wrong number of
+ *         values, non-number, unknown node or bone name, value out of range);
+ *         LFS_ERR_UNSUPPORTED (read-only or unknown view, or a structural
+ *         edit); LFS_ERR_NOTFORMAT / LFS_ERR_CORRUPT when @p orig does not
+ *         decode; LFS_ERR_NOMEM.
+ */
+lfs_err nwn_apply_view(const uint8_t *orig, size_t n, const char *viewpath, const char *text,
+		       size_t tn, uint8_t **out, size_t *outn, lfs_error *err);
+
+#endif
