@@ -1,22 +1,200 @@
 /**
  * @file nil_views.c
- * PLACEHOLDER until the NIL codec lands (see nil_views.h).
+ * NIL: detection and the read-only views (see nil_views.h).
  */
 #include "nil_views.h"
 
+#include "names.h"
+#include "nil_text.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NO_MATERIAL "nil_no_material"
+
 bool nil_detect(const uint8_t *data, size_t n)
 {
-	(void)data;
-	(void)n;
-	return false;
+	return nil_is_binary(data, n);
+}
+
+static lfs_err nomem(lfs_error *err)
+{
+	return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "NIL views", "out of memory");
+}
+
+/* Triangle k of the strip, or false when it is a restart / out of range. */
+static bool strip_tri(const nil_sector *s, size_t k, size_t t[3])
+{
+	const nil_wedge *w = s->wedges;
+	uint16_t a = w[k].vertex, b = w[k + 1].vertex, c = w[k + 2].vertex;
+	if (a == b || b == c || a == c || a >= s->n_vertices || b >= s->n_vertices ||
+	    c >= s->n_vertices)
+		return false;
+	t[0] = k;
+	t[1] = (k & 1) ? k + 2 : k + 1;
+	t[2] = (k & 1) ? k + 1 : k + 2;
+	return true;
+}
+
+size_t nil_sector_triangles(const nil_sector *s)
+{
+	size_t n = 0, t[3];
+	for (size_t k = 0; k + 2 < s->n_wedges; k++)
+		n += strip_tri(s, k, t);
+	return n;
+}
+
+/* ---- materials --------------------------------------------------------- */
+
+typedef struct mats {
+	lfs_nameset set;
+	const char **name; /* per header material */
+	const char *none;
+} mats;
+
+static lfs_err materials(const nil_model *m, const lfs_view_opts *opts, mats *mt, lfs_sb *mtl,
+			 lfs_error *err)
+{
+	lfs_nameset_init(&mt->set);
+	mt->name = calloc(m->n_materials ? m->n_materials : 1, sizeof(*mt->name));
+	mt->none = lfs_nameset_add(&mt->set, NO_MATERIAL);
+	if (!mt->name || !mt->none)
+		return nomem(err);
+	lfs_sb_puts(mtl, "# legacyfs: materials of a NIL level, one per material name of the header\n"
+			 "# (docs/formats/nil.md); the file stores names only, no colours\n");
+	lfs_sb_printf(mtl, "\nnewmtl %s\nKd 0.5 0.5 0.5\n", mt->none);
+	for (uint32_t i = 0; i < m->n_materials; i++) {
+		char raw[NIL_NAME_SIZE + 1];
+		size_t len = nil_name_len(m->materials[i]);
+		memcpy(raw, m->materials[i], len);
+		raw[len] = '\0';
+		char clean[NIL_NAME_SIZE + 1];
+		for (size_t k = 0; k <= len; k++)
+			clean[k] = (raw[k] == ' ' || raw[k] == '\t' || raw[k] == '#') ? '_' : raw[k];
+		mt->name[i] = lfs_nameset_add(&mt->set, clean);
+		if (!mt->name[i])
+			return nomem(err);
+		lfs_sb_printf(mtl, "\n# material %" PRIu32 "\nnewmtl %s\nKd 1 1 1\n", i, mt->name[i]);
+		/* texture resref = last component of "Dir\\Name" [N §3.2] */
+		const char *stem = raw;
+		for (const char *q = raw; *q; q++)
+			if (*q == '\\' || *q == '/')
+				stem = q + 1;
+		if (*stem && opts && opts->texture_lookup) {
+			char path[1024];
+			path[0] = '\0';
+			if (opts->texture_lookup(opts->texture_ctx, stem, path, sizeof(path)) && path[0] &&
+			    !strpbrk(path, "\r\n"))
+				lfs_sb_printf(mtl, "map_Kd %s\n", path);
+		}
+	}
+	return lfs_sb_ok(mtl) ? LFS_OK : nomem(err);
+}
+
+static void mats_free(mats *mt)
+{
+	free(mt->name);
+	lfs_nameset_free(&mt->set);
+}
+
+/* ---- OBJ --------------------------------------------------------------- */
+
+/* One sector as OBJ statements; OBJ numbers of its first v / vt are
+ * v0 + 1 / vt0 + 1. */
+static void obj_sector(lfs_sb *o, const nil_model *m, const nil_sector *s, uint32_t idx,
+		       const mats *mt, size_t v0, size_t vt0)
+{
+	lfs_sb_printf(o, "o sector%" PRIu32 "\n", idx);
+	for (size_t i = 0; i < s->n_vertices; i++) {
+		lfs_sb_puts(o, "v ");
+		lfs_sb_floats(o, s->vertices + 3 * i, 3);
+		lfs_sb_putc(o, '\n');
+	}
+	for (size_t i = 0; i < s->n_wedges; i++) {
+		lfs_sb_puts(o, "vt ");
+		lfs_sb_floats(o, s->wedges[i].uv, 2);
+		lfs_sb_putc(o, '\n');
+	}
+	const char *cur = NULL;
+	size_t t[3];
+	for (size_t k = 0; k + 2 < s->n_wedges; k++) {
+		if (!strip_tri(s, k, t))
+			continue;
+		uint16_t b = s->wedges[k].base;
+		const char *mn = b < m->n_materials ? mt->name[b] : mt->none;
+		if (mn != cur) {
+			lfs_sb_printf(o, "usemtl %s\n", mn);
+			cur = mn;
+		}
+		lfs_sb_putc(o, 'f');
+		for (int c = 0; c < 3; c++)
+			lfs_sb_printf(o, " %zu/%zu", v0 + s->wedges[t[c]].vertex + 1, vt0 + t[c] + 1);
+		lfs_sb_putc(o, '\n');
+	}
+}
+
+static const char obj_head[] =
+	"# legacyfs: NIL level geometry (docs/formats/nil.md), read-only\n"
+	"# v = sector vertices as stored, vt = texture u v of each sector vertex as stored,\n"
+	"# faces = the sector vertices read as a Direct3D triangle strip\n";
+
+lfs_err nil_model_views(const nil_model *m, const lfs_view_opts *opts, lfs_vlist *l,
+			lfs_error *err)
+{
+	lfs_sb sb = { 0 };
+	lfs_err r = nil_text_write(m, &sb, err);
+	if (r) {
+		lfs_sb_free(&sb);
+		return r;
+	}
+	lfs_vlist_add(l, "model.txt", &sb);
+
+	mats mt = { 0 };
+	r = materials(m, opts, &mt, &sb, err);
+	if (r) {
+		lfs_sb_free(&sb);
+		mats_free(&mt);
+		return r;
+	}
+	lfs_vlist_add(l, "model.mtl", &sb);
+
+	lfs_sb_puts(&sb, obj_head);
+	lfs_sb_puts(&sb, "mtllib model.mtl\n");
+	size_t v0 = 0, vt0 = 0;
+	for (uint32_t i = 0; i < m->n_decoded; i++) {
+		obj_sector(&sb, m, &m->sectors[i], i, &mt, v0, vt0);
+		v0 += m->sectors[i].n_vertices;
+		vt0 += m->sectors[i].n_wedges;
+	}
+	if (!lfs_sb_ok(&sb))
+		l->failed = 1;
+	lfs_vlist_add(l, "model.obj", &sb);
+
+	char path[64];
+	for (uint32_t i = 0; i < m->n_decoded && !l->failed; i++) {
+		lfs_sb_puts(&sb, obj_head);
+		lfs_sb_puts(&sb, "mtllib ../model.mtl\n");
+		obj_sector(&sb, m, &m->sectors[i], i, &mt, 0, 0);
+		if (!lfs_sb_ok(&sb))
+			l->failed = 1;
+		snprintf(path, sizeof(path), "sectors/%" PRIu32 ".obj", i);
+		lfs_vlist_add(l, path, &sb);
+	}
+	lfs_sb_free(&sb);
+	mats_free(&mt);
+	return l->failed ? nomem(err) : LFS_OK;
 }
 
 lfs_err nil_views(const uint8_t *data, size_t n, const lfs_view_opts *opts, lfs_vlist *l,
-		   lfs_error *err)
+		  lfs_error *err)
 {
-	(void)data;
-	(void)n;
-	(void)opts;
-	(void)l;
-	return lfs_fail(err, LFS_ERR_UNSUPPORTED, SIZE_MAX, "NIL", "not implemented yet");
+	nil_model *m = NULL;
+	lfs_err r = nil_decode(data, n, &m, err);
+	if (r)
+		return r;
+	r = nil_model_views(m, opts, l, err);
+	nil_model_free(m);
+	return r;
 }

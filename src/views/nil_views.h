@@ -1,7 +1,23 @@
 /**
  * @file nil_views.h
- * NIL: format detection and view builder for the mount (viewset.c table).
- * PLACEHOLDER until the NIL codec lands: detects nothing.
+ * NIL (Vampire: The Masquerade – Redemption level): format detection and the
+ * views of the mount's X.nil/ directory (viewset.c table). Read-only: there
+ * is no apply function (docs/formats/nil.md).
+ *
+ * Views:
+ *   model.txt          every byte of the file as MDL-style text (nil_text.h)
+ *   model.mtl          one material per header material name (+ map_Kd when
+ *                      the texture lookup finds the name's last path part),
+ *                      plus "nil_no_material" for out-of-range indices
+ *   model.obj          every decoded sector, one `o sector<k>` each
+ *   sectors/<k>.obj    sector k alone (k = decimal sector index)
+ * OBJ geometry: `v` = the sector's vertices as stored (no axis change), `vt`
+ * = each sector vertex's texture u v as stored, faces = the sector vertices
+ * read as one Direct3D triangle strip (triangle k = sector vertices k, k+1,
+ * k+2, odd k reversed; a triangle that repeats a vertex index is a strip
+ * restart and is left out, as is one indexing past the vertices) [N §3.2,
+ * TBP]; `usemtl` = the material whose index is the first sector vertex's
+ * `base` field [TBP's reading].
  */
 #ifndef LFS_NIL_VIEWS_H
 #define LFS_NIL_VIEWS_H
@@ -10,13 +26,27 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../formats/nil.h"
 #include "vlist.h"
 
-/** Cheap header test: is this a NIL file we decode? */
+/** Cheap header test: is this a NIL file we decode? (= nil_is_binary) */
 bool nil_detect(const uint8_t *data, size_t n);
 
 /** Decode and append every view of a NIL file to @p l. */
 lfs_err nil_views(const uint8_t *data, size_t n, const lfs_view_opts *opts, lfs_vlist *l,
-		   lfs_error *err);
+		  lfs_error *err);
+
+/**
+ * Append the views of an already decoded model (same list as nil_views()).
+ * @return LFS_OK, LFS_ERR_NOMEM.
+ */
+lfs_err nil_model_views(const nil_model *m, const lfs_view_opts *opts, lfs_vlist *l,
+			lfs_error *err);
+
+/**
+ * Number of triangles the strip rule above yields for sector @p s (what the
+ * OBJ views write for it).
+ */
+size_t nil_sector_triangles(const nil_sector *s);
 
 #endif
