@@ -34,6 +34,7 @@
 #include "../formats/nwn_mdl_encode.h"
 #include "mdl_parse.h"
 #include "names.h"
+#include "nwn_apply_struct.h"
 #include "nwn_ascii.h"
 #include "nwn_csv.h"
 #include "nwn_obj.h"
@@ -75,6 +76,7 @@ typedef struct ap {
 	mesh_track *trk; /* per model-geometry node */
 	const mdl_row *crow; /* edited row being applied (for messages) */
 	bool changed;
+	bool hit_structural; /* a structural difference was found */
 	pend *pend;
 	uint32_t n_pend, cap_pend;
 } ap;
@@ -227,6 +229,7 @@ structural(ap *a, unsigned line, unsigned col, const char *fmt, ...)
 	lfs_fail_at(a->err, a->file, line, col, "structural edit needs the encoder: %s", d);
 	if (a->err)
 		a->err->code = LFS_ERR_UNSUPPORTED;
+	a->hit_structural = true;
 	return LFS_ERR_UNSUPPORTED;
 }
 
@@ -2015,6 +2018,7 @@ typedef struct objdoc {
 	int32_t *f; /* 9 per face: v vt vn per corner, 0-based, -1 absent */
 	uint32_t *fline;
 	uint32_t nf, cf;
+	uint32_t polygons; /* faces with more than 3 corners (split into a fan) */
 } objdoc;
 
 static void obj_free(objdoc *d)
@@ -2160,18 +2164,14 @@ static lfs_err obj_parse(ap *a, const char *file, const char *p, size_t n, objdo
 			memcpy(*arr + (size_t)*cnt * want, v, want * sizeof(float));
 			(*cnt)++;
 		} else if (KW("f")) {
-			if (t.n != 4)
-				return t.n < 4 ? lfs_fail_at(a->err, file, line, t.col[t.n - 1],
-							     "a face needs 3 corners")
-					       : structural(a, line, t.n > 16 ? 1 : t.col[4],
-							    "polygon with more than 3 corners");
-			if (!grow((void **)&d->f, &d->cf, d->nf, 9 * sizeof(int32_t)))
-				return nomem(a);
-			uint32_t *fl = realloc(d->fline, (size_t)d->cf * sizeof(uint32_t));
-			if (!fl)
-				return nomem(a);
-			d->fline = fl; /* same capacity as f */
-			for (uint32_t c = 0; c < 3; c++) {
+			if (t.n < 4)
+				return lfs_fail_at(a->err, file, line, t.col[t.n - 1], "a face needs 3 corners");
+			if (t.n > 16)
+				return lfs_fail_at(a->err, file, line, 1, "a polygon has at most 15 corners");
+			/* corners first, then a fan of triangles (0, i, i+1) */
+			int32_t corner[15][3];
+			uint32_t nc = t.n - 1;
+			for (uint32_t c = 0; c < nc; c++) {
 				tline q;
 				split_line(t.s[c + 1], t.len[c + 1], &q, '/');
 				if (q.n > 3 || q.n == 0)
@@ -2179,7 +2179,7 @@ static lfs_err obj_parse(ap *a, const char *file, const char *p, size_t n, objdo
 							   "bad face corner");
 				uint32_t counts[3] = { d->nv, d->nvt, d->nvn };
 				for (uint32_t k = 0; k < 3; k++) {
-					int32_t *slot = &d->f[9 * (size_t)d->nf + 3 * c + k];
+					int32_t *slot = &corner[c][k];
 					*slot = -1;
 					if (k >= q.n || (q.len[k] == 0 && k > 0))
 						continue;
@@ -2198,8 +2198,21 @@ static lfs_err obj_parse(ap *a, const char *file, const char *p, size_t n, objdo
 					*slot = (int32_t)(x - 1);
 				}
 			}
-			d->fline[d->nf] = line;
-			d->nf++;
+			if (nc > 3)
+				d->polygons++;
+			for (uint32_t tri = 0; tri + 2 < nc; tri++) {
+				if (!grow((void **)&d->f, &d->cf, d->nf, 9 * sizeof(int32_t)))
+					return nomem(a);
+				uint32_t *fl = realloc(d->fline, (size_t)d->cf * sizeof(uint32_t));
+				if (!fl)
+					return nomem(a);
+				d->fline = fl; /* same capacity as f */
+				const uint32_t cs[3] = { 0, tri + 1, tri + 2 };
+				for (uint32_t c = 0; c < 3; c++)
+					memcpy(&d->f[9 * (size_t)d->nf + 3 * c], corner[cs[c]], 3 * sizeof(int32_t));
+				d->fline[d->nf] = line;
+				d->nf++;
+			}
 		} else if (KW("o") || KW("g") || KW("s") || KW("usemtl") || KW("mtllib")) {
 			continue; /* names, smoothing, materials: not stored per mesh */
 		} else {
@@ -2299,6 +2312,271 @@ static lfs_err apply_obj(ap *a, const char *text, size_t tn)
 out:
 	lfs_sb_free(&g);
 	obj_free(&dg);
+	obj_free(&de);
+	lfs_nameset_free(&ns);
+	return e;
+}
+
+/* ---- OBJ: structural edits ------------------------------------------------------ */
+
+/* Corner key of an ASCII vertex built from an OBJ corner: position index,
+ * uv source (-1 none) and normal source (-1 none, -2 computed). */
+typedef struct ckey {
+	int32_t v, t, n;
+} ckey;
+
+static int32_t nearest_vertex(const float *verts, uint32_t nv, const float p[3])
+{
+	int32_t best = -1;
+	double bd = 0;
+	for (uint32_t i = 0; i < nv; i++) {
+		double dx = (double)verts[3 * i] - p[0], dy = (double)verts[3 * i + 1] - p[1],
+		       dz = (double)verts[3 * i + 2] - p[2];
+		double d = dx * dx + dy * dy + dz * dz;
+		if (best < 0 || d < bd) {
+			best = (int32_t)i;
+			bd = d;
+		}
+	}
+	return best;
+}
+
+/* The model.mdl text of the model with mesh node @p idx rebuilt from the
+ * edited OBJ @p de (docs/nwn-compile.md "Structural edits through an OBJ"):
+ * one ASCII vertex per distinct (v, vt, vn) corner (a corner a/a/a is vertex
+ * a), faces in OBJ order, tvert index = vertex index. Vertex data the OBJ does
+ * not show (colours, skin weights, dangly constraints, tverts1..3) comes
+ * from the old vertex of that index, or for a new vertex from the nearest old
+ * vertex; a new vertex without vn gets the normalised sum of its faces'
+ * normals; a face keeps the surface id of the old face with the same three
+ * vertex indices, else takes that of the first old face sharing a vertex,
+ * else 0. */
+static lfs_err obj_to_mdl(ap *a, const uint8_t *orig, size_t n, int32_t idx, const objdoc *de, lfs_sb *out)
+{
+	nwn_model *m = NULL;
+	lfs_err e = nwn_mdl_decode(orig, n, &m, a->err);
+	if (e)
+		return e;
+	nwn_node *node = &m->geom.nodes[idx];
+	nwn_mesh *me = node->mesh;
+	uint32_t onv = me->verts ? me->n_verts : 0, onf = me->faces ? me->n_faces : 0;
+	size_t nc = (size_t)de->nf * 3;
+	ckey *keys = malloc((nc + (size_t)de->nv + 1) * sizeof(ckey));
+	uint32_t *cidx = malloc((nc + 1) * sizeof(uint32_t));
+	uint32_t nk = de->nv;
+	float *verts = NULL, *tv[4] = { 0 }, *nrm = NULL, *cn = NULL, *con = NULL, *wts = NULL;
+	uint32_t *col = NULL;
+	int16_t *brf = NULL;
+	nwn_face *faces = NULL;
+	uint16_t *vind = NULL;
+	if (!keys || !cidx) {
+		e = nomem(a);
+		goto out;
+	}
+	if (me->anim && (me->anim->n_vert_sets || me->anim->n_tvert_sets)) {
+		e = lfs_fail(a->err, LFS_ERR_UNSUPPORTED, SIZE_MAX, NULL,
+			     "%s: adding or removing vertices or faces of an animmesh with vertex sets is not "
+			     "supported (edit model.mdl)", a->file);
+		goto out;
+	}
+	for (uint32_t i = 0; i < de->nv; i++)
+		keys[i] = (ckey){ (int32_t)i, de->nvt ? (int32_t)i : -1, de->nvn ? (int32_t)i : -1 };
+	for (size_t c = 0; c < nc; c++) {
+		const int32_t *f = de->f + 3 * c;
+		ckey k = { f[0], f[1], f[2] };
+		if (k.t < 0)
+			k.t = (uint32_t)k.v < de->nvt ? k.v : -1;
+		if (k.n < 0)
+			k.n = (uint32_t)k.v < de->nvn ? k.v : (de->nvn || me->normals ? -2 : -1);
+		ckey id = keys[k.v];
+		if (k.t == id.t && k.n == id.n && k.n != -2) {
+			cidx[c] = (uint32_t)k.v;
+			continue;
+		}
+		uint32_t j = de->nv;
+		for (; j < nk; j++)
+			if (keys[j].v == k.v && keys[j].t == k.t && keys[j].n == k.n)
+				break;
+		if (j == nk)
+			keys[nk++] = k;
+		cidx[c] = j;
+	}
+	if (nk > 65535) {
+		e = lfs_fail(a->err, LFS_ERR_UNSUPPORTED, SIZE_MAX, NULL,
+			     "%s: %u vertices after splitting (the binary holds at most 65535)", a->file, nk);
+		goto out;
+	}
+	/* normals computed for corners without one: per position, the sum of the
+	 * raw normals of the faces using it that way */
+	cn = calloc((size_t)de->nv * 3 + 1, sizeof(float));
+	verts = malloc(((size_t)nk * 3 + 1) * sizeof(float));
+	faces = calloc((size_t)de->nf + 1, sizeof(nwn_face));
+	vind = malloc((nc + 1) * sizeof(uint16_t));
+	if (!cn || !verts || !faces || !vind) {
+		e = nomem(a);
+		goto out;
+	}
+	for (uint32_t f = 0; f < de->nf; f++) {
+		const float *p0 = de->v + 3 * de->f[9 * f], *p1 = de->v + 3 * de->f[9 * f + 3],
+			    *p2 = de->v + 3 * de->f[9 * f + 6];
+		double u[3] = { (double)p1[0] - p0[0], (double)p1[1] - p0[1], (double)p1[2] - p0[2] };
+		double w[3] = { (double)p2[0] - p1[0], (double)p2[1] - p1[1], (double)p2[2] - p1[2] };
+		double x[3] = { u[1] * w[2] - u[2] * w[1], u[2] * w[0] - u[0] * w[2], u[0] * w[1] - u[1] * w[0] };
+		for (int c = 0; c < 3; c++)
+			if (keys[cidx[3 * f + c]].n == -2)
+				for (int k = 0; k < 3; k++)
+					cn[3 * de->f[9 * f + 3 * c] + k] += (float)x[k];
+	}
+	for (uint32_t v = 0; v < de->nv; v++) {
+		double l = sqrt((double)cn[3 * v] * cn[3 * v] + (double)cn[3 * v + 1] * cn[3 * v + 1] +
+				(double)cn[3 * v + 2] * cn[3 * v + 2]);
+		for (int k = 0; k < 3; k++)
+			cn[3 * v + k] = l > 0 ? (float)(cn[3 * v + k] / l) : (k == 2 ? 1.0f : 0.0f);
+	}
+	bool has_tv = de->nvt || me->tverts[0];
+	bool has_n = de->nvn || me->normals;
+	if (has_tv && !(tv[0] = calloc((size_t)nk * 2 + 1, sizeof(float)))) {
+		e = nomem(a);
+		goto out;
+	}
+	for (int t = 1; t < 4; t++)
+		if (me->tverts[t] && !(tv[t] = calloc((size_t)nk * 2 + 1, sizeof(float)))) {
+			e = nomem(a);
+			goto out;
+		}
+	if ((has_n && !(nrm = malloc(((size_t)nk * 3 + 1) * sizeof(float)))) ||
+	    (me->colors && !(col = malloc(((size_t)nk + 1) * sizeof(uint32_t)))) ||
+	    (me->dangly && me->dangly->constraints && !(con = calloc((size_t)nk + 1, sizeof(float)))) ||
+	    (me->skin && me->skin->weights && me->skin->bonerefs &&
+	     (!(wts = calloc((size_t)nk * 4 + 1, sizeof(float))) ||
+	      !(brf = malloc(((size_t)nk * 4 + 1) * sizeof(int16_t)))))) {
+		e = nomem(a);
+		goto out;
+	}
+	for (uint32_t i = 0; i < nk; i++) {
+		const ckey *k = &keys[i];
+		memcpy(verts + 3 * (size_t)i, de->v + 3 * (size_t)k->v, 12);
+		if (tv[0] && k->t >= 0 && (uint32_t)k->t < de->nvt)
+			memcpy(tv[0] + 2 * (size_t)i, de->vt + 2 * (size_t)k->t, 8);
+		if (nrm) {
+			if (k->n >= 0 && (uint32_t)k->n < de->nvn)
+				memcpy(nrm + 3 * (size_t)i, de->vn + 3 * (size_t)k->n, 12);
+			else
+				memcpy(nrm + 3 * (size_t)i, cn + 3 * (size_t)k->v, 12);
+		}
+		/* data the OBJ does not show: the old vertex of this index, or the
+		 * nearest old vertex */
+		int32_t sv = (uint32_t)k->v < onv ? k->v : nearest_vertex(me->verts, onv, de->v + 3 * (size_t)k->v);
+		for (int t = 1; t < 4; t++)
+			if (tv[t] && sv >= 0)
+				memcpy(tv[t] + 2 * (size_t)i, me->tverts[t] + 2 * (size_t)sv, 8);
+		if (col)
+			col[i] = sv >= 0 ? me->colors[sv] : 0xFFFFFFFFu;
+		if (con && sv >= 0 && (uint32_t)sv < me->dangly->constraints_arr.count)
+			con[i] = me->dangly->constraints[sv];
+		if (wts) {
+			for (int l = 0; l < 4; l++)
+				brf[4 * (size_t)i + l] = -1;
+			if (sv >= 0) {
+				memcpy(wts + 4 * (size_t)i, me->skin->weights + 4 * (size_t)sv, 16);
+				memcpy(brf + 4 * (size_t)i, me->skin->bonerefs + 4 * (size_t)sv, 8);
+			}
+		}
+	}
+	for (uint32_t f = 0; f < de->nf; f++) {
+		nwn_face *x = &faces[f];
+		for (int c = 0; c < 3; c++) {
+			x->v[c] = (uint16_t)cidx[3 * f + c];
+			vind[3 * f + c] = x->v[c];
+		}
+		const int32_t o0 = de->f[9 * f], o1 = de->f[9 * f + 3], o2 = de->f[9 * f + 6];
+		int32_t same = -1, share = -1;
+		for (uint32_t g = 0; g < onf && same < 0; g++) {
+			const uint16_t *w = me->faces[g].v;
+			if (w[0] == o0 && w[1] == o1 && w[2] == o2)
+				same = (int32_t)g;
+			else if (share < 0)
+				for (int c = 0; c < 3; c++)
+					if (w[c] == o0 || w[c] == o1 || w[c] == o2)
+						share = (int32_t)g;
+		}
+		x->surface_id = same >= 0 ? me->faces[same].surface_id : share >= 0 ? me->faces[share].surface_id : 0;
+	}
+	me->verts = verts;
+	me->n_verts = (uint16_t)nk;
+	me->tverts[0] = tv[0];
+	for (int t = 1; t < 4; t++)
+		me->tverts[t] = tv[t];
+	me->normals = nrm;
+	me->colors = col;
+	me->faces = faces;
+	me->n_faces = de->nf;
+	if (me->dangly && me->dangly->constraints) {
+		me->dangly->constraints = con;
+		me->dangly->constraints_arr.count = nk;
+	}
+	if (wts) {
+		me->skin->weights = wts;
+		me->skin->bonerefs = brf;
+	}
+	e = nwn_ascii_write(m, out, a->err);
+	/* the arrays are ours: detach them before the model is freed */
+	me->verts = NULL;
+	me->faces = NULL;
+	me->normals = NULL;
+	me->colors = NULL;
+	for (int t = 0; t < 4; t++)
+		me->tverts[t] = NULL;
+	if (me->dangly && con)
+		me->dangly->constraints = NULL;
+	if (wts) {
+		me->skin->weights = NULL;
+		me->skin->bonerefs = NULL;
+	}
+out:
+	free(keys);
+	free(cidx);
+	free(verts);
+	for (int t = 0; t < 4; t++)
+		free(tv[t]);
+	free(nrm);
+	free(cn);
+	free(col);
+	free(con);
+	free(wts);
+	free(brf);
+	free(faces);
+	free(vind);
+	nwn_model_free(m);
+	return e;
+}
+
+/* Structural edit of a mesh OBJ: the model.mdl text with that node rebuilt,
+ * then the model.mdl structural path. */
+static lfs_err structural_obj(ap *a, const uint8_t *orig, size_t n, const char *text, size_t tn,
+			      nwn_supermodel_lookup_fn lookup, void *ctx, uint8_t **out, size_t *outn)
+{
+	lfs_nameset ns;
+	lfs_nameset_init(&ns);
+	int32_t idx;
+	objdoc de = { 0 };
+	lfs_sb sb = { 0 };
+	const char *oname = mesh_view_node(a->m, a->file, &idx, &ns);
+	lfs_err e = LFS_OK;
+	if (!oname)
+		e = nomem(a);
+	else if (idx < 0)
+		e = lfs_fail(a->err, LFS_ERR_UNSUPPORTED, SIZE_MAX, NULL, "%s: no such view", a->file);
+	if (!e)
+		e = obj_parse(a, a->file, text, tn, &de);
+	if (!e)
+		e = obj_to_mdl(a, orig, n, idx, &de, &sb);
+	if (!e) {
+		char name[600];
+		snprintf(name, sizeof(name), "%s (as model.mdl)", a->file);
+		e = nwn_apply_structural(orig, n, name, sb.data, sb.len, lookup, ctx, out, outn, a->err);
+	}
+	lfs_sb_free(&sb);
 	obj_free(&de);
 	lfs_nameset_free(&ns);
 	return e;
@@ -2507,6 +2785,13 @@ static bool has_suffix(const char *s, const char *x)
 lfs_err nwn_apply_view(const uint8_t *orig, size_t n, const char *viewpath, const char *text,
 		       size_t tn, uint8_t **out, size_t *outn, lfs_error *err)
 {
+	return nwn_apply_view_ex(orig, n, viewpath, text, tn, NULL, NULL, out, outn, err);
+}
+
+lfs_err nwn_apply_view_ex(const uint8_t *orig, size_t n, const char *viewpath, const char *text,
+			  size_t tn, nwn_supermodel_lookup_fn lookup, void *lookup_ctx, uint8_t **out,
+			  size_t *outn, lfs_error *err)
+{
 	*out = NULL;
 	*outn = 0;
 	if (!viewpath)
@@ -2542,6 +2827,24 @@ lfs_err nwn_apply_view(const uint8_t *orig, size_t n, const char *viewpath, cons
 		e = apply_obj(&a, a.text, tn);
 	else
 		e = apply_csv(&a, a.text, tn);
+	if (e == LFS_ERR_UNSUPPORTED && a.hit_structural && (is_mdl || is_obj)) {
+		/* nodes, vertices, faces, animations ... added or removed: compile
+		 * the edited text against the old binary (nwn_apply_struct.c) */
+		free(a.img);
+		a.img = NULL;
+		a.changed = false;
+		uint8_t *res = NULL;
+		size_t rn = 0;
+		if (is_mdl)
+			e = nwn_apply_structural(orig, n, viewpath, a.text, tn, lookup, lookup_ctx, &res, &rn, err);
+		else
+			e = structural_obj(&a, orig, n, a.text, tn, lookup, lookup_ctx, &res, &rn);
+		if (!e) {
+			a.img = res;
+			a.n = rn;
+		}
+		goto out;
+	}
 	for (uint32_t i = 0; i < m->geom.n_nodes && !e; i++)
 		e = derive_mesh(&a, i);
 	if (!e && a.n_pend)

@@ -23,9 +23,14 @@
  *    tree boxes) [notes §3.3, §3.4]. An edited orientation becomes
  *    q = (axis·sin(a/2), cos(a/2)) [notes §3.2]; an unchanged one keeps its
  *    stored quaternion bits even though its text is derived;
- *  - structural differences (vertex, face, node, key, animation or event
- *    counts; node type or parent; smoothing groups; split tvert indices):
- *    LFS_ERR_UNSUPPORTED "...: structural edit needs the encoder: ...".
+ *  - key count changes: the node's controller data is rebuilt and the file
+ *    re-laid by nwn_mdl_encode();
+ *  - other structural differences (vertex, face, node, animation or event
+ *    counts; node type or parent; controllers or lists added or removed;
+ *    smoothing groups; split tvert indices; OBJ polygons): the edited text
+ *    (for an OBJ: model.mdl with that mesh rebuilt from the OBJ) is compiled
+ *    and merged with the old binary as template (nwn_apply_struct.h), then
+ *    re-laid — docs/nwn-compile.md "Structural edits".
  */
 #ifndef LFS_VIEWS_NWN_APPLY_H
 #define LFS_VIEWS_NWN_APPLY_H
@@ -34,6 +39,7 @@
 #include <stdint.h>
 
 #include "../common/error.h"
+#include "nwn_compile.h"
 
 /**
  * Apply the edited text of view @p viewpath to the NWN binary @p orig.
@@ -47,12 +53,25 @@
  * @param outn      receives its size
  * @param err       optional; parse errors read `viewpath:line:col: message`
  * @return LFS_OK; LFS_ERR_PARSE (bad edit: unknown statement, wrong number of
- *         values, non-number, unknown node or bone name, value out of range);
- *         LFS_ERR_UNSUPPORTED (read-only or unknown view, or a structural
- *         edit); LFS_ERR_NOTFORMAT / LFS_ERR_CORRUPT when @p orig does not
- *         decode; LFS_ERR_NOMEM.
+ *         values, non-number, unknown node, parent or bone name, value out of
+ *         range, a face indexing a missing vertex); LFS_ERR_UNSUPPORTED
+ *         (read-only or unknown view; limits of the binary layout such as
+ *         more than 65535 vertices or 17 bones per skin); LFS_ERR_NOTFORMAT /
+ *         LFS_ERR_CORRUPT when @p orig does not decode; LFS_ERR_NOMEM.
  */
 lfs_err nwn_apply_view(const uint8_t *orig, size_t n, const char *viewpath, const char *text,
 		       size_t tn, uint8_t **out, size_t *outn, lfs_error *err);
+
+/**
+ * nwn_apply_view() with a supermodel lookup for structural edits: when
+ * @p lookup finds the model's supermodel (binary or ASCII bytes, see
+ * nwn_compile.h), part numbers and the node-count field of a re-laid file
+ * come from it [notes §3.8]; with NULL (what nwn_apply_view() passes) they
+ * are kept from the old binary and new nodes follow the rule in
+ * docs/nwn-compile.md ("Structural edits").
+ */
+lfs_err nwn_apply_view_ex(const uint8_t *orig, size_t n, const char *viewpath, const char *text,
+			  size_t tn, nwn_supermodel_lookup_fn lookup, void *lookup_ctx, uint8_t **out,
+			  size_t *outn, lfs_error *err);
 
 #endif

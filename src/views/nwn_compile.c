@@ -144,6 +144,12 @@ typedef struct comp {
 	void *lctx;
 	int depth;
 	uint32_t warnings;
+	/* edit mode (nwn_compile_doc): keep the text's child order, record the
+	 * source node of every flattened node, report the supermodel */
+	bool edit_mode;
+	const mdl_node ***srcs; /* [1 + animations] */
+	uint32_t ***splits;     /* [1 + animations][node]: split vertex -> text vertex */
+	bool super_found;
 } comp;
 
 /* ------------------------------------------------------------------ errors */
@@ -1380,6 +1386,22 @@ static void merge_parts(nwn_geometry *dst, uint32_t di, const nwn_geometry *src,
 
 static lfs_err compile_doc(comp *c, const mdl_doc *d, nwn_model *m);
 
+/* Edit mode: the source node of every flattened node (arena array). */
+static lfs_err record_srcs(comp *c, const cgeom *g, const uint32_t *order, uint32_t n, uint32_t gi)
+{
+	const mdl_node **src = arena_zalloc(c->ar, ((size_t)n + 1) * sizeof(*src));
+	uint32_t **split = arena_zalloc(c->ar, ((size_t)n + 1) * sizeof(*split));
+	if (!src || !split)
+		return nomem(c);
+	for (uint32_t j = 0; j < n && order; j++) {
+		src[j] = g->nodes[order[j]].src;
+		split[j] = g->nodes[order[j]].split_src;
+	}
+	c->srcs[gi] = src;
+	c->splits[gi] = split;
+	return LFS_OK;
+}
+
 /* Load the supermodel through the callback: binary (decoded) or ASCII
  * (compiled, recursively). Returns NULL when not available. */
 static lfs_err load_super(comp *c, const char *name, nwn_model **out, nwn_model **to_free, arena *sub_ar)
@@ -1404,6 +1426,9 @@ static lfs_err load_super(comp *c, const char *name, nwn_model **out, nwn_model 
 			sc.alloc.ctx = sub_ar;
 			sc.depth = c->depth + 1;
 			sc.file = name;
+			sc.edit_mode = false;
+			sc.srcs = NULL;
+			sc.splits = NULL;
 			lfs_error ign;
 			sc.err = &ign;
 			nwn_model *sm = arena_zalloc(sub_ar, sizeof(*sm));
@@ -1524,9 +1549,27 @@ static lfs_err compile_doc(comp *c, const mdl_doc *d, nwn_model *m)
 		if (e)
 			goto out;
 	}
-	sort_transparency(&g);
-	if ((e = flatten(c, &g, &m->geom, NULL)))
-		goto out;
+	if (!c->edit_mode)
+		sort_transparency(&g);
+	if (c->edit_mode) {
+		c->super_found = super != NULL;
+		c->srcs = arena_zalloc(c->ar, ((size_t)d->n_anims + 1) * sizeof(*c->srcs));
+		c->splits = arena_zalloc(c->ar, ((size_t)d->n_anims + 1) * sizeof(*c->splits));
+		if (!c->srcs || !c->splits) {
+			e = nomem(c);
+			goto out;
+		}
+	}
+	{
+		uint32_t *order = NULL;
+		if ((e = flatten(c, &g, &m->geom, c->edit_mode ? &order : NULL)))
+			goto out;
+		if (c->edit_mode && (e = record_srcs(c, &g, order, m->geom.n_nodes, 0))) {
+			free(order);
+			goto out;
+		}
+		free(order);
+	}
 	if (super && super->geom.n_nodes && m->geom.n_nodes)
 		merge_parts(&m->geom, 0, &super->geom, 0, 0);
 
@@ -1596,8 +1639,17 @@ static lfs_err compile_doc(comp *c, const mdl_doc *d, nwn_model *m)
 		if ((e = build_geometry(c, &ag[a], sa->nodes, sa->n_nodes, false, &dummy)))
 			goto out;
 		an->geom.node_count_field = ag[a].node_count;
-		if ((e = flatten(c, &ag[a], &an->geom, NULL)))
-			goto out;
+		{
+			uint32_t *order = NULL;
+			if ((e = flatten(c, &ag[a], &an->geom, c->edit_mode ? &order : NULL)))
+				goto out;
+			if (c->edit_mode &&
+			    (e = record_srcs(c, &ag[a], order, an->geom.n_nodes, a + 1))) {
+				free(order);
+				goto out;
+			}
+			free(order);
+		}
 		if (an->geom.n_nodes && m->geom.n_nodes)
 			merge_parts(&an->geom, 0, &m->geom, 0, 0);
 	}
@@ -1641,4 +1693,49 @@ lfs_err nwn_compile(const char *file, const uint8_t *text, size_t n, nwn_supermo
 	arena_free(&ar);
 	mdl_doc_free(d);
 	return e;
+}
+
+/* ------------------------------------------------------------- edit mode */
+
+lfs_err nwn_compile_doc(const char *file, const mdl_doc *d, nwn_supermodel_lookup_fn lookup, void *ctx,
+			nwn_compiled *out, lfs_error *err)
+{
+	memset(out, 0, sizeof(*out));
+	arena *ar = calloc(1, sizeof(*ar));
+	if (!ar)
+		return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, NULL, "out of memory");
+	comp c = {
+		.file = file ? file : "<input>", .err = err, .ar = ar, .lookup = lookup, .lctx = ctx,
+		.alloc = { arena_zalloc, ar }, .edit_mode = true,
+	};
+	out->priv = ar;
+	nwn_model *m = arena_zalloc(ar, sizeof(*m));
+	lfs_err e = m ? compile_doc(&c, d, m) : nomem(&c);
+	if (e) {
+		nwn_compiled_free(out);
+		return e;
+	}
+	out->model = m;
+	out->src = c.srcs;
+	out->split = c.splits;
+	out->super_found = c.super_found;
+	return LFS_OK;
+}
+
+void *nwn_compiled_zalloc(nwn_compiled *c, size_t n)
+{
+	if (!c || !c->priv || n > SIZE_MAX - 64)
+		return NULL;
+	return arena_zalloc(c->priv, n);
+}
+
+void nwn_compiled_free(nwn_compiled *c)
+{
+	if (!c)
+		return;
+	if (c->priv) {
+		arena_free(c->priv);
+		free(c->priv);
+	}
+	memset(c, 0, sizeof(*c));
 }

@@ -55,4 +55,40 @@ typedef bool (*nwn_supermodel_lookup_fn)(void *ctx, const char *name, uint8_t **
 lfs_err nwn_compile(const char *file, const uint8_t *text, size_t n, nwn_supermodel_lookup_fn lookup,
 		    void *ctx, uint8_t **out, size_t *outn, lfs_error *err);
 
+/* ------------------------------------------------------------------------
+ * Edit mode (used by src/views/nwn_apply.c for structural edits).
+ */
+struct mdl_doc;
+struct mdl_node;
+struct nwn_model;
+
+/** A model compiled in memory, before encoding. */
+typedef struct nwn_compiled {
+	struct nwn_model *model;  /**< the compiled model (arena memory) */
+	/** src[0][j]: the text node model node j was compiled from; src[1 + a][j]
+	 *  the same for animation a (nodes in the model's depth-first order) */
+	const struct mdl_node ***src;
+	/** split[g][j]: for mesh nodes, per compiled (split) vertex the index of
+	 *  the text vertex it came from (NULL when the node has no faces) */
+	uint32_t ***split;
+	bool super_found;         /**< the supermodel was found through the lookup
+	                               (part numbers and node-count field come from it) */
+	void *priv;               /**< arena; nwn_compiled_free() */
+} nwn_compiled;
+
+/**
+ * Compile a parsed document @p d (owned by the caller; it must outlive
+ * @p out: `src` points into it) by the rules of nwn_compile(), but keep the
+ * children in text order (no transparency sort: an edit keeps the old
+ * binary's order) and do not encode. Errors as nwn_compile().
+ */
+lfs_err nwn_compile_doc(const char *file, const struct mdl_doc *d, nwn_supermodel_lookup_fn lookup,
+			void *ctx, nwn_compiled *out, lfs_error *err);
+
+/** Zeroed memory from @p c's arena (freed with it); NULL when out of memory. */
+void *nwn_compiled_zalloc(nwn_compiled *c, size_t n);
+
+/** Free everything of @p c (NULL and zeroed structs are fine). */
+void nwn_compiled_free(nwn_compiled *c);
+
 #endif
