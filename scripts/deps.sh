@@ -8,6 +8,8 @@ pkgs=(
 	build-essential libc6-dev gcc clang meson ninja-build pkg-config
 	libfuse3-dev fuse3 libcmocka-dev libpng-dev libstb-dev
 	python3 kmod util-linux procps psmisc diffutils findutils
+	# programs the edit_* integration tests save views with
+	vim neovim emacs-nox nano libglib2.0-bin sed coreutils
 )
 
 if [ "$(id -u)" -eq 0 ]; then

@@ -4,13 +4,15 @@
  *
  * Every handler makes one call into src/fs (which returns 0 or a positive
  * errno) and sends exactly one reply on every path. Kernel behaviour the code
- * depends on is noted at the point of use. The mount is read-only for now:
- * the session is mounted with "-o ro" and every namespace/write operation
- * replies EROFS as a second line of defence.
+ * depends on is noted at the point of use. The mount is read-write
+ * (docs/editing.md): writes to views are committed by FLUSH/FSYNC/RENAME in
+ * src/fs; the kernel notifications that follow are sent by the fs layer's
+ * notification thread, never from a handler here.
  */
 #include "fuse_ll.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,13 @@
 static lfs_ll *ll_of(fuse_req_t req)
 {
 	return fuse_req_userdata(req);
+}
+
+static lfs_fs_ctx ctx_of(fuse_req_t req)
+{
+	const struct fuse_ctx *c = fuse_req_ctx(req);
+	lfs_fs_ctx x = { .uid = c->uid, .gid = c->gid, .pid = c->pid };
+	return x;
 }
 
 static void to_fep(const lfs_fs_entry *e, struct fuse_entry_param *fe)
@@ -40,8 +49,15 @@ static void ll_init(void *userdata, struct fuse_conn_info *conn)
 		conn->want |= FUSE_CAP_CACHE_SYMLINKS;
 	/* No NFS export: node ids are reused after forget. */
 	conn->want &= ~FUSE_CAP_EXPORT_SUPPORT;
-	/* Write-through keeps every byte visible at write() return (later, writable issue). */
+	/* Write-through keeps every byte visible at write() return: a commit at
+	 * FLUSH/FSYNC sees the whole text (shared/notes/fuse-generated-fs.md §8). */
 	conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
+	/*
+	 * O_TRUNC as a SETATTR(size 0): with zero-message open there is no OPEN
+	 * that could carry the truncation, and with atomic_o_trunc the kernel
+	 * would then truncate only its own page cache.
+	 */
+	conn->want &= ~FUSE_CAP_ATOMIC_O_TRUNC;
 	ll->no_open_ok = conn->capable & FUSE_CAP_NO_OPEN_SUPPORT;
 	ll->no_opendir_ok = conn->capable & FUSE_CAP_NO_OPENDIR_SUPPORT;
 }
@@ -115,14 +131,17 @@ static void ll_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, ENOSYS);
 		return;
 	}
-	int r = lfs_fs_open_check(ll->fs, ino, fi->flags, false);
+	bool view = false;
+	int r = lfs_fs_open_check(ll->fs, ino, fi->flags, false, &view);
 	if (r) {
 		fuse_reply_err(req, r);
 		return;
 	}
-	/* Content changes only with SOURCE; the watcher invalidates pages then. */
+	/* Content changes with SOURCE (the watcher invalidates pages then) or
+	 * through this mount (the kernel's pages are the written bytes). */
 	fi->keep_cache = 1;
-	fi->noflush = 1;
+	/* A read-only close never commits: no FLUSH for it. */
+	fi->noflush = (fi->flags & O_ACCMODE) == O_RDONLY;
 	fi->fh = 0;
 	fuse_reply_open(req, fi);
 }
@@ -159,24 +178,27 @@ static void ll_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 
 static void ll_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	(void)ino;
 	(void)fi;
 	/*
-	 * FLUSH is sent on every close(2), even in zero-message-open mode: one
-	 * round trip per file of a `grep -r`. Nothing to commit while the mount is
-	 * read-only, so ENOSYS: the kernel then stops sending FLUSH for the rest
-	 * of the connection (fc->no_flush). The writable mount will need FLUSH
-	 * back (commit errors reach close(2) only from FLUSH).
+	 * FLUSH is sent on every close(2), even in zero-message-open mode, and
+	 * its error is what close(2) returns: the commit point of a view written
+	 * since its last commit (EINVAL for a bad edit). Never ENOSYS: the kernel
+	 * would stop sending it for good. Costs one round trip per close of a
+	 * `grep -r` (docs/performance.md) — except on a read-only mount, where
+	 * nothing can be committed: ENOSYS there, and the kernel stops sending it.
 	 */
-	fuse_reply_err(req, ENOSYS);
+	if (ll_of(req)->read_only)
+		return (void)fuse_reply_err(req, ENOSYS);
+	lfs_fs_ctx c = ctx_of(req);
+	fuse_reply_err(req, lfs_fs_flush(ll_of(req)->fs, ino, &c));
 }
 
 static void ll_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
 {
-	(void)ino;
-	(void)datasync;
 	(void)fi;
-	fuse_reply_err(req, 0);
+	/* Implemented (an ENOSYS reply is cached by the kernel and could never
+	 * report a refused save later). */
+	fuse_reply_err(req, lfs_fs_fsync(ll_of(req)->fs, ino, datasync != 0));
 }
 
 static void ll_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -186,7 +208,7 @@ static void ll_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 		fuse_reply_err(req, ENOSYS); /* FUSE_CAP_NO_OPENDIR_SUPPORT, as for open */
 		return;
 	}
-	int r = lfs_fs_open_check(ll->fs, ino, fi->flags, true);
+	int r = lfs_fs_open_check(ll->fs, ino, fi->flags, true, NULL);
 	if (r) {
 		fuse_reply_err(req, r);
 		return;
@@ -290,88 +312,132 @@ static void ll_statfs(fuse_req_t req, fuse_ino_t ino)
 		fuse_reply_statfs(req, &sv);
 }
 
-/* ---- read-only for now: every change is refused with EROFS ---- */
+/* ---- changes (docs/editing.md) ---- */
+
+/* Reply with a new entry; the kernel counts the lookup only when it gets it. */
+static void reply_new_entry(fuse_req_t req, int r, const lfs_fs_entry *e)
+{
+	if (r) {
+		fuse_reply_err(req, r);
+		return;
+	}
+	struct fuse_entry_param fe;
+	to_fep(e, &fe);
+	if (fuse_reply_entry(req, &fe) != 0)
+		lfs_fs_forget(ll_of(req)->fs, e->ino, 1);
+}
 
 static void ll_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
 		       struct fuse_file_info *fi)
 {
-	(void)ino;
-	(void)attr;
-	(void)to_set;
 	(void)fi;
-	fuse_reply_err(req, EROFS);
+	int set = 0;
+	if (to_set & FUSE_SET_ATTR_MODE)
+		set |= LFS_SET_MODE;
+	if (to_set & FUSE_SET_ATTR_UID)
+		set |= LFS_SET_UID;
+	if (to_set & FUSE_SET_ATTR_GID)
+		set |= LFS_SET_GID;
+	if (to_set & FUSE_SET_ATTR_SIZE)
+		set |= LFS_SET_SIZE;
+	if (to_set & FUSE_SET_ATTR_ATIME)
+		set |= LFS_SET_ATIME;
+	if (to_set & FUSE_SET_ATTR_MTIME)
+		set |= LFS_SET_MTIME;
+	if (to_set & FUSE_SET_ATTR_ATIME_NOW)
+		set |= LFS_SET_ATIME_NOW;
+	if (to_set & FUSE_SET_ATTR_MTIME_NOW)
+		set |= LFS_SET_MTIME_NOW;
+	if (to_set & FUSE_SET_ATTR_CTIME)
+		set |= LFS_SET_CTIME;
+	lfs_fs_ctx c = ctx_of(req);
+	struct stat st;
+	double timeout;
+	int r = lfs_fs_setattr(ll_of(req)->fs, ino, attr, set, &c, &st, &timeout);
+	if (r)
+		fuse_reply_err(req, r);
+	else
+		fuse_reply_attr(req, &st, timeout);
 }
 
 static void ll_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
 		     struct fuse_file_info *fi)
 {
-	(void)ino;
-	(void)buf;
-	(void)size;
-	(void)off;
 	(void)fi;
-	fuse_reply_err(req, EROFS);
+	size_t n = 0;
+	lfs_fs_ctx c = ctx_of(req);
+	int r = lfs_fs_write(ll_of(req)->fs, ino, buf, size, off, &c, &n);
+	if (r)
+		fuse_reply_err(req, r);
+	else
+		fuse_reply_write(req, n);
 }
 
 static void ll_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
 		      struct fuse_file_info *fi)
 {
-	(void)parent;
-	(void)name;
-	(void)mode;
-	(void)fi;
-	fuse_reply_err(req, EROFS);
+	lfs_ll *ll = ll_of(req);
+	lfs_fs_ctx c = ctx_of(req);
+	lfs_fs_entry e;
+	int r = lfs_fs_create(ll->fs, parent, name, mode, fi->flags, &c, &e);
+	if (r) {
+		fuse_reply_err(req, r);
+		return;
+	}
+	struct fuse_entry_param fe;
+	to_fep(&e, &fe);
+	/* Per-inode state only (docs/mount.md "Zero-message open"): no handle. */
+	fi->fh = 0;
+	fi->keep_cache = 1;
+	if (fuse_reply_create(req, &fe, fi) != 0)
+		lfs_fs_forget(ll->fs, e.ino, 1);
 }
 
 static void ll_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode, dev_t rdev)
 {
-	(void)parent;
-	(void)name;
-	(void)mode;
-	(void)rdev;
-	fuse_reply_err(req, EROFS);
+	lfs_fs_ctx c = ctx_of(req);
+	lfs_fs_entry e;
+	int r = lfs_fs_mknod(ll_of(req)->fs, parent, name, mode, rdev, &c, &e);
+	reply_new_entry(req, r, &e);
 }
 
 static void ll_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
 {
-	(void)parent;
-	(void)name;
-	(void)mode;
-	fuse_reply_err(req, EROFS);
+	lfs_fs_ctx c = ctx_of(req);
+	lfs_fs_entry e;
+	int r = lfs_fs_mkdir(ll_of(req)->fs, parent, name, mode, &c, &e);
+	reply_new_entry(req, r, &e);
 }
 
 static void ll_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
-	(void)parent;
-	(void)name;
-	fuse_reply_err(req, EROFS);
+	fuse_reply_err(req, lfs_fs_unlink(ll_of(req)->fs, parent, name));
+}
+
+static void ll_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	fuse_reply_err(req, lfs_fs_rmdir(ll_of(req)->fs, parent, name));
 }
 
 static void ll_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, const char *name)
 {
-	(void)link;
-	(void)parent;
-	(void)name;
-	fuse_reply_err(req, EROFS);
+	lfs_fs_ctx c = ctx_of(req);
+	lfs_fs_entry e;
+	int r = lfs_fs_symlink(ll_of(req)->fs, link, parent, name, &c, &e);
+	reply_new_entry(req, r, &e);
 }
 
 static void ll_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t newparent,
 		      const char *newname, unsigned int flags)
 {
-	(void)parent;
-	(void)name;
-	(void)newparent;
-	(void)newname;
-	(void)flags;
-	fuse_reply_err(req, EROFS);
+	fuse_reply_err(req, lfs_fs_rename(ll_of(req)->fs, parent, name, newparent, newname, flags));
 }
 
 static void ll_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *newname)
 {
-	(void)ino;
-	(void)newparent;
-	(void)newname;
-	fuse_reply_err(req, EROFS);
+	lfs_fs_entry e;
+	int r = lfs_fs_link(ll_of(req)->fs, ino, newparent, newname, &e);
+	reply_new_entry(req, r, &e);
 }
 
 static const struct fuse_lowlevel_ops ops = {
@@ -385,7 +451,7 @@ static const struct fuse_lowlevel_ops ops = {
 	.mknod = ll_mknod,
 	.mkdir = ll_mkdir,
 	.unlink = ll_unlink,
-	.rmdir = ll_unlink,
+	.rmdir = ll_rmdir,
 	.symlink = ll_symlink,
 	.rename = ll_rename,
 	.link = ll_link,

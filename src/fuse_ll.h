@@ -19,6 +19,7 @@ typedef struct lfs_ll {
 	struct fuse_session *se;               /**< set after fuse_session_new() */
 	struct fuse_conn_info_opts *conn_opts; /**< libfuse's -o options for the connection */
 	bool zero_open;   /**< reply ENOSYS to open/opendir (docs/mount.md "Zero-message open") */
+	bool read_only;   /**< "-o ro": nothing to commit, so FLUSH gets ENOSYS (no round trip per close) */
 	/* filled in init(): what the kernel supports */
 	bool no_open_ok, no_opendir_ok;
 } lfs_ll;

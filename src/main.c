@@ -31,6 +31,9 @@ struct lfs_options {
 	int nowatch;
 	int mt;
 	int kernel_open;
+	int ro; /* "-o ro" seen (also passed on to the kernel) */
+	double unlink_grace;
+	unsigned edit_mb;
 	char *source;
 };
 
@@ -47,6 +50,10 @@ static const struct fuse_opt lfs_opts[] = {
 	LFS_OPT("st", mt, 0),
 	LFS_OPT("kernel_open", kernel_open, 1),
 	LFS_OPT("zero_open", kernel_open, 0),
+	LFS_OPT("unlink_grace=%lf", unlink_grace, 0),
+	LFS_OPT("edit_size=%u", edit_mb, 0),
+	LFS_OPT("ro", ro, 1),
+	FUSE_OPT_KEY("ro", FUSE_OPT_KEY_KEEP),
 	FUSE_OPT_END
 };
 
@@ -64,11 +71,12 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outa
 static void usage(const char *prog)
 {
 	printf("usage: %s [options] SOURCE MOUNTPOINT\n\n"
-	       "Mounts SOURCE at MOUNTPOINT (read-only). Every NWN binary model X.mdl in\n"
-	       "SOURCE appears as a folder X.mdl/ of generated text views; every other\n"
-	       "file passes through unchanged. Files that look like models but do not\n"
-	       "decode pass through and are listed in MOUNTPOINT/.legacyfs/errors.\n"
-	       "See docs/mount.md.\n\n", prog);
+	       "Mounts SOURCE at MOUNTPOINT. Every binary model X.mdl/.nod/.nad/.nil/.sod\n"
+	       "in SOURCE appears as a folder X/ of generated text views; saving a view\n"
+	       "re-encodes the model (NIL and some views are read-only); every\n"
+	       "other file passes through read-write. Files that look like models but\n"
+	       "do not decode pass through and are listed in MOUNTPOINT/.legacyfs/errors.\n"
+	       "See docs/mount.md and docs/editing.md. Add -o ro for a read-only mount.\n\n", prog);
 	printf("legacyfs options:\n"
 	       "    -o timeout=SECONDS     kernel cache time of names and attributes\n"
 	       "                           (default 86400 with the watcher, 1 without)\n"
@@ -78,17 +86,19 @@ static void usage(const char *prog)
 	       "    -o max_model_size=MIB  never decode larger files (default 256)\n"
 	       "    -o mt                  multi-threaded loop (default: single thread;\n"
 	       "                           see -o max_threads, -o clone_fd)\n"
-	       "    -o kernel_open         answer OPEN/OPENDIR (default: zero-message open)\n\n");
+	       "    -o kernel_open         answer OPEN/OPENDIR (default: zero-message open)\n"
+	       "    -o unlink_grace=SEC    a deleted view stays absent this long (default 1)\n"
+	       "    -o edit_size=MIB       bound of in-memory edits and scratch files (default 512)\n\n");
 }
 
 /*
- * "-oro,default_permissions,fsname=SOURCE": read-only for now (the kernel
- * answers EROFS before any request), kernel permission checks on the modes we
- * report, and SOURCE in /proc/mounts (',' and '\\' escaped for fuse_opt).
+ * "-odefault_permissions,fsname=SOURCE": kernel permission checks on the
+ * modes we report, and SOURCE in /proc/mounts (',' and '\\' escaped for
+ * fuse_opt). The mount is read-write; "-o ro" from the user still works.
  */
 static char *mount_opts(const char *source)
 {
-	static const char head[] = "-oro,default_permissions,fsname=";
+	static const char head[] = "-odefault_permissions,fsname=";
 	size_t n = strlen(source);
 	char *s = malloc(sizeof(head) + 2 * n);
 	if (!s)
@@ -182,9 +192,8 @@ int main(int argc, char *argv[])
 	if (!ll.conn_opts)
 		goto out;
 	/*
-	 * Read-only for now (EROFS from the kernel before any request), kernel
-	 * permission checks on the modes we report, and a useful fsname in
-	 * /proc/mounts. fuse_opt_add_opt_escaped() escapes ',' and '\' in paths.
+	 * Kernel permission checks on the modes we report (writes included), and
+	 * a useful fsname in /proc/mounts.
 	 */
 	char *oarg = mount_opts(o.source);
 	if (!oarg || fuse_opt_add_arg(&args, oarg) != 0) {
@@ -200,6 +209,8 @@ int main(int argc, char *argv[])
 		.max_model_size = (size_t)o.max_model_mb << 20,
 		.watch = !o.nowatch,
 		.debug = opts.debug,
+		.unlink_grace = o.unlink_grace,
+		.edit_bytes = (size_t)o.edit_mb << 20,
 		.log = log_to_fuse,
 	};
 	int r = lfs_fs_new(o.source, &fo, &fs);
@@ -207,6 +218,7 @@ int main(int argc, char *argv[])
 		goto out;
 	ll.fs = fs;
 	ll.zero_open = !o.kernel_open;
+	ll.read_only = o.ro;
 
 	se = fuse_session_new(&args, lfs_ll_ops(), sizeof(struct fuse_lowlevel_ops), &ll);
 	if (!se)

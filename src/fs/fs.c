@@ -12,8 +12,14 @@
  *    new id is made: the kernel must never see an inode change its type.
  *  - Source paths are relative to SOURCE ("." is the root) and are opened
  *    with *at() calls on the root fd, final component O_NOFOLLOW.
- *  - fs->mu protects the node tables, the cache and the error list. It is
- *    never held during source I/O, view building or watcher notifications.
+ *  - fs->mu protects the node tables, the cache, the error list and the
+ *    editing state (struct mstate: overlays, scratch names, messages). It is
+ *    never held during source I/O, view building, commits or notifications.
+ *    A commit holds its model's commit_mu (taken before fs->mu, never the
+ *    other way round).
+ *  - Editing state is keyed by the model file's path relative to SOURCE and
+ *    by view path, never by node: nodes come and go with the kernel's
+ *    lookup counts, an edit must not (docs/editing.md).
  */
 #define _GNU_SOURCE
 #include "fs.h"
@@ -37,6 +43,8 @@
 
 #include "cache.h"
 #include "errlog.h"
+#include "membuf.h"
+#include "replace.h"
 #include "source.h"
 #include "texture.h"
 
@@ -59,6 +67,104 @@ enum nkind {
 	K_VFILE,  /* generated file */
 	K_CTLDIR, /* /.legacyfs */
 	K_CTLERR, /* /.legacyfs/errors */
+	K_SCRATCH, /* in-memory file or symlink in a model folder's scratch namespace */
+	K_MERR,   /* <model>/errors.txt: messages of refused saves */
+};
+
+/* One pending kernel notification. */
+struct inval {
+	uint64_t id;
+	char *name; /* NULL: inval_inode(id); else inval_entry(id, name) */
+};
+
+struct inval_list {
+	struct inval *v;
+	size_t n, cap;
+};
+
+/* ---- editing state (docs/editing.md) ---- */
+
+/* A scratch file or symlink: in memory, never written to SOURCE. */
+struct sobj {
+	unsigned refs;   /* names + nodes */
+	unsigned nlink;  /* names */
+	lfs_membuf data; /* file bytes, or the symlink target */
+	mode_t mode;     /* S_IFREG or S_IFLNK | permission bits */
+	uid_t uid;
+	gid_t gid;
+	struct timespec atime, mtime, ctime;
+	uint64_t sino;
+	bool base_valid; /* the text came from a view whose generated text hashed base_hash */
+	uint64_t base_hash;
+};
+
+struct sname {
+	char *vpath; /* path inside the model folder */
+	struct sobj *obj;
+	struct sname *next;
+};
+
+/* The text of a view being edited. */
+struct overlay {
+	char *vpath;
+	lfs_membuf text;
+	bool written;    /* WRITE since the last commit attempt: FLUSH commits */
+	bool modified;   /* WRITE or truncate since then: FSYNC commits */
+	bool base_valid; /* generated text the edit started from (hash) */
+	uint64_t base_hash;
+	uint64_t gen;    /* bumped on every change */
+	pid_t writer;    /* thread group of the last WRITE (0 = unknown) */
+	struct timespec mtime;
+	struct overlay *next;
+};
+
+/* A deleted view: absent until re-created or until the grace time ends. */
+struct hidden {
+	char *vpath;
+	struct timespec until; /* CLOCK_MONOTONIC */
+	uint64_t dir_id;       /* folder to invalidate when the view comes back */
+	struct hidden *next;
+};
+
+/* Base of a view whose node went away (rename/unlink), for its next overlay. */
+struct pbase {
+	char *vpath;
+	uint64_t hash;
+	struct pbase *next;
+};
+
+/* Message of the last refused save of one view. */
+struct merr {
+	char *vpath;
+	char *text; /* complete lines */
+	struct timespec when;
+	struct merr *next;
+};
+
+/*
+ * The generated text last served by READ for (model path, view path): the
+ * base of the next edit of that view (stale-save check). A direct-mapped
+ * table: a collision forgets an entry, and a forgotten base only means the
+ * check is skipped for that save.
+ */
+#define SERVED_SLOTS 4096
+struct served {
+	char *key;      /* "<model rel>\x01<view path>" */
+	uint64_t hash;  /* of the text */
+	uint64_t dev, ino; /* source version it was generated from */
+	int64_t size, mtime;
+};
+
+/* Editing state of one model file; kept until the fs is freed. */
+struct mstate {
+	char *rel;
+	pthread_mutex_t commit_mu;
+	struct sname *names;
+	struct overlay *ovl;
+	struct hidden *hidden;
+	struct pbase *pbase;
+	struct merr *errs;
+	struct mstate *next;
 };
 
 /* One readdir listing of a folder. */
@@ -94,6 +200,8 @@ struct node {
 	struct node *wnext;  /* watch hash chain */
 	struct dirsnap *snap;
 	uint64_t dirty_gen;  /* bumped by the watcher when the folder's content changed */
+	struct sobj *sobj;   /* K_SCRATCH: the object (one reference) */
+	bool self_commit;    /* K_MODEL: SOURCE was just replaced by our own commit */
 };
 
 struct lfs_fs {
@@ -119,8 +227,17 @@ struct lfs_fs {
 	lfs_errlog errors;
 	uint64_t builds, build_failures;
 
-	/* watcher */
-	int ifd, stopfd;
+	/* editing */
+	struct mstate *mstates;
+	size_t edit_used, edit_max;
+	uint64_t next_sino;
+	size_t nhidden;
+	uint64_t commits, commit_noops, commit_refused;
+	struct inval_list pending; /* notifications queued by requests, sent by the thread */
+	struct served *served;     /* SERVED_SLOTS entries, allocated on first use */
+
+	/* watcher / notification thread */
+	int ifd, stopfd, kickfd;
 	bool thread_running;
 	pthread_t thread;
 	lfs_fs_notify notify;
@@ -128,6 +245,9 @@ struct lfs_fs {
 	uint64_t nwatches;
 	bool watch_warned;
 };
+
+static void sobj_unref(lfs_fs *fs, struct sobj *o);
+static void inval_add(struct inval_list *l, uint64_t id, const char *name);
 
 /* ------------------------------------------------------------------ */
 /* logging                                                             */
@@ -166,12 +286,15 @@ static uint64_t fnv64(uint64_t h, const void *p, size_t n)
 	return h;
 }
 
-/* st_ino of a generated file/folder: hash of (model dev, ino, view path). */
+/*
+ * st_ino of a generated file/folder: hash of (model file path, view path).
+ * Not of the model's inode: a save through the mount replaces the model file
+ * (new inode) and the views must keep their numbers.
+ */
 static uint64_t view_ino(const struct node *model, const char *vpath)
 {
 	uint64_t h = 0xcbf29ce484222325ULL;
-	h = fnv64(h, &model->src_dev, sizeof(model->src_dev));
-	h = fnv64(h, &model->src_ino, sizeof(model->src_ino));
+	h = fnv64(h, model->rel, strlen(model->rel) + 1);
 	h = fnv64(h, vpath, strlen(vpath));
 	h |= VINO_BIT;
 	if (h == CTL_INO || h == ERRORS_INO)
@@ -456,6 +579,8 @@ static void maybe_free(lfs_fs *fs, struct node *n)
 			fs->nwatches--;
 		}
 		snap_unref(n->snap);
+		if (n->sobj)
+			sobj_unref(fs, n->sobj);
 		fs->slots[n->id] = NULL;
 		if (fs->nfree < fs->free_cap)
 			fs->free_ids[fs->nfree++] = n->id;
@@ -665,6 +790,15 @@ static bool view_is_dir(const lfs_viewset *vs, const char *vpath)
 	return i < vs->n_views && strncmp(vs->views[i].path, key, l + 1) == 0;
 }
 
+/* Does the model have any view that can be written back? */
+static bool vs_writable(const lfs_viewset *vs)
+{
+	for (size_t i = 0; i < vs->n_views; i++)
+		if (lfs_view_writable(vs->format, vs->views[i].path))
+			return true;
+	return false;
+}
+
 static void fill_virtual_dir(struct stat *a, const struct stat *src, const lfs_viewset *vs,
 			     const char *vpath, uint64_t ino)
 {
@@ -673,6 +807,10 @@ static void fill_virtual_dir(struct stat *a, const struct stat *src, const lfs_v
 	view_children(vs, vpath, count_dirs_cb, &ndirs);
 	a->st_ino = ino;
 	a->st_mode = S_IFDIR | dir_perm_from(src->st_mode);
+	/* Folders of writable models take the model file's write bits: editors
+	 * create their swap, backup and temp files there (scratch namespace). */
+	if (vs_writable(vs))
+		a->st_mode |= src->st_mode & 0222;
 	a->st_nlink = 2 + ndirs;
 	a->st_uid = src->st_uid;
 	a->st_gid = src->st_gid;
@@ -684,20 +822,44 @@ static void fill_virtual_dir(struct stat *a, const struct stat *src, const lfs_v
 	a->st_dev = src->st_dev;
 }
 
-static void fill_view_file(struct stat *a, const struct stat *src, const lfs_view *v, uint64_t ino)
+/*
+ * A generated file: @p size bytes; times of the model file unless @p mtime
+ * (text being edited); the model file's read bits, plus its write bits when
+ * the view can be written back.
+ */
+static void fill_view_file(struct stat *a, const struct stat *src, size_t size,
+			   const struct timespec *mtime, bool writable, uint64_t ino)
 {
 	memset(a, 0, sizeof(*a));
 	a->st_ino = ino;
-	a->st_mode = S_IFREG | (src->st_mode & 0444);
+	a->st_mode = S_IFREG | (src->st_mode & (writable ? 0666 : 0444));
 	a->st_nlink = 1;
 	a->st_uid = src->st_uid;
 	a->st_gid = src->st_gid;
-	a->st_size = (off_t)v->size;
-	a->st_blocks = (blkcnt_t)((v->size + 511) / 512);
+	a->st_size = (off_t)size;
+	a->st_blocks = (blkcnt_t)((size + 511) / 512);
 	a->st_blksize = 4096;
 	a->st_atim = src->st_atim;
-	a->st_mtim = src->st_mtim;
-	a->st_ctim = src->st_ctim;
+	a->st_mtim = mtime ? *mtime : src->st_mtim;
+	a->st_ctim = mtime ? *mtime : src->st_ctim;
+	a->st_dev = src->st_dev;
+}
+
+/* A scratch object (fs->mu held). */
+static void fill_scratch(struct stat *a, const struct stat *src, const struct sobj *o)
+{
+	memset(a, 0, sizeof(*a));
+	a->st_ino = o->sino;
+	a->st_mode = o->mode;
+	a->st_nlink = o->nlink ? o->nlink : 1;
+	a->st_uid = o->uid;
+	a->st_gid = o->gid;
+	a->st_size = (off_t)o->data.len;
+	a->st_blocks = (blkcnt_t)((o->data.len + 511) / 512);
+	a->st_blksize = 4096;
+	a->st_atim = o->atime;
+	a->st_mtim = o->mtime;
+	a->st_ctim = o->ctime;
 	a->st_dev = src->st_dev;
 }
 
@@ -759,6 +921,483 @@ static int model_views(lfs_fs *fs, const struct node *model, struct srcinfo *si)
 }
 
 /* ------------------------------------------------------------------ */
+/* editing state (fs->mu held unless noted)                            */
+
+static struct timespec now_real(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_REALTIME, &t);
+	return t;
+}
+
+static struct timespec now_mono(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t;
+}
+
+static uint64_t text_hash(const char *p, size_t n)
+{
+	return fnv64(0xcbf29ce484222325ULL, p, n);
+}
+
+/* Wake the notification thread (any thread, lock held or not). */
+static void kick(lfs_fs *fs)
+{
+	uint64_t one = 1;
+	if (fs->kickfd >= 0 && write(fs->kickfd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		fs_log(fs, LFS_LOG_WARNING, "cannot wake the notification thread: %s", strerror(errno));
+}
+
+static void inval_subtree(struct inval_list *l, struct node *n);
+
+static struct mstate *ms_find(lfs_fs *fs, const char *rel)
+{
+	for (struct mstate *m = fs->mstates; m; m = m->next)
+		if (strcmp(m->rel, rel) == 0)
+			return m;
+	return NULL;
+}
+
+static struct mstate *ms_get(lfs_fs *fs, const char *rel)
+{
+	struct mstate *m = ms_find(fs, rel);
+	if (m)
+		return m;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return NULL;
+	m->rel = strdup(rel);
+	if (!m->rel) {
+		free(m);
+		return NULL;
+	}
+	pthread_mutex_init(&m->commit_mu, NULL);
+	m->next = fs->mstates;
+	fs->mstates = m;
+	return m;
+}
+
+static struct sname *sname_find(struct mstate *ms, const char *vpath)
+{
+	for (struct sname *s = ms ? ms->names : NULL; s; s = s->next)
+		if (strcmp(s->vpath, vpath) == 0)
+			return s;
+	return NULL;
+}
+
+static struct overlay *ovl_find(struct mstate *ms, const char *vpath)
+{
+	for (struct overlay *o = ms ? ms->ovl : NULL; o; o = o->next)
+		if (strcmp(o->vpath, vpath) == 0)
+			return o;
+	return NULL;
+}
+
+static void ovl_drop(lfs_fs *fs, struct mstate *ms, const char *vpath)
+{
+	for (struct overlay **pp = &ms->ovl; *pp; pp = &(*pp)->next) {
+		struct overlay *o = *pp;
+		if (strcmp(o->vpath, vpath) != 0)
+			continue;
+		*pp = o->next;
+		fs->edit_used -= o->text.len;
+		lfs_membuf_free(&o->text);
+		free(o->vpath);
+		free(o);
+		return;
+	}
+}
+
+/* Room for a buffer to go from @p oldlen to @p newlen bytes? */
+static int edit_room(lfs_fs *fs, size_t oldlen, uint64_t newlen)
+{
+	if (newlen > oldlen && newlen - oldlen > fs->edit_max - fs->edit_used)
+		return ENOSPC;
+	return 0;
+}
+
+static void edit_account(lfs_fs *fs, size_t oldlen, size_t newlen)
+{
+	fs->edit_used = fs->edit_used - oldlen + newlen;
+}
+
+static bool pbase_take(struct mstate *ms, const char *vpath, uint64_t *hash)
+{
+	for (struct pbase **pp = &ms->pbase; *pp; pp = &(*pp)->next) {
+		struct pbase *b = *pp;
+		if (strcmp(b->vpath, vpath) != 0)
+			continue;
+		*hash = b->hash;
+		*pp = b->next;
+		free(b->vpath);
+		free(b);
+		return true;
+	}
+	return false;
+}
+
+static void pbase_set(struct mstate *ms, const char *vpath, uint64_t hash)
+{
+	uint64_t old;
+	pbase_take(ms, vpath, &old);
+	struct pbase *b = calloc(1, sizeof(*b));
+	if (!b || !(b->vpath = strdup(vpath))) {
+		free(b);
+		return;
+	}
+	b->hash = hash;
+	b->next = ms->pbase;
+	ms->pbase = b;
+}
+
+static char *served_key(const char *rel, const char *vpath, size_t *slot)
+{
+	size_t rl = strlen(rel), vl = strlen(vpath);
+	char *k = malloc(rl + vl + 2);
+	if (!k)
+		return NULL;
+	memcpy(k, rel, rl);
+	k[rl] = '\x01';
+	memcpy(k + rl + 1, vpath, vl + 1);
+	*slot = (size_t)(text_hash(k, rl + vl + 1) % SERVED_SLOTS);
+	return k;
+}
+
+/* Base of the next edit of (rel, vpath) (fs->mu held). */
+static bool served_get(lfs_fs *fs, const char *rel, const char *vpath, uint64_t *hash)
+{
+	size_t slot;
+	if (!fs->served)
+		return false;
+	char *k = served_key(rel, vpath, &slot);
+	bool ok = k && fs->served[slot].key && strcmp(fs->served[slot].key, k) == 0;
+	if (ok)
+		*hash = fs->served[slot].hash;
+	free(k);
+	return ok;
+}
+
+/* Is (rel, vpath) recorded for this source version? (fs->mu held) */
+static bool served_known(lfs_fs *fs, const char *rel, const char *vpath, const lfs_cache_key *v)
+{
+	size_t slot;
+	if (!fs->served)
+		return false;
+	char *k = served_key(rel, vpath, &slot);
+	const struct served *e = &fs->served[slot];
+	bool ok = k && e->key && strcmp(e->key, k) == 0 && e->dev == v->dev && e->ino == v->ino &&
+		  e->size == v->size && e->mtime == v->mtime_ns;
+	free(k);
+	return ok;
+}
+
+static void served_set(lfs_fs *fs, const char *rel, const char *vpath, uint64_t hash,
+		       const lfs_cache_key *v)
+{
+	size_t slot;
+	if (!fs->served && !(fs->served = calloc(SERVED_SLOTS, sizeof(*fs->served))))
+		return;
+	char *k = served_key(rel, vpath, &slot);
+	if (!k)
+		return;
+	struct served *e = &fs->served[slot];
+	free(e->key);
+	e->key = k;
+	e->hash = hash;
+	e->dev = v->dev;
+	e->ino = v->ino;
+	e->size = v->size;
+	e->mtime = v->mtime_ns;
+}
+
+/*
+ * Make the overlay of view @p vpath from its current text @p init. Base: the
+ * text the mount last served for this view, else the base left by an
+ * overlay that moved away, else none. NULL when out of memory / over the
+ * bound (*err set).
+ */
+static struct overlay *ovl_new(lfs_fs *fs, struct mstate *ms, const char *vpath, const char *init,
+			       size_t n, int *err)
+{
+	*err = edit_room(fs, 0, n);
+	if (*err)
+		return NULL;
+	struct overlay *o = calloc(1, sizeof(*o));
+	if (!o || !(o->vpath = strdup(vpath)) || lfs_membuf_set(&o->text, init, n) != 0) {
+		if (o)
+			free(o->vpath);
+		free(o);
+		*err = ENOMEM;
+		return NULL;
+	}
+	uint64_t h;
+	if (served_get(fs, ms->rel, vpath, &h)) {
+		o->base_valid = true;
+		o->base_hash = h;
+		pbase_take(ms, vpath, &h);
+	} else if (pbase_take(ms, vpath, &h)) {
+		o->base_valid = true;
+		o->base_hash = h;
+	}
+	o->mtime = now_real();
+	edit_account(fs, 0, n);
+	o->next = ms->ovl;
+	ms->ovl = o;
+	return o;
+}
+
+static bool hidden_active(lfs_fs *fs, struct mstate *ms, const char *vpath)
+{
+	if (!ms)
+		return false;
+	struct timespec now = now_mono();
+	for (struct hidden **pp = &ms->hidden; *pp; pp = &(*pp)->next) {
+		struct hidden *h = *pp;
+		if (strcmp(h->vpath, vpath) != 0)
+			continue;
+		if (ts_ns(&now) < ts_ns(&h->until))
+			return true;
+		*pp = h->next;
+		free(h->vpath);
+		free(h);
+		fs->nhidden--;
+		return false;
+	}
+	return false;
+}
+
+static void hidden_clear(lfs_fs *fs, struct mstate *ms, const char *vpath)
+{
+	for (struct hidden **pp = &ms->hidden; *pp; pp = &(*pp)->next) {
+		struct hidden *h = *pp;
+		if (strcmp(h->vpath, vpath) != 0)
+			continue;
+		*pp = h->next;
+		free(h->vpath);
+		free(h);
+		fs->nhidden--;
+		return;
+	}
+}
+
+static int hidden_add(lfs_fs *fs, struct mstate *ms, const char *vpath, uint64_t dir_id)
+{
+	hidden_clear(fs, ms, vpath);
+	struct hidden *h = calloc(1, sizeof(*h));
+	if (!h || !(h->vpath = strdup(vpath))) {
+		free(h);
+		return ENOMEM;
+	}
+	struct timespec t = now_mono();
+	int64_t until = ts_ns(&t) + (int64_t)(fs->o.unlink_grace * 1e9);
+	h->until.tv_sec = until / 1000000000;
+	h->until.tv_nsec = until % 1000000000;
+	h->dir_id = dir_id;
+	h->next = ms->hidden;
+	ms->hidden = h;
+	fs->nhidden++;
+	return 0;
+}
+
+/* Views whose grace time ended: forget them and refresh their folders in the kernel. */
+static void hidden_expire(lfs_fs *fs, struct inval_list *l)
+{
+	struct timespec now = now_mono();
+	for (struct mstate *ms = fs->mstates; ms; ms = ms->next)
+		for (struct hidden **pp = &ms->hidden; *pp;) {
+			struct hidden *h = *pp;
+			if (ts_ns(&now) < ts_ns(&h->until)) {
+				pp = &h->next;
+				continue;
+			}
+			inval_add(l, h->dir_id, NULL);
+			*pp = h->next;
+			free(h->vpath);
+			free(h);
+			fs->nhidden--;
+		}
+}
+
+static void merr_clear(struct mstate *ms, const char *vpath)
+{
+	for (struct merr **pp = &ms->errs; *pp; pp = &(*pp)->next) {
+		struct merr *e = *pp;
+		if (strcmp(e->vpath, vpath) != 0)
+			continue;
+		*pp = e->next;
+		free(e->vpath);
+		free(e->text);
+		free(e);
+		return;
+	}
+}
+
+static void merr_clear_all(struct mstate *ms)
+{
+	while (ms->errs) {
+		struct merr *e = ms->errs;
+		ms->errs = e->next;
+		free(e->vpath);
+		free(e->text);
+		free(e);
+	}
+}
+
+static void merr_set(struct mstate *ms, const char *vpath, const char *text)
+{
+	merr_clear(ms, vpath);
+	struct merr *e = calloc(1, sizeof(*e));
+	if (!e || !(e->vpath = strdup(vpath)) || !(e->text = strdup(text))) {
+		if (e)
+			free(e->vpath);
+		free(e);
+		return;
+	}
+	e->when = now_real();
+	/* Append: messages in the order they happened. */
+	struct merr **pp = &ms->errs;
+	while (*pp)
+		pp = &(*pp)->next;
+	*pp = e;
+}
+
+/* errors.txt: the messages, concatenated. */
+static size_t merr_render(const struct mstate *ms, char **out, struct timespec *mtime)
+{
+	size_t n = 0;
+	struct timespec t = { 0, 0 };
+	for (const struct merr *e = ms ? ms->errs : NULL; e; e = e->next) {
+		n += strlen(e->text);
+		if (ts_ns(&e->when) > ts_ns(&t))
+			t = e->when;
+	}
+	if (mtime)
+		*mtime = t;
+	if (!out)
+		return n;
+	*out = malloc(n ? n : 1);
+	if (!*out)
+		return 0;
+	size_t k = 0;
+	for (const struct merr *e = ms->errs; e; e = e->next) {
+		size_t l = strlen(e->text);
+		memcpy(*out + k, e->text, l);
+		k += l;
+	}
+	return n;
+}
+
+static void sobj_unref(lfs_fs *fs, struct sobj *o)
+{
+	if (!o || --o->refs > 0)
+		return;
+	fs->edit_used -= o->data.len;
+	lfs_membuf_free(&o->data);
+	free(o);
+}
+
+static struct sobj *sobj_new(lfs_fs *fs, mode_t mode, uid_t uid, gid_t gid)
+{
+	struct sobj *o = calloc(1, sizeof(*o));
+	if (!o)
+		return NULL;
+	o->mode = mode;
+	o->uid = uid;
+	o->gid = gid;
+	o->atime = o->mtime = o->ctime = now_real();
+	o->sino = VINO_BIT | (1ULL << 62) | ++fs->next_sino;
+	return o;
+}
+
+/* Give @p o the name @p vpath (a new name: the caller checked). */
+static struct sname *sname_add(struct mstate *ms, const char *vpath, struct sobj *o)
+{
+	struct sname *s = calloc(1, sizeof(*s));
+	if (!s || !(s->vpath = strdup(vpath))) {
+		free(s);
+		return NULL;
+	}
+	s->obj = o;
+	o->refs++;
+	o->nlink++;
+	o->ctime = now_real();
+	s->next = ms->names;
+	ms->names = s;
+	return s;
+}
+
+static void sname_remove(lfs_fs *fs, struct mstate *ms, struct sname *s)
+{
+	for (struct sname **pp = &ms->names; *pp; pp = &(*pp)->next) {
+		if (*pp != s)
+			continue;
+		*pp = s->next;
+		s->obj->nlink--;
+		s->obj->ctime = now_real();
+		sobj_unref(fs, s->obj);
+		free(s->vpath);
+		free(s);
+		return;
+	}
+}
+
+/* Replace (or make) scratch file @p vpath with @p n bytes (the ".rejected" copy). */
+static void scratch_put(lfs_fs *fs, struct mstate *ms, const char *vpath, const char *data, size_t n,
+			mode_t perm, uid_t uid, gid_t gid)
+{
+	struct sname *s = sname_find(ms, vpath);
+	struct sobj *o = s && S_ISREG(s->obj->mode) ? s->obj : NULL;
+	if (!o) {
+		if (s)
+			return; /* a symlink of that name: leave it */
+		o = sobj_new(fs, S_IFREG | perm, uid, gid);
+		if (!o)
+			return;
+		if (!sname_add(ms, vpath, o)) {
+			free(o);
+			return;
+		}
+	}
+	if (edit_room(fs, o->data.len, n) != 0)
+		return;
+	size_t old = o->data.len;
+	if (lfs_membuf_set(&o->data, data, n) == 0) {
+		edit_account(fs, old, n);
+		o->mtime = o->ctime = now_real();
+	}
+}
+
+static void ms_free(lfs_fs *fs, struct mstate *ms)
+{
+	while (ms->names)
+		sname_remove(fs, ms, ms->names);
+	while (ms->ovl)
+		ovl_drop(fs, ms, ms->ovl->vpath);
+	while (ms->hidden)
+		hidden_clear(fs, ms, ms->hidden->vpath);
+	uint64_t h;
+	while (ms->pbase)
+		pbase_take(ms, ms->pbase->vpath, &h);
+	merr_clear_all(ms);
+	pthread_mutex_destroy(&ms->commit_mu);
+	free(ms->rel);
+	free(ms);
+}
+
+/* Parent folder path of view path @p vpath ("" = the model folder), into @p buf. */
+static void vdir_of(const char *vpath, char *buf, size_t bufsz)
+{
+	const char *sl = strrchr(vpath, '/');
+	size_t l = sl ? (size_t)(sl - vpath) : 0;
+	if (l >= bufsz)
+		l = bufsz - 1;
+	memcpy(buf, vpath, l);
+	buf[l] = '\0';
+}
+
+/* ------------------------------------------------------------------ */
 /* setup                                                               */
 
 int lfs_fs_new(const char *source, const lfs_fs_opts *opts, lfs_fs **out)
@@ -770,7 +1409,10 @@ int lfs_fs_new(const char *source, const lfs_fs_opts *opts, lfs_fs **out)
 	fs->o = *opts;
 	if (!fs->o.max_model_size)
 		fs->o.max_model_size = (size_t)256 << 20;
-	fs->ifd = fs->stopfd = fs->rootfd = -1;
+	fs->ifd = fs->stopfd = fs->kickfd = fs->rootfd = -1;
+	fs->edit_max = fs->o.edit_bytes ? fs->o.edit_bytes : (size_t)512 << 20;
+	if (!(fs->o.unlink_grace > 0))
+		fs->o.unlink_grace = 1.0;
 	pthread_mutex_init(&fs->mu, NULL);
 	clock_gettime(CLOCK_REALTIME, &fs->start);
 	fs->uid = getuid();
@@ -789,17 +1431,18 @@ int lfs_fs_new(const char *source, const lfs_fs_opts *opts, lfs_fs **out)
 		fs_log(fs, LFS_LOG_ERR, "%s: %s", source, strerror(err));
 		goto fail;
 	}
+	fs->stopfd = eventfd(0, EFD_CLOEXEC);
+	fs->kickfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (fs->stopfd < 0 || fs->kickfd < 0) {
+		err = errno;
+		fs_log(fs, LFS_LOG_ERR, "eventfd: %s", strerror(err));
+		goto fail;
+	}
 	if (fs->o.watch) {
 		fs->ifd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
-		fs->stopfd = eventfd(0, EFD_CLOEXEC);
-		if (fs->ifd < 0 || fs->stopfd < 0) {
+		if (fs->ifd < 0) {
 			fs_log(fs, LFS_LOG_WARNING, "inotify unavailable (%s): SOURCE changes show "
 			       "only after the cache timeout", strerror(errno));
-			if (fs->ifd >= 0)
-				close(fs->ifd);
-			if (fs->stopfd >= 0)
-				close(fs->stopfd);
-			fs->ifd = fs->stopfd = -1;
 			fs->o.watch = false;
 		}
 	}
@@ -844,9 +1487,26 @@ void lfs_fs_free(lfs_fs *fs)
 		if (!n)
 			continue;
 		snap_unref(n->snap);
+		if (n->sobj)
+			sobj_unref(fs, n->sobj);
 		free(n->name);
 		free(n->rel);
 		free(n);
+	}
+	while (fs->mstates) {
+		struct mstate *ms = fs->mstates;
+		fs->mstates = ms->next;
+		ms_free(fs, ms);
+	}
+	for (size_t i = 0; i < fs->pending.n; i++)
+		free(fs->pending.v[i].name);
+	free(fs->pending.v);
+	if (fs->kickfd >= 0)
+		close(fs->kickfd);
+	if (fs->served) {
+		for (size_t i = 0; i < SERVED_SLOTS; i++)
+			free(fs->served[i].key);
+		free(fs->served);
 	}
 	free(fs->slots);
 	free(fs->slot_gen);
@@ -870,7 +1530,7 @@ void lfs_fs_free(lfs_fs *fs)
 
 static void entry_timeouts(lfs_fs *fs, struct node *n, lfs_fs_entry *e)
 {
-	bool volatile_node = n->kind == K_CTLERR;
+	bool volatile_node = n->kind == K_CTLERR || n->kind == K_MERR;
 	e->entry_timeout = volatile_node ? 0 : fs->o.timeout;
 	e->attr_timeout = volatile_node ? 0 : fs->o.timeout;
 }
@@ -880,7 +1540,10 @@ static struct node *child_for(lfs_fs *fs, struct node *parent, const char *name,
 			      uint64_t dev, uint64_t ino, const char *rel, int *err)
 {
 	struct node *c = find_child(fs, parent, name);
-	if (c && (c->kind != kind || c->src_dev != dev || c->src_ino != ino)) {
+	/* Generated nodes belong to their model folder whatever its inode (a
+	 * commit replaces the model file); scratch nodes to their object. */
+	bool generated = kind == K_VDIR || kind == K_VFILE || kind == K_MERR;
+	if (c && (c->kind != kind || (!generated && (c->src_dev != dev || c->src_ino != ino)))) {
 		/* SOURCE changed what this name is: the old node lives on, unfindable,
 		 * until the kernel forgets it; requests on it get ESTALE. */
 		nh_remove(fs, c);
@@ -895,9 +1558,9 @@ static struct node *child_for(lfs_fs *fs, struct node *parent, const char *name,
 		}
 		c->src_dev = dev;
 		c->src_ino = ino;
-		if (kind == K_VDIR || kind == K_VFILE) {
+		if (kind == K_VDIR || kind == K_VFILE || kind == K_MERR || kind == K_SCRATCH) {
 			c->model = parent->kind == K_MODEL ? parent : parent->model;
-			c->sino = view_ino(c->model, c->rel);
+			c->sino = kind == K_SCRATCH ? ino : view_ino(c->model, c->rel);
 		} else {
 			c->sino = ino;
 		}
@@ -946,6 +1609,48 @@ static int lookup_source(lfs_fs *fs, struct node *p, const char *name, lfs_fs_en
 	return r;
 }
 
+/*
+ * Attributes of generated-side node @p c (fs->mu held): view (its overlay
+ * when edited), view folder, scratch object, errors.txt. @p si: the model's
+ * current views.
+ */
+static int fill_gen(lfs_fs *fs, struct node *c, const struct srcinfo *si, struct stat *a)
+{
+	const lfs_viewset *vs = &si->ce->vs;
+	struct mstate *ms = ms_find(fs, c->model->rel);
+	switch (c->kind) {
+	case K_VFILE: {
+		const lfs_view *v = lfs_viewset_find(vs, c->rel);
+		if (!v)
+			return ESTALE;
+		struct overlay *o = ovl_find(ms, c->rel);
+		bool w = lfs_view_writable(vs->format, c->rel);
+		if (o)
+			fill_view_file(a, &si->st, o->text.len, &o->mtime, w, c->sino);
+		else
+			fill_view_file(a, &si->st, v->size, NULL, w, c->sino);
+		return 0;
+	}
+	case K_VDIR:
+		if (!view_is_dir(vs, c->rel))
+			return ESTALE;
+		fill_virtual_dir(a, &si->st, vs, c->rel, c->sino);
+		return 0;
+	case K_SCRATCH:
+		fill_scratch(a, &si->st, c->sobj);
+		return 0;
+	case K_MERR: {
+		struct timespec t;
+		size_t n = merr_render(ms, NULL, &t);
+		fill_view_file(a, &si->st, n, &t, false, c->sino);
+		a->st_mode = S_IFREG | 0444;
+		return 0;
+	}
+	default:
+		return EINVAL;
+	}
+}
+
 static int lookup_view(lfs_fs *fs, struct node *p, const char *name, lfs_fs_entry *e)
 {
 	struct node *model = p->kind == K_MODEL ? p : p->model;
@@ -960,23 +1665,34 @@ static int lookup_view(lfs_fs *fs, struct node *p, const char *name, lfs_fs_entr
 	}
 	const lfs_viewset *vs = &si.ce->vs;
 	const lfs_view *v = lfs_viewset_find(vs, vpath);
-	enum nkind kind = v ? K_VFILE : K_VDIR;
-	if (!v && !view_is_dir(vs, vpath)) {
-		free(vpath);
-		srcinfo_release(fs, &si);
-		return ENOENT;
-	}
+	bool isdir = !v && view_is_dir(vs, vpath);
 	pthread_mutex_lock(&fs->mu);
-	struct node *c = child_for(fs, p, name, kind, model->src_dev, model->src_ino, vpath, &r);
+	struct mstate *ms = ms_find(fs, model->rel);
+	struct node *c = NULL;
+	struct sname *sn;
+	if (v && hidden_active(fs, ms, vpath)) {
+		r = ENOENT; /* deleted, within its grace time */
+	} else if (v || isdir) {
+		c = child_for(fs, p, name, v ? K_VFILE : K_VDIR, model->src_dev, model->src_ino, vpath, &r);
+	} else if ((sn = sname_find(ms, vpath)) != NULL) {
+		c = child_for(fs, p, name, K_SCRATCH, 0, sn->obj->sino, vpath, &r);
+		if (c && !c->sobj) {
+			c->sobj = sn->obj;
+			sn->obj->refs++;
+		}
+	} else if (p->kind == K_MODEL && strcmp(name, LFS_FS_MODEL_ERRORS_NAME) == 0 && ms && ms->errs) {
+		c = child_for(fs, p, name, K_MERR, 0, 0, vpath, &r);
+	} else {
+		r = ENOENT;
+	}
 	if (c) {
-		c->nlookup++;
-		e->ino = c->id;
-		e->generation = c->gen;
-		if (v)
-			fill_view_file(&e->attr, &si.st, v, c->sino);
-		else
-			fill_virtual_dir(&e->attr, &si.st, vs, vpath, c->sino);
-		entry_timeouts(fs, c, e);
+		r = fill_gen(fs, c, &si, &e->attr);
+		if (!r) {
+			c->nlookup++;
+			e->ino = c->id;
+			e->generation = c->gen;
+			entry_timeouts(fs, c, e);
+		}
 	}
 	lfs_cache_release(&fs->cache, si.ce);
 	pthread_mutex_unlock(&fs->mu);
@@ -1027,8 +1743,10 @@ int lfs_fs_lookup(lfs_fs *fs, uint64_t parent, const char *name, lfs_fs_entry *e
 		}
 	if (r == ENOENT) {
 		memset(e, 0, sizeof(*e));
-		/* Negative dentries are safe to cache only when the watcher drops them. */
-		e->entry_timeout = fs->ifd >= 0 && pk != K_CTLDIR ? fs->o.timeout : 0;
+		/* Negative dentries are safe to cache only when the watcher drops them;
+		 * never in model folders (errors.txt, *.rejected and deleted views
+		 * appear there without any request for the name). */
+		e->entry_timeout = fs->ifd >= 0 && (pk == K_ROOT || pk == K_DIR) ? fs->o.timeout : 0;
 	}
 	return r;
 }
@@ -1101,23 +1819,18 @@ int lfs_fs_getattr(lfs_fs *fs, uint64_t ino, struct stat *st, double *timeout)
 			*timeout = 0;
 		return 0;
 	case K_VDIR:
-	case K_VFILE: {
+	case K_VFILE:
+	case K_SCRATCH:
+	case K_MERR: {
 		struct srcinfo si;
 		r = model_views(fs, ni.model, &si);
 		if (r)
 			return r;
-		const lfs_viewset *vs = &si.ce->vs;
-		if (ni.kind == K_VFILE) {
-			const lfs_view *v = lfs_viewset_find(vs, ni.node->rel);
-			if (v)
-				fill_view_file(st, &si.st, v, ni.node->sino);
-			else
-				r = ESTALE;
-		} else if (view_is_dir(vs, ni.node->rel)) {
-			fill_virtual_dir(st, &si.st, vs, ni.node->rel, ni.node->sino);
-		} else {
-			r = ESTALE;
-		}
+		pthread_mutex_lock(&fs->mu);
+		r = fill_gen(fs, ni.node, &si, st);
+		if (ni.kind == K_MERR)
+			*timeout = 0;
+		pthread_mutex_unlock(&fs->mu);
 		srcinfo_release(fs, &si);
 		if (r == ESTALE)
 			detach(fs, ni.node);
@@ -1146,6 +1859,18 @@ int lfs_fs_readlink(lfs_fs *fs, uint64_t ino, char *buf, size_t bufsz)
 	int r = node_info(fs, ino, &ni);
 	if (r)
 		return r;
+	if (ni.kind == K_SCRATCH) {
+		pthread_mutex_lock(&fs->mu);
+		const struct sobj *o = ni.node->sobj;
+		if (S_ISLNK(o->mode) && o->data.len < bufsz) {
+			memcpy(buf, o->data.data, o->data.len);
+			buf[o->data.len] = '\0';
+		} else {
+			r = S_ISLNK(o->mode) ? ENAMETOOLONG : EINVAL;
+		}
+		pthread_mutex_unlock(&fs->mu);
+		return r;
+	}
 	if (ni.kind != K_LINK)
 		return EINVAL;
 	ssize_t n = readlinkat(fs->rootfd, ni.node->rel, buf, bufsz - 1);
@@ -1155,28 +1880,46 @@ int lfs_fs_readlink(lfs_fs *fs, uint64_t ino, char *buf, size_t bufsz)
 	return 0;
 }
 
-int lfs_fs_open_check(lfs_fs *fs, uint64_t ino, int flags, bool dir)
+int lfs_fs_open_check(lfs_fs *fs, uint64_t ino, int flags, bool dir, bool *is_view)
 {
 	struct nodeinfo ni;
 	int r = node_info(fs, ino, &ni);
 	if (r)
 		return r;
+	if (is_view)
+		*is_view = ni.kind == K_VFILE;
 	bool is_dir = ni.kind == K_ROOT || ni.kind == K_DIR || ni.kind == K_MODEL ||
 		      ni.kind == K_VDIR || ni.kind == K_CTLDIR;
 	if (dir && !is_dir)
 		return ENOTDIR;
 	if (!dir && is_dir)
 		return EISDIR;
-	if ((flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC))
+	bool wr = (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC);
+	if (!wr)
+		return 0;
+	switch (ni.kind) {
+	case K_CTLERR:
+	case K_MERR:
 		return EROFS;
-	return 0;
+	case K_VFILE: {
+		struct srcinfo si;
+		r = model_views(fs, ni.model, &si);
+		if (r)
+			return r;
+		if (!lfs_view_writable(si.ce->vs.format, ni.node->rel))
+			r = EROFS;
+		srcinfo_release(fs, &si);
+		return r;
+	}
+	default:
+		return 0;
+	}
 }
 
 int lfs_fs_statfs(lfs_fs *fs, struct statvfs *sv)
 {
 	if (fstatvfs(fs->rootfd, sv) != 0)
 		return errno;
-	sv->f_flag |= ST_RDONLY;
 	return 0;
 }
 
@@ -1206,6 +1949,38 @@ int lfs_fs_read_begin(lfs_fs *fs, uint64_t ino, size_t size, off_t off, lfs_fs_r
 		r->fd = fd;
 		return 0;
 	}
+	case K_SCRATCH:
+	case K_MERR: {
+		pthread_mutex_lock(&fs->mu);
+		char *all = NULL;
+		const char *src = NULL;
+		size_t total = 0;
+		if (ni.kind == K_SCRATCH) {
+			if (S_ISLNK(ni.node->sobj->mode))
+				err = EINVAL;
+			src = ni.node->sobj->data.data;
+			total = ni.node->sobj->data.len;
+		} else {
+			total = merr_render(ms_find(fs, ni.model->rel), &all, NULL);
+			src = all;
+		}
+		if (!err && (uint64_t)off < total) {
+			size_t n = total - (size_t)off < size ? total - (size_t)off : size;
+			char *copy = malloc(n);
+			if (copy) {
+				memcpy(copy, src + off, n);
+				r->data = copy;
+				r->len = n;
+				r->hold = copy;
+				r->hold_kind = HOLD_MALLOC;
+			} else {
+				err = ENOMEM;
+			}
+		}
+		pthread_mutex_unlock(&fs->mu);
+		free(all);
+		return err;
+	}
 	case K_VFILE: {
 		struct srcinfo si;
 		err = model_views(fs, ni.model, &si);
@@ -1215,6 +1990,39 @@ int lfs_fs_read_begin(lfs_fs *fs, uint64_t ino, size_t size, off_t off, lfs_fs_r
 		if (!v) {
 			srcinfo_release(fs, &si);
 			return ESTALE;
+		}
+		pthread_mutex_lock(&fs->mu);
+		struct overlay *o = ovl_find(ms_find(fs, ni.model->rel), ni.node->rel);
+		if (o) {
+			/* The text being edited. */
+			if ((uint64_t)off < o->text.len) {
+				size_t n = o->text.len - (size_t)off < size ? o->text.len - (size_t)off : size;
+				char *copy = malloc(n);
+				if (copy) {
+					memcpy(copy, o->text.data + off, n);
+					r->data = copy;
+					r->len = n;
+					r->hold = copy;
+					r->hold_kind = HOLD_MALLOC;
+				} else {
+					err = ENOMEM;
+				}
+			}
+			pthread_mutex_unlock(&fs->mu);
+			srcinfo_release(fs, &si);
+			return err;
+		}
+		/* Remember which generated text was served (stale-save check). Only
+		 * for views that can be saved: nothing to remember otherwise. */
+		const lfs_cache_key *k = &si.ce->key;
+		bool track = lfs_view_writable(si.ce->vs.format, ni.node->rel);
+		bool known = !track || served_known(fs, ni.model->rel, ni.node->rel, k);
+		pthread_mutex_unlock(&fs->mu);
+		if (!known) {
+			uint64_t h = text_hash(v->data, v->size);
+			pthread_mutex_lock(&fs->mu);
+			served_set(fs, ni.model->rel, ni.node->rel, h, k);
+			pthread_mutex_unlock(&fs->mu);
 		}
 		if ((uint64_t)off < v->size) {
 			r->data = v->data + off;
@@ -1419,6 +2227,45 @@ static int snap_build_view(lfs_fs *fs, struct node *n, uint64_t parent_ino, stru
 		view_children(&si.ce->vs, vpath, vlist_cb, &c);
 		r = c.err;
 	}
+	if (!r) {
+		/* Editing state: deleted views are absent, scratch names and
+		 * errors.txt present (docs/editing.md). */
+		pthread_mutex_lock(&fs->mu);
+		struct mstate *ms = ms_find(fs, model->rel);
+		if (ms) {
+			size_t pl = strlen(vpath);
+			size_t w = 2;
+			for (size_t i = 2; i < c.s->n; i++) {
+				struct dsent *d = &c.s->ents[i];
+				bool gone = false;
+				if (d->type == DT_REG && ms->hidden) {
+					char *vp = join_view(n, d->name);
+					gone = vp && hidden_active(fs, ms, vp);
+					free(vp);
+				}
+				if (gone)
+					free(d->name);
+				else
+					c.s->ents[w++] = *d;
+			}
+			c.s->n = w;
+			char dir[PATH_MAX];
+			for (struct sname *sn = ms->names; sn && !r; sn = sn->next) {
+				vdir_of(sn->vpath, dir, sizeof(dir));
+				if (strcmp(dir, vpath) != 0)
+					continue;
+				const char *nm = sn->vpath + (pl ? pl + 1 : 0);
+				r = snap_add(c.s, &c.cap, nm, strlen(nm), sn->obj->sino,
+					     S_ISLNK(sn->obj->mode) ? DT_LNK : DT_REG);
+			}
+			if (!r && n->kind == K_MODEL && ms->errs &&
+			    !lfs_viewset_find(&si.ce->vs, LFS_FS_MODEL_ERRORS_NAME))
+				r = snap_add(c.s, &c.cap, LFS_FS_MODEL_ERRORS_NAME,
+					     strlen(LFS_FS_MODEL_ERRORS_NAME),
+					     view_ino(model, LFS_FS_MODEL_ERRORS_NAME), DT_REG);
+		}
+		pthread_mutex_unlock(&fs->mu);
+	}
 	srcinfo_release(fs, &si);
 	if (r) {
 		snap_unref(c.s);
@@ -1539,17 +2386,1521 @@ int lfs_fs_readdir(lfs_fs *fs, uint64_t ino, off_t off, bool plus, lfs_fs_dirent
 }
 
 /* ------------------------------------------------------------------ */
+/* editing: commit (docs/editing.md "Commit")                          */
+
+static bool is_source_dir(enum nkind k)
+{
+	return k == K_ROOT || k == K_DIR;
+}
+
+static bool is_model_ns(enum nkind k)
+{
+	return k == K_MODEL || k == K_VDIR;
+}
+
+/* A text to commit, copied out of an overlay or a scratch file. */
+struct ctext {
+	char *data;
+	size_t n;
+	bool base_valid;
+	uint64_t base_hash;
+	uint64_t gen;
+};
+
+static bool pbase_peek(struct mstate *ms, const char *vpath, uint64_t *hash)
+{
+	for (struct pbase *b = ms->pbase; b; b = b->next)
+		if (strcmp(b->vpath, vpath) == 0) {
+			*hash = b->hash;
+			return true;
+		}
+	return false;
+}
+
+/*
+ * After a save of @p vpath: build the views of the new file now (the next
+ * access is instant) and take the new text of @p vpath as what its editor
+ * is based on (the editor holds the text it wrote, which now is the model):
+ * a second save from the same editor is not "stale". Unlocked.
+ */
+static void served_after_commit(lfs_fs *fs, const char *rel, const char *vpath, const struct stat *st)
+{
+	lfs_centry *ce = entry_for(fs, rel, st);
+	if (!ce)
+		return;
+	const lfs_view *v = ce->kind == LFS_SOURCE_MODEL ? lfs_viewset_find(&ce->vs, vpath) : NULL;
+	uint64_t h = v ? text_hash(v->data, v->size) : 0;
+	pthread_mutex_lock(&fs->mu);
+	if (v)
+		served_set(fs, rel, vpath, h, &ce->key);
+	lfs_cache_release(&fs->cache, ce);
+	pthread_mutex_unlock(&fs->mu);
+}
+
+/*
+ * Parse @p t as the new text of view @p vpath of the model file @p rel and
+ * write the result into SOURCE. The caller holds the model's commit_mu, not
+ * fs->mu. Returns 0 (*noop: the text encodes to the bytes already there, the
+ * file is left alone), EINVAL (bad edit or stale base; @p msg holds the
+ * gcc-style lines), or the errno of reading/writing SOURCE (@p msg says so).
+ */
+static int do_commit(lfs_fs *fs, struct node *model, const char *rel, const char *vpath,
+		     const struct ctext *t, bool *noop, char *msg, size_t msgsz)
+{
+	*noop = false;
+	msg[0] = '\0';
+	uint8_t *orig = NULL;
+	size_t n = 0;
+	struct stat st;
+	int r = lfs_read_source(fs->rootfd, rel, fs->o.max_model_size, &orig, &n, &st);
+	if (r) {
+		snprintf(msg, msgsz, "%s: error: not saved: cannot read the model file %s: %s\n", vpath,
+			 rel, strerror(r));
+		return r;
+	}
+	if (t->base_valid) {
+		/* Refuse a text based on a generated text that is no longer current. */
+		lfs_centry *ce = entry_for(fs, rel, &st);
+		bool decodes = ce && ce->kind == LFS_SOURCE_MODEL;
+		const lfs_view *v = decodes ? lfs_viewset_find(&ce->vs, vpath) : NULL;
+		bool same = v && text_hash(v->data, v->size) == t->base_hash;
+		if (ce) {
+			pthread_mutex_lock(&fs->mu);
+			lfs_cache_release(&fs->cache, ce);
+			pthread_mutex_unlock(&fs->mu);
+		}
+		if (!same) {
+			snprintf(msg, msgsz,
+				 "%s: error: not saved: %s changed in SOURCE after this view was read%s; "
+				 "read the view again and redo the edit\n",
+				 vpath, rel, !decodes ? " (it no longer decodes)" :
+				 !v ? " (this view no longer exists)" : " (this view's text is different now)");
+			free(orig);
+			return EINVAL;
+		}
+	}
+	lfs_error err;
+	memset(&err, 0, sizeof(err));
+	uint8_t *out = NULL;
+	size_t outn = 0;
+	lfs_err e = lfs_views_apply(lfs_source_basename(rel), orig, n, vpath, t->data, t->n, &out,
+				    &outn, &err);
+	if (e != LFS_OK) {
+		free(orig);
+		free(out);
+		switch (e) {
+		case LFS_ERR_PARSE:
+			snprintf(msg, msgsz, "%s\n", err.msg);
+			return EINVAL;
+		case LFS_ERR_NOMEM:
+			snprintf(msg, msgsz, "%s: error: not saved: out of memory\n", vpath);
+			return ENOMEM;
+		case LFS_ERR_UNSUPPORTED:
+			snprintf(msg, msgsz, "%s: error: not saved: %s\n", vpath, err.msg);
+			return EROFS;
+		case LFS_ERR_IO:
+			snprintf(msg, msgsz, "%s: error: not saved: %s\n", vpath, err.msg);
+			return EIO;
+		default:
+			snprintf(msg, msgsz, "%s: error: not saved: %s\n", vpath, err.msg);
+			return EINVAL;
+		}
+	}
+	if (outn == n && (n == 0 || memcmp(out, orig, n) == 0)) {
+		/* Same model: SOURCE keeps its bytes and its mtime. */
+		*noop = true;
+		free(orig);
+		free(out);
+		served_after_commit(fs, rel, vpath, &st);
+		return 0;
+	}
+	struct stat nst;
+	int kept = 1;
+	char what[PATH_MAX + 64];
+	what[0] = '\0';
+	r = lfs_replace_file(fs->rootfd, rel, out, outn, &st, &nst, &kept, what, sizeof(what));
+	free(orig);
+	free(out);
+	if (r) {
+		snprintf(msg, msgsz, "%s: error: not saved: writing %s failed (%s): %s; the model file "
+			 "is unchanged\n", vpath, rel, what, strerror(r));
+		return r;
+	}
+	if (!kept)
+		fs_log(fs, LFS_LOG_WARNING, "%s: saved, but the new file belongs to the daemon's user "
+		       "(cannot give it back to %u:%u)", rel, (unsigned)st.st_uid, (unsigned)st.st_gid);
+	pthread_mutex_lock(&fs->mu);
+	/* The model folder now shows the new file (same node, new inode). */
+	model->src_dev = (uint64_t)nst.st_dev;
+	model->src_ino = (uint64_t)nst.st_ino;
+	model->self_commit = fs->ifd >= 0;
+	pthread_mutex_unlock(&fs->mu);
+	served_after_commit(fs, rel, vpath, &nst);
+	return 0;
+}
+
+/* After a commit attempt of view @p vpath (fs->mu held). */
+static void commit_done(lfs_fs *fs, struct mstate *ms, struct node *model, const char *vpath,
+			const struct ctext *t, int r, bool noop, const char *msg, bool from_overlay)
+{
+	char rej[PATH_MAX];
+	snprintf(rej, sizeof(rej), "%s%s", vpath, LFS_FS_REJECTED_SUFFIX);
+	struct overlay *o = from_overlay ? ovl_find(ms, vpath) : NULL;
+	if (!r) {
+		if (o && o->gen == t->gen)
+			ovl_drop(fs, ms, vpath); /* the view shows the (re)generated text */
+		else if (o)
+			o->written = o->modified = false; /* newer writes arrived meanwhile */
+		/* A real save answers the last refusal; a no-op (e.g. vim putting
+		 * its backup back after a refusal) does not. */
+		if (!noop)
+			merr_clear(ms, vpath);
+		uint64_t h;
+		pbase_take(ms, vpath, &h);
+		if (noop)
+			fs->commit_noops++;
+		else
+			fs->commits++;
+	} else {
+		/* The view shows the generated text again; the refused text is
+		 * kept in <view>.rejected (and in the editor's buffer). */
+		if (o && o->gen == t->gen)
+			ovl_drop(fs, ms, vpath);
+		else if (o)
+			o->written = o->modified = false;
+		if (r == EINVAL)
+			fs->commit_refused++;
+		size_t need = strlen(msg) + strlen(vpath) + strlen(model->rel) + strlen(rej) + 160;
+		char *full = malloc(need);
+		if (full) {
+			snprintf(full, need, "%s%s: note: the model file %s was not changed; the refused "
+				 "text is kept in %s\n", msg, vpath, model->rel, rej);
+			merr_set(ms, vpath, full);
+			free(full);
+		}
+		scratch_put(fs, ms, rej, t->data, t->n, 0644, fs->uid, fs->gid);
+	}
+	/* Every view of the model (sizes, pages) and the listings (errors.txt,
+	 * *.rejected): sent by the notification thread. */
+	inval_subtree(&fs->pending, model);
+	kick(fs);
+}
+
+/* Log the outcome of a commit (unlocked). */
+static void commit_log(lfs_fs *fs, const char *rel, const char *vpath, int r, bool noop,
+		       const char *msg)
+{
+	if (!r) {
+		fs_log(fs, LFS_LOG_INFO, "%s: %s %s", rel, noop ? "unchanged by the save of" :
+		       "saved from", vpath);
+		return;
+	}
+	/* One log line per message line. */
+	const char *p = msg;
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		int len = nl ? (int)(nl - p) : (int)strlen(p);
+		fs_log(fs, LFS_LOG_WARNING, "%s: %.*s", rel, len, p);
+		p += len + (nl ? 1 : 0);
+	}
+}
+
+/*
+ * Thread group (process) of thread @p tid, from /proc; @p tid itself when
+ * /proc cannot say; 0 for 0.
+ */
+static pid_t tgid_of(pid_t tid)
+{
+	if (tid <= 0)
+		return 0;
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%ld/status", (long)tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return tid;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return tid;
+	buf[n] = '\0';
+	const char *t = strstr(buf, "\nTgid:");
+	long v = t ? strtol(t + 6, NULL, 10) : 0;
+	return v > 0 ? (pid_t)v : tid;
+}
+
+/*
+ * Commit the overlay of view node @p nd when it needs it: FSYNC (@p fsync),
+ * or FLUSH by process @p closer (0 = any) when it wrote last.
+ */
+static int commit_overlay(lfs_fs *fs, struct node *nd, bool fsync, pid_t closer)
+{
+	pthread_mutex_lock(&fs->mu);
+	struct node *model = nd->model;
+	struct mstate *ms = ms_find(fs, model->rel);
+	struct overlay *o = ovl_find(ms, nd->rel);
+	bool need = o && (fsync ? (o->written || o->modified) :
+			  (o->written && (!closer || !o->writer || o->writer == closer)));
+	char *rel = need ? strdup(model->rel) : NULL;
+	char *vpath = need ? strdup(nd->rel) : NULL;
+	pthread_mutex_unlock(&fs->mu);
+	if (!need)
+		return 0;
+	if (!rel || !vpath) {
+		free(rel);
+		free(vpath);
+		return ENOMEM;
+	}
+	int r = 0;
+	bool noop = false;
+	char msg[1024];
+	msg[0] = '\0';
+	pthread_mutex_lock(&ms->commit_mu);
+	pthread_mutex_lock(&fs->mu);
+	o = ovl_find(ms, vpath);
+	struct ctext t = { 0 };
+	if (o && (o->written || (fsync && o->modified))) {
+		t.data = malloc(o->text.len ? o->text.len : 1);
+		if (t.data) {
+			if (o->text.len)
+				memcpy(t.data, o->text.data, o->text.len);
+			t.n = o->text.len;
+			t.base_valid = o->base_valid;
+			t.base_hash = o->base_hash;
+			t.gen = o->gen;
+		} else {
+			r = ENOMEM;
+		}
+	}
+	pthread_mutex_unlock(&fs->mu);
+	if (t.data) {
+		r = do_commit(fs, model, rel, vpath, &t, &noop, msg, sizeof(msg));
+		pthread_mutex_lock(&fs->mu);
+		commit_done(fs, ms, model, vpath, &t, r, noop, msg, true);
+		pthread_mutex_unlock(&fs->mu);
+		commit_log(fs, rel, vpath, r, noop, msg);
+	}
+	pthread_mutex_unlock(&ms->commit_mu);
+	free(t.data);
+	free(rel);
+	free(vpath);
+	return r;
+}
+
+/* ------------------------------------------------------------------ */
+/* editing: namespace of model folders                                 */
+
+/* Where a name in a model folder points (views held: release with mloc_put). */
+struct mloc {
+	struct node *dir, *model;
+	char *vpath;
+	struct srcinfo si;
+	const lfs_view *v;  /* the name is a view */
+	bool isdir;         /* the name is a view folder */
+	bool writable;      /* the model has writable views */
+	bool vwritable;     /* v can be written back */
+	bool merr_name;     /* errors.txt at the model root (no view of that name) */
+};
+
+static int mloc_get(lfs_fs *fs, struct node *dir, const char *name, struct mloc *m)
+{
+	memset(m, 0, sizeof(*m));
+	if (is_dot(name) || strchr(name, '/') || !name[0])
+		return EINVAL;
+	m->dir = dir;
+	m->model = dir->kind == K_MODEL ? dir : dir->model;
+	int r = model_views(fs, m->model, &m->si);
+	if (r)
+		return r;
+	m->vpath = join_view(dir, name);
+	if (!m->vpath) {
+		srcinfo_release(fs, &m->si);
+		return ENOMEM;
+	}
+	const lfs_viewset *vs = &m->si.ce->vs;
+	m->v = lfs_viewset_find(vs, m->vpath);
+	m->isdir = !m->v && view_is_dir(vs, m->vpath);
+	m->writable = vs_writable(vs);
+	m->vwritable = m->v && lfs_view_writable(vs->format, m->vpath);
+	m->merr_name = !m->v && dir->kind == K_MODEL && strcmp(name, LFS_FS_MODEL_ERRORS_NAME) == 0;
+	return 0;
+}
+
+static void mloc_put(lfs_fs *fs, struct mloc *m)
+{
+	srcinfo_release(fs, &m->si);
+	free(m->vpath);
+	m->vpath = NULL;
+}
+
+/* The answer to a create/link/symlink: node @p c with one lookup count (fs->mu held). */
+static int give_entry(lfs_fs *fs, struct node *c, const struct srcinfo *si, lfs_fs_entry *e)
+{
+	int r = fill_gen(fs, c, si, &e->attr);
+	if (r)
+		return r;
+	c->nlookup++;
+	e->ino = c->id;
+	e->generation = c->gen;
+	entry_timeouts(fs, c, e);
+	return 0;
+}
+
+/* The node of scratch name @p sn under @p p (fs->mu held). */
+static struct node *scratch_node(lfs_fs *fs, struct node *p, const char *name, struct sname *sn,
+				 int *err)
+{
+	struct node *c = child_for(fs, p, name, K_SCRATCH, 0, sn->obj->sino, sn->vpath, err);
+	if (c && !c->sobj) {
+		c->sobj = sn->obj;
+		sn->obj->refs++;
+	}
+	return c;
+}
+
+static void update_rels(struct node *n)
+{
+	for (struct node *c = n->first_child; c; c = c->next_sib) {
+		if (c->kind != K_DIR && c->kind != K_FILE && c->kind != K_LINK && c->kind != K_OTHER &&
+		    c->kind != K_MODEL)
+			continue;
+		char *r = join_rel(n->rel, c->name);
+		if (r) {
+			free(c->rel);
+			c->rel = r;
+		}
+		update_rels(c);
+	}
+}
+
+/*
+ * Give node @p n the name @p newname in folder @p np (fs->mu held). @p vrel:
+ * the new view path for generated-side nodes, NULL for source nodes (their
+ * source path and their descendants' are recomputed).
+ */
+static int node_move(lfs_fs *fs, struct node *n, struct node *np, const char *newname, const char *vrel)
+{
+	nh_remove(fs, n);
+	char *nm = strdup(newname);
+	char *rel = vrel ? strdup(vrel) : join_rel(np->rel, newname);
+	if (!nm || !rel) {
+		/* Left unfindable: the next lookup makes a fresh node. */
+		free(nm);
+		free(rel);
+		return ENOMEM;
+	}
+	struct node *op = n->parent;
+	if (op != np) {
+		if (n->prev_sib)
+			n->prev_sib->next_sib = n->next_sib;
+		else
+			op->first_child = n->next_sib;
+		if (n->next_sib)
+			n->next_sib->prev_sib = n->prev_sib;
+		n->prev_sib = NULL;
+		n->next_sib = np->first_child;
+		if (np->first_child)
+			np->first_child->prev_sib = n;
+		np->first_child = n;
+		n->parent = np;
+	}
+	free(n->name);
+	n->name = nm;
+	free(n->rel);
+	n->rel = rel;
+	if (!vrel)
+		update_rels(n);
+	int r = nh_insert(fs, n);
+	if (op != np)
+		maybe_free(fs, op);
+	return r;
+}
+
+static int model_create(lfs_fs *fs, struct node *p, const char *name, mode_t mode, int flags,
+			const lfs_fs_ctx *ctx, lfs_fs_entry *e)
+{
+	struct mloc m;
+	int r = mloc_get(fs, p, name, &m);
+	if (r)
+		return r;
+	pthread_mutex_lock(&fs->mu);
+	struct mstate *ms = ms_get(fs, m.model->rel);
+	struct node *c = NULL;
+	if (!ms) {
+		r = ENOMEM;
+	} else if (m.isdir) {
+		r = EISDIR;
+	} else if (m.merr_name) {
+		r = EPERM;
+	} else if (!m.writable) {
+		r = EROFS;
+	} else if (m.v) {
+		/* Creating a view = replacing its text. */
+		bool hid = hidden_active(fs, ms, m.vpath);
+		struct overlay *o = ovl_find(ms, m.vpath);
+		if (!m.vwritable) {
+			r = EROFS;
+		} else if (!hid && (flags & O_EXCL)) {
+			r = EEXIST;
+		} else if (hid) {
+			hidden_clear(fs, ms, m.vpath);
+			if (o)
+				ovl_drop(fs, ms, m.vpath);
+			o = ovl_new(fs, ms, m.vpath, NULL, 0, &r); /* a new, empty file */
+		} else if (flags & O_TRUNC) {
+			if (!o)
+				o = ovl_new(fs, ms, m.vpath, NULL, 0, &r);
+			else if (o->text.len) {
+				edit_account(fs, o->text.len, 0);
+				o->text.len = 0;
+			}
+			if (o) {
+				o->modified = true;
+				o->gen++;
+				o->mtime = now_real();
+			}
+		}
+		if (!r)
+			c = child_for(fs, p, name, K_VFILE, m.model->src_dev, m.model->src_ino, m.vpath, &r);
+	} else {
+		struct sname *sn = sname_find(ms, m.vpath);
+		if (sn && ((flags & O_EXCL) || S_ISLNK(sn->obj->mode))) {
+			r = EEXIST;
+		} else if (sn) {
+			if ((flags & O_TRUNC) && sn->obj->data.len) {
+				edit_account(fs, sn->obj->data.len, 0);
+				sn->obj->data.len = 0;
+				sn->obj->mtime = sn->obj->ctime = now_real();
+			}
+			c = scratch_node(fs, p, name, sn, &r);
+		} else {
+			struct sobj *o = sobj_new(fs, S_IFREG | (mode & 07777), ctx ? ctx->uid : fs->uid,
+						  ctx ? ctx->gid : fs->gid);
+			sn = o ? sname_add(ms, m.vpath, o) : NULL;
+			if (!sn) {
+				free(o);
+				r = ENOMEM;
+			} else {
+				c = scratch_node(fs, p, name, sn, &r);
+			}
+		}
+	}
+	if (c && !r)
+		r = give_entry(fs, c, &m.si, e);
+	pthread_mutex_unlock(&fs->mu);
+	mloc_put(fs, &m);
+	return r;
+}
+
+static int model_symlink(lfs_fs *fs, const char *target, struct node *p, const char *name,
+			 const lfs_fs_ctx *ctx, lfs_fs_entry *e)
+{
+	struct mloc m;
+	int r = mloc_get(fs, p, name, &m);
+	if (r)
+		return r;
+	pthread_mutex_lock(&fs->mu);
+	struct mstate *ms = ms_get(fs, m.model->rel);
+	struct node *c = NULL;
+	if (!ms)
+		r = ENOMEM;
+	else if ((m.v && !hidden_active(fs, ms, m.vpath)) || m.isdir || sname_find(ms, m.vpath) ||
+		 (m.merr_name && ms->errs))
+		r = EEXIST;
+	else if (m.v || m.merr_name)
+		r = EPERM;
+	else if (!m.writable)
+		r = EROFS;
+	else {
+		struct sobj *o = sobj_new(fs, S_IFLNK | 0777, ctx ? ctx->uid : fs->uid,
+					  ctx ? ctx->gid : fs->gid);
+		size_t tl = strlen(target);
+		struct sname *sn = NULL;
+		if (o && edit_room(fs, 0, tl) == 0 && lfs_membuf_set(&o->data, target, tl) == 0) {
+			edit_account(fs, 0, tl);
+			sn = sname_add(ms, m.vpath, o);
+		}
+		if (!sn) {
+			if (o) {
+				edit_account(fs, o->data.len, 0);
+				lfs_membuf_free(&o->data);
+			}
+			free(o);
+			r = ENOMEM;
+		} else {
+			c = scratch_node(fs, p, name, sn, &r);
+		}
+	}
+	if (c && !r)
+		r = give_entry(fs, c, &m.si, e);
+	pthread_mutex_unlock(&fs->mu);
+	mloc_put(fs, &m);
+	return r;
+}
+
+static int model_unlink(lfs_fs *fs, struct node *p, const char *name)
+{
+	struct mloc m;
+	int r = mloc_get(fs, p, name, &m);
+	if (r)
+		return r;
+	pthread_mutex_lock(&fs->mu);
+	struct mstate *ms = ms_get(fs, m.model->rel);
+	struct sname *sn;
+	if (!ms) {
+		r = ENOMEM;
+	} else if (m.isdir) {
+		r = EISDIR;
+	} else if (m.v) {
+		if (hidden_active(fs, ms, m.vpath)) {
+			r = ENOENT;
+		} else if (!m.vwritable) {
+			r = EROFS;
+		} else {
+			/* The model stays: the text reverts, the name is absent for the
+			 * grace time so that unlink + create (mv, vim) works. */
+			struct node *x = find_child(fs, p, name);
+			struct overlay *o = ovl_find(ms, m.vpath);
+			if (o && o->base_valid)
+				pbase_set(ms, m.vpath, o->base_hash);
+			if (o)
+				ovl_drop(fs, ms, m.vpath);
+			r = hidden_add(fs, ms, m.vpath, p->id);
+			if (x)
+				nh_remove(fs, x);
+		}
+	} else if ((sn = sname_find(ms, m.vpath)) != NULL) {
+		struct node *x = find_child(fs, p, name);
+		if (x)
+			nh_remove(fs, x);
+		sname_remove(fs, ms, sn);
+	} else if (m.merr_name && ms->errs) {
+		struct node *x = find_child(fs, p, name);
+		if (x)
+			nh_remove(fs, x);
+		merr_clear_all(ms);
+	} else {
+		r = ENOENT;
+	}
+	pthread_mutex_unlock(&fs->mu);
+	mloc_put(fs, &m);
+	return r;
+}
+
+/* rename(scratch a -> view b): the commit (unlocked), then the namespace change. */
+static int rename_commit(lfs_fs *fs, struct mstate *ms, struct mloc *a, struct mloc *b,
+			 struct node *p, const char *name, struct node *np, const char *newname)
+{
+	if (!b->vwritable)
+		return EROFS;
+	int r = 0;
+	bool noop = false;
+	char msg[1024];
+	msg[0] = '\0';
+	pthread_mutex_lock(&ms->commit_mu);
+	pthread_mutex_lock(&fs->mu);
+	struct sname *sa = sname_find(ms, a->vpath);
+	struct ctext t = { 0 };
+	char *rel = strdup(a->model->rel);
+	if (!sa)
+		r = ENOENT;
+	else if (!S_ISREG(sa->obj->mode))
+		r = EINVAL;
+	else if (!rel || !(t.data = malloc(sa->obj->data.len ? sa->obj->data.len : 1)))
+		r = ENOMEM;
+	if (!r) {
+		struct sobj *o = sa->obj;
+		if (o->data.len)
+			memcpy(t.data, o->data.data, o->data.len);
+		t.n = o->data.len;
+		if (o->base_valid) {
+			t.base_valid = true;
+			t.base_hash = o->base_hash;
+		} else if (served_get(fs, a->model->rel, b->vpath, &t.base_hash)) {
+			t.base_valid = true;
+		} else {
+			t.base_valid = pbase_peek(ms, b->vpath, &t.base_hash);
+		}
+	}
+	pthread_mutex_unlock(&fs->mu);
+	if (!r) {
+		r = do_commit(fs, a->model, rel, b->vpath, &t, &noop, msg, sizeof(msg));
+		pthread_mutex_lock(&fs->mu);
+		commit_done(fs, ms, a->model, b->vpath, &t, r, noop, msg, false);
+		if (!r) {
+			/* The scratch file becomes the view (the kernel moved its inode there). */
+			ovl_drop(fs, ms, b->vpath);
+			hidden_clear(fs, ms, b->vpath);
+			struct node *tn = find_child(fs, np, newname);
+			struct node *sn = find_child(fs, p, name);
+			if (tn && tn != sn)
+				nh_remove(fs, tn);
+			sa = sname_find(ms, a->vpath);
+			if (sa)
+				sname_remove(fs, ms, sa);
+			if (sn && sn->kind == K_SCRATCH) {
+				sobj_unref(fs, sn->sobj);
+				sn->sobj = NULL;
+				sn->kind = K_VFILE;
+				sn->sino = view_ino(a->model, b->vpath);
+				node_move(fs, sn, np, newname, b->vpath);
+			}
+		}
+		pthread_mutex_unlock(&fs->mu);
+		commit_log(fs, rel, b->vpath, r, noop, msg);
+	}
+	pthread_mutex_unlock(&ms->commit_mu);
+	free(t.data);
+	free(rel);
+	return r;
+}
+
+static int model_rename(lfs_fs *fs, struct node *p, const char *name, struct node *np,
+			const char *newname, unsigned flags)
+{
+	if (flags & ~(unsigned)RENAME_NOREPLACE)
+		return EINVAL; /* RENAME_EXCHANGE/WHITEOUT: not in model folders */
+	struct mloc a, b;
+	int r = mloc_get(fs, p, name, &a);
+	if (r)
+		return r;
+	r = mloc_get(fs, np, newname, &b);
+	if (r) {
+		mloc_put(fs, &a);
+		return r;
+	}
+	bool commit = false;
+	pthread_mutex_lock(&fs->mu);
+	struct mstate *ms = ms_get(fs, a.model->rel);
+	bool a_hid = ms && a.v && hidden_active(fs, ms, a.vpath);
+	bool b_hid = ms && b.v && hidden_active(fs, ms, b.vpath);
+	struct sname *sa = ms && !a.v ? sname_find(ms, a.vpath) : NULL;
+	struct sname *sb = ms && !b.v ? sname_find(ms, b.vpath) : NULL;
+	if (!ms)
+		r = ENOMEM;
+	else if (a.isdir || b.isdir || a.merr_name || b.merr_name)
+		r = EPERM;
+	else if ((a.v && a_hid) || (!a.v && !sa))
+		r = ENOENT;
+	else if (a.v && b.v)
+		r = EPERM; /* one view onto another */
+	else if ((flags & RENAME_NOREPLACE) && ((b.v && !b_hid) || sb))
+		r = EEXIST;
+	else if (sa && b.v)
+		commit = true;
+	else if (sa) {
+		/* scratch -> scratch */
+		if (sa != sb) {
+			char *nv = strdup(b.vpath);
+			if (!nv) {
+				r = ENOMEM;
+			} else {
+				struct node *tn = find_child(fs, np, newname);
+				struct node *sn = find_child(fs, p, name);
+				if (sb) {
+					if (tn && tn != sn)
+						nh_remove(fs, tn);
+					sname_remove(fs, ms, sb);
+				}
+				free(sa->vpath);
+				sa->vpath = nv;
+				sa->obj->ctime = now_real();
+				if (sn)
+					node_move(fs, sn, np, newname, b.vpath);
+			}
+		}
+	} else if (!a.vwritable) {
+		r = EROFS;
+	} else {
+		/* view -> scratch: the text moves, the view stays (generated text). */
+		struct overlay *o = ovl_find(ms, a.vpath);
+		const char *txt = o ? o->text.data : a.v->data;
+		size_t tl = o ? o->text.len : a.v->size;
+		struct node *x = find_child(fs, p, name);
+		struct sobj *obj = sobj_new(fs, S_IFREG | (a.si.st.st_mode & 0666), a.si.st.st_uid,
+					    a.si.st.st_gid);
+		if (!obj || (r = edit_room(fs, 0, tl)) != 0 || lfs_membuf_set(&obj->data, txt, tl) != 0) {
+			if (obj)
+				lfs_membuf_free(&obj->data);
+			free(obj);
+			r = r ? r : ENOMEM;
+		} else {
+			edit_account(fs, 0, tl);
+			obj->base_valid = true;
+			obj->base_hash = o ? o->base_hash : text_hash(txt, tl);
+			if (o && !o->base_valid)
+				obj->base_valid = false;
+			/* What the editor read: the base of its next text under the view's name. */
+			if (o && o->base_valid)
+				pbase_set(ms, a.vpath, o->base_hash);
+			if (sb) {
+				struct node *tn = find_child(fs, np, newname);
+				if (tn && tn != x)
+					nh_remove(fs, tn);
+				sname_remove(fs, ms, sb);
+			}
+			if (!sname_add(ms, b.vpath, obj)) {
+				edit_account(fs, tl, 0);
+				lfs_membuf_free(&obj->data);
+				free(obj);
+				r = ENOMEM;
+			} else {
+				if (o)
+					ovl_drop(fs, ms, a.vpath);
+				if (x && x->kind == K_VFILE) {
+					/* The kernel moved this inode to the new name. */
+					x->kind = K_SCRATCH;
+					x->sobj = obj;
+					obj->refs++;
+					x->sino = obj->sino;
+					node_move(fs, x, np, newname, b.vpath);
+				}
+			}
+		}
+	}
+	pthread_mutex_unlock(&fs->mu);
+	if (commit)
+		r = rename_commit(fs, ms, &a, &b, p, name, np, newname);
+	mloc_put(fs, &a);
+	mloc_put(fs, &b);
+	return r;
+}
+
+static int model_link(lfs_fs *fs, struct node *src, struct node *np, const char *newname,
+		      lfs_fs_entry *e)
+{
+	struct mloc b;
+	int r = mloc_get(fs, np, newname, &b);
+	if (r)
+		return r;
+	if (b.model != src->model) {
+		mloc_put(fs, &b);
+		return EXDEV;
+	}
+	pthread_mutex_lock(&fs->mu);
+	struct mstate *ms = ms_get(fs, b.model->rel);
+	struct node *c = NULL;
+	struct sname *sn = NULL;
+	if (!ms)
+		r = ENOMEM;
+	else if ((b.v && !hidden_active(fs, ms, b.vpath)) || b.isdir || sname_find(ms, b.vpath) ||
+		 (b.merr_name && ms->errs))
+		r = EEXIST;
+	else if (b.v || b.merr_name)
+		r = EPERM;
+	else if (!b.writable)
+		r = EROFS;
+	else if (src->kind == K_SCRATCH) {
+		sn = sname_add(ms, b.vpath, src->sobj); /* a second name of the same file */
+		r = sn ? 0 : ENOMEM;
+	} else {
+		/* link(view, backup): a scratch copy of the view's current text. */
+		const lfs_view *v = lfs_viewset_find(&b.si.ce->vs, src->rel);
+		struct overlay *o = ovl_find(ms, src->rel);
+		if (!v) {
+			r = ESTALE;
+		} else {
+			const char *txt = o ? o->text.data : v->data;
+			size_t tl = o ? o->text.len : v->size;
+			struct sobj *obj = sobj_new(fs, S_IFREG | (b.si.st.st_mode & 0666),
+						    b.si.st.st_uid, b.si.st.st_gid);
+			if (!obj || (r = edit_room(fs, 0, tl)) != 0 ||
+			    lfs_membuf_set(&obj->data, txt, tl) != 0) {
+				if (obj)
+					lfs_membuf_free(&obj->data);
+				free(obj);
+				r = r ? r : ENOMEM;
+			} else {
+				edit_account(fs, 0, tl);
+				obj->base_valid = !o || o->base_valid;
+				obj->base_hash = o ? o->base_hash : text_hash(txt, tl);
+				sn = sname_add(ms, b.vpath, obj);
+				if (!sn) {
+					edit_account(fs, tl, 0);
+					lfs_membuf_free(&obj->data);
+					free(obj);
+					r = ENOMEM;
+				}
+			}
+		}
+	}
+	if (sn)
+		c = scratch_node(fs, np, newname, sn, &r);
+	if (c && !r)
+		r = give_entry(fs, c, &b.si, e);
+	pthread_mutex_unlock(&fs->mu);
+	mloc_put(fs, &b);
+	return r;
+}
+
+/* ------------------------------------------------------------------ */
+/* editing: public operations                                          */
+
+/* Kind of node @p id (and the node), under the lock. */
+static struct node *node_kind(lfs_fs *fs, uint64_t id, enum nkind *k)
+{
+	pthread_mutex_lock(&fs->mu);
+	struct node *n = get_node(fs, id);
+	*k = n ? n->kind : K_OTHER;
+	pthread_mutex_unlock(&fs->mu);
+	return n;
+}
+
+/* As root (allow_other), new source objects belong to the caller. */
+static void give_owner(lfs_fs *fs, const char *rel, const lfs_fs_ctx *ctx)
+{
+	if (ctx && geteuid() == 0 && (ctx->uid != 0 || ctx->gid != 0))
+		if (fchownat(fs->rootfd, rel, ctx->uid, ctx->gid, AT_SYMLINK_NOFOLLOW) != 0)
+			fs_log(fs, LFS_LOG_DEBUG, "chown %s: %s", rel, strerror(errno));
+}
+
+static int name_check(struct node *p, enum nkind pk, const char *name)
+{
+	if (!name[0] || is_dot(name) || strchr(name, '/'))
+		return EINVAL;
+	if (pk == K_ROOT && strcmp(name, LFS_FS_CTL_NAME) == 0)
+		return EEXIST;
+	(void)p;
+	return 0;
+}
+
+int lfs_fs_create(lfs_fs *fs, uint64_t parent, const char *name, mode_t mode, int flags,
+		  const lfs_fs_ctx *ctx, lfs_fs_entry *e)
+{
+	memset(e, 0, sizeof(*e));
+	enum nkind pk;
+	struct node *p = node_kind(fs, parent, &pk);
+	if (!p)
+		return ESTALE;
+	if (is_model_ns(pk))
+		return model_create(fs, p, name, mode, flags, ctx, e);
+	if (!is_source_dir(pk))
+		return pk == K_CTLDIR ? EROFS : ENOTDIR;
+	int r = name_check(p, pk, name);
+	if (r)
+		return r;
+	char *rel = join_rel(p->rel, name);
+	if (!rel)
+		return ENAMETOOLONG;
+	int fd = openat(fs->rootfd, rel, O_CREAT | O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY |
+			(flags & (O_EXCL | O_TRUNC)), mode & 07777);
+	if (fd < 0) {
+		r = errno;
+		free(rel);
+		return r;
+	}
+	close(fd);
+	give_owner(fs, rel, ctx);
+	free(rel);
+	return lfs_fs_lookup(fs, parent, name, e);
+}
+
+int lfs_fs_mknod(lfs_fs *fs, uint64_t parent, const char *name, mode_t mode, dev_t rdev,
+		 const lfs_fs_ctx *ctx, lfs_fs_entry *e)
+{
+	memset(e, 0, sizeof(*e));
+	enum nkind pk;
+	struct node *p = node_kind(fs, parent, &pk);
+	if (!p)
+		return ESTALE;
+	if (is_model_ns(pk)) {
+		if (S_ISREG(mode))
+			return model_create(fs, p, name, mode, O_EXCL, ctx, e);
+		return EPERM;
+	}
+	if (!is_source_dir(pk))
+		return pk == K_CTLDIR ? EROFS : ENOTDIR;
+	int r = name_check(p, pk, name);
+	if (r)
+		return r;
+	char *rel = join_rel(p->rel, name);
+	if (!rel)
+		return ENAMETOOLONG;
+	if (mknodat(fs->rootfd, rel, mode, rdev) != 0) {
+		r = errno;
+		free(rel);
+		return r;
+	}
+	give_owner(fs, rel, ctx);
+	free(rel);
+	return lfs_fs_lookup(fs, parent, name, e);
+}
+
+int lfs_fs_mkdir(lfs_fs *fs, uint64_t parent, const char *name, mode_t mode,
+		 const lfs_fs_ctx *ctx, lfs_fs_entry *e)
+{
+	memset(e, 0, sizeof(*e));
+	enum nkind pk;
+	struct node *p = node_kind(fs, parent, &pk);
+	if (!p)
+		return ESTALE;
+	if (is_model_ns(pk))
+		return EPERM; /* no folders in the scratch namespace */
+	if (!is_source_dir(pk))
+		return pk == K_CTLDIR ? EROFS : ENOTDIR;
+	int r = name_check(p, pk, name);
+	if (r)
+		return r;
+	char *rel = join_rel(p->rel, name);
+	if (!rel)
+		return ENAMETOOLONG;
+	if (mkdirat(fs->rootfd, rel, mode & 07777) != 0) {
+		r = errno;
+		free(rel);
+		return r;
+	}
+	give_owner(fs, rel, ctx);
+	free(rel);
+	return lfs_fs_lookup(fs, parent, name, e);
+}
+
+int lfs_fs_symlink(lfs_fs *fs, const char *target, uint64_t parent, const char *name,
+		   const lfs_fs_ctx *ctx, lfs_fs_entry *e)
+{
+	memset(e, 0, sizeof(*e));
+	enum nkind pk;
+	struct node *p = node_kind(fs, parent, &pk);
+	if (!p)
+		return ESTALE;
+	if (is_model_ns(pk))
+		return model_symlink(fs, target, p, name, ctx, e);
+	if (!is_source_dir(pk))
+		return pk == K_CTLDIR ? EROFS : ENOTDIR;
+	int r = name_check(p, pk, name);
+	if (r)
+		return r;
+	char *rel = join_rel(p->rel, name);
+	if (!rel)
+		return ENAMETOOLONG;
+	if (symlinkat(target, fs->rootfd, rel) != 0) {
+		r = errno;
+		free(rel);
+		return r;
+	}
+	give_owner(fs, rel, ctx);
+	free(rel);
+	return lfs_fs_lookup(fs, parent, name, e);
+}
+
+int lfs_fs_link(lfs_fs *fs, uint64_t ino, uint64_t newparent, const char *newname, lfs_fs_entry *e)
+{
+	memset(e, 0, sizeof(*e));
+	enum nkind k, pk;
+	struct node *n = node_kind(fs, ino, &k);
+	struct node *np = node_kind(fs, newparent, &pk);
+	if (!n || !np)
+		return ESTALE;
+	if ((k == K_SCRATCH || k == K_VFILE) && is_model_ns(pk))
+		return model_link(fs, n, np, newname, e);
+	if ((k == K_FILE || k == K_LINK || k == K_OTHER) && is_source_dir(pk)) {
+		int r = name_check(np, pk, newname);
+		if (r)
+			return r;
+		char *rel = join_rel(np->rel, newname);
+		pthread_mutex_lock(&fs->mu);
+		char *old = strdup(n->rel);
+		pthread_mutex_unlock(&fs->mu);
+		if (!rel || !old)
+			r = ENOMEM;
+		else if (linkat(fs->rootfd, old, fs->rootfd, rel, 0) != 0)
+			r = errno;
+		free(rel);
+		free(old);
+		return r ? r : lfs_fs_lookup(fs, newparent, newname, e);
+	}
+	if (k == K_MODEL || k == K_VDIR || k == K_DIR || k == K_ROOT)
+		return EPERM;
+	if (k == K_CTLERR || k == K_MERR || pk == K_CTLDIR)
+		return EPERM;
+	return EXDEV;
+}
+
+int lfs_fs_unlink(lfs_fs *fs, uint64_t parent, const char *name)
+{
+	enum nkind pk;
+	struct node *p = node_kind(fs, parent, &pk);
+	if (!p)
+		return ESTALE;
+	if (is_model_ns(pk))
+		return model_unlink(fs, p, name);
+	if (!is_source_dir(pk))
+		return pk == K_CTLDIR ? EROFS : ENOTDIR;
+	if (!name[0] || is_dot(name) || strchr(name, '/'))
+		return EINVAL;
+	if (pk == K_ROOT && strcmp(name, LFS_FS_CTL_NAME) == 0)
+		return EPERM;
+	char *rel = join_rel(p->rel, name);
+	if (!rel)
+		return ENAMETOOLONG;
+	/* The kernel sees model files as folders; guard against a stale view of it anyway. */
+	struct srcinfo si;
+	int r = classify(fs, rel, &si);
+	if (!r) {
+		if (si.kind == K_MODEL || si.kind == K_DIR)
+			r = EISDIR;
+		srcinfo_release(fs, &si);
+	}
+	if (!r && unlinkat(fs->rootfd, rel, 0) != 0)
+		r = errno;
+	free(rel);
+	if (!r) {
+		pthread_mutex_lock(&fs->mu);
+		struct node *c = find_child(fs, p, name);
+		if (c)
+			nh_remove(fs, c);
+		pthread_mutex_unlock(&fs->mu);
+	}
+	return r;
+}
+
+int lfs_fs_rmdir(lfs_fs *fs, uint64_t parent, const char *name)
+{
+	enum nkind pk;
+	struct node *p = node_kind(fs, parent, &pk);
+	if (!p)
+		return ESTALE;
+	if (!name[0] || is_dot(name) || strchr(name, '/'))
+		return EINVAL;
+	if (is_model_ns(pk)) {
+		struct mloc m;
+		int r = mloc_get(fs, p, name, &m);
+		if (r)
+			return r;
+		pthread_mutex_lock(&fs->mu);
+		struct mstate *ms = ms_find(fs, m.model->rel);
+		if (m.isdir)
+			r = EPERM; /* generated folders stay */
+		else if ((m.v && !hidden_active(fs, ms, m.vpath)) || sname_find(ms, m.vpath) ||
+			 (m.merr_name && ms && ms->errs))
+			r = ENOTDIR;
+		else
+			r = ENOENT;
+		pthread_mutex_unlock(&fs->mu);
+		mloc_put(fs, &m);
+		return r;
+	}
+	if (!is_source_dir(pk))
+		return pk == K_CTLDIR ? EROFS : ENOTDIR;
+	if (pk == K_ROOT && strcmp(name, LFS_FS_CTL_NAME) == 0)
+		return EPERM;
+	char *rel = join_rel(p->rel, name);
+	if (!rel)
+		return ENAMETOOLONG;
+	struct srcinfo si;
+	int r = classify(fs, rel, &si);
+	if (!r) {
+		if (si.kind == K_MODEL)
+			r = EPERM; /* a model folder: the model file stays (docs/editing.md) */
+		else if (si.kind != K_DIR)
+			r = ENOTDIR;
+		srcinfo_release(fs, &si);
+	}
+	if (!r && unlinkat(fs->rootfd, rel, AT_REMOVEDIR) != 0)
+		r = errno;
+	free(rel);
+	if (!r) {
+		pthread_mutex_lock(&fs->mu);
+		struct node *c = find_child(fs, p, name);
+		if (c)
+			nh_remove(fs, c);
+		pthread_mutex_unlock(&fs->mu);
+	}
+	return r;
+}
+
+static int rename_source(lfs_fs *fs, struct node *p, enum nkind pk, const char *name,
+			 struct node *np, enum nkind npk, const char *newname, unsigned flags)
+{
+	if (flags & ~(unsigned)(RENAME_NOREPLACE | RENAME_EXCHANGE))
+		return EINVAL;
+	if (!name[0] || is_dot(name) || strchr(name, '/') || !newname[0] || is_dot(newname) ||
+	    strchr(newname, '/'))
+		return EINVAL;
+	if ((pk == K_ROOT && strcmp(name, LFS_FS_CTL_NAME) == 0) ||
+	    (npk == K_ROOT && strcmp(newname, LFS_FS_CTL_NAME) == 0))
+		return EPERM;
+	char *oldrel = join_rel(p->rel, name), *newrel = join_rel(np->rel, newname);
+	int r = oldrel && newrel ? 0 : ENAMETOOLONG;
+	struct srcinfo si;
+	if (!r) {
+		r = classify(fs, oldrel, &si);
+		if (!r) {
+			if (si.kind == K_MODEL)
+				r = EPERM; /* model folders cannot be renamed through the mount */
+			srcinfo_release(fs, &si);
+		}
+	}
+	if (!r && classify(fs, newrel, &si) == 0) {
+		if (si.kind == K_MODEL)
+			r = EPERM;
+		srcinfo_release(fs, &si);
+	}
+	if (!r && renameat2(fs->rootfd, oldrel, fs->rootfd, newrel, flags) != 0)
+		r = errno;
+	if (!r) {
+		pthread_mutex_lock(&fs->mu);
+		struct node *a = find_child(fs, p, name), *b = find_child(fs, np, newname);
+		if (flags & RENAME_EXCHANGE) {
+			if (a)
+				nh_remove(fs, a);
+			if (b)
+				nh_remove(fs, b);
+			if (a)
+				node_move(fs, a, np, newname, NULL);
+			if (b)
+				node_move(fs, b, p, name, NULL);
+		} else {
+			if (b && b != a)
+				nh_remove(fs, b);
+			if (a)
+				node_move(fs, a, np, newname, NULL);
+			/* Editing state of models inside a renamed folder follows it. */
+			size_t ol = strlen(oldrel);
+			for (struct mstate *ms = fs->mstates; ms; ms = ms->next) {
+				if (strncmp(ms->rel, oldrel, ol) != 0 || ms->rel[ol] != '/')
+					continue;
+				char *nr = join_rel(newrel, ms->rel + ol + 1);
+				if (nr) {
+					free(ms->rel);
+					ms->rel = nr;
+				}
+			}
+		}
+		pthread_mutex_unlock(&fs->mu);
+	}
+	free(oldrel);
+	free(newrel);
+	return r;
+}
+
+int lfs_fs_rename(lfs_fs *fs, uint64_t parent, const char *name, uint64_t newparent,
+		  const char *newname, unsigned flags)
+{
+	enum nkind pk, npk;
+	struct node *p = node_kind(fs, parent, &pk);
+	struct node *np = node_kind(fs, newparent, &npk);
+	if (!p || !np)
+		return ESTALE;
+	if (is_source_dir(pk) && is_source_dir(npk))
+		return rename_source(fs, p, pk, name, np, npk, newname, flags);
+	if (is_model_ns(pk) && is_model_ns(npk)) {
+		pthread_mutex_lock(&fs->mu);
+		bool same = (pk == K_MODEL ? p : p->model) == (npk == K_MODEL ? np : np->model);
+		pthread_mutex_unlock(&fs->mu);
+		return same ? model_rename(fs, p, name, np, newname, flags) : EXDEV;
+	}
+	if (pk == K_CTLDIR || npk == K_CTLDIR)
+		return EPERM;
+	if (!is_source_dir(pk) && !is_model_ns(pk))
+		return ENOTDIR;
+	if (!is_source_dir(npk) && !is_model_ns(npk))
+		return ENOTDIR;
+	/* Between SOURCE and a model folder: mv copies instead. */
+	return EXDEV;
+}
+
+/* Make/extend the overlay of view node @p nd: a write, or a truncation (buf == NULL). */
+static int view_change(lfs_fs *fs, struct node *nd, const char *buf, size_t size, uint64_t off,
+		       uint64_t newsize, pid_t writer)
+{
+	struct srcinfo si;
+	int r = model_views(fs, nd->model, &si);
+	if (r)
+		return r;
+	const lfs_view *v = lfs_viewset_find(&si.ce->vs, nd->rel);
+	if (!v) {
+		srcinfo_release(fs, &si);
+		return ESTALE;
+	}
+	if (!lfs_view_writable(si.ce->vs.format, nd->rel)) {
+		srcinfo_release(fs, &si);
+		return EROFS;
+	}
+	pthread_mutex_lock(&fs->mu);
+	struct mstate *ms = ms_get(fs, nd->model->rel);
+	struct overlay *o = ms ? ovl_find(ms, nd->rel) : NULL;
+	if (!ms)
+		r = ENOMEM;
+	else if (!o)
+		o = ovl_new(fs, ms, nd->rel, v->data, v->size, &r);
+	if (o) {
+		size_t old = o->text.len;
+		if (buf) {
+			uint64_t end = off + size;
+			r = edit_room(fs, old, end > old ? end : old);
+			if (!r)
+				r = lfs_membuf_write(&o->text, buf, size, off, fs->edit_max);
+		} else {
+			r = edit_room(fs, old, newsize);
+			if (!r)
+				r = lfs_membuf_truncate(&o->text, newsize, fs->edit_max);
+		}
+		if (r == EFBIG)
+			r = ENOSPC;
+		if (!r) {
+			edit_account(fs, old, o->text.len);
+			o->gen++;
+			o->mtime = now_real();
+			o->modified = true;
+			if (buf) {
+				o->written = true;
+				o->writer = writer;
+			}
+		}
+	}
+	pthread_mutex_unlock(&fs->mu);
+	srcinfo_release(fs, &si);
+	return r;
+}
+
+static int src_setattr(lfs_fs *fs, struct node *n, enum nkind k, const struct stat *a, int to_set)
+{
+	pthread_mutex_lock(&fs->mu);
+	char *rel = strdup(n->rel);
+	pthread_mutex_unlock(&fs->mu);
+	if (!rel)
+		return ENOMEM;
+	int r = 0;
+	if ((to_set & LFS_SET_MODE) && k != K_LINK &&
+	    fchmodat(fs->rootfd, rel, a->st_mode & 07777, 0) != 0)
+		r = errno;
+	if (!r && (to_set & (LFS_SET_UID | LFS_SET_GID)) &&
+	    fchownat(fs->rootfd, rel, (to_set & LFS_SET_UID) ? a->st_uid : (uid_t)-1,
+		     (to_set & LFS_SET_GID) ? a->st_gid : (gid_t)-1, AT_SYMLINK_NOFOLLOW) != 0)
+		r = errno;
+	if (!r && (to_set & LFS_SET_SIZE)) {
+		if (k != K_FILE) {
+			r = k == K_LINK || k == K_OTHER ? EINVAL : EISDIR;
+		} else {
+			int fd = openat(fs->rootfd, rel, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+			if (fd < 0 || ftruncate(fd, a->st_size) != 0)
+				r = errno;
+			if (fd >= 0)
+				close(fd);
+		}
+	}
+	if (!r && (to_set & (LFS_SET_ATIME | LFS_SET_MTIME | LFS_SET_ATIME_NOW | LFS_SET_MTIME_NOW))) {
+		struct timespec ts[2] = { { 0, UTIME_OMIT }, { 0, UTIME_OMIT } };
+		if (to_set & LFS_SET_ATIME_NOW)
+			ts[0].tv_nsec = UTIME_NOW;
+		else if (to_set & LFS_SET_ATIME)
+			ts[0] = a->st_atim;
+		if (to_set & LFS_SET_MTIME_NOW)
+			ts[1].tv_nsec = UTIME_NOW;
+		else if (to_set & LFS_SET_MTIME)
+			ts[1] = a->st_mtim;
+		if (utimensat(fs->rootfd, rel, ts, AT_SYMLINK_NOFOLLOW) != 0)
+			r = errno;
+	}
+	free(rel);
+	return r;
+}
+
+int lfs_fs_setattr(lfs_fs *fs, uint64_t ino, const struct stat *attr, int to_set,
+		   const lfs_fs_ctx *ctx, struct stat *out, double *timeout)
+{
+	(void)ctx;
+	enum nkind k;
+	struct node *n = node_kind(fs, ino, &k);
+	if (!n)
+		return ESTALE;
+	int r = 0;
+	switch (k) {
+	case K_ROOT:
+	case K_DIR:
+	case K_FILE:
+	case K_LINK:
+	case K_OTHER:
+		r = src_setattr(fs, n, k, attr, to_set);
+		break;
+	case K_MODEL:
+	case K_VDIR:
+		/* Times: accepted and ignored; the rest belongs to the model file. */
+		if (to_set & (LFS_SET_MODE | LFS_SET_UID | LFS_SET_GID | LFS_SET_SIZE))
+			r = EPERM;
+		break;
+	case K_VFILE:
+		/* Mode, owner, times follow the model file: accepted, ignored. */
+		if (to_set & LFS_SET_SIZE)
+			r = attr->st_size < 0 ? EINVAL : view_change(fs, n, NULL, 0, 0, (uint64_t)attr->st_size, 0);
+		break;
+	case K_SCRATCH: {
+		pthread_mutex_lock(&fs->mu);
+		struct sobj *o = n->sobj;
+		struct timespec now = now_real();
+		if ((to_set & LFS_SET_SIZE) && S_ISLNK(o->mode)) {
+			r = EINVAL;
+		} else if (to_set & LFS_SET_SIZE) {
+			size_t old = o->data.len;
+			r = attr->st_size < 0 ? EINVAL : edit_room(fs, old, (uint64_t)attr->st_size);
+			if (!r)
+				r = lfs_membuf_truncate(&o->data, (uint64_t)attr->st_size, fs->edit_max);
+			if (r == EFBIG)
+				r = ENOSPC;
+			if (!r) {
+				edit_account(fs, old, o->data.len);
+				o->mtime = now;
+			}
+		}
+		if (!r) {
+			if ((to_set & LFS_SET_MODE) && !S_ISLNK(o->mode))
+				o->mode = (o->mode & S_IFMT) | (attr->st_mode & 07777);
+			if (to_set & LFS_SET_UID)
+				o->uid = attr->st_uid;
+			if (to_set & LFS_SET_GID)
+				o->gid = attr->st_gid;
+			if (to_set & LFS_SET_ATIME_NOW)
+				o->atime = now;
+			else if (to_set & LFS_SET_ATIME)
+				o->atime = attr->st_atim;
+			if (to_set & LFS_SET_MTIME_NOW)
+				o->mtime = now;
+			else if (to_set & LFS_SET_MTIME)
+				o->mtime = attr->st_mtim;
+			o->ctime = now;
+		}
+		pthread_mutex_unlock(&fs->mu);
+		break;
+	}
+	case K_MERR:
+		/* Truncating errors.txt clears it; nothing else. */
+		if ((to_set & LFS_SET_SIZE) && attr->st_size == 0) {
+			pthread_mutex_lock(&fs->mu);
+			struct mstate *ms = ms_find(fs, n->model->rel);
+			if (ms)
+				merr_clear_all(ms);
+			pthread_mutex_unlock(&fs->mu);
+		} else if (to_set & (LFS_SET_MODE | LFS_SET_UID | LFS_SET_GID | LFS_SET_SIZE)) {
+			r = EPERM;
+		}
+		break;
+	default:
+		r = EPERM;
+	}
+	if (r)
+		return r;
+	return lfs_fs_getattr(fs, ino, out, timeout);
+}
+
+int lfs_fs_write(lfs_fs *fs, uint64_t ino, const char *buf, size_t size, off_t off,
+		 const lfs_fs_ctx *ctx, size_t *written)
+{
+	*written = 0;
+	if (off < 0)
+		return EINVAL;
+	enum nkind k;
+	struct node *n = node_kind(fs, ino, &k);
+	if (!n)
+		return ESTALE;
+	int r = 0;
+	switch (k) {
+	case K_FILE: {
+		pthread_mutex_lock(&fs->mu);
+		char *rel = strdup(n->rel);
+		pthread_mutex_unlock(&fs->mu);
+		if (!rel)
+			return ENOMEM;
+		int fd = openat(fs->rootfd, rel, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+		free(rel);
+		if (fd < 0)
+			return errno == ENOENT ? ESTALE : errno;
+		size_t done = 0;
+		while (done < size) {
+			ssize_t w = pwrite(fd, buf + done, size - done, off + (off_t)done);
+			if (w < 0) {
+				if (errno == EINTR)
+					continue;
+				r = errno;
+				break;
+			}
+			if (w == 0)
+				break;
+			done += (size_t)w;
+		}
+		close(fd);
+		*written = done;
+		return done ? 0 : r;
+	}
+	case K_VFILE:
+		r = view_change(fs, n, buf, size, (uint64_t)off, 0, tgid_of(ctx ? ctx->pid : 0));
+		if (!r)
+			*written = size;
+		return r;
+	case K_SCRATCH: {
+		pthread_mutex_lock(&fs->mu);
+		struct sobj *o = n->sobj;
+		if (S_ISLNK(o->mode)) {
+			r = EINVAL;
+		} else {
+			size_t old = o->data.len;
+			uint64_t end = (uint64_t)off + size;
+			r = edit_room(fs, old, end > old ? end : old);
+			if (!r)
+				r = lfs_membuf_write(&o->data, buf, size, (uint64_t)off, fs->edit_max);
+			if (r == EFBIG)
+				r = ENOSPC;
+			if (!r) {
+				edit_account(fs, old, o->data.len);
+				o->mtime = o->ctime = now_real();
+				*written = size;
+			}
+		}
+		pthread_mutex_unlock(&fs->mu);
+		return r;
+	}
+	case K_CTLERR:
+	case K_MERR:
+		return EROFS;
+	case K_LINK:
+	case K_OTHER:
+		return EINVAL;
+	default:
+		return EISDIR;
+	}
+}
+
+int lfs_fs_flush(lfs_fs *fs, uint64_t ino, const lfs_fs_ctx *ctx)
+{
+	enum nkind k;
+	struct node *n = node_kind(fs, ino, &k);
+	if (!n || k != K_VFILE)
+		return 0; /* nothing to commit */
+	/* Cheap first: most closes are of views nobody wrote (grep). */
+	pthread_mutex_lock(&fs->mu);
+	struct mstate *ms = fs->mstates ? ms_find(fs, n->model->rel) : NULL;
+	struct overlay *o = ovl_find(ms, n->rel);
+	bool written = o && o->written;
+	pthread_mutex_unlock(&fs->mu);
+	if (!written)
+		return 0;
+	return commit_overlay(fs, n, false, tgid_of(ctx ? ctx->pid : 0));
+}
+
+int lfs_fs_fsync(lfs_fs *fs, uint64_t ino, bool datasync)
+{
+	enum nkind k;
+	struct node *n = node_kind(fs, ino, &k);
+	if (!n)
+		return ESTALE;
+	if (k == K_VFILE)
+		return commit_overlay(fs, n, true, 0);
+	if (k != K_FILE)
+		return 0;
+	pthread_mutex_lock(&fs->mu);
+	char *rel = strdup(n->rel);
+	pthread_mutex_unlock(&fs->mu);
+	if (!rel)
+		return ENOMEM;
+	int fd = openat(fs->rootfd, rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	free(rel);
+	if (fd < 0)
+		return errno;
+	int r = (datasync ? fdatasync(fd) : fsync(fd)) != 0 ? errno : 0;
+	close(fd);
+	return r;
+}
+
+/* ------------------------------------------------------------------ */
 /* watcher                                                             */
-
-struct inval {
-	uint64_t id;
-	char *name; /* NULL: inval_inode(id); else inval_entry(id, name) */
-};
-
-struct inval_list {
-	struct inval *v;
-	size_t n, cap;
-};
 
 static void inval_add(struct inval_list *l, uint64_t id, const char *name)
 {
@@ -1637,8 +3988,17 @@ static void watch_event(lfs_fs *fs, const struct inotify_event *ev, struct inval
 	inval_add(l, d->id, NULL); /* folder attributes and cached listing */
 	if (d->kind == K_ROOT && strcmp(ev->name, LFS_FS_CTL_NAME) == 0)
 		return; /* shadowed */
-	inval_add(l, d->id, ev->name);
 	struct node *c = find_child(fs, d, ev->name);
+	if (c && c->kind == K_MODEL && c->self_commit) {
+		/* Our own commit replaced the model file and already updated the
+		 * node: keep the kernel's entry (an editor may sit in the folder),
+		 * refresh attributes and pages only. */
+		if (ev->mask & IN_MOVED_TO)
+			c->self_commit = false;
+		inval_subtree(l, c);
+		return;
+	}
+	inval_add(l, d->id, ev->name);
 	if (c)
 		inval_subtree(l, c);
 }
@@ -1649,8 +4009,14 @@ static void *watch_main(void *arg)
 	/* Aligned for struct inotify_event. */
 	char buf[16384] __attribute__((aligned(__alignof__(struct inotify_event))));
 	for (;;) {
-		struct pollfd pfd[2] = { { fs->ifd, POLLIN, 0 }, { fs->stopfd, POLLIN, 0 } };
-		if (poll(pfd, 2, -1) < 0) {
+		pthread_mutex_lock(&fs->mu);
+		/* Deleted views come back after their grace time: poll for it. */
+		int tmo = fs->nhidden ? 100 : -1;
+		pthread_mutex_unlock(&fs->mu);
+		/* fd -1 (no inotify) is ignored by poll. */
+		struct pollfd pfd[3] = { { fs->ifd, POLLIN, 0 }, { fs->stopfd, POLLIN, 0 },
+					 { fs->kickfd, POLLIN, 0 } };
+		if (poll(pfd, 3, tmo) < 0) {
 			if (errno == EINTR)
 				continue;
 			fs_log(fs, LFS_LOG_ERR, "watcher: poll: %s", strerror(errno));
@@ -1658,10 +4024,15 @@ static void *watch_main(void *arg)
 		}
 		if (pfd[1].revents)
 			break;
+		if (pfd[2].revents) {
+			uint64_t v;
+			if (read(fs->kickfd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+				fs_log(fs, LFS_LOG_WARNING, "notification thread: %s", strerror(errno));
+		}
 		struct inval_list l = { 0 };
 		pthread_mutex_lock(&fs->mu);
 		for (;;) {
-			ssize_t n = read(fs->ifd, buf, sizeof(buf));
+			ssize_t n = fs->ifd >= 0 ? read(fs->ifd, buf, sizeof(buf)) : 0;
 			if (n <= 0)
 				break;
 			for (char *p = buf; p < buf + n;) {
@@ -1670,6 +4041,13 @@ static void *watch_main(void *arg)
 				p += sizeof(*ev) + ev->len;
 			}
 		}
+		hidden_expire(fs, &l);
+		/* What requests queued (commits, refused saves). */
+		for (size_t i = 0; i < fs->pending.n; i++) {
+			inval_add(&l, fs->pending.v[i].id, fs->pending.v[i].name);
+			free(fs->pending.v[i].name);
+		}
+		fs->pending.n = 0;
 		pthread_mutex_unlock(&fs->mu);
 		/* Coalesce: an editor's save produces many events for one name. */
 		if (l.n > 1)
@@ -1695,7 +4073,7 @@ static void *watch_main(void *arg)
 
 int lfs_fs_watch_start(lfs_fs *fs, const lfs_fs_notify *n)
 {
-	if (fs->ifd < 0 || fs->thread_running)
+	if (fs->thread_running)
 		return 0;
 	fs->notify = *n;
 	/* Signals belong to the FUSE loop thread. */
@@ -1733,5 +4111,9 @@ void lfs_fs_get_stats(lfs_fs *fs, lfs_fs_stats *s)
 	s->builds = fs->builds;
 	s->build_failures = fs->build_failures;
 	s->watches = fs->nwatches;
+	s->commits = fs->commits;
+	s->commit_noops = fs->commit_noops;
+	s->commit_refused = fs->commit_refused;
+	s->edit_bytes = fs->edit_used;
 	pthread_mutex_unlock(&fs->mu);
 }

@@ -16,6 +16,13 @@
  *    (cache.h), rechecked against the source's stat on every lookup, getattr,
  *    readdir (offset 0) and read;
  *  - /.legacyfs/errors (errlog.h);
+ *  - editing (docs/editing.md): in-memory text of views being written
+ *    ("overlays", per model and view path, not per open file: the mount
+ *    uses zero-message open), the scratch namespace of every model folder
+ *    (in-memory files and symlinks for editors' swap, backup and temp
+ *    files), the commit of a written view back into SOURCE through
+ *    lfs_views_apply() (atomic replace, per-model lock), the per-model
+ *    errors.txt, and read-write passthrough of everything else;
  *  - an optional inotify watcher that reports which kernel entries/inodes to
  *    invalidate when SOURCE changes (the caller sends the notifications: no
  *    FUSE code here).
@@ -27,7 +34,8 @@
  *   /.legacyfs, /.legacyfs/errors                           -> control
  *
  * Errors are returned as positive errno values (0 = success). Thread safe:
- * one mutex protects the tables; source I/O and view building run unlocked.
+ * one mutex protects the tables; source I/O, view building and commits run
+ * unlocked (commits of one model are serialised by that model's own lock).
  */
 #ifndef LFS_FS_FS_H
 #define LFS_FS_FS_H
@@ -46,6 +54,10 @@
 #define LFS_FS_CTL_NAME ".legacyfs"
 /** Name of the failure list inside it. */
 #define LFS_FS_ERRORS_NAME "errors"
+/** Name of the per-model message file of refused saves (docs/editing.md). */
+#define LFS_FS_MODEL_ERRORS_NAME "errors.txt"
+/** Suffix of the scratch copy of a refused text ("model.txt.rejected"). */
+#define LFS_FS_REJECTED_SUFFIX ".rejected"
 
 /** Log levels for lfs_fs_opts.log (same order as syslog priorities). */
 enum lfs_log_level { LFS_LOG_ERR = 3, LFS_LOG_WARNING = 4, LFS_LOG_INFO = 6, LFS_LOG_DEBUG = 7 };
@@ -58,6 +70,8 @@ typedef struct lfs_fs_opts {
 	size_t max_model_size; /**< larger source files are never decoded, bytes */
 	bool watch;            /**< watch SOURCE with inotify (lfs_fs_watch_start) */
 	bool debug;            /**< also produce LFS_LOG_DEBUG messages (one per READ, ...) */
+	double unlink_grace;   /**< seconds a deleted view stays absent (0 = default 1 s; docs/editing.md) */
+	size_t edit_bytes;     /**< bound of in-memory edit data (overlays + scratch), bytes (0 = 512 MiB) */
 	void (*log)(int level, const char *msg); /**< NULL: stderr */
 } lfs_fs_opts;
 
@@ -99,11 +113,113 @@ int lfs_fs_getattr(lfs_fs *fs, uint64_t ino, struct stat *st, double *timeout);
 int lfs_fs_readlink(lfs_fs *fs, uint64_t ino, char *buf, size_t bufsz);
 
 /**
- * Check an open(2) of @p ino with @p flags: EROFS for any write access,
- * EISDIR/ENOTDIR as appropriate, 0 otherwise. (Only used when the kernel
- * sends OPEN at all: see docs/mount.md "Zero-message open".)
+ * Check an open(2) of @p ino with @p flags: EROFS for write access to a
+ * read-only view or control file, EISDIR/ENOTDIR as appropriate, 0
+ * otherwise. (Only used when the kernel sends OPEN at all: see docs/mount.md
+ * "Zero-message open".) @p *is_view (may be NULL) tells whether @p ino is a
+ * generated file (page cache kept across opens).
  */
-int lfs_fs_open_check(lfs_fs *fs, uint64_t ino, int flags, bool dir);
+int lfs_fs_open_check(lfs_fs *fs, uint64_t ino, int flags, bool dir, bool *is_view);
+
+/** Who asks (from the FUSE request): owner of created objects, writer of a view. */
+typedef struct lfs_fs_ctx {
+	uid_t uid;
+	gid_t gid;
+	pid_t pid; /**< thread id of the caller (0 = unknown) */
+} lfs_fs_ctx;
+
+/**
+ * Create and open regular file @p name in @p parent (FUSE create). In a
+ * source folder: a real file (O_EXCL honoured). In a model folder: the name
+ * of a writable view (re-creating a view = replacing its text, see
+ * docs/editing.md) or a scratch file; EROFS for read-only views/formats.
+ * Fills @p e (one lookup count taken).
+ */
+int lfs_fs_create(lfs_fs *fs, uint64_t parent, const char *name, mode_t mode, int flags,
+		  const lfs_fs_ctx *ctx, lfs_fs_entry *e);
+
+/** mknod: passthrough in source folders; EPERM in model folders. */
+int lfs_fs_mknod(lfs_fs *fs, uint64_t parent, const char *name, mode_t mode, dev_t rdev,
+		 const lfs_fs_ctx *ctx, lfs_fs_entry *e);
+
+/** mkdir: passthrough in source folders; EPERM in model folders. */
+int lfs_fs_mkdir(lfs_fs *fs, uint64_t parent, const char *name, mode_t mode,
+		 const lfs_fs_ctx *ctx, lfs_fs_entry *e);
+
+/** symlink @p name -> @p target: passthrough, or a scratch symlink in a model folder. */
+int lfs_fs_symlink(lfs_fs *fs, const char *target, uint64_t parent, const char *name,
+		   const lfs_fs_ctx *ctx, lfs_fs_entry *e);
+
+/**
+ * Hard link: passthrough between source folders; a second name of a scratch
+ * file; a scratch *copy* of a view's current text (link(view, backup): GIO's
+ * backups). EXDEV between a source folder and a model folder.
+ */
+int lfs_fs_link(lfs_fs *fs, uint64_t ino, uint64_t newparent, const char *newname,
+		lfs_fs_entry *e);
+
+/** unlink: passthrough; scratch name; a view: its text reverts, the name is absent for the grace time. */
+int lfs_fs_unlink(lfs_fs *fs, uint64_t parent, const char *name);
+
+/** rmdir: passthrough; EPERM for model folders and generated folders. */
+int lfs_fs_rmdir(lfs_fs *fs, uint64_t parent, const char *name);
+
+/**
+ * rename(2) with renameat2 @p flags (RENAME_NOREPLACE, RENAME_EXCHANGE in
+ * source folders). Model folders cannot be renamed (EPERM); a rename between
+ * a source folder and a model folder is EXDEV (mv falls back to copying);
+ * inside one model folder: scratch -> view replaces the view's text (commit,
+ * EINVAL on a bad edit and nothing is moved), view -> scratch moves the text
+ * to the scratch name and the view stays.
+ */
+int lfs_fs_rename(lfs_fs *fs, uint64_t parent, const char *name, uint64_t newparent,
+		  const char *newname, unsigned flags);
+
+/** lfs_fs_setattr() @p to_set bits. */
+enum {
+	LFS_SET_MODE = 1 << 0,
+	LFS_SET_UID = 1 << 1,
+	LFS_SET_GID = 1 << 2,
+	LFS_SET_SIZE = 1 << 3,
+	LFS_SET_ATIME = 1 << 4,
+	LFS_SET_MTIME = 1 << 5,
+	LFS_SET_ATIME_NOW = 1 << 6,
+	LFS_SET_MTIME_NOW = 1 << 7,
+	LFS_SET_CTIME = 1 << 8,
+};
+
+/**
+ * Change attributes (chmod, chown, truncate, utimens) and return the new
+ * ones in @p out. Views: truncation edits the text (no commit by itself);
+ * mode/owner/time changes are accepted and ignored (a view follows its model
+ * file). Model folders: EPERM.
+ */
+int lfs_fs_setattr(lfs_fs *fs, uint64_t ino, const struct stat *attr, int to_set,
+		   const lfs_fs_ctx *ctx, struct stat *out, double *timeout);
+
+/**
+ * WRITE @p size bytes at @p off. Source files: pwrite into SOURCE. Views:
+ * into the view's in-memory text (made from the generated text at the first
+ * change); EROFS for read-only views; the writing process (@p ctx->pid's
+ * thread group, may be NULL) is remembered for lfs_fs_flush(). Scratch
+ * files: in memory. *written = bytes taken. ENOSPC when the edit memory
+ * bound is reached.
+ */
+int lfs_fs_write(lfs_fs *fs, uint64_t ino, const char *buf, size_t size, off_t off,
+		 const lfs_fs_ctx *ctx, size_t *written);
+
+/**
+ * FLUSH (every close(2)): commits a view written since its last commit, when
+ * the closing process (@p ctx->pid's thread group; NULL = any) is the one
+ * that wrote last: a forked child closing an inherited descriptor (exec of
+ * an O_CLOEXEC file, exit) does not commit a half-written text.
+ * Returns 0, EINVAL (bad edit or stale base: message in errors.txt and the
+ * log), or the errno of writing SOURCE (ENOSPC, EIO, ...).
+ */
+int lfs_fs_flush(lfs_fs *fs, uint64_t ino, const lfs_fs_ctx *ctx);
+
+/** FSYNC: commits a changed view (as flush); fsyncs source files. */
+int lfs_fs_fsync(lfs_fs *fs, uint64_t ino, bool datasync);
 
 /** Bytes for one READ: either from @p fd at the request offset or from memory. */
 typedef struct lfs_fs_read {
@@ -147,18 +263,24 @@ typedef struct lfs_fs_notify {
 } lfs_fs_notify;
 
 /**
- * Start the inotify watcher thread (no-op without opts->watch). The callbacks
- * run on that thread, never while the fs lock is held. Returns 0 or errno.
+ * Start the notification thread: it follows SOURCE with inotify (with
+ * opts->watch) and sends the invalidations that commits and other edits
+ * queue (always). The callbacks run on that thread, never while the fs lock
+ * is held and never inside a request. Returns 0 or errno.
  */
 int lfs_fs_watch_start(lfs_fs *fs, const lfs_fs_notify *n);
 
-/** Stop and join the watcher thread. */
+/** Stop and join the notification thread. */
 void lfs_fs_watch_stop(lfs_fs *fs);
 
 /** Counters for debugging / benchmarks. */
 typedef struct lfs_fs_stats {
 	uint64_t nodes, cache_entries, cache_bytes, cache_hits, cache_misses, cache_evictions;
 	uint64_t builds, build_failures, watches;
+	uint64_t commits;        /**< saves written to SOURCE */
+	uint64_t commit_noops;   /**< saves that parsed to the same bytes (SOURCE untouched) */
+	uint64_t commit_refused; /**< bad edits and stale saves */
+	uint64_t edit_bytes;     /**< in-memory edit data now */
 } lfs_fs_stats;
 
 /** Snapshot of the counters. */

@@ -1,15 +1,17 @@
 /**
  * @file texture.c
- * Texture lookup for model.mtl (see texture.h).
+ * Texture lookup for model.mtl and texture reading for thumbnails (see texture.h).
  */
 #include "texture.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char *const tex_ext[] = { ".tga", ".dds", ".plt" };
@@ -141,4 +143,61 @@ bool lfs_texture_lookup(void *ctx, const char *resref, char *out, size_t outsz)
 		dir[dlen] = '\0';
 		up++;
 	}
+}
+
+bool lfs_texture_read(void *ctx, const char *resref, uint8_t **data, size_t *n)
+{
+	lfs_texture_ctx *c = ctx;
+	*data = NULL;
+	*n = 0;
+	char rel[4096];
+	if (!c || !c->model_rel || !lfs_texture_lookup(ctx, resref, rel, sizeof(rel)))
+		return false;
+	/* rel is relative to the model directory ("<model_rel>/"): each "../"
+	 * removes one component of model_rel, the first one the file name. */
+	char path[8192];
+	size_t pl = strlen(c->model_rel);
+	if (pl >= sizeof(path))
+		return false;
+	memcpy(path, c->model_rel, pl + 1);
+	const char *r = rel;
+	while (strncmp(r, "../", 3) == 0) {
+		char *s = strrchr(path, '/');
+		pl = s ? (size_t)(s - path) : 0;
+		path[pl] = '\0';
+		r += 3;
+	}
+	size_t rl = strlen(r);
+	if (pl + 1 + rl + 1 > sizeof(path))
+		return false;
+	if (pl)
+		path[pl++] = '/';
+	memcpy(path + pl, r, rl + 1);
+	int fd = openat(c->rootfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return false;
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+	    (uint64_t)st.st_size > LFS_TEXTURE_READ_MAX) {
+		close(fd);
+		return false;
+	}
+	size_t sz = (size_t)st.st_size, got = 0;
+	uint8_t *buf = malloc(sz);
+	while (buf && got < sz) {
+		ssize_t k = read(fd, buf + got, sz - got);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		got += (size_t)k;
+	}
+	close(fd);
+	if (!buf || got == 0) {
+		free(buf);
+		return false;
+	}
+	*data = buf;
+	*n = got;
+	return true;
 }

@@ -19,6 +19,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /** One listed folder (private). */
 typedef struct lfs_texdir {
@@ -47,5 +48,17 @@ void lfs_texture_ctx_free(lfs_texture_ctx *c);
  * false when no file matches (or the answer does not fit @p outsz).
  */
 bool lfs_texture_lookup(void *ctx, const char *resref, char *out, size_t outsz);
+
+/** Largest texture file lfs_texture_read() reads, in bytes. */
+#define LFS_TEXTURE_READ_MAX ((size_t)64 << 20)
+
+/**
+ * The lfs_texture_read_fn for lfs_view_opts (thumbnails): @p ctx is an
+ * lfs_texture_ctx. Finds the file as lfs_texture_lookup() does and reads it
+ * whole (regular files up to LFS_TEXTURE_READ_MAX bytes) into a malloc'd
+ * buffer (*data, *n; caller frees). False when there is no such file or it
+ * cannot be read.
+ */
+bool lfs_texture_read(void *ctx, const char *resref, uint8_t **data, size_t *n);
 
 #endif

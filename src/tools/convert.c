@@ -5,14 +5,22 @@
  *   legacyfs-convert list    [--root DIR] MODEL            view paths and sizes
  *   legacyfs-convert cat     [--root DIR] MODEL VIEWPATH   one view to stdout
  *   legacyfs-convert extract [--root DIR] MODEL DESTDIR    every view into DESTDIR
+ *   legacyfs-convert apply   MODEL VIEWPATH EDITED -o OUT  edited view -> new model file
  *
  * It uses the same classification and view building as the mount
  * (src/fs/source.c, src/fs/texture.c), so `extract` reproduces the mount's
  * MODEL folder byte for byte when --root names the mount's SOURCE (texture
  * paths in model.mtl are searched from the model's folder up to the root).
  *
+ * `apply` is the mount's save without FUSE: the same lfs_views_apply() call
+ * (decode MODEL, apply the edited text of VIEWPATH, encode), the same
+ * gcc-style message for a bad edit, and OUT written the way the mount writes
+ * SOURCE (temporary file in OUT's folder, fsync, rename; lfs_replace_file()).
+ * OUT may be MODEL itself; "-o -" writes to stdout.
+ *
  * Exit status: 0 success; 1 error (unreadable file, decode failure, unknown
- * view); 2 usage; 3 the file is not a model (the mount passes it through).
+ * view, bad edit); 2 usage; 3 the file is not a model (the mount passes it
+ * through); 4 the view is read-only.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -24,12 +32,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fs/replace.h"
 #include "fs/source.h"
 #include "fs/texture.h"
 #include "lfs_config.h"
+#include "views/nwn_compile.h"
 #include "views/viewset.h"
 
-enum { EXIT_ERR = 1, EXIT_USAGE = 2, EXIT_NOTMODEL = 3 };
+enum { EXIT_ERR = 1, EXIT_USAGE = 2, EXIT_NOTMODEL = 3, EXIT_READONLY = 4 };
 
 static void usage(FILE *f)
 {
@@ -37,17 +47,23 @@ static void usage(FILE *f)
 		"usage: legacyfs-convert list    [--root DIR] [--max-size MIB] MODEL\n"
 		"       legacyfs-convert cat     [--root DIR] [--max-size MIB] MODEL VIEWPATH\n"
 		"       legacyfs-convert extract [--root DIR] [--max-size MIB] MODEL DESTDIR\n"
+		"       legacyfs-convert apply   [--max-size MIB] MODEL VIEWPATH EDITED -o OUT\n"
+		"       legacyfs-convert compile [--max-size MIB] X.mdl -o X.bin.mdl (NWN ASCII -> binary)\n"
 		"       legacyfs-convert --help | --version\n\n"
 		"Shows what a legacyfs mount shows for MODEL, without mounting:\n"
 		"  list     one line per view: size in bytes, a tab, the view path\n"
 		"  cat      write the view VIEWPATH (e.g. meshes/Mesh02.obj) to stdout\n"
-		"  extract  write every view below DESTDIR (created if missing)\n\n"
+		"  extract  write every view below DESTDIR (created if missing)\n"
+		"  apply    apply EDITED (a changed copy of view VIEWPATH) to MODEL and\n"
+		"           write the new model file to OUT (may be MODEL; - = stdout),\n"
+		"           exactly as saving the view through a mount would\n\n"
 		"  --root DIR      the folder a mount would have as SOURCE; textures for\n"
 		"                  model.mtl are searched from MODEL's folder up to DIR\n"
 		"                  (default: MODEL's own folder)\n"
 		"  --max-size MIB  larger files are not decoded (default 256, as the mount)\n\n"
-		"Exit status: 0 ok, 1 error (unreadable, does not decode, no such view),\n"
-		"2 usage, 3 not a model (a mount shows it as the plain file).\n");
+		"Exit status: 0 ok, 1 error (unreadable, does not decode, no such view,\n"
+		"bad edit: message as file:line:col), 2 usage, 3 not a model (a mount\n"
+		"shows it as the plain file), 4 read-only view.\n");
 }
 
 /* Build MODEL's views the way the mount does. Returns an exit status. */
@@ -193,11 +209,302 @@ static int do_extract(const lfs_viewset *vs, const char *dest)
 	return status;
 }
 
+static uint8_t *slurp(const char *path, size_t max, size_t *n, struct stat *st)
+{
+	uint8_t *buf = NULL;
+	int r = lfs_read_source(AT_FDCWD, path, max, &buf, n, st);
+	if (r) {
+		fprintf(stderr, "legacyfs-convert: %s: %s\n", path, strerror(r));
+		return NULL;
+	}
+	return buf;
+}
+
+/* apply MODEL VIEWPATH EDITED -o OUT */
+static int do_apply(const char *model, const char *vpath, const char *edited, const char *out,
+		    size_t max_size)
+{
+	struct stat mst, est;
+	size_t n, tn;
+	uint8_t *orig = slurp(model, max_size, &n, &mst);
+	if (!orig)
+		return EXIT_ERR;
+	uint8_t *text = slurp(edited, (size_t)1 << 30, &tn, &est);
+	if (!text) {
+		free(orig);
+		return EXIT_ERR;
+	}
+	const char *base = strrchr(model, '/');
+	base = base ? base + 1 : model;
+	if (lfs_detect(base, orig, n) == LFS_FMT_NONE) {
+		fprintf(stderr, "legacyfs-convert: %s: not a model (a mount shows it unchanged)\n", model);
+		free(orig);
+		free(text);
+		return EXIT_NOTMODEL;
+	}
+	lfs_error err;
+	memset(&err, 0, sizeof(err));
+	uint8_t *res = NULL;
+	size_t rn = 0;
+	lfs_err e = lfs_views_apply(base, orig, n, vpath, (const char *)text, tn, &res, &rn, &err);
+	free(text);
+	if (e != LFS_OK) {
+		/* A bad edit prints exactly the mount's message: VIEWPATH:line:col: ... */
+		if (e == LFS_ERR_PARSE)
+			fprintf(stderr, "%s\n", err.msg);
+		else
+			fprintf(stderr, "legacyfs-convert: %s: %s\n", model, err.msg);
+		free(orig);
+		free(res);
+		return e == LFS_ERR_UNSUPPORTED ? EXIT_READONLY : EXIT_ERR;
+	}
+	int status = 0;
+	if (strcmp(out, "-") == 0) {
+		if (write_all(STDOUT_FILENO, (const char *)res, rn) != 0) {
+			fprintf(stderr, "legacyfs-convert: stdout: %s\n", strerror(errno));
+			status = EXIT_ERR;
+		}
+	} else {
+		/* Keep OUT's mode and owner when it exists, else take MODEL's. */
+		struct stat ost;
+		if (stat(out, &ost) != 0)
+			ost = mst;
+		char what[PATH_MAX + 64] = "";
+		int r = lfs_replace_file(AT_FDCWD, out, res, rn, &ost, NULL, NULL, what, sizeof(what));
+		if (r) {
+			fprintf(stderr, "legacyfs-convert: %s: %s: %s\n", out, what, strerror(r));
+			status = EXIT_ERR;
+		}
+	}
+	free(orig);
+	free(res);
+	return status;
+}
+
+/* compile X.mdl -o X.bin.mdl: full compile of an ASCII NWN model
+ * (src/views/nwn_compile.h). The supermodel is looked up as `<name>.mdl`
+ * (as written, then lower case) in X's folder. */
+static bool compile_lookup(void *ctx, const char *name, uint8_t **data, size_t *n)
+{
+	const char *dir = ctx;
+	char path[PATH_MAX];
+	for (int pass = 0; pass < 2; pass++) {
+		char nm[256];
+		size_t len = strlen(name);
+		if (len >= sizeof(nm) || strchr(name, '/'))
+			return false;
+		for (size_t i = 0; i <= len; i++)
+			nm[i] = pass ? (char)((name[i] >= 'A' && name[i] <= 'Z') ? name[i] + 32 : name[i]) : name[i];
+		if (snprintf(path, sizeof(path), "%s/%s.mdl", dir, nm) >= (int)sizeof(path))
+			return false;
+		struct stat st;
+		if (lfs_read_source(AT_FDCWD, path, (size_t)256 << 20, data, n, &st) == 0)
+			return true;
+	}
+	return false;
+}
+
+static int do_compile(const char *src, const char *out, size_t max_size)
+{
+	struct stat sst;
+	size_t n;
+	uint8_t *text = slurp(src, max_size, &n, &sst);
+	if (!text)
+		return EXIT_ERR;
+	char *dir = strdup(src);
+	if (!dir) {
+		free(text);
+		return EXIT_ERR;
+	}
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	else
+		strcpy(dir, ".");
+	lfs_error err;
+	memset(&err, 0, sizeof(err));
+	uint8_t *res = NULL;
+	size_t rn = 0;
+	lfs_err e = nwn_compile(src, text, n, compile_lookup, dir, &res, &rn, &err);
+	free(text);
+	free(dir);
+	if (e != LFS_OK) {
+		if (e == LFS_ERR_PARSE)
+			fprintf(stderr, "%s\n", err.msg);
+		else
+			fprintf(stderr, "legacyfs-convert: %s: %s\n", src, err.msg);
+		return EXIT_ERR;
+	}
+	int status = 0;
+	if (strcmp(out, "-") == 0) {
+		if (write_all(STDOUT_FILENO, (const char *)res, rn) != 0) {
+			fprintf(stderr, "legacyfs-convert: stdout: %s\n", strerror(errno));
+			status = EXIT_ERR;
+		}
+	} else {
+		struct stat ost;
+		if (stat(out, &ost) != 0)
+			ost = sst;
+		char what[PATH_MAX + 64] = "";
+		int r = lfs_replace_file(AT_FDCWD, out, res, rn, &ost, NULL, NULL, what, sizeof(what));
+		if (r) {
+			fprintf(stderr, "legacyfs-convert: %s: %s: %s\n", out, what, strerror(r));
+			status = EXIT_ERR;
+		}
+	}
+	free(res);
+	return status;
+}
+
+/* thumbnail [-s N] [--root DIR] INPUT OUTPUT: render INPUT's thumbnail as a
+ * PNG (freedesktop thumbnailer entry contrib/legacyfs.thumbnailer). Textures
+ * are searched from INPUT's folder up to --root (default: INPUT's folder).
+ * Self-contained: parses its own arguments (main() hands them over). Exit
+ * status: 0 ok, 1 error or no drawable triangles, 2 usage, 3 not a model. */
+static int do_thumbnail(int argc, char **argv)
+{
+	unsigned size = 256;
+	const char *root = NULL, *pos[2];
+	int npos = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if ((strcmp(a, "-s") == 0 || strcmp(a, "--size") == 0) && i + 1 < argc) {
+			char *end;
+			unsigned long v = strtoul(argv[++i], &end, 10);
+			/* thumbnailers pass the size they want; render the next
+			 * standard size at or above it (128, 256, 512, 1024) */
+			if (*end || v == 0 || v > 1024) {
+				fprintf(stderr, "legacyfs-convert: thumbnail size %s: 1 to 1024\n", argv[i]);
+				return EXIT_USAGE;
+			}
+			size = v <= 128 ? 128 : v <= 256 ? 256 : v <= 512 ? 512 : 1024;
+		} else if (strcmp(a, "--root") == 0 && i + 1 < argc) {
+			root = argv[++i];
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "legacyfs-convert: thumbnail: unknown option %s\n", a);
+			return EXIT_USAGE;
+		} else if (npos < 2) {
+			pos[npos++] = a;
+		} else {
+			npos = 3;
+		}
+	}
+	if (npos != 2) {
+		fprintf(stderr, "usage: legacyfs-convert thumbnail [-s SIZE] [--root DIR] INPUT OUTPUT.png\n");
+		return EXIT_USAGE;
+	}
+	char *mreal = realpath(pos[0], NULL);
+	char *rreal = root ? realpath(root, NULL) : (mreal ? strdup(mreal) : NULL);
+	if (!mreal || !rreal) {
+		fprintf(stderr, "legacyfs-convert: %s: %s\n", mreal ? root : pos[0], strerror(errno));
+		free(mreal);
+		free(rreal);
+		return EXIT_ERR;
+	}
+	if (!root) {
+		char *sl = strrchr(rreal, '/');
+		if (sl)
+			sl[sl == rreal ? 1 : 0] = '\0';
+	}
+	size_t rl = strlen(rreal);
+	while (rl > 1 && rreal[rl - 1] == '/')
+		rreal[--rl] = '\0';
+	const char *rel = strcmp(rreal, "/") == 0 ? mreal + 1
+			  : (strncmp(mreal, rreal, rl) == 0 && mreal[rl] == '/') ? mreal + rl + 1 : NULL;
+	int status = EXIT_ERR;
+	uint8_t *data = NULL, *png = NULL;
+	size_t n = 0, pngn = 0;
+	int rootfd = -1;
+	FILE *f = NULL;
+	char *uri = NULL;
+	struct stat st;
+	if (!rel || !*rel) {
+		fprintf(stderr, "legacyfs-convert: %s is not inside --root %s\n", pos[0], rreal);
+		status = EXIT_USAGE;
+		goto out;
+	}
+	f = fopen(mreal, "rb");
+	if (!f || fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) ||
+	    (uint64_t)st.st_size > ((uint64_t)256 << 20)) {
+		fprintf(stderr, "legacyfs-convert: %s: %s\n", pos[0],
+			f && S_ISREG(st.st_mode) ? "too large" : strerror(errno ? errno : EINVAL));
+		goto out;
+	}
+	n = (size_t)st.st_size;
+	data = malloc(n ? n : 1);
+	if (!data || fread(data, 1, n, f) != n) {
+		fprintf(stderr, "legacyfs-convert: %s: read failed\n", pos[0]);
+		goto out;
+	}
+	/* Thumb::URI: file:// + the absolute path, percent-encoded (RFC 3986) */
+	uri = malloc(7 + 3 * strlen(mreal) + 1);
+	if (!uri)
+		goto out;
+	char *u = uri + sprintf(uri, "file://");
+	for (const unsigned char *p = (const unsigned char *)mreal; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		    strchr("/-._~!$&'()*+,;=:@", *p))
+			*u++ = (char)*p;
+		else
+			u += sprintf(u, "%%%02X", *p);
+	}
+	*u = '\0';
+	rootfd = open(rreal, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0) {
+		fprintf(stderr, "legacyfs-convert: %s: %s\n", rreal, strerror(errno));
+		goto out;
+	}
+	lfs_texture_ctx tc;
+	lfs_texture_ctx_init(&tc, rootfd, rel);
+	lfs_view_opts vo = { .texture_lookup = lfs_texture_lookup, .texture_ctx = &tc,
+			     .texture_read = lfs_texture_read };
+	lfs_error err;
+	memset(&err, 0, sizeof(err));
+	const char *base = strrchr(mreal, '/') ? strrchr(mreal, '/') + 1 : mreal;
+	lfs_err e = lfs_views_thumbnail(base, data, n, size, &vo, uri, (int64_t)st.st_mtime, &png,
+					&pngn, &err);
+	lfs_texture_ctx_free(&tc);
+	if (e == LFS_ERR_NOTFORMAT) {
+		fprintf(stderr, "legacyfs-convert: %s: not a model\n", pos[0]);
+		status = EXIT_NOTMODEL;
+		goto out;
+	}
+	if (e != LFS_OK) {
+		fprintf(stderr, "legacyfs-convert: %s: %s\n", pos[0], err.msg);
+		goto out;
+	}
+	if (strcmp(pos[1], "-") == 0) {
+		status = write_all(STDOUT_FILENO, (const char *)png, pngn) == 0 ? 0 : EXIT_ERR;
+	} else {
+		FILE *o = fopen(pos[1], "wb");
+		bool ok = o && fwrite(png, 1, pngn, o) == pngn;
+		if (o && fclose(o) != 0)
+			ok = false;
+		status = ok ? 0 : EXIT_ERR;
+	}
+	if (status)
+		fprintf(stderr, "legacyfs-convert: %s: %s\n", pos[1], strerror(errno));
+out:
+	if (f)
+		fclose(f);
+	if (rootfd >= 0)
+		close(rootfd);
+	free(data);
+	free(png);
+	free(uri);
+	free(mreal);
+	free(rreal);
+	return status;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc >= 2 && strcmp(argv[1], "thumbnail") == 0)
+		return do_thumbnail(argc - 1, argv + 1);
 	const char *root = NULL;
+	const char *out = NULL;
 	size_t max_size = (size_t)256 << 20;
-	const char *pos[3];
+	const char *pos[4];
 	int npos = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -213,6 +520,8 @@ int main(int argc, char **argv)
 			root = argv[++i];
 		} else if (strncmp(a, "--root=", 7) == 0) {
 			root = a + 7;
+		} else if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && i + 1 < argc) {
+			out = argv[++i];
 		} else if (strcmp(a, "--max-size") == 0 && i + 1 < argc) {
 			char *end;
 			unsigned long v = strtoul(argv[++i], &end, 10);
@@ -222,22 +531,31 @@ int main(int argc, char **argv)
 			}
 			max_size = (size_t)v << 20;
 		} else if (strcmp(a, "--") == 0) {
-			for (i++; i < argc && npos < 3; i++)
+			for (i++; i < argc && npos < 4; i++)
 				pos[npos++] = argv[i];
 			if (i < argc)
-				npos = 4;
+				npos = 5;
 			break;
 		} else if (a[0] == '-' && a[1]) {
 			fprintf(stderr, "legacyfs-convert: unknown option %s\n", a);
 			usage(stderr);
 			return EXIT_USAGE;
-		} else if (npos < 3) {
+		} else if (npos < 4) {
 			pos[npos++] = a;
 		} else {
-			npos = 4;
+			npos = 5;
 		}
 	}
-	if (npos < 2 || npos > 3) {
+	if (npos == 2 && strcmp(pos[0], "compile") == 0 && out && !root)
+		return do_compile(pos[1], out, max_size);
+	if (npos >= 1 && strcmp(pos[0], "apply") == 0) {
+		if (npos != 4 || !out || root) {
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+		return do_apply(pos[1], pos[2], pos[3], out, max_size);
+	}
+	if (npos < 2 || npos > 3 || out) {
 		usage(stderr);
 		return EXIT_USAGE;
 	}

@@ -347,6 +347,26 @@ static bool graph_build(const sod_model *m, graph *g)
 	return ok;
 }
 
+bool sod_model_space(const sod_model *m, double *world, bool *shown)
+{
+	graph g;
+	if (!graph_build(m, &g))
+		return false;
+	for (size_t i = 0; i < m->n_nodes; i++)
+		shown[i] = false;
+	for (size_t k = 0; k < g.n_order; k++) {
+		uint32_t v = g.order[k];
+		shown[v] = g.shown[v];
+		for (int r = 0; r < 3; r++)
+			for (int c = 0; c < 3; c++)
+				world[12 * (size_t)v + 3 * r + c] = g.world[v].r[r][c];
+		for (int c = 0; c < 3; c++)
+			world[12 * (size_t)v + 9 + c] = g.world[v].p[c];
+	}
+	graph_free(&g);
+	return true;
+}
+
 static lfs_err write_mtl(const sod_model *m, const lfs_view_opts *opts, lfs_sb *sb, lfs_error *err)
 {
 	lfs_nameset seen;

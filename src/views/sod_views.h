@@ -52,4 +52,16 @@ lfs_err sod_csv_channel(const sod_model *m, uint16_t idx, lfs_sb *out, lfs_error
 /** Key time of key @p k of channel @p c: k * period / n_keys (seconds). */
 float sod_key_time(const sod_channel *c, uint32_t k);
 
+/**
+ * Model-space placement of every node as model.obj uses it (thumbnails reuse
+ * it): @p world receives 12 doubles per node — the right, up and front rows,
+ * then the position, composed down from the roots (a node-local point p maps
+ * to p.x*right + p.y*up + p.z*front + position, SOD axes) — and @p shown is
+ * true for the nodes model.obj draws: reachable from a root, and under each
+ * lodcontrol node only the child subtree with the most faces (the highest
+ * detail LOD). Both arrays are m->n_nodes long; world is left untouched for
+ * nodes that are not shown. Returns false on allocation failure.
+ */
+bool sod_model_space(const sod_model *m, double *world, bool *shown);
+
 #endif

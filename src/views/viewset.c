@@ -16,6 +16,7 @@
 #include "nil_views.h"
 #include "nod_views.h"
 #include "sod_views.h"
+#include "thumb_models.h"
 #include "nwn_apply.h"
 #include "nwn_ascii.h"
 #include "nwn_csv.h"
@@ -327,4 +328,19 @@ bool lfs_view_writable(lfs_format format, const char *viewpath)
 			return formats[i].apply &&
 			       (!formats[i].writable || formats[i].writable(viewpath));
 	return false;
+}
+
+/* ---- thumbnails (thumb_models.h) ------------------------------------------ */
+
+lfs_err lfs_views_thumbnail(const char *name, const uint8_t *data, size_t n, unsigned size,
+			    const lfs_view_opts *opts, const char *uri, int64_t mtime,
+			    uint8_t **png, size_t *pngn, lfs_error *err)
+{
+	*png = NULL;
+	*pngn = 0;
+	const lfs_format_entry *f = entry_for(name, data, n);
+	if (!f)
+		return lfs_fail(err, LFS_ERR_NOTFORMAT, SIZE_MAX, "file header",
+				"%s: not a binary model", name ? name : "(unnamed)");
+	return lfs_thumb_model(f->format, data, n, size, opts, uri, mtime, png, pngn, err);
 }

@@ -46,10 +46,24 @@ typedef struct lfs_view {
  */
 typedef bool (*lfs_texture_lookup_fn)(void *ctx, const char *resref, char *out, size_t outsz);
 
-/** Options for lfs_views_build(). Zero-initialised = defaults. */
+/**
+ * Texture reader used by thumbnails: given a texture resref (no extension),
+ * find the texture file by the same rule as lfs_texture_lookup_fn (case-
+ * insensitive, the model's folder first, then each ancestor folder up to the
+ * SOURCE root; .tga before .dds before .plt in one folder), read the whole
+ * file into a malloc'd buffer (*data, *n bytes; the caller frees it) and
+ * return true; return false (leaving *data NULL) when there is no such file
+ * or it cannot be read. The bytes are whatever the file holds: the renderer
+ * decodes TGA and falls back to the material colour for anything else.
+ * Called with the caller's texture_ctx.
+ */
+typedef bool (*lfs_texture_read_fn)(void *ctx, const char *resref, uint8_t **data, size_t *n);
+
+/** Options for lfs_views_build() and lfs_views_thumbnail(). Zero-initialised = defaults. */
 typedef struct lfs_view_opts {
 	lfs_texture_lookup_fn texture_lookup; /**< may be NULL: no map_Kd lines */
-	void *texture_ctx;
+	void *texture_ctx;                    /**< passed to texture_lookup and texture_read */
+	lfs_texture_read_fn texture_read;     /**< may be NULL: thumbnails use material colours */
 } lfs_view_opts;
 
 /** All views of one model, sorted by path. */
@@ -98,6 +112,37 @@ lfs_err lfs_views_apply(const char *name, const uint8_t *orig, size_t n, const c
  * (the format has an encoder and the view maps back exactly). Cheap.
  */
 bool lfs_view_writable(lfs_format format, const char *viewpath);
+
+/**
+ * Thumbnail renderer version: part of every thumbnail cache key (with the
+ * source content hash and the size). Bumped on any change that alters pixels.
+ */
+#define LFS_THUMB_VERSION 1u
+
+/**
+ * Render the thumbnail of a model file as PNG (src/views/thumb.h,
+ * docs/thumbnails.md): the model's drawable triangles (NWN: meshes with
+ * render != 0 — trimesh, skin and danglymesh in rest pose — without aabb
+ * walkmeshes, emitters, lights; NOD: every group in the rest pose; SOD: mesh
+ * nodes, highest LOD only; NIL: the sector strips of model.obj), seen in a
+ * 3/4 view from above, textured when opts->texture_read finds a TGA.
+ *
+ * @param name   the model file's base name (selects the format, as lfs_detect)
+ * @param size   edge in pixels: 128, 256, 512 or 1024
+ * @param opts   may be NULL (no textures)
+ * @param uri    written as tEXt Thumb::URI (freedesktop standard); NULL = left out
+ * @param mtime  the source file's modification time in seconds, written as
+ *               tEXt Thumb::MTime; negative = left out
+ * @param png    receives the PNG bytes (malloc'd; caller frees)
+ * @return LFS_OK; LFS_ERR_UNSUPPORTED when the model has no drawable
+ *         triangles (e.g. every NAD, effect-only NWN models) or @p size is
+ *         not allowed; LFS_ERR_NOTFORMAT / LFS_ERR_CORRUPT as
+ *         lfs_views_build(); LFS_ERR_NOMEM.
+ * Cache keys should include LFS_THUMB_VERSION.
+ */
+lfs_err lfs_views_thumbnail(const char *name, const uint8_t *data, size_t n, unsigned size,
+			    const lfs_view_opts *opts, const char *uri, int64_t mtime,
+			    uint8_t **png, size_t *pngn, lfs_error *err);
 
 /** Free a viewset's contents (not the struct itself). */
 void lfs_viewset_free(lfs_viewset *vs);

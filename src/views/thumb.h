@@ -1,0 +1,152 @@
+/**
+ * @file thumb.h
+ * Thumbnail renderer: a triangle scene -> a square RGBA image -> PNG.
+ * No FUSE and no format code here (per-format extraction: thumb_models.h;
+ * the documentation of camera, light and conventions: docs/thumbnails.md).
+ *
+ * Scene frame
+ * -----------
+ * Every extractor converts its model into ONE frame before adding vertices:
+ * right-handed, metres (or the format's own unit: only ratios matter),
+ * +X = the model's right, +Y = the model's front, +Z = up. The camera looks
+ * from the front-right and above, along direction (−1, −1, −0.5) — upstream
+ * f3d's thumbnail direction (−1, −0.5, −1) with its Y-up written Z-up — at
+ * the centre of the bounding box of the drawn vertices.
+ *
+ * Triangles index positions (`v`), texture coordinates (`t`, or
+ * LFS_THUMB_NONE) and a material. Texture coordinates follow the OBJ/OpenGL
+ * convention: u to the right, v UP, (0, 0) = the bottom-left of the image.
+ * Extractors of v-down formats (NOD, SOD, NIL) store 1 − v.
+ *
+ * Hostile input: non-finite positions make every triangle using them be
+ * skipped; indices out of range are skipped; zero-area triangles draw
+ * nothing; coordinates up to the float range are framed in double precision.
+ *
+ * Memory: a scene owns all its arrays (lfs_thumb_scene_free()). Building
+ * functions never fail loudly: on allocation failure they set `failed` and
+ * later calls do nothing; check it before rendering.
+ */
+#ifndef LFS_VIEWS_THUMB_H
+#define LFS_VIEWS_THUMB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/error.h"
+
+/** "No texture coordinate" / "no texture" index. */
+#define LFS_THUMB_NONE UINT32_MAX
+
+/** Largest texture edge kept; larger decoded textures are box-halved down to it. */
+#define LFS_THUMB_TEX_MAX 512u
+
+/** A decoded texture: RGBA, 8 bits per channel, straight alpha, top row first. */
+typedef struct lfs_thumb_tex {
+	uint32_t w, h;
+	uint8_t *rgba; /**< w * h * 4 bytes, owned by the scene */
+	bool holes;    /**< some texel has alpha < 128 (alpha-tested materials cut holes) */
+} lfs_thumb_tex;
+
+/** A material: a texture, or a flat diffuse colour. */
+typedef struct lfs_thumb_mat {
+	float rgb[3];    /**< diffuse colour, 0..1, used when tex is LFS_THUMB_NONE */
+	uint32_t tex;    /**< index into the scene's textures or LFS_THUMB_NONE */
+	bool alpha_test; /**< texels with alpha < 0.5 are holes (cut-out foliage, hair) */
+} lfs_thumb_mat;
+
+/** A triangle: position, texture-coordinate and material indices. */
+typedef struct lfs_thumb_tri {
+	uint32_t v[3];
+	uint32_t t[3]; /**< LFS_THUMB_NONE when the mesh has no UVs */
+	uint32_t mat;
+} lfs_thumb_tri;
+
+/** The triangles to draw, in the scene frame (see the file comment). */
+typedef struct lfs_thumb_scene {
+	float *pos;   /**< 3 per position */
+	float *nrm;   /**< 3 per position; (0,0,0) = compute from the faces */
+	size_t n_pos, cap_pos;
+	float *uv;    /**< 2 per texture coordinate, v up */
+	size_t n_uv, cap_uv;
+	lfs_thumb_tri *tris;
+	size_t n_tris, cap_tris;
+	lfs_thumb_mat *mats;
+	size_t n_mats, cap_mats;
+	lfs_thumb_tex *texs;
+	size_t n_texs, cap_texs;
+	bool failed;  /**< an allocation failed: the scene is incomplete */
+} lfs_thumb_scene;
+
+/** True for the sizes the freedesktop standard names: 128, 256, 512, 1024. */
+bool lfs_thumb_size_ok(unsigned size);
+
+/** Free a scene's arrays and zero it. */
+void lfs_thumb_scene_free(lfs_thumb_scene *s);
+
+/**
+ * Append a position (scene frame) with an optional normal (@p n NULL or
+ * (0,0,0): computed from the faces). Returns its index (LFS_THUMB_NONE on
+ * allocation failure or when the scene is full: indices are 32-bit).
+ */
+uint32_t lfs_thumb_add_pos(lfs_thumb_scene *s, const float p[3], const float *n);
+
+/** Append a texture coordinate (u, v up); returns its index as add_pos. */
+uint32_t lfs_thumb_add_uv(lfs_thumb_scene *s, float u, float v);
+
+/** Append a material; returns its index as add_pos. */
+uint32_t lfs_thumb_add_mat(lfs_thumb_scene *s, const lfs_thumb_mat *m);
+
+/**
+ * Append a texture; the scene takes ownership of @p rgba (malloc'd, w*h*4,
+ * top row first) and may shrink it to LFS_THUMB_TEX_MAX. Returns its index;
+ * on failure frees @p rgba and returns LFS_THUMB_NONE.
+ */
+uint32_t lfs_thumb_add_tex(lfs_thumb_scene *s, uint8_t *rgba, uint32_t w, uint32_t h);
+
+/** Append a triangle (indices are checked when drawing, not here). */
+void lfs_thumb_add_tri(lfs_thumb_scene *s, const lfs_thumb_tri *t);
+
+/**
+ * Decode a TGA file (uncompressed or RLE; stb_image) into RGBA, top row
+ * first, straight alpha. Files starting with the DDS or PLT magic, and
+ * anything stb_image rejects, return false. Textures larger than 8192 on an
+ * edge are rejected. *rgba is malloc'd (caller frees).
+ */
+bool lfs_thumb_decode_tga(const uint8_t *data, size_t n, uint8_t **rgba, uint32_t *w,
+			  uint32_t *h);
+
+/** Number of triangles of @p s that would be drawn (valid indices, finite positions). */
+size_t lfs_thumb_drawable(const lfs_thumb_scene *s);
+
+/**
+ * Render @p s into a new @p size × @p size RGBA image (straight alpha, top
+ * row first, *rgba malloc'd: size*size*4 bytes): z-buffered perspective
+ * rasterizer with 8 samples per pixel (multisampled: coverage and depth per
+ * sample, colour per pixel; per sample for cut-out textures), box-filtered
+ * with premultiplied alpha, transparent background, Lambert + ambient from
+ * key and fill lights fixed relative to the camera, both faces of every
+ * triangle lit as seen, perspective-correct bilinear texturing
+ * (wrap-around). Single-threaded; memory beyond the scene: one 16-row strip
+ * of samples (size × 16 × 8 × 8 bytes) plus per-position and binning arrays.
+ *
+ * Normals left at (0,0,0) are filled in (area-weighted face normals summed
+ * per position), which is why @p s is not const.
+ *
+ * @return LFS_OK; LFS_ERR_UNSUPPORTED when no triangle is drawable or the
+ *         size is not one of lfs_thumb_size_ok(); LFS_ERR_NOMEM.
+ */
+lfs_err lfs_thumb_render(lfs_thumb_scene *s, unsigned size, uint8_t **rgba, lfs_error *err);
+
+/**
+ * Encode an RGBA image as PNG through libpng: 8-bit RGBA, non-interlaced,
+ * zlib level 1 with the Sub filter only, tEXt "Thumb::URI" = @p uri (left
+ * out when NULL) and "Thumb::MTime" = @p mtime in decimal seconds (left out
+ * when negative), as the freedesktop Thumbnail Managing Standard requires,
+ * plus "Software" = "legacyfs". *png is malloc'd (caller frees).
+ * @return LFS_OK, LFS_ERR_NOMEM (or any libpng failure, as LFS_ERR_NOMEM).
+ */
+lfs_err lfs_thumb_png(const uint8_t *rgba, unsigned w, unsigned h, const char *uri, int64_t mtime,
+		      uint8_t **png, size_t *pngn, lfs_error *err);
+
+#endif
