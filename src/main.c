@@ -10,6 +10,7 @@
  * option is documented in docs/mount.md and in --help.
  */
 #include "fuse_ll.h"
+#include "views/thumb.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -34,6 +35,7 @@ struct lfs_options {
 	int ro; /* "-o ro" seen (also passed on to the kernel) */
 	double unlink_grace;
 	unsigned edit_mb;
+	unsigned thumb_size;
 	char *source;
 };
 
@@ -52,6 +54,7 @@ static const struct fuse_opt lfs_opts[] = {
 	LFS_OPT("zero_open", kernel_open, 0),
 	LFS_OPT("unlink_grace=%lf", unlink_grace, 0),
 	LFS_OPT("edit_size=%u", edit_mb, 0),
+	LFS_OPT("thumb_size=%u", thumb_size, 0),
 	LFS_OPT("ro", ro, 1),
 	FUSE_OPT_KEY("ro", FUSE_OPT_KEY_KEEP),
 	FUSE_OPT_END
@@ -88,7 +91,8 @@ static void usage(const char *prog)
 	       "                           see -o max_threads, -o clone_fd)\n"
 	       "    -o kernel_open         answer OPEN/OPENDIR (default: zero-message open)\n"
 	       "    -o unlink_grace=SEC    a deleted view stays absent this long (default 1)\n"
-	       "    -o edit_size=MIB       bound of in-memory edits and scratch files (default 512)\n\n");
+	       "    -o edit_size=MIB       bound of in-memory edits and scratch files (default 512)\n"
+	       "    -o thumb_size=N        thumbnail.png edge: 128, 256 (default), 512, 1024; 0 = none\n\n");
 }
 
 /*
@@ -128,7 +132,7 @@ int main(int argc, char *argv[])
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
 	struct lfs_options o = { .timeout = -1, .cache_mb = 256, .cache_entries = 200000,
-				 .max_model_mb = 256 };
+				 .max_model_mb = 256, .thumb_size = 256 };
 	struct fuse_cmdline_opts opts = { 0 };
 	struct fuse_session *se = NULL;
 	lfs_fs *fs = NULL;
@@ -139,6 +143,10 @@ int main(int argc, char *argv[])
 		return 1;
 	if (fuse_parse_cmdline(&args, &opts) != 0)
 		goto out;
+	if (o.thumb_size && !lfs_thumb_size_ok(o.thumb_size)) {
+		fprintf(stderr, "legacyfs: -o thumb_size=%u: use 128, 256, 512, 1024 or 0\n", o.thumb_size);
+		goto out;
+	}
 	if (opts.show_help) {
 		usage(argv[0]);
 		printf("FUSE options:\n");
@@ -211,6 +219,7 @@ int main(int argc, char *argv[])
 		.debug = opts.debug,
 		.unlink_grace = o.unlink_grace,
 		.edit_bytes = (size_t)o.edit_mb << 20,
+		.thumb_size = o.thumb_size,
 		.log = log_to_fuse,
 	};
 	int r = lfs_fs_new(o.source, &fo, &fs);

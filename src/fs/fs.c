@@ -47,6 +47,7 @@
 #include "replace.h"
 #include "source.h"
 #include "texture.h"
+#include "../views/thumb.h"
 
 #define CTL_ID 2
 #define ERRORS_ID 3
@@ -630,7 +631,15 @@ static lfs_centry *entry_for(lfs_fs *fs, const char *rel, const struct stat *st)
 
 	lfs_texture_ctx tc;
 	lfs_texture_ctx_init(&tc, fs->rootfd, rel);
-	lfs_view_opts vo = { .texture_lookup = lfs_texture_lookup, .texture_ctx = &tc };
+	lfs_view_opts vo = { .texture_lookup = lfs_texture_lookup, .texture_ctx = &tc,
+			     .texture_read = lfs_texture_read, .thumb_size = fs->o.thumb_size,
+			     .thumb_mtime = (int64_t)st->st_mtime };
+	char *abs = NULL, *uri = NULL;
+	if (fs->o.thumb_size && asprintf(&abs, "%s/%s", fs->source, rel) >= 0) {
+		uri = lfs_thumb_file_uri(abs);
+		vo.thumb_uri = uri;
+	}
+	free(abs);
 	struct stat fst;
 	lfs_source_kind kind;
 	lfs_viewset vs;
@@ -638,6 +647,7 @@ static lfs_centry *entry_for(lfs_fs *fs, const char *rel, const struct stat *st)
 	memset(&err, 0, sizeof(err));
 	lfs_err r = lfs_source_load(fs->rootfd, rel, fs->o.max_model_size, &vo, &fst, &kind, &vs, &err);
 	lfs_texture_ctx_free(&tc);
+	free(uri);
 	if (r != LFS_OK) {
 		fs_log(fs, r == LFS_ERR_NOMEM ? LFS_LOG_ERR : LFS_LOG_DEBUG, "%s", err.msg);
 		return NULL;

@@ -72,6 +72,7 @@ typedef struct lfs_fs_opts {
 	bool debug;            /**< also produce LFS_LOG_DEBUG messages (one per READ, ...) */
 	double unlink_grace;   /**< seconds a deleted view stays absent (0 = default 1 s; docs/editing.md) */
 	size_t edit_bytes;     /**< bound of in-memory edit data (overlays + scratch), bytes (0 = 512 MiB) */
+	unsigned thumb_size;   /**< thumbnail.png edge in pixels (128/256/512/1024), 0 = none */
 	void (*log)(int level, const char *msg); /**< NULL: stderr */
 } lfs_fs_opts;
 

@@ -37,6 +37,7 @@
 #include "fs/texture.h"
 #include "lfs_config.h"
 #include "views/nwn_compile.h"
+#include "views/thumb.h"
 #include "views/viewset.h"
 
 enum { EXIT_ERR = 1, EXIT_USAGE = 2, EXIT_NOTMODEL = 3, EXIT_READONLY = 4 };
@@ -49,6 +50,7 @@ static void usage(FILE *f)
 		"       legacyfs-convert extract [--root DIR] [--max-size MIB] MODEL DESTDIR\n"
 		"       legacyfs-convert apply   [--max-size MIB] MODEL VIEWPATH EDITED -o OUT\n"
 		"       legacyfs-convert compile [--max-size MIB] X.mdl -o X.bin.mdl (NWN ASCII -> binary)\n"
+		"       legacyfs-convert thumbnail [-s SIZE] [--root DIR] MODEL OUT.png\n"
 		"       legacyfs-convert --help | --version\n\n"
 		"Shows what a legacyfs mount shows for MODEL, without mounting:\n"
 		"  list     one line per view: size in bytes, a tab, the view path\n"
@@ -56,7 +58,11 @@ static void usage(FILE *f)
 		"  extract  write every view below DESTDIR (created if missing)\n"
 		"  apply    apply EDITED (a changed copy of view VIEWPATH) to MODEL and\n"
 		"           write the new model file to OUT (may be MODEL; - = stdout),\n"
-		"           exactly as saving the view through a mount would\n\n"
+		"           exactly as saving the view through a mount would\n"
+		"  compile  compile an NWN ASCII model into a binary (docs/nwn-compile.md)\n"
+		"  thumbnail render MODEL's thumbnail PNG (SIZE 128/256/512/1024; the\n"
+		"           freedesktop thumbnailer in contrib/ calls this)\n\n"
+		"  --thumb-size N  thumbnail.png edge as the mount's -o thumb_size (default 256, 0 = none)\n"
 		"  --root DIR      the folder a mount would have as SOURCE; textures for\n"
 		"                  model.mtl are searched from MODEL's folder up to DIR\n"
 		"                  (default: MODEL's own folder)\n"
@@ -65,6 +71,9 @@ static void usage(FILE *f)
 		"bad edit: message as file:line:col), 2 usage, 3 not a model (a mount\n"
 		"shows it as the plain file), 4 read-only view.\n");
 }
+
+/* --thumb-size N: as the mount's -o thumb_size (0 = no thumbnail.png). */
+static unsigned g_thumb_size = 256;
 
 /* Build MODEL's views the way the mount does. Returns an exit status. */
 static int load(const char *model, const char *root, size_t max_size, lfs_viewset *vs)
@@ -115,13 +124,21 @@ static int load(const char *model, const char *root, size_t max_size, lfs_viewse
 	}
 	lfs_texture_ctx tc;
 	lfs_texture_ctx_init(&tc, rootfd, rel);
-	lfs_view_opts vo = { .texture_lookup = lfs_texture_lookup, .texture_ctx = &tc };
+	/* thumbnail.png exactly as the mount renders it (URI of the real path,
+	 * source mtime, g_thumb_size as the mount's -o thumb_size) */
+	struct stat pre;
+	char *uri = g_thumb_size ? lfs_thumb_file_uri(mreal) : NULL;
+	lfs_view_opts vo = { .texture_lookup = lfs_texture_lookup, .texture_ctx = &tc,
+			     .texture_read = lfs_texture_read, .thumb_size = g_thumb_size,
+			     .thumb_uri = uri,
+			     .thumb_mtime = stat(mreal, &pre) == 0 ? (int64_t)pre.st_mtime : 0 };
 	struct stat st;
 	lfs_source_kind kind;
 	lfs_error err;
 	memset(&err, 0, sizeof(err));
 	lfs_err r = lfs_source_load(rootfd, rel, max_size, &vo, &st, &kind, vs, &err);
 	lfs_texture_ctx_free(&tc);
+	free(uri);
 	close(rootfd);
 	int status = 0;
 	if (r != LFS_OK) {
@@ -436,19 +453,9 @@ static int do_thumbnail(int argc, char **argv)
 		fprintf(stderr, "legacyfs-convert: %s: read failed\n", pos[0]);
 		goto out;
 	}
-	/* Thumb::URI: file:// + the absolute path, percent-encoded (RFC 3986) */
-	uri = malloc(7 + 3 * strlen(mreal) + 1);
+	uri = lfs_thumb_file_uri(mreal); /* Thumb::URI */
 	if (!uri)
 		goto out;
-	char *u = uri + sprintf(uri, "file://");
-	for (const unsigned char *p = (const unsigned char *)mreal; *p; p++) {
-		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-		    strchr("/-._~!$&'()*+,;=:@", *p))
-			*u++ = (char)*p;
-		else
-			u += sprintf(u, "%%%02X", *p);
-	}
-	*u = '\0';
 	rootfd = open(rreal, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0) {
 		fprintf(stderr, "legacyfs-convert: %s: %s\n", rreal, strerror(errno));
@@ -522,6 +529,15 @@ int main(int argc, char **argv)
 			root = a + 7;
 		} else if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && i + 1 < argc) {
 			out = argv[++i];
+		} else if (strcmp(a, "--thumb-size") == 0 && i + 1 < argc) {
+			char *end;
+			unsigned long v = strtoul(argv[++i], &end, 10);
+			if (*end || (v && !lfs_thumb_size_ok((unsigned)v))) {
+				fprintf(stderr, "legacyfs-convert: bad --thumb-size %s (128, 256, 512, 1024 or 0)\n",
+					argv[i]);
+				return EXIT_USAGE;
+			}
+			g_thumb_size = (unsigned)v;
 		} else if (strcmp(a, "--max-size") == 0 && i + 1 < argc) {
 			char *end;
 			unsigned long v = strtoul(argv[++i], &end, 10);

@@ -991,3 +991,20 @@ lfs_err lfs_thumb_png(const uint8_t *rgba, unsigned w, unsigned h, const char *u
 	*pngn = b.n;
 	return LFS_OK;
 }
+
+char *lfs_thumb_file_uri(const char *abs_path)
+{
+	char *uri = malloc(7 + 3 * strlen(abs_path) + 1);
+	if (!uri)
+		return NULL;
+	char *u = uri + sprintf(uri, "file://");
+	for (const unsigned char *p = (const unsigned char *)abs_path; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		    strchr("/-._~!$&'()*+,;=:@", *p))
+			*u++ = (char)*p;
+		else
+			u += sprintf(u, "%%%02X", *p);
+	}
+	*u = '\0';
+	return uri;
+}

@@ -81,6 +81,13 @@ typedef struct lfs_thumb_scene {
 /** True for the sizes the freedesktop standard names: 128, 256, 512, 1024. */
 bool lfs_thumb_size_ok(unsigned size);
 
+/**
+ * The Thumb::URI of a file: "file://" + @p abs_path percent-encoded as
+ * RFC 3986 allows in a path (freedesktop thumbnail spec). Returns a malloc'd
+ * string (caller frees) or NULL when out of memory.
+ */
+char *lfs_thumb_file_uri(const char *abs_path);
+
 /** Free a scene's arrays and zero it. */
 void lfs_thumb_scene_free(lfs_thumb_scene *s);
 

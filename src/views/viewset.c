@@ -295,6 +295,20 @@ lfs_err lfs_views_build(const char *name, const uint8_t *data, size_t n,
 				"%s: not a binary model", name ? name : "(unnamed)");
 	lfs_vlist l = { 0 };
 	lfs_err r = f->build(data, n, opts, &l, err);
+	if (!r && opts && opts->thumb_size) {
+		/* thumbnail.png: a model without drawable triangles (or whose render
+		 * fails) simply has none; the other views stand. */
+		uint8_t *png = NULL;
+		size_t pngn = 0;
+		lfs_error te;
+		if (lfs_thumb_model(f->format, data, n, opts->thumb_size, opts, opts->thumb_uri,
+				    opts->thumb_mtime, &png, &pngn, &te) == LFS_OK) {
+			lfs_sb sb = { 0 };
+			lfs_sb_put(&sb, png, pngn);
+			lfs_vlist_add(&l, "thumbnail.png", &sb);
+		}
+		free(png);
+	}
 	if (!r && l.failed)
 		r = nomem(err);
 	if (r) {
@@ -323,6 +337,8 @@ lfs_err lfs_views_apply(const char *name, const uint8_t *orig, size_t n, const c
 
 bool lfs_view_writable(lfs_format format, const char *viewpath)
 {
+	if (!strcmp(viewpath, "thumbnail.png"))
+		return false; /* rendered, never parsed back */
 	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
 		if (formats[i].format == format)
 			return formats[i].apply &&

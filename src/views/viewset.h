@@ -64,6 +64,14 @@ typedef struct lfs_view_opts {
 	lfs_texture_lookup_fn texture_lookup; /**< may be NULL: no map_Kd lines */
 	void *texture_ctx;                    /**< passed to texture_lookup and texture_read */
 	lfs_texture_read_fn texture_read;     /**< may be NULL: thumbnails use material colours */
+	/**
+	 * When non-zero, lfs_views_build() also renders "thumbnail.png" at this
+	 * edge length in pixels (128, 256, 512 or 1024) for models with drawable
+	 * triangles (docs/thumbnails.md). 0 = no thumbnail view.
+	 */
+	unsigned thumb_size;
+	const char *thumb_uri;  /**< Thumb::URI of the source file (may be NULL) */
+	int64_t thumb_mtime;    /**< Thumb::MTime: source mtime, seconds */
 } lfs_view_opts;
 
 /** All views of one model, sorted by path. */
