@@ -237,7 +237,10 @@ static uint8_t *slurp(const char *path, size_t max, size_t *n, struct stat *st)
 	return buf;
 }
 
-/* apply MODEL VIEWPATH EDITED -o OUT */
+static bool compile_lookup(void *ctx, const char *name, uint8_t **data, size_t *n);
+
+/* apply MODEL VIEWPATH EDITED -o OUT; a supermodel (NWN) is read from MODEL's
+ * folder, as the mount does */
 static int do_apply(const char *model, const char *vpath, const char *edited, const char *out,
 		    size_t max_size)
 {
@@ -263,7 +266,17 @@ static int do_apply(const char *model, const char *vpath, const char *edited, co
 	memset(&err, 0, sizeof(err));
 	uint8_t *res = NULL;
 	size_t rn = 0;
-	lfs_err e = lfs_views_apply(base, orig, n, vpath, (const char *)text, tn, &res, &rn, &err);
+	char *dir = strdup(model);
+	if (dir) {
+		char *sl = strrchr(dir, '/');
+		if (sl)
+			*sl = '\0';
+		else
+			strcpy(dir, ".");
+	}
+	lfs_err e = lfs_views_apply_ex(base, orig, n, vpath, (const char *)text, tn,
+				       dir ? compile_lookup : NULL, dir, &res, &rn, &err);
+	free(dir);
 	free(text);
 	if (e != LFS_OK) {
 		/* A bad edit prints exactly the mount's message: VIEWPATH:line:col: ... */

@@ -255,14 +255,19 @@ typedef struct lfs_format_entry {
 			 size_t tn, uint8_t **out, size_t *outn, lfs_error *err);
 	/** views that map back exactly; NULL = every view the format lists */
 	bool (*writable)(const char *viewpath);
+	/** apply with a sibling-file lookup (NWN supermodel); NULL = use apply */
+	lfs_err (*apply_ex)(const uint8_t *orig, size_t n, const char *viewpath, const char *text,
+			    size_t tn, nwn_supermodel_lookup_fn sib, void *sib_ctx, uint8_t **out,
+			    size_t *outn, lfs_error *err);
 } lfs_format_entry;
 
 static const lfs_format_entry formats[] = {
-	{ LFS_FMT_NWN_MDL, ".mdl", nwn_mdl_is_binary, nwn_build, nwn_apply_view, nwn_writable },
-	{ LFS_FMT_NOD, ".nod", nod_detect, nod_views, nod_apply_view, nod_writable },
-	{ LFS_FMT_NAD, ".nad", nad_detect, nad_views, nad_apply_view, NULL },
-	{ LFS_FMT_NIL, ".nil", nil_detect, nil_views, NULL, NULL },
-	{ LFS_FMT_SOD, ".sod", sod_detect, sod_views, sod_apply_view, sod_writable },
+	{ LFS_FMT_NWN_MDL, ".mdl", nwn_mdl_is_binary, nwn_build, nwn_apply_view, nwn_writable,
+	  nwn_apply_view_ex },
+	{ LFS_FMT_NOD, ".nod", nod_detect, nod_views, nod_apply_view, nod_writable, NULL },
+	{ LFS_FMT_NAD, ".nad", nad_detect, nad_views, nad_apply_view, NULL, NULL },
+	{ LFS_FMT_NIL, ".nil", nil_detect, nil_views, NULL, NULL, NULL },
+	{ LFS_FMT_SOD, ".sod", sod_detect, sod_views, sod_apply_view, sod_writable, NULL },
 };
 
 static const lfs_format_entry *entry_for(const char *name, const uint8_t *data, size_t n)
@@ -323,6 +328,13 @@ lfs_err lfs_views_build(const char *name, const uint8_t *data, size_t n,
 lfs_err lfs_views_apply(const char *name, const uint8_t *orig, size_t n, const char *viewpath,
 			const char *text, size_t tn, uint8_t **out, size_t *outn, lfs_error *err)
 {
+	return lfs_views_apply_ex(name, orig, n, viewpath, text, tn, NULL, NULL, out, outn, err);
+}
+
+lfs_err lfs_views_apply_ex(const char *name, const uint8_t *orig, size_t n, const char *viewpath,
+			   const char *text, size_t tn, lfs_sibling_read_fn sib, void *sib_ctx,
+			   uint8_t **out, size_t *outn, lfs_error *err)
+{
 	*out = NULL;
 	*outn = 0;
 	const lfs_format_entry *f = entry_for(name, orig, n);
@@ -332,6 +344,8 @@ lfs_err lfs_views_apply(const char *name, const uint8_t *orig, size_t n, const c
 	if (!f->apply || !lfs_view_writable(f->format, viewpath))
 		return lfs_fail(err, LFS_ERR_UNSUPPORTED, SIZE_MAX, NULL,
 				"%s: this view is read-only", viewpath);
+	if (f->apply_ex && sib)
+		return f->apply_ex(orig, n, viewpath, text, tn, sib, sib_ctx, out, outn, err);
 	return f->apply(orig, n, viewpath, text, tn, out, outn, err);
 }
 

@@ -116,6 +116,22 @@ lfs_err lfs_views_apply(const char *name, const uint8_t *orig, size_t n, const c
 			const char *text, size_t tn, uint8_t **out, size_t *outn, lfs_error *err);
 
 /**
+ * Reads another model file of the same folder by name, for formats whose
+ * compiler needs it (NWN: the supermodel `<name>.mdl`, for part numbers of
+ * new nodes — docs/nwn-compile.md). Returns the file's bytes (malloc'd,
+ * caller frees) or false when there is no such file.
+ */
+typedef bool (*lfs_sibling_read_fn)(void *ctx, const char *name, uint8_t **data, size_t *n);
+
+/**
+ * lfs_views_apply() with a sibling lookup (@p sib may be NULL). The mount and
+ * `legacyfs-convert apply` pass one that reads `<name>.mdl` beside the model.
+ */
+lfs_err lfs_views_apply_ex(const char *name, const uint8_t *orig, size_t n, const char *viewpath,
+			   const char *text, size_t tn, lfs_sibling_read_fn sib, void *sib_ctx,
+			   uint8_t **out, size_t *outn, lfs_error *err);
+
+/**
  * True when view @p viewpath of a model of @p format can be written back
  * (the format has an encoder and the view maps back exactly). Cheap.
  */
