@@ -13,6 +13,7 @@
  */
 #include "floatfmt.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -282,4 +283,43 @@ bool lfs_parse_float(const char *s, size_t len, float *out)
 		return false;
 	*out = v;
 	return true;
+}
+
+size_t lfs_fmt_float_bits(char buf[LFS_FLOAT_BUFSZ], float f)
+{
+	if (isnan(f))
+		return (size_t)snprintf(buf, LFS_FLOAT_BUFSZ, "nan:%08" PRIx32, bits_of(f));
+	return lfs_fmt_float(buf, f);
+}
+
+bool lfs_parse_nan_bits(const char *s, size_t len, uint32_t *bits)
+{
+	if (len != 12 || strncmp(s, "nan:", 4))
+		return false;
+	uint32_t u = 0;
+	for (size_t i = 4; i < 12; i++) {
+		char c = s[i];
+		int d = c >= '0' && c <= '9' ? c - '0'
+			: c >= 'a' && c <= 'f' ? c - 'a' + 10
+			: c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+		if (d < 0)
+			return false;
+		u = u << 4 | (uint32_t)d;
+	}
+	*bits = u;
+	return true;
+}
+
+bool lfs_parse_float_bits(const char *s, size_t len, float *out)
+{
+	uint32_t u;
+	if (lfs_parse_nan_bits(s, len, &u)) {
+		float f;
+		memcpy(&f, &u, 4);
+		if (!isnan(f))
+			return false;
+		*out = f;
+		return true;
+	}
+	return lfs_parse_float(s, len, out);
 }

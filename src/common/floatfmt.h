@@ -13,12 +13,29 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /** Buffer size that always suffices for lfs_fmt_float(). */
 #define LFS_FLOAT_BUFSZ 32
 
 /** Write @p f to @p buf (LFS_FLOAT_BUFSZ bytes); returns the length. */
 size_t lfs_fmt_float(char buf[LFS_FLOAT_BUFSZ], float f);
+
+/**
+ * Like lfs_fmt_float(), but a NaN prints as "nan:XXXXXXXX" (its 32 bits in
+ * lowercase hex) so the text keeps the payload: the form every bit-exact
+ * dialect (NOD, NAD, SOD, NIL text and CSV) writes.
+ */
+size_t lfs_fmt_float_bits(char buf[LFS_FLOAT_BUFSZ], float f);
+
+/** True when the @p len bytes at @p s are "nan:" + 8 hex digits; *bits gets them. */
+bool lfs_parse_nan_bits(const char *s, size_t len, uint32_t *bits);
+
+/**
+ * lfs_parse_float() that also reads the "nan:XXXXXXXX" form of
+ * lfs_fmt_float_bits(); false when the bits given there are not a NaN.
+ */
+bool lfs_parse_float_bits(const char *s, size_t len, float *out);
 
 /**
  * Reference implementation of lfs_fmt_float() (binary search over snprintf

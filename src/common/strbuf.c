@@ -93,6 +93,22 @@ void lfs_sb_floats(lfs_sb *sb, const float *f, size_t n)
 	}
 }
 
+void lfs_sb_float_bits(lfs_sb *sb, float f)
+{
+	char buf[LFS_FLOAT_BUFSZ];
+	size_t n = lfs_fmt_float_bits(buf, f);
+	lfs_sb_put(sb, buf, n);
+}
+
+void lfs_sb_floats_bits(lfs_sb *sb, const float *f, size_t n, char sep)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			lfs_sb_putc(sb, sep);
+		lfs_sb_float_bits(sb, f[i]);
+	}
+}
+
 bool lfs_sb_ok(const lfs_sb *sb)
 {
 	return !sb->failed;

@@ -32,6 +32,10 @@ void lfs_sb_printf(lfs_sb *sb, const char *fmt, ...) __attribute__((format(print
 void lfs_sb_float(lfs_sb *sb, float f);
 /** Append @p n floats separated by single spaces. */
 void lfs_sb_floats(lfs_sb *sb, const float *f, size_t n);
+/** Append a float32 as lfs_fmt_float_bits() writes it (NaN keeps its bits). */
+void lfs_sb_float_bits(lfs_sb *sb, float f);
+/** Append @p n floats in lfs_fmt_float_bits() form separated by @p sep. */
+void lfs_sb_floats_bits(lfs_sb *sb, const float *f, size_t n, char sep);
 /** True when no allocation failed so far. */
 bool lfs_sb_ok(const lfs_sb *sb);
 /** Hand the bytes over to the caller (caller frees); the buffer is reset. */

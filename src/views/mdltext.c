@@ -7,6 +7,7 @@
 #include "../common/floatfmt.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -142,6 +143,15 @@ lfs_err lfs_lex_f32(lfs_lex *lx, const lfs_line *ln, uint32_t i, float *out)
 	if (i >= ln->ntok)
 		return lfs_lex_fail(lx, ln, i, "expected a number");
 	const lfs_tok *t = &ln->tok[i];
+	if (t->len == 12 && !strncmp(t->s, "nan:", 4)) {
+		uint32_t u;
+		if (!lfs_parse_nan_bits(t->s, t->len, &u))
+			return lfs_lex_fail(lx, ln, i, "bad NaN bits (expected nan:XXXXXXXX)");
+		memcpy(out, &u, 4);
+		if (!isnan(*out))
+			return lfs_lex_fail(lx, ln, i, "nan:%08x is not a NaN", (unsigned)u);
+		return LFS_OK;
+	}
 	if (lfs_parse_float(t->s, t->len, out))
 		return LFS_OK;
 	char v[48];

@@ -8,6 +8,7 @@
  * parsers also accept LF ends, blank lines, spaces or tabs around fields,
  * and a leading UTF-8 byte order mark.
  */
+#include "../common/floatfmt.h"
 #include "nad_views.h"
 
 #include <errno.h>
@@ -29,7 +30,7 @@ lfs_err nad_csv_track_write(const nad_track *t, lfs_sb *sb, lfs_error *err)
 		for (unsigned i = 0; i < NAD_KEY_FLOATS; i++) {
 			if (i)
 				lfs_sb_putc(sb, ',');
-			nad_sb_f32(sb, t->keys[k].v[i]);
+			lfs_sb_float_bits(sb, t->keys[k].v[i]);
 		}
 		lfs_sb_puts(sb, "\r\n");
 	}
@@ -43,7 +44,7 @@ lfs_err nad_csv_tags_write(const nad_model *m, lfs_sb *sb, lfs_error *err)
 	lfs_sb_puts(sb, tags_header);
 	lfs_sb_puts(sb, "\r\n");
 	for (uint32_t i = 0; i < m->n_tags; i++) {
-		nad_sb_f32(sb, m->tags[i].frame);
+		lfs_sb_float_bits(sb, m->tags[i].frame);
 		const char *name = nad_tag_name(m->tags[i].type);
 		if (name)
 			lfs_sb_printf(sb, ",%s\r\n", name);
@@ -167,7 +168,7 @@ static lfs_err check_header(csv *c, const char *header)
 static lfs_err field_f32(csv *c, size_t i, float *out)
 {
 	const csv_field *f = &c->f[i];
-	if (f->len && nad_parse_f32(f->s, f->len, out))
+	if (f->len && lfs_parse_float_bits(f->s, f->len, out))
 		return LFS_OK;
 	return lfs_fail_at(c->err, c->file, c->row_line, f->col, "expected a number, found '%.*s'",
 			   (int)(f->len > 40 ? 40 : f->len), f->s);

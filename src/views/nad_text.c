@@ -16,6 +16,7 @@
  *   trailing <byte count>
  *     <hex, up to 32 bytes per row>
  */
+#include "../common/floatfmt.h"
 #include "nad_views.h"
 
 #include "mdltext.h"
@@ -42,7 +43,7 @@ lfs_err nad_text_write(const nad_model *m, lfs_sb *sb, lfs_error *err)
 	lfs_sb_printf(sb, "version %" PRIu32 "\n", m->version);
 	lfs_sb_printf(sb, "flags %" PRIu32 "\n", m->flags);
 	lfs_sb_puts(sb, "duration ");
-	nad_sb_f32(sb, m->duration);
+	lfs_sb_float_bits(sb, m->duration);
 	lfs_sb_printf(sb, "\ntracks %" PRIu32 "\n", m->n_tracks);
 	size_t off = NAD_HEADER_SIZE;
 	for (uint32_t t = 0; t < m->n_tracks; t++) {
@@ -61,7 +62,7 @@ lfs_err nad_text_write(const nad_model *m, lfs_sb *sb, lfs_error *err)
 			for (unsigned i = 0; i < NAD_KEY_FLOATS; i++) {
 				if (i)
 					lfs_sb_putc(sb, ' ');
-				nad_sb_f32(sb, tr->keys[k].v[i]);
+				lfs_sb_float_bits(sb, tr->keys[k].v[i]);
 			}
 			lfs_sb_putc(sb, '\n');
 		}
@@ -73,7 +74,7 @@ lfs_err nad_text_write(const nad_model *m, lfs_sb *sb, lfs_error *err)
 		lfs_sb_puts(sb, "  # frame tag\n");
 	for (uint32_t i = 0; i < m->n_tags; i++) {
 		lfs_sb_puts(sb, "  ");
-		nad_sb_f32(sb, m->tags[i].frame);
+		lfs_sb_float_bits(sb, m->tags[i].frame);
 		const char *name = nad_tag_name(m->tags[i].type);
 		if (name)
 			lfs_sb_printf(sb, " %s\n", name);
@@ -149,7 +150,7 @@ static lfs_err need_u32(parser *p, const char *kw, uint32_t *v)
 static lfs_err tok_f32(parser *p, uint32_t i, float *out)
 {
 	const lfs_tok *t = &p->ln.tok[i];
-	if (nad_parse_f32(t->s, t->len, out))
+	if (lfs_parse_float_bits(t->s, t->len, out))
 		return LFS_OK;
 	char v[48];
 	tokstr(t, v, sizeof(v));

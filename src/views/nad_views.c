@@ -18,56 +18,6 @@ bool nad_detect(const uint8_t *data, size_t n)
 	return nad_is_binary(data, n);
 }
 
-/* ---- floats ------------------------------------------------------------- */
-
-void nad_sb_f32(lfs_sb *sb, float f)
-{
-	if (isnan(f)) {
-		uint32_t u;
-		memcpy(&u, &f, 4);
-		lfs_sb_printf(sb, "nan:%08" PRIx32, u);
-		return;
-	}
-	/* Most key fields are ±0 (C, A, unused axes): skip the general
-	 * formatter for them. Same text as lfs_sb_float gives. */
-	if (f == 0.0f) {
-		lfs_sb_puts(sb, signbit(f) ? "-0" : "0");
-		return;
-	}
-	lfs_sb_float(sb, f);
-}
-
-static int hexdig(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-bool nad_parse_f32(const char *s, size_t len, float *out)
-{
-	if (len == 12 && !strncmp(s, "nan:", 4)) {
-		uint32_t u = 0;
-		for (size_t i = 4; i < 12; i++) {
-			int d = hexdig(s[i]);
-			if (d < 0)
-				return false;
-			u = u << 4 | (uint32_t)d;
-		}
-		float f;
-		memcpy(&f, &u, 4);
-		if (!isnan(f))
-			return false;
-		*out = f;
-		return true;
-	}
-	return lfs_parse_float(s, len, out);
-}
-
 /* ---- names -------------------------------------------------------------- */
 
 void nad_track_names_free(char **names, uint32_t n)

@@ -99,10 +99,6 @@ void nad_track_names_free(char **names, uint32_t n);
 
 /* ---- float text shared by anim.txt and the CSVs -------------------------- */
 
-/** Append @p f: shortest exact float32 text, NaN as "nan:xxxxxxxx" (its bits). */
-void nad_sb_f32(lfs_sb *sb, float f);
 
-/** Parse a float token of @p len bytes as nad_sb_f32 writes it (or strtof syntax). */
-bool nad_parse_f32(const char *s, size_t len, float *out);
 
 #endif

@@ -14,39 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- floats: shortest exact text; NaN as nan:<8 hex digits of its bits> ---- */
-
-static void put_f32(lfs_sb *sb, float f)
-{
-	if (isnan(f)) {
-		uint32_t u;
-		memcpy(&u, &f, 4);
-		lfs_sb_printf(sb, "nan:%08" PRIx32, u);
-		return;
-	}
-	lfs_sb_float(sb, f);
-}
-
-static void put_f32s(lfs_sb *sb, const float *f, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (i)
-			lfs_sb_putc(sb, ' ');
-		put_f32(sb, f[i]);
-	}
-}
-
-static int hexdig(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* ---- writer ------------------------------------------------------------------ */
 
 static void hex_block(lfs_sb *sb, const char *indent, const char *kw, const uint8_t *p, size_t n)
@@ -65,9 +32,9 @@ static void planes(lfs_sb *sb, const char *kw, const nil_plane *pl, size_t n)
 	lfs_sb_printf(sb, "  %s %zu\n", kw, n);
 	for (size_t i = 0; i < n; i++) {
 		lfs_sb_puts(sb, "    ");
-		put_f32s(sb, pl[i].n, 3);
+		lfs_sb_floats_bits(sb, pl[i].n, 3, ' ');
 		lfs_sb_putc(sb, ' ');
-		put_f32(sb, pl[i].d);
+		lfs_sb_float_bits(sb, pl[i].d);
 		lfs_sb_putc(sb, '\n');
 	}
 }
@@ -90,7 +57,7 @@ lfs_err nil_text_write(const nil_model *m, lfs_sb *sb, lfs_error *err)
 	lfs_sb_puts(sb, "\n# GlobalLight (cRenderLight): field layout not public\n");
 	hex_block(sb, "", "globallight", m->light, NIL_LIGHT_SIZE);
 	lfs_sb_puts(sb, "ambient ");
-	put_f32s(sb, m->ambient, 3);
+	lfs_sb_floats_bits(sb, m->ambient, 3, ' ');
 	lfs_sb_puts(sb, "\n# name [hex of the bytes after the name's NUL, when not all zero]\n");
 	lfs_sb_printf(sb, "materials %" PRIu32 "\n", m->n_materials);
 	for (uint32_t i = 0; i < m->n_materials; i++) {
@@ -116,7 +83,7 @@ lfs_err nil_text_write(const nil_model *m, lfs_sb *sb, lfs_error *err)
 		lfs_sb_printf(sb, "node sector %" PRIu32 "\n", i);
 		lfs_sb_printf(sb, "  flags %" PRIu32 "\n", s->flags);
 		lfs_sb_puts(sb, "  ambient ");
-		put_f32s(sb, s->ambient, 3);
+		lfs_sb_floats_bits(sb, s->ambient, 3, ' ');
 		lfs_sb_puts(sb, "\n  # planes: normal x y z, distance\n");
 		planes(sb, "sectorplanes", s->sector_planes, s->n_sector_planes);
 		planes(sb, "surfaceplanes", s->surface_planes, s->n_surface_planes);
@@ -128,7 +95,7 @@ lfs_err nil_text_write(const nil_model *m, lfs_sb *sb, lfs_error *err)
 		lfs_sb_printf(sb, "  verts %u\n", (unsigned)s->n_vertices);
 		for (size_t j = 0; j < s->n_vertices; j++) {
 			lfs_sb_puts(sb, "    ");
-			put_f32s(sb, s->vertices + 3 * j, 3);
+			lfs_sb_floats_bits(sb, s->vertices + 3 * j, 3, ' ');
 			lfs_sb_putc(sb, '\n');
 		}
 		lfs_sb_puts(sb, "  # sector vertices: vert base r g b a u v lightmap_u lightmap_v\n");
@@ -137,9 +104,9 @@ lfs_err nil_text_write(const nil_model *m, lfs_sb *sb, lfs_error *err)
 			const nil_wedge *w = &s->wedges[j];
 			lfs_sb_printf(sb, "    %u %u %u %u %u %u ", w->vertex, w->base, w->rgba[0],
 				      w->rgba[1], w->rgba[2], w->rgba[3]);
-			put_f32s(sb, w->uv, 2);
+			lfs_sb_floats_bits(sb, w->uv, 2, ' ');
 			lfs_sb_putc(sb, ' ');
-			put_f32s(sb, w->lm, 2);
+			lfs_sb_floats_bits(sb, w->lm, 2, ' ');
 			lfs_sb_putc(sb, '\n');
 		}
 		off += sector_prefix_size(s);
@@ -224,22 +191,6 @@ static lfs_err row(parser *p, uint32_t ntok, const char *what)
 
 static lfs_err tok_f32(parser *p, uint32_t i, float *out)
 {
-	const lfs_tok *t = &p->ln.tok[i];
-	if (t->len == 12 && !strncmp(t->s, "nan:", 4)) {
-		uint32_t u = 0;
-		for (size_t k = 4; k < 12; k++) {
-			int d = hexdig(t->s[k]);
-			if (d < 0)
-				return lfs_lex_fail(&p->lx, &p->ln, i, "bad hex digit in a nan:<bits> value");
-			u = u << 4 | (uint32_t)d;
-		}
-		float f;
-		memcpy(&f, &u, 4);
-		if (!isnan(f))
-			return lfs_lex_fail(&p->lx, &p->ln, i, "nan:%08" PRIx32 " is not a NaN", u);
-		*out = f;
-		return LFS_OK;
-	}
 	return lfs_lex_f32(&p->lx, &p->ln, i, out);
 }
 

@@ -78,19 +78,19 @@ static void group_body(const nod_model *m, uint32_t g, size_t base, const char *
 	const nod_vertex *vs = m->verts + gr->first_vert;
 	for (uint32_t i = 0; i < gr->n_verts; i++) {
 		lfs_sb_puts(o, "v ");
-		nod_sb_f32s(o, vs[i].pos, 3);
+		lfs_sb_floats_bits(o, vs[i].pos, 3, ' ');
 		lfs_sb_putc(o, '\n');
 	}
 	for (uint32_t i = 0; i < gr->n_verts; i++) {
 		lfs_sb_puts(o, "vt ");
-		nod_sb_f32(o, vs[i].uv[0]);
+		lfs_sb_float_bits(o, vs[i].uv[0]);
 		lfs_sb_putc(o, ' ');
-		nod_sb_f32(o, 1.0f - vs[i].uv[1]);
+		lfs_sb_float_bits(o, 1.0f - vs[i].uv[1]);
 		lfs_sb_putc(o, '\n');
 	}
 	for (uint32_t i = 0; i < gr->n_verts; i++) {
 		lfs_sb_puts(o, "vn ");
-		nod_sb_f32s(o, vs[i].normal, 3);
+		lfs_sb_floats_bits(o, vs[i].normal, 3, ' ');
 		lfs_sb_putc(o, '\n');
 	}
 	const char *mt = group_mat(m, g, mat_names, untextured);
@@ -253,7 +253,7 @@ static lfs_err floats(lfs_lex *lx, const lfs_line *ln, float *f, uint32_t want, 
 		return lfs_lex_fail(lx, ln, ln->ntok < want + 1 ? ln->ntok : maxtok + 1,
 				    "expected %u numbers", want);
 	for (uint32_t k = 0; k < want; k++) {
-		lfs_err r = nod_lex_f32(lx, ln, k + 1, &f[k]);
+		lfs_err r = lfs_lex_f32(lx, ln, k + 1, &f[k]);
 		if (r)
 			return r;
 	}

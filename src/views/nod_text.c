@@ -13,55 +13,6 @@
 
 /* ---- floats ----------------------------------------------------------------- */
 
-void nod_sb_f32(lfs_sb *sb, float f)
-{
-	if (isnan(f)) {
-		uint32_t u;
-		memcpy(&u, &f, 4);
-		lfs_sb_printf(sb, "nan:%08x", (unsigned)u);
-		return;
-	}
-	lfs_sb_float(sb, f);
-}
-
-void nod_sb_f32s(lfs_sb *sb, const float *f, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (i)
-			lfs_sb_putc(sb, ' ');
-		nod_sb_f32(sb, f[i]);
-	}
-}
-
-static int hexdig(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-lfs_err nod_lex_f32(lfs_lex *lx, const lfs_line *ln, uint32_t i, float *out)
-{
-	if (i < ln->ntok && ln->tok[i].len == 12 && !strncmp(ln->tok[i].s, "nan:", 4)) {
-		uint32_t u = 0;
-		for (int k = 0; k < 8; k++) {
-			int d = hexdig(ln->tok[i].s[4 + k]);
-			if (d < 0)
-				return lfs_lex_fail(lx, ln, i, "bad NaN bits (expected nan:XXXXXXXX)");
-			u = u << 4 | (uint32_t)d;
-		}
-		memcpy(out, &u, 4);
-		if (!isnan(*out))
-			return lfs_lex_fail(lx, ln, i, "nan:%08x is not a NaN", (unsigned)u);
-		return LFS_OK;
-	}
-	return lfs_lex_f32(lx, ln, i, out);
-}
-
 /* ---- names ------------------------------------------------------------------ */
 
 lfs_err nod_group_names(const nod_model *m, lfs_nameset *set, const char **names, lfs_error *err)
@@ -100,7 +51,7 @@ static void put_vec(lfs_sb *sb, const char *kw, const float *f, size_t n)
 {
 	lfs_sb_puts(sb, kw);
 	lfs_sb_putc(sb, ' ');
-	nod_sb_f32s(sb, f, n);
+	lfs_sb_floats_bits(sb, f, n, ' ');
 	lfs_sb_putc(sb, '\n');
 }
 
@@ -156,13 +107,13 @@ lfs_err nod_text_write(const nod_model *m, lfs_sb *sb, lfs_error *err)
 					      (unsigned)g, gn[g], (unsigned)m->groups[g].n_verts);
 		const nod_vertex *v = &m->verts[i];
 		lfs_sb_puts(sb, "  ");
-		nod_sb_f32s(sb, v->pos, 3);
+		lfs_sb_floats_bits(sb, v->pos, 3, ' ');
 		lfs_sb_putc(sb, ' ');
-		nod_sb_f32s(sb, v->normal, 3);
+		lfs_sb_floats_bits(sb, v->normal, 3, ' ');
 		lfs_sb_putc(sb, ' ');
-		nod_sb_f32s(sb, v->uv, 2);
+		lfs_sb_floats_bits(sb, v->uv, 2, ' ');
 		lfs_sb_putc(sb, ' ');
-		nod_sb_f32(sb, v->weight);
+		lfs_sb_float_bits(sb, v->weight);
 		lfs_sb_printf(sb, " %u ", (unsigned)v->bone);
 		lfs_sb_hex(sb, v->pad, 3);
 		lfs_sb_putc(sb, '\n');
@@ -282,7 +233,7 @@ static lfs_err kw_floats(tp *p, const char *kw, const char *sub, float *f, uint3
 				    "expected %u numbers after '%s%s%s', found %u", n, kw,
 				    sub ? " " : "", sub ? sub : "", p->ln.ntok - base);
 	for (uint32_t i = 0; i < n; i++) {
-		r = nod_lex_f32(&p->lx, &p->ln, base + i, &f[i]);
+		r = lfs_lex_f32(&p->lx, &p->ln, base + i, &f[i]);
 		if (r)
 			return r;
 	}
@@ -419,7 +370,7 @@ static lfs_err parse_vertex(tp *p, nod_vertex *v)
 				    "found %u", p->ln.ntok);
 	float f[9];
 	for (uint32_t k = 0; k < 9; k++)
-		if ((r = nod_lex_f32(&p->lx, &p->ln, k, &f[k])))
+		if ((r = lfs_lex_f32(&p->lx, &p->ln, k, &f[k])))
 			return r;
 	memcpy(v->pos, f, sizeof(v->pos));
 	memcpy(v->normal, f + 3, sizeof(v->normal));

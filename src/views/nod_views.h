@@ -61,16 +61,7 @@ lfs_err nod_views(const uint8_t *data, size_t n, const lfs_view_opts *opts, lfs_
 lfs_err nod_apply_view(const uint8_t *orig, size_t n, const char *viewpath, const char *text,
 		       size_t tn, uint8_t **out, size_t *outn, lfs_error *err);
 
-/* ---- shared helpers (nod_text.c) ----------------------------------------- */
-
-/** Append @p f: shortest exact float32, NaN as "nan:XXXXXXXX". */
-void nod_sb_f32(lfs_sb *sb, float f);
-
-/** Append @p n floats separated by single spaces (nod_sb_f32). */
-void nod_sb_f32s(lfs_sb *sb, const float *f, size_t n);
-
-/** Parse a float token as written by nod_sb_f32 (or any strtof syntax). */
-lfs_err nod_lex_f32(lfs_lex *lx, const lfs_line *ln, uint32_t i, float *out);
+/* ---- shared helpers (nod_text.c); floats: lfs_sb_float_bits / lfs_lex_f32 ---- */
 
 /**
  * The per-group OBJ base names ("<mesh>.<group>", names.h-mapped), added to

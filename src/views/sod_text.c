@@ -13,60 +13,6 @@
 
 /* ---- floats --------------------------------------------------------------- */
 
-void sod_sb_f32(lfs_sb *sb, float f)
-{
-	if (isnan(f)) {
-		uint32_t u;
-		memcpy(&u, &f, 4);
-		lfs_sb_printf(sb, "nan:%08x", u);
-		return;
-	}
-	lfs_sb_float(sb, f);
-}
-
-void sod_sb_f32s(lfs_sb *sb, const float *f, size_t n, char sep)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (i)
-			lfs_sb_putc(sb, sep);
-		sod_sb_f32(sb, f[i]);
-	}
-}
-
-bool sod_parse_f32(const char *s, size_t len, float *out)
-{
-	if (len == 12 && !strncmp(s, "nan:", 4)) {
-		uint32_t u = 0;
-		for (size_t i = 4; i < 12; i++) {
-			char c = s[i];
-			int v = c >= '0' && c <= '9' ? c - '0'
-				: c >= 'a' && c <= 'f' ? c - 'a' + 10
-				: c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-			if (v < 0)
-				return false;
-			u = u << 4 | (uint32_t)v;
-		}
-		float f;
-		memcpy(&f, &u, 4);
-		if (!isnan(f))
-			return false;
-		*out = f;
-		return true;
-	}
-	return lfs_parse_float(s, len, out);
-}
-
-lfs_err sod_lex_f32(lfs_lex *lx, const lfs_line *ln, uint32_t i, float *out)
-{
-	if (i >= ln->ntok)
-		return lfs_lex_fail(lx, ln, i, "expected a number");
-	const lfs_tok *t = &ln->tok[i];
-	if (sod_parse_f32(t->s, t->len, out))
-		return LFS_OK;
-	return lfs_lex_fail(lx, ln, i, "expected a number, found '%.*s'",
-			    (int)(t->len > 40 ? 40 : t->len), t->s);
-}
-
 /* ---- writer --------------------------------------------------------------- */
 
 static void put_name(lfs_sb *sb, const sod_str *s)
@@ -87,14 +33,14 @@ static void kv_name(lfs_sb *sb, const char *ind, const char *kw, const sod_str *
 static void kv_f(lfs_sb *sb, const char *ind, const char *kw, const float *v, size_t n)
 {
 	lfs_sb_printf(sb, "%s%s ", ind, kw);
-	sod_sb_f32s(sb, v, n, ' ');
+	lfs_sb_floats_bits(sb, v, n, ' ');
 	lfs_sb_putc(sb, '\n');
 }
 
 static void row_f(lfs_sb *sb, const char *ind, const float *v, size_t n)
 {
 	lfs_sb_puts(sb, ind);
-	sod_sb_f32s(sb, v, n, ' ');
+	lfs_sb_floats_bits(sb, v, n, ' ');
 	lfs_sb_putc(sb, '\n');
 }
 
@@ -121,7 +67,7 @@ lfs_err sod_text_write(const sod_model *m, lfs_sb *sb, lfs_error *err)
 		      counts[12], m->n_channels, m->n_refs);
 	lfs_sb_printf(sb, "magic %s\n", m->startrekdb ? "StarTrekDB" : "Storm3D_SW");
 	lfs_sb_puts(sb, "version ");
-	sod_sb_f32(sb, m->version);
+	lfs_sb_float_bits(sb, m->version);
 	lfs_sb_puts(sb, "\n# layout of version ");
 	ver_text(sb, m->ver);
 	lfs_sb_puts(sb, "\n");
@@ -313,7 +259,7 @@ static lfs_err p_name_arg(tparse *P, const lfs_line *ln, sod_str *out)
 static lfs_err p_floats(tparse *P, const lfs_line *ln, uint32_t first, float *v, size_t n)
 {
 	for (size_t k = 0; k < n; k++)
-		TRY(sod_lex_f32(&P->lx, ln, first + (uint32_t)k, &v[k]));
+		TRY(lfs_lex_f32(&P->lx, ln, first + (uint32_t)k, &v[k]));
 	return LFS_OK;
 }
 
@@ -690,7 +636,7 @@ static lfs_err p_top(tparse *P, vec *mats, vec *nodes, vec *chans, vec *refs)
 			TRY(need(P, &ln, !P->have_content, "'version' must come before the first block"));
 			TRY(lfs_lex_arity(&P->lx, &ln, 1, "number"));
 			float f;
-			TRY(sod_lex_f32(&P->lx, &ln, 1, &f));
+			TRY(lfs_lex_f32(&P->lx, &ln, 1, &f));
 			sod_ver v;
 			if (!sod_ver_of(f, &v))
 				return lfs_lex_fail(&P->lx, &ln, 1,

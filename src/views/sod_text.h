@@ -15,21 +15,7 @@
 #include "../formats/sod.h"
 #include "mdltext.h"
 
-/**
- * Append float @p f exactly: the shortest round-trip decimal (lfs_sb_float),
- * except NaNs, written as "nan:XXXXXXXX" (the 32 bits in hex) so their sign
- * and payload survive the text.
- */
-void sod_sb_f32(lfs_sb *sb, float f);
-
-/** Append @p n floats separated by @p sep. */
-void sod_sb_f32s(lfs_sb *sb, const float *f, size_t n, char sep);
-
-/** Parse a float as written by sod_sb_f32 (or any strtof syntax); false if not a number. */
-bool sod_parse_f32(const char *s, size_t len, float *out);
-
-/** Token @p i of @p ln as a float (sod_parse_f32); file:line:col error otherwise. */
-lfs_err sod_lex_f32(lfs_lex *lx, const lfs_line *ln, uint32_t i, float *out);
+/* Floats: lfs_sb_float_bits(), lfs_parse_float_bits(), lfs_lex_f32() (NaN bits kept). */
 
 /**
  * Write model.txt for @p m into @p out.

@@ -3,6 +3,7 @@
  * SOD views: detection, model.txt / OBJ / MTL / CSV generation and applying
  * an edited view (sod_views.h, docs/formats/sod.md).
  */
+#include "../common/floatfmt.h"
 #include "sod_views.h"
 
 #include "mdltext.h"
@@ -165,12 +166,12 @@ lfs_err sod_obj_mesh(const sod_model *m, uint16_t idx, const char *obj_name, lfs
 	lfs_sb_printf(sb, "o %s\n", obj_name);
 	for (uint16_t k = 0; k < me->n_verts; k++) {
 		lfs_sb_puts(sb, "v ");
-		sod_sb_f32s(sb, me->verts + 3 * k, 3, ' ');
+		lfs_sb_floats_bits(sb, me->verts + 3 * k, 3, ' ');
 		lfs_sb_putc(sb, '\n');
 	}
 	for (uint16_t k = 0; k < me->n_tverts; k++) {
 		lfs_sb_puts(sb, "vt ");
-		sod_sb_f32s(sb, me->tverts + 2 * k, 2, ' ');
+		lfs_sb_floats_bits(sb, me->tverts + 2 * k, 2, ' ');
 		lfs_sb_putc(sb, '\n');
 	}
 	char mn[LFS_NAME_MAX_BASE + 1];
@@ -401,13 +402,13 @@ static lfs_err write_mtl(const sod_model *m, const lfs_view_opts *opts, lfs_sb *
 			if (li >= 0) {
 				const sod_material *mt = &m->materials[li];
 				lfs_sb_puts(sb, "Ka ");
-				sod_sb_f32s(sb, mt->ambient, 3, ' ');
+				lfs_sb_floats_bits(sb, mt->ambient, 3, ' ');
 				lfs_sb_puts(sb, "\nKd ");
-				sod_sb_f32s(sb, mt->diffuse, 3, ' ');
+				lfs_sb_floats_bits(sb, mt->diffuse, 3, ' ');
 				lfs_sb_puts(sb, "\nKs ");
-				sod_sb_f32s(sb, mt->specular, 3, ' ');
+				lfs_sb_floats_bits(sb, mt->specular, 3, ' ');
 				lfs_sb_puts(sb, "\nNs ");
-				sod_sb_f32(sb, mt->specular_power);
+				lfs_sb_float_bits(sb, mt->specular_power);
 				lfs_sb_printf(sb, "\nillum %u\n", mt->lighting_model > 2 ? 2u : mt->lighting_model);
 			} else {
 				lfs_sb_puts(sb, "Kd 1 1 1\nillum 1\n");
@@ -450,12 +451,12 @@ static lfs_err write_model_obj(const sod_model *m, const sod_names *nm, lfs_sb *
 			xf_point(&g.world[i], in, o);
 			float f[3] = { (float)o[0], (float)o[1], (float)o[2] };
 			lfs_sb_puts(sb, "v ");
-			sod_sb_f32s(sb, f, 3, ' ');
+			lfs_sb_floats_bits(sb, f, 3, ' ');
 			lfs_sb_putc(sb, '\n');
 		}
 		for (uint16_t t = 0; t < me->n_tverts; t++) {
 			lfs_sb_puts(sb, "vt ");
-			sod_sb_f32s(sb, me->tverts + 2 * t, 2, ' ');
+			lfs_sb_floats_bits(sb, me->tverts + 2 * t, 2, ' ');
 			lfs_sb_putc(sb, '\n');
 		}
 		for (uint16_t q = 0; q < me->n_groups; q++) {
@@ -509,9 +510,9 @@ lfs_err sod_csv_channel(const sod_model *m, uint16_t idx, lfs_sb *sb, lfs_error 
 	lfs_sb_puts(sb, "\r\n");
 	for (uint32_t k = 0; k < c->n_keys; k++) {
 		lfs_sb_printf(sb, "%u,", k);
-		sod_sb_f32(sb, sod_key_time(c, k));
+		lfs_sb_float_bits(sb, sod_key_time(c, k));
 		lfs_sb_putc(sb, ',');
-		sod_sb_f32s(sb, c->keys + w * k, w, ',');
+		lfs_sb_floats_bits(sb, c->keys + w * k, w, ',');
 		lfs_sb_puts(sb, "\r\n");
 	}
 	if (!lfs_sb_ok(sb))
@@ -596,7 +597,7 @@ static lfs_err csv_apply(sod_model *m, sod_channel *c, const char *file, const c
 							rows);
 			} else {
 				float v;
-				if (!sod_parse_f32(f, (size_t)(fe - f), &v))
+				if (!lfs_parse_float_bits(f, (size_t)(fe - f), &v))
 					e = lfs_fail_at(err, file, line, cno, "expected a number, found '%.*s'",
 							(int)((fe - f) > 40 ? 40 : (fe - f)), f);
 				else if (col >= 2)
@@ -682,7 +683,7 @@ static lfs_err obj_apply(sod_model *m, sod_mesh *me, const char *file, const cha
 				*cap = ncap;
 			}
 			for (size_t q = 0; q < w && !e; q++)
-				e = sod_lex_f32(&lx, &ln, 1 + (uint32_t)q, &(*arr)[*cnt * w + q]);
+				e = lfs_lex_f32(&lx, &ln, 1 + (uint32_t)q, &(*arr)[*cnt * w + q]);
 			(*cnt)++;
 		} else if (lfs_tok_is(k, "g")) {
 			if (grp + 1 >= (long)me->n_groups) {

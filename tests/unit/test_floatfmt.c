@@ -89,6 +89,20 @@ static void test_known_values(void **state)
 	assert_false(lfs_parse_float("", 0, &g));
 	assert_true(lfs_parse_float("-0", 2, &g));
 	assert_true(signbit(g));
+
+	/* NaN-bits form: payload and sign survive text; non-NaN bits refused */
+	uint32_t payload = 0xffc12345u, back;
+	float nanf_;
+	memcpy(&nanf_, &payload, 4);
+	size_t n = lfs_fmt_float_bits(buf, nanf_);
+	assert_string_equal(buf, "nan:ffc12345");
+	assert_true(lfs_parse_float_bits(buf, n, &g));
+	memcpy(&back, &g, 4);
+	assert_int_equal(back, payload);
+	assert_false(lfs_parse_float_bits("nan:3f800000", 12, &g));
+	assert_false(lfs_parse_float_bits("nan:3f80000g", 12, &g));
+	lfs_fmt_float_bits(buf, 0.1f);
+	assert_string_equal(buf, "0.1");
 }
 
 static void test_random_bit_patterns(void **state)

@@ -409,7 +409,7 @@ static void test_edits(void **state)
 	assert_diff_window(d, want_c, n, 4);
 	lfs_sb row = { 0 };
 	lfs_sb_printf(&row, "1,%s,", "0.5"); /* time is derived: any number is accepted */
-	sod_sb_f32s(&row, k1, 12, ',');
+	lfs_sb_floats_bits(&row, k1, 12, ',');
 	lfs_sb_putc(&row, '\r');
 	/* find the CSV of channel ci: the first channel of that node is "<node>.csv" */
 	snprintf(path, sizeof(path), "anims/%s.csv", c->node.s);
