@@ -2455,34 +2455,6 @@ static void served_after_commit(lfs_fs *fs, const char *rel, const char *vpath, 
  * gcc-style lines), or the errno of reading/writing SOURCE (@p msg says so).
  */
 
-/* Sibling model lookup for lfs_views_apply_ex(): `<name>.mdl` (as written,
- * then lower case) in the folder of the model being saved — the NWN
- * supermodel whose part numbers new nodes take (docs/nwn-compile.md). */
-struct sib_ctx {
-	int rootfd;
-	const char *dir; /* folder of the model, relative to SOURCE ("" = root) */
-	size_t max;
-};
-
-static bool sibling_read(void *ctx, const char *name, uint8_t **data, size_t *n)
-{
-	const struct sib_ctx *c = ctx;
-	size_t len = strlen(name);
-	if (!len || len > 255 || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
-		return false;
-	for (int pass = 0; pass < 2; pass++) {
-		char nm[256], rel[PATH_MAX];
-		for (size_t i = 0; i <= len; i++)
-			nm[i] = pass && name[i] >= 'A' && name[i] <= 'Z' ? (char)(name[i] + 32) : name[i];
-		if (snprintf(rel, sizeof(rel), "%s%s%s.mdl", c->dir, *c->dir ? "/" : "", nm) >=
-		    (int)sizeof(rel))
-			return false;
-		struct stat st;
-		if (lfs_read_source(c->rootfd, rel, c->max, data, n, &st) == 0)
-			return true;
-	}
-	return false;
-}
 
 static int do_commit(lfs_fs *fs, struct node *model, const char *rel, const char *vpath,
 		     const struct ctext *t, bool *noop, char *msg, size_t msgsz)
@@ -2528,9 +2500,9 @@ static int do_commit(lfs_fs *fs, struct node *model, const char *rel, const char
 		char *sl = strrchr(dir, '/');
 		*(sl ? sl : dir) = '\0';
 	}
-	struct sib_ctx sc = { fs->rootfd, dir ? dir : "", fs->o.max_model_size };
+	lfs_sibling_ctx sc = { fs->rootfd, dir ? dir : "", fs->o.max_model_size };
 	lfs_err e = lfs_views_apply_ex(lfs_source_basename(rel), orig, n, vpath, t->data, t->n,
-				       sibling_read, &sc, &out, &outn, &err);
+				       lfs_sibling_model_read, &sc, &out, &outn, &err);
 	free(dir);
 	if (e != LFS_OK) {
 		free(orig);

@@ -3,9 +3,12 @@
  * Source file classification and view building (see source.h).
  */
 #include "source.h"
+#include "replace.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -127,4 +130,24 @@ lfs_err lfs_source_load(int dirfd, const char *rel, size_t max_size, const lfs_v
 	if (!e.msg[0] && err)
 		lfs_fail(err, r, SIZE_MAX, NULL, "%s", lfs_err_name(r));
 	return LFS_OK;
+}
+
+bool lfs_sibling_model_read(void *ctx, const char *name, uint8_t **data, size_t *n)
+{
+	const lfs_sibling_ctx *c = ctx;
+	size_t len = strlen(name);
+	if (!len || len > 255 || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
+		return false;
+	for (int pass = 0; pass < 2; pass++) {
+		char nm[256], rel[PATH_MAX];
+		for (size_t i = 0; i <= len; i++)
+			nm[i] = pass && name[i] >= 'A' && name[i] <= 'Z' ? (char)(name[i] + 32) : name[i];
+		if (snprintf(rel, sizeof(rel), "%s%s%s.mdl", c->dir, *c->dir ? "/" : "", nm) >=
+		    (int)sizeof(rel))
+			return false;
+		struct stat st;
+		if (lfs_read_source(c->dirfd, rel, c->max, data, n, &st) == 0)
+			return true;
+	}
+	return false;
 }

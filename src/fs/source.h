@@ -62,4 +62,19 @@ lfs_err lfs_source_load(int dirfd, const char *rel, size_t max_size, const lfs_v
 /** Last path component of @p rel (pointer into it). */
 const char *lfs_source_basename(const char *rel);
 
+/** Where lfs_sibling_model_read() looks. */
+typedef struct lfs_sibling_ctx {
+	int dirfd;       /**< base folder fd (SOURCE's root, or AT_FDCWD) */
+	const char *dir; /**< the model's folder relative to dirfd ("" = dirfd itself) */
+	size_t max;      /**< larger files are not read, bytes */
+} lfs_sibling_ctx;
+
+/**
+ * lfs_sibling_read_fn (viewset.h) / nwn_supermodel_lookup_fn: read
+ * `<name>.mdl` — as written, then lower case — from the model's folder
+ * (@p ctx is an lfs_sibling_ctx). The NWN supermodel lookup of the mount's
+ * saves, `legacyfs-convert apply` and `compile`. *data is malloc'd.
+ */
+bool lfs_sibling_model_read(void *ctx, const char *name, uint8_t **data, size_t *n);
+
 #endif

@@ -237,8 +237,6 @@ static uint8_t *slurp(const char *path, size_t max, size_t *n, struct stat *st)
 	return buf;
 }
 
-static bool compile_lookup(void *ctx, const char *name, uint8_t **data, size_t *n);
-
 /* apply MODEL VIEWPATH EDITED -o OUT; a supermodel (NWN) is read from MODEL's
  * folder, as the mount does */
 static int do_apply(const char *model, const char *vpath, const char *edited, const char *out,
@@ -274,8 +272,9 @@ static int do_apply(const char *model, const char *vpath, const char *edited, co
 		else
 			strcpy(dir, ".");
 	}
+	lfs_sibling_ctx sc = { AT_FDCWD, dir ? dir : ".", max_size };
 	lfs_err e = lfs_views_apply_ex(base, orig, n, vpath, (const char *)text, tn,
-				       dir ? compile_lookup : NULL, dir, &res, &rn, &err);
+				       lfs_sibling_model_read, &sc, &res, &rn, &err);
 	free(dir);
 	free(text);
 	if (e != LFS_OK) {
@@ -312,28 +311,8 @@ static int do_apply(const char *model, const char *vpath, const char *edited, co
 }
 
 /* compile X.mdl -o X.bin.mdl: full compile of an ASCII NWN model
- * (src/views/nwn_compile.h). The supermodel is looked up as `<name>.mdl`
- * (as written, then lower case) in X's folder. */
-static bool compile_lookup(void *ctx, const char *name, uint8_t **data, size_t *n)
-{
-	const char *dir = ctx;
-	char path[PATH_MAX];
-	for (int pass = 0; pass < 2; pass++) {
-		char nm[256];
-		size_t len = strlen(name);
-		if (len >= sizeof(nm) || strchr(name, '/'))
-			return false;
-		for (size_t i = 0; i <= len; i++)
-			nm[i] = pass ? (char)((name[i] >= 'A' && name[i] <= 'Z') ? name[i] + 32 : name[i]) : name[i];
-		if (snprintf(path, sizeof(path), "%s/%s.mdl", dir, nm) >= (int)sizeof(path))
-			return false;
-		struct stat st;
-		if (lfs_read_source(AT_FDCWD, path, (size_t)256 << 20, data, n, &st) == 0)
-			return true;
-	}
-	return false;
-}
-
+ * (src/views/nwn_compile.h); the supermodel comes from X's folder
+ * (lfs_sibling_model_read). */
 static int do_compile(const char *src, const char *out, size_t max_size)
 {
 	struct stat sst;
@@ -355,7 +334,8 @@ static int do_compile(const char *src, const char *out, size_t max_size)
 	memset(&err, 0, sizeof(err));
 	uint8_t *res = NULL;
 	size_t rn = 0;
-	lfs_err e = nwn_compile(src, text, n, compile_lookup, dir, &res, &rn, &err);
+	lfs_sibling_ctx sc = { AT_FDCWD, dir, max_size };
+	lfs_err e = nwn_compile(src, text, n, lfs_sibling_model_read, &sc, &res, &rn, &err);
 	free(text);
 	free(dir);
 	if (e != LFS_OK) {
