@@ -344,6 +344,13 @@ lfs_err nwn_mdl_decode(const uint8_t *data, size_t n, nwn_model **out, lfs_error
 /** Free a model from nwn_mdl_decode(); NULL is fine. */
 void nwn_model_free(nwn_model *m);
 
+/**
+ * Size in bytes of the node structure of a node with these flags (node
+ * header plus its type part: 0x70 dummy ... 0x2D4 skin) [T], 0 for an unknown
+ * flag combination.
+ */
+uint32_t nwn_node_size(uint32_t flags);
+
 /** ASCII node type keyword for a flag combination ("trimesh", ...), "dummy" if unknown. */
 const char *nwn_node_type_name(uint32_t flags);
 

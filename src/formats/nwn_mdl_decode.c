@@ -17,32 +17,15 @@
  * a failed decode and nwn_model_free() release everything at once.
  */
 #include "nwn_mdl.h"
+#include "nwn_mdl_layout.h"
 
 #include "../common/rd.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define RAW_NULL 0xFFFFFFFFu
 #define MAX_DEPTH 512
 
-/* Structure sizes [T]. */
-#define GEOM_HDR_SIZE 0x70
-#define MODEL_HDR_SIZE 0xE8
-#define ANIM_HDR_SIZE 0xC4
-#define EVENT_SIZE 0x24
-#define NODE_HDR_SIZE 0x70
-#define CTRL_KEY_SIZE 12
-#define MESH_HDR_SIZE 0x270
-#define SKIN_SIZE 0x2D4
-#define DANGLY_SIZE 0x288
-#define AABB_NODE_SIZE 0x274
-#define ANIMMESH_SIZE 0x2A8
-#define LIGHT_SIZE 0xCC
-#define EMITTER_SIZE 0x148
-#define REFERENCE_SIZE 0xB4
-#define FACE_SIZE 32
-#define AABB_ENTRY_SIZE 40
 
 /* ------------------------------------------------------------------ arena */
 

@@ -8,29 +8,13 @@
  * "write, then rewrite the header" scheme the layout implies [T, N §3.5].
  */
 #include "nwn_mdl_encode.h"
+#include "nwn_mdl_layout.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define RAW_NULL 0xFFFFFFFFu
 #define MAX_DEPTH 1024
 
-/* Structure sizes [T]; the same table as the decoder. */
-#define MODEL_HDR_SIZE 0xE8
-#define ANIM_HDR_SIZE 0xC4
-#define EVENT_SIZE 0x24
-#define NODE_HDR_SIZE 0x70
-#define CTRL_KEY_SIZE 12
-#define MESH_HDR_SIZE 0x270
-#define SKIN_SIZE 0x2D4
-#define DANGLY_SIZE 0x288
-#define AABB_NODE_SIZE 0x274
-#define ANIMMESH_SIZE 0x2A8
-#define LIGHT_SIZE 0xCC
-#define EMITTER_SIZE 0x148
-#define REFERENCE_SIZE 0xB4
-#define FACE_SIZE 32
-#define AABB_ENTRY_SIZE 40
 
 typedef struct buf {
 	uint8_t *p;
@@ -204,22 +188,6 @@ static lfs_err unsupported(enc *e, const nwn_node *n, const char *what)
 }
 
 /* ------------------------------------------------------------------ parts */
-
-static uint32_t node_size(uint32_t flags)
-{
-	switch (flags) {
-	case NWN_DUMMY: return NODE_HDR_SIZE;
-	case NWN_LIGHT: return LIGHT_SIZE;
-	case NWN_EMITTER: return EMITTER_SIZE;
-	case NWN_REFERENCE: return REFERENCE_SIZE;
-	case NWN_TRIMESH: return MESH_HDR_SIZE;
-	case NWN_SKIN: return SKIN_SIZE;
-	case NWN_ANIMMESH: return ANIMMESH_SIZE;
-	case NWN_DANGLYMESH: return DANGLY_SIZE;
-	case NWN_AABB: return AABB_NODE_SIZE;
-	}
-	return 0;
-}
 
 static lfs_err light_texnames(enc *e, const nwn_light *l, uint32_t o)
 {
@@ -564,7 +532,7 @@ static lfs_err write_node(enc *e, const nwn_geometry *g, uint32_t idx, uint32_t 
 		return lfs_fail(e->err, LFS_ERR_CORRUPT, SIZE_MAX, "node",
 				"node '%s' is reached twice in the tree", n->name);
 	e->visited[idx] = 1;
-	uint32_t size = node_size(n->flags);
+	uint32_t size = nwn_node_size(n->flags);
 	if (!size)
 		return lfs_fail(e->err, LFS_ERR_UNSUPPORTED, SIZE_MAX, "node",
 				"node '%s' has unknown flag combination 0x%x", n->name, n->flags);

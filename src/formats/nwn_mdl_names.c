@@ -9,6 +9,7 @@
  * "colorStart", "lifeExp").
  */
 #include "nwn_mdl.h"
+#include "nwn_mdl_layout.h"
 
 #include <stddef.h>
 #include <strings.h>
@@ -129,4 +130,20 @@ int32_t nwn_find_node(const nwn_geometry *g, const char *name)
 		if (!strcasecmp(g->nodes[i].name, name))
 			return (int32_t)i;
 	return -1;
+}
+
+uint32_t nwn_node_size(uint32_t flags)
+{
+	switch (flags) {
+	case NWN_DUMMY: return NODE_HDR_SIZE;
+	case NWN_LIGHT: return LIGHT_SIZE;
+	case NWN_EMITTER: return EMITTER_SIZE;
+	case NWN_REFERENCE: return REFERENCE_SIZE;
+	case NWN_TRIMESH: return MESH_HDR_SIZE;
+	case NWN_SKIN: return SKIN_SIZE;
+	case NWN_ANIMMESH: return ANIMMESH_SIZE;
+	case NWN_DANGLYMESH: return DANGLY_SIZE;
+	case NWN_AABB: return AABB_NODE_SIZE;
+	}
+	return 0;
 }

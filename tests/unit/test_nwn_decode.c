@@ -356,21 +356,6 @@ static void test_controllers_and_skins(void **state)
 }
 
 
-static uint64_t node_struct_size(uint32_t flags)
-{
-	switch (flags) {
-	case NWN_LIGHT: return 0xCC;
-	case NWN_EMITTER: return 0x148;
-	case NWN_REFERENCE: return 0xB4;
-	case NWN_TRIMESH: return 0x270;
-	case NWN_SKIN: return 0x2D4;
-	case NWN_ANIMMESH: return 0x2A8;
-	case NWN_DANGLYMESH: return 0x288;
-	case NWN_AABB: return 0x274;
-	default: return 0x70;
-	}
-}
-
 static void add_arr(range **r, size_t *n, size_t *cap, const nwn_array *a, uint64_t elem)
 {
 	if (a->count)
@@ -383,7 +368,7 @@ static void add_geometry(range **r, size_t *n, size_t *cap, const nwn_geometry *
 {
 	for (uint32_t k = 0; k < g->n_nodes; k++) {
 		const nwn_node *nd = &g->nodes[k];
-		add(r, n, cap, nd->off, node_struct_size(nd->flags));
+		add(r, n, cap, nd->off, nwn_node_size(nd->flags));
 		add_arr(r, n, cap, &nd->children_arr, 4);
 		add_arr(r, n, cap, &nd->ctrl_arr, 12);
 		add_arr(r, n, cap, &nd->ctrl_data_arr, 4);
