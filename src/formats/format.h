@@ -1,0 +1,188 @@
+/**
+ * @file format.h
+ * The one interface every model format implements, and the registry of them.
+ *
+ * A format is a row: `const lfs_format lfs_format_<name>` (defined by the
+ * format's own views entry file, src/views/<name>_views.c, because it binds
+ * the codec in src/formats/ to the text views in src/views/) listed once in
+ * src/views/registry.c. Everything above (src/fs/, src/tools/, the
+ * thumbnailer, the conformance test) goes through lfs_format_for() and the
+ * function pointers here; nothing above switches on a format.
+ * docs/architecture.md "Adding a format" walks through a new row.
+ *
+ * No FUSE, no file system access: bytes in, bytes out. Every function that
+ * can fail returns an lfs_err and fills an lfs_error (error.h): decoders name
+ * the byte offset and the structure, text parsers `view:line:col`.
+ */
+#ifndef LFS_FORMATS_FORMAT_H
+#define LFS_FORMATS_FORMAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/error.h"
+
+struct lfs_vlist;       /* src/views/vlist.h: the list a builder appends to */
+struct lfs_thumb_scene; /* src/views/thumb.h: triangles handed to the renderer */
+
+/** "No index": the view has no animation / node / item of that level. */
+#define LFS_VIEW_NONE UINT32_MAX
+
+/** What a generated file shows. Fixed when the views are built. */
+typedef enum lfs_view_kind {
+	LFS_VIEW_TEXT = 1,  /**< the whole model or animation as MDL-style text
+			     *   (NWN model.mdl, NOD/SOD/NIL model.txt, NAD anim.txt) */
+	LFS_VIEW_MATERIALS, /**< model.mtl, the OBJ material library */
+	LFS_VIEW_MODEL_OBJ, /**< model.obj: every mesh placed in model space */
+	LFS_VIEW_MESH_OBJ,  /**< one mesh: NWN mesh node, NOD mesh group, SOD mesh
+			     *   node, NIL sector (target.node) */
+	LFS_VIEW_TRACK_CSV, /**< one track of keyframes: NWN controller
+			     *   (target.anim, .node, .item = controller index),
+			     *   NAD track (target.node), SOD channel (target.node) */
+	LFS_VIEW_TABLE_CSV, /**< a table that is not a track (NAD tags.csv) */
+	LFS_VIEW_THUMBNAIL, /**< thumbnail.png: rendered, never parsed back */
+} lfs_view_kind;
+
+/**
+ * Which part of the model a view shows, as indices into the decoded model
+ * (never a name to parse back). Unused levels are LFS_VIEW_NONE.
+ */
+typedef struct lfs_view_target {
+	uint32_t anim; /**< animation index (NWN), LFS_VIEW_NONE for the geometry */
+	uint32_t node; /**< node / mesh group / sector / track / channel index */
+	uint32_t item; /**< controller index within the node (NWN CSV) */
+} lfs_view_target;
+
+/** The target of a view that shows the whole model. */
+#define LFS_VIEW_WHOLE ((lfs_view_target){ LFS_VIEW_NONE, LFS_VIEW_NONE, LFS_VIEW_NONE })
+
+/**
+ * One generated file. Owns `path` and `data`. `path` is relative to the model
+ * folder, '/'-separated, already safe and unique (src/views/names.h), e.g.
+ * "model.mdl", "meshes/Mesh02.obj", "anims/equip/Flame02.birthrate.csv".
+ */
+typedef struct lfs_view {
+	char *path;
+	char *data;
+	size_t size;
+	lfs_view_kind kind;
+	lfs_view_target target;
+	bool writable; /**< saving it re-encodes the model (the format has an
+			*   encoder and the view maps back exactly) */
+} lfs_view;
+
+/**
+ * Texture lookup used for model.mtl's map_Kd: given a texture resref (no
+ * extension), write into @p out a path relative to the *model directory*
+ * (e.g. "../W_metal_tex.tga") and return true, or return false when no
+ * texture file with that resref exists. Called with the caller's @p ctx.
+ */
+typedef bool (*lfs_texture_lookup_fn)(void *ctx, const char *resref, char *out, size_t outsz);
+
+/**
+ * Texture reader used by thumbnails: given a texture resref (no extension),
+ * find the texture file by the same rule as lfs_texture_lookup_fn (case-
+ * insensitive, the model's folder first, then each ancestor folder up to the
+ * SOURCE root; .tga before .dds before .plt in one folder), read the whole
+ * file into a malloc'd buffer (*data, *n bytes; the caller frees it) and
+ * return true; return false (leaving *data NULL) when there is no such file
+ * or it cannot be read. The bytes are whatever the file holds: the renderer
+ * decodes TGA and falls back to the material colour for anything else.
+ * Called with the caller's texture_ctx.
+ */
+typedef bool (*lfs_texture_read_fn)(void *ctx, const char *resref, uint8_t **data, size_t *n);
+
+/** Options for building views. Zero-initialised = defaults. */
+typedef struct lfs_view_opts {
+	lfs_texture_lookup_fn texture_lookup; /**< may be NULL: no map_Kd lines */
+	void *texture_ctx;                    /**< passed to texture_lookup and texture_read */
+	lfs_texture_read_fn texture_read;     /**< may be NULL: thumbnails use material colours */
+	/**
+	 * When non-zero, lfs_views_build() also renders "thumbnail.png" at this
+	 * edge length in pixels (128, 256, 512 or 1024) for models with drawable
+	 * triangles (docs/thumbnails.md). 0 = no thumbnail view.
+	 */
+	unsigned thumb_size;
+	const char *thumb_uri;  /**< Thumb::URI of the source file (may be NULL) */
+	int64_t thumb_mtime;    /**< Thumb::MTime: source mtime, seconds */
+} lfs_view_opts;
+
+/**
+ * Reads another file of the model's folder by name, for formats whose
+ * compiler needs one (NWN: the supermodel `<name>.mdl`, for part numbers of
+ * new nodes — docs/nwn-compile.md). Returns true and the file's bytes
+ * (malloc'd, caller frees) or false when there is no such file.
+ */
+typedef bool (*lfs_sibling_read_fn)(void *ctx, const char *name, uint8_t **data, size_t *n);
+
+/** A sibling reader and its context; `read` NULL = no sibling files. */
+typedef struct lfs_siblings {
+	lfs_sibling_read_fn read;
+	void *ctx;
+} lfs_siblings;
+
+/**
+ * One model format. Every pointer but those marked optional is set.
+ * "Model" is the format's own decoded type (nwn_model, nod_model, ...),
+ * passed as void * through this interface and owned by the caller of decode.
+ */
+typedef struct lfs_format {
+	/** Short name, also used in messages and tests: "nwn-mdl", "nod", ... */
+	const char *name;
+	/** File name extensions with the dot, lower case, NULL-terminated;
+	 *  compared case-insensitively with the end of the base name. */
+	const char *const *extensions;
+	/** Cheap header test, no full decode: does this look like our format? */
+	bool (*detect)(const uint8_t *data, size_t n);
+
+	/** Bytes -> model (*model malloc'd, free with free_model). Errors name
+	 *  the byte offset and structure; never reads outside data[0..n). */
+	lfs_err (*decode)(const uint8_t *data, size_t n, void **model, lfs_error *err);
+	/** Model -> bytes (malloc'd, caller frees). For a model straight from
+	 *  decode the bytes equal the input (lossless codecs). */
+	lfs_err (*encode)(const void *model, uint8_t **out, size_t *n, lfs_error *err);
+	/** Free a model from decode (NULL is allowed). */
+	void (*free_model)(void *model);
+
+	/** Decode @p data and append every view except thumbnail.png to @p l,
+	 *  each with its kind, target and writability (src/views/vlist.h). */
+	lfs_err (*build_views)(const uint8_t *data, size_t n, const lfs_view_opts *opts,
+			       struct lfs_vlist *l, lfs_error *err);
+
+	/**
+	 * Optional (NULL = every view is read-only): decode @p orig, replace the
+	 * part that view @p v shows by the edited @p text, encode into *out
+	 * (malloc'd). @p v is a view built from these very bytes; its path is
+	 * used in messages only (`path:line:col: ...`). @p sib may be NULL.
+	 * Returns LFS_ERR_PARSE for a bad edit, LFS_ERR_UNSUPPORTED for a view
+	 * that does not map back.
+	 */
+	lfs_err (*apply)(const uint8_t *orig, size_t n, const lfs_view *v, const char *text,
+			 size_t tn, const lfs_siblings *sib, uint8_t **out, size_t *outn,
+			 lfs_error *err);
+
+	/** Optional (NULL = no thumbnail): decode @p data and append its drawable
+	 *  triangles, materials and textures to @p s (src/views/thumb_models.h). */
+	lfs_err (*thumb_scene)(const uint8_t *data, size_t n, const lfs_view_opts *opts,
+			       struct lfs_thumb_scene *s, lfs_error *err);
+
+	/** Sibling files the compiler reads through lfs_siblings, for docs and
+	 *  --help ("the supermodel <name>.mdl beside the model"); NULL = none. */
+	const char *siblings;
+} lfs_format;
+
+/** Every registered format, NULL-terminated, in detection order. */
+extern const lfs_format *const lfs_formats[];
+
+/**
+ * The format of a file, from its base name @p name (extension; NULL = try
+ * every format) and a cheap header test of its bytes; NULL when the file is
+ * not a model we decode (it passes through).
+ */
+const lfs_format *lfs_format_for(const char *name, const uint8_t *data, size_t n);
+
+/** The format registered under @p name ("nwn-mdl", ...), or NULL. */
+const lfs_format *lfs_format_named(const char *name);
+
+#endif
