@@ -35,6 +35,9 @@
 #include <unistd.h>
 
 #include "formats/nod.h"
+#include "views/nod_views.h"
+#include "views/nwn_views.h"
+#include "views/sod_views.h"
 #include "views/thumb.h"
 #include "views/thumb_models.h"
 #include "views/viewset.h"
@@ -89,7 +92,7 @@ static uint8_t *slurp(const char *path, size_t *n)
 
 /* Median ms of RUNS thumbnails of one file; -1 when it has none. */
 static double time_file(const char *name, const uint8_t *d, size_t n, unsigned size, int runs,
-			size_t *tris, lfs_format f)
+			size_t *tris, const lfs_format *f)
 {
 	double t[64];
 	for (int r = 0; r < runs; r++) {
@@ -117,7 +120,7 @@ typedef struct stat_row {
 	size_t tmin, tmax;
 } stat_row;
 
-static void corpus_file(stat_row *row, const char *path, const char *name, int runs, lfs_format f)
+static void corpus_file(stat_row *row, const char *path, const char *name, int runs, const lfs_format *f)
 {
 	size_t n;
 	uint8_t *d = slurp(path, &n);
@@ -139,7 +142,7 @@ static void corpus_file(stat_row *row, const char *path, const char *name, int r
 }
 
 static void manifest(stat_row *row, const char *dir, const char *sub, const char *ext, int runs,
-		     lfs_format f)
+		     const lfs_format *f)
 {
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/%s/MANIFEST.tsv", dir, sub);
@@ -317,12 +320,12 @@ int main(int argc, char **argv)
 		for (char *l = strtok_r(list, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
 			snprintf(path, sizeof(path), "%s/nwn/%s", dir, l);
 			const char *base = strrchr(l, '/') ? strrchr(l, '/') + 1 : l;
-			corpus_file(&rows[0], path, base, runs, LFS_FMT_NWN_MDL);
+			corpus_file(&rows[0], path, base, runs, &lfs_format_nwn_mdl);
 		}
 		free(list);
 	}
-	manifest(&rows[1], dir, "nod", ".nod", runs, LFS_FMT_NOD);
-	manifest(&rows[2], dir, "sod", ".sod", runs, LFS_FMT_SOD);
+	manifest(&rows[1], dir, "nod", ".nod", runs, &lfs_format_nod);
+	manifest(&rows[2], dir, "sod", ".sod", runs, &lfs_format_sod);
 	for (int i = 0; i < 3; i++)
 		print_row(&rows[i]);
 
@@ -353,7 +356,7 @@ int main(int argc, char **argv)
 				double t0 = now();
 				lfs_thumb_scene s = { 0 };
 				lfs_error err;
-				if (lfs_thumb_scene_of(LFS_FMT_NOD, d, n, NULL, &s, &err))
+				if (lfs_thumb_scene_of(&lfs_format_nod, d, n, NULL, &s, &err))
 					return 1;
 				double t1 = now();
 				uint8_t *rgba;

@@ -803,10 +803,14 @@ static bool view_is_dir(const lfs_viewset *vs, const char *vpath)
 /* Does the model have any view that can be written back? */
 static bool vs_writable(const lfs_viewset *vs)
 {
-	for (size_t i = 0; i < vs->n_views; i++)
-		if (lfs_view_writable(vs->format, vs->views[i].path))
-			return true;
-	return false;
+	return lfs_viewset_writable(vs);
+}
+
+/* Can view @p path of @p vs be written back (fixed when the views were built)? */
+static bool view_writable(const lfs_viewset *vs, const char *path)
+{
+	const lfs_view *v = lfs_viewset_find(vs, path);
+	return v && v->writable;
 }
 
 static void fill_virtual_dir(struct stat *a, const struct stat *src, const lfs_viewset *vs,
@@ -1634,7 +1638,7 @@ static int fill_gen(lfs_fs *fs, struct node *c, const struct srcinfo *si, struct
 		if (!v)
 			return ESTALE;
 		struct overlay *o = ovl_find(ms, c->rel);
-		bool w = lfs_view_writable(vs->format, c->rel);
+		bool w = view_writable(vs, c->rel);
 		if (o)
 			fill_view_file(a, &si->st, o->text.len, &o->mtime, w, c->sino);
 		else
@@ -1916,7 +1920,7 @@ int lfs_fs_open_check(lfs_fs *fs, uint64_t ino, int flags, bool dir, bool *is_vi
 		r = model_views(fs, ni.model, &si);
 		if (r)
 			return r;
-		if (!lfs_view_writable(si.ce->vs.format, ni.node->rel))
+		if (!view_writable(&si.ce->vs, ni.node->rel))
 			r = EROFS;
 		srcinfo_release(fs, &si);
 		return r;
@@ -2025,7 +2029,7 @@ int lfs_fs_read_begin(lfs_fs *fs, uint64_t ino, size_t size, off_t off, lfs_fs_r
 		/* Remember which generated text was served (stale-save check). Only
 		 * for views that can be saved: nothing to remember otherwise. */
 		const lfs_cache_key *k = &si.ce->key;
-		bool track = lfs_view_writable(si.ce->vs.format, ni.node->rel);
+		bool track = view_writable(&si.ce->vs, ni.node->rel);
 		bool known = !track || served_known(fs, ni.model->rel, ni.node->rel, k);
 		pthread_mutex_unlock(&fs->mu);
 		if (!known) {
@@ -2739,7 +2743,7 @@ static int mloc_get(lfs_fs *fs, struct node *dir, const char *name, struct mloc 
 	m->v = lfs_viewset_find(vs, m->vpath);
 	m->isdir = !m->v && view_is_dir(vs, m->vpath);
 	m->writable = vs_writable(vs);
-	m->vwritable = m->v && lfs_view_writable(vs->format, m->vpath);
+	m->vwritable = m->v && view_writable(vs, m->vpath);
 	m->merr_name = !m->v && dir->kind == K_MODEL && strcmp(name, LFS_FS_MODEL_ERRORS_NAME) == 0;
 	return 0;
 }
@@ -3630,7 +3634,7 @@ static int view_change(lfs_fs *fs, struct node *nd, const char *buf, size_t size
 		srcinfo_release(fs, &si);
 		return ESTALE;
 	}
-	if (!lfs_view_writable(si.ce->vs.format, nd->rel)) {
+	if (!view_writable(&si.ce->vs, nd->rel)) {
 		srcinfo_release(fs, &si);
 		return EROFS;
 	}

@@ -4,6 +4,8 @@
  */
 #include "nad_views.h"
 
+#include "../common/mem.h"
+
 #include "../common/floatfmt.h"
 #include "names.h"
 
@@ -12,11 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-bool nad_detect(const uint8_t *data, size_t n)
-{
-	return nad_is_binary(data, n);
-}
 
 /* ---- names -------------------------------------------------------------- */
 
@@ -59,13 +56,8 @@ char **nad_track_names(const nad_model *m)
 
 /* ---- views -------------------------------------------------------------- */
 
-static lfs_err nomem(lfs_error *err)
-{
-	return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "NAD views", "out of memory building views");
-}
-
-lfs_err nad_views(const uint8_t *data, size_t n, const lfs_view_opts *opts, lfs_vlist *l,
-		  lfs_error *err)
+static lfs_err nad_views(const uint8_t *data, size_t n, const lfs_view_opts *opts,
+			 lfs_vlist *l, lfs_error *err)
 {
 	(void)opts;
 	nad_model *m = NULL;
@@ -75,16 +67,16 @@ lfs_err nad_views(const uint8_t *data, size_t n, const lfs_view_opts *opts, lfs_
 	lfs_sb sb = { 0 };
 	r = nad_text_write(m, &sb, err);
 	if (!r) {
-		lfs_vlist_add(l, "anim.txt", &sb);
+		lfs_vlist_add(l, "anim.txt", LFS_VIEW_TEXT, LFS_VIEW_WHOLE, true, &sb);
 		r = nad_csv_tags_write(m, &sb, err);
 	}
 	if (!r)
-		lfs_vlist_add(l, "tags.csv", &sb);
+		lfs_vlist_add(l, "tags.csv", LFS_VIEW_TABLE_CSV, LFS_VIEW_WHOLE, true, &sb);
 	char **names = NULL;
 	if (!r) {
 		names = nad_track_names(m);
 		if (!names)
-			r = nomem(err);
+			r = lfs_nomem(err, "NAD views");
 	}
 	char path[256];
 	for (uint32_t t = 0; !r && t < m->n_tracks && !l->failed; t++) {
@@ -92,28 +84,30 @@ lfs_err nad_views(const uint8_t *data, size_t n, const lfs_view_opts *opts, lfs_
 		if (r)
 			break;
 		snprintf(path, sizeof(path), "tracks/%s.csv", names[t]);
-		lfs_vlist_add(l, path, &sb);
+		lfs_vlist_add(l, path, LFS_VIEW_TRACK_CSV,
+			      (lfs_view_target){ LFS_VIEW_NONE, t, LFS_VIEW_NONE }, true, &sb);
 	}
 	nad_track_names_free(names, m->n_tracks);
 	lfs_sb_free(&sb);
 	nad_model_free(m);
 	if (!r && l->failed)
-		r = nomem(err);
+		r = lfs_nomem(err, "NAD views");
 	return r;
 }
 
 /* ---- apply -------------------------------------------------------------- */
 
-lfs_err nad_apply_view(const uint8_t *orig, size_t n, const char *viewpath, const char *text,
-		       size_t tn, uint8_t **out, size_t *outn, lfs_error *err)
+static lfs_err nad_apply_view(const uint8_t *orig, size_t n, const lfs_view *v, const char *text,
+			      size_t tn, const lfs_siblings *sib, uint8_t **out, size_t *outn,
+			      lfs_error *err)
 {
+	(void)sib;
 	*out = NULL;
 	*outn = 0;
-	if (!viewpath)
-		return lfs_fail(err, LFS_ERR_NOTFORMAT, SIZE_MAX, "NAD views", "no view path");
+	const char *viewpath = v->path;
 	nad_model *m = NULL;
 	lfs_err r;
-	if (!strcmp(viewpath, "anim.txt")) {
+	if (v->kind == LFS_VIEW_TEXT) {
 		/* The text holds every field: the original bytes are not needed,
 		 * but they must still be a NAD (the caller edits a view of them). */
 		if (!nad_is_binary(orig, n))
@@ -128,7 +122,7 @@ lfs_err nad_apply_view(const uint8_t *orig, size_t n, const char *viewpath, cons
 	r = nad_decode(orig, n, &m, err);
 	if (r)
 		return r;
-	if (!strcmp(viewpath, "tags.csv")) {
+	if (v->kind == LFS_VIEW_TABLE_CSV) {
 		nad_tag *tags = NULL;
 		uint32_t nt = 0;
 		r = nad_csv_tags_parse(viewpath, text, tn, &tags, &nt, err);
@@ -137,35 +131,15 @@ lfs_err nad_apply_view(const uint8_t *orig, size_t n, const char *viewpath, cons
 			m->tags = tags;
 			m->n_tags = nt;
 		}
-	} else if (!strncmp(viewpath, "tracks/", 7)) {
-		char **names = nad_track_names(m);
-		if (!names) {
-			r = nomem(err);
-		} else {
-			size_t pl = strlen(viewpath);
-			uint32_t hit = UINT32_MAX;
-			for (uint32_t t = 0; t < m->n_tracks; t++) {
-				size_t nl = strlen(names[t]);
-				if (pl == 7 + nl + 4 && !memcmp(viewpath + 7, names[t], nl) &&
-				    !strcmp(viewpath + 7 + nl, ".csv")) {
-					hit = t;
-					break;
-				}
-			}
-			nad_track_names_free(names, m->n_tracks);
-			if (hit == UINT32_MAX) {
-				r = lfs_fail(err, LFS_ERR_NOTFORMAT, SIZE_MAX, "NAD views",
-					     "%s: no such track view", viewpath);
-			} else {
-				nad_key *keys = NULL;
-				uint32_t nk = 0;
-				r = nad_csv_track_parse(viewpath, text, tn, &keys, &nk, err);
-				if (!r) {
-					free(m->tracks[hit].keys);
-					m->tracks[hit].keys = keys;
-					m->tracks[hit].n_keys = nk;
-				}
-			}
+	} else if (v->kind == LFS_VIEW_TRACK_CSV && v->target.node < m->n_tracks) {
+		nad_track *t = &m->tracks[v->target.node];
+		nad_key *keys = NULL;
+		uint32_t nk = 0;
+		r = nad_csv_track_parse(viewpath, text, tn, &keys, &nk, err);
+		if (!r) {
+			free(t->keys);
+			t->keys = keys;
+			t->n_keys = nk;
 		}
 	} else {
 		r = lfs_fail(err, LFS_ERR_NOTFORMAT, SIZE_MAX, "NAD views", "%s: no such view",
@@ -176,3 +150,35 @@ lfs_err nad_apply_view(const uint8_t *orig, size_t n, const char *viewpath, cons
 	nad_model_free(m);
 	return r;
 }
+
+static lfs_err nad_decode_any(const uint8_t *data, size_t n, void **model, lfs_error *err)
+{
+	nad_model *m = NULL;
+	lfs_err r = nad_decode(data, n, &m, err);
+	*model = m;
+	return r;
+}
+
+static lfs_err nad_encode_any(const void *model, uint8_t **out, size_t *n, lfs_error *err)
+{
+	return nad_encode(model, out, n, err);
+}
+
+static void nad_free_any(void *model)
+{
+	nad_model_free(model);
+}
+
+static const char *const nad_extensions[] = { ".nad", NULL };
+
+/* No geometry: no thumbnail. */
+const lfs_format lfs_format_nad = {
+	.name = "nad",
+	.extensions = nad_extensions,
+	.detect = nad_is_binary,
+	.decode = nad_decode_any,
+	.encode = nad_encode_any,
+	.free_model = nad_free_any,
+	.build_views = nad_views,
+	.apply = nad_apply_view,
+};

@@ -30,28 +30,19 @@
 #include <stdint.h>
 
 #include "../formats/nad.h"
+#include "../formats/format.h"
 #include "vlist.h"
 
-/** Cheap header test: is this a NAD file we decode? (nad_is_binary) */
-bool nad_detect(const uint8_t *data, size_t n);
-
-/** Decode and append every view of a NAD file to @p l. Errors as nad_decode(). */
-lfs_err nad_views(const uint8_t *data, size_t n, const lfs_view_opts *opts, lfs_vlist *l,
-		  lfs_error *err);
-
 /**
- * Decode @p orig, replace what the edited view @p viewpath (a path as listed
- * by nad_views: "anim.txt", "tags.csv", "tracks/bone3.rotation.csv") holds
- * with @p text (@p tn bytes), and encode into a new malloc'd buffer
- * (*out, *outn). anim.txt replaces the whole model; tags.csv replaces the
- * tag list; a track CSV replaces that track's keys (its bone and type stay).
- * Trailing bytes after the tag list are kept in every case.
- * @return LFS_OK; LFS_ERR_PARSE (`<viewpath>:line:col: ...`);
- *         LFS_ERR_NOTFORMAT when @p viewpath is not a view of this file;
- *         decode/encode errors as nad_decode()/nad_encode().
+ * The registry row of NAD (src/views/registry.c). Views, all writable:
+ * anim.txt (the whole animation), tags.csv (the tag list), tracks/<bone>.
+ * <type>.csv (target.node = track index). Saving anim.txt replaces the whole
+ * model; tags.csv replaces the tag list; a track CSV replaces that track's
+ * keys (its bone and type stay). Trailing bytes after the tag list are kept
+ * in every case. Errors: LFS_ERR_PARSE (`<path>:line:col: ...`),
+ * decode/encode errors as nad_decode()/nad_encode().
  */
-lfs_err nad_apply_view(const uint8_t *orig, size_t n, const char *viewpath, const char *text,
-		       size_t tn, uint8_t **out, size_t *outn, lfs_error *err);
+extern const lfs_format lfs_format_nad;
 
 /* ---- anim.txt (nad_text.c) ---------------------------------------------- */
 

@@ -1,9 +1,11 @@
 /**
  * @file nil_views.c
- * NIL: detection and the read-only views (see nil_views.h).
+ * The NIL row of the format registry (lfs_format_nil): the read-only views
+ * (see nil_views.h).
  */
 #include "nil_views.h"
 
+#include "../common/mem.h"
 #include "names.h"
 #include "nil_text.h"
 
@@ -13,16 +15,6 @@
 #include <string.h>
 
 #define NO_MATERIAL "nil_no_material"
-
-bool nil_detect(const uint8_t *data, size_t n)
-{
-	return nil_is_binary(data, n);
-}
-
-static lfs_err nomem(lfs_error *err)
-{
-	return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "NIL views", "out of memory");
-}
 
 /* Triangle k of the strip, or false when it is a restart / out of range. */
 static bool strip_tri(const nil_sector *s, size_t k, size_t t[3])
@@ -61,7 +53,7 @@ static lfs_err materials(const nil_model *m, const lfs_view_opts *opts, mats *mt
 	mt->name = calloc(m->n_materials ? m->n_materials : 1, sizeof(*mt->name));
 	mt->none = lfs_nameset_add(&mt->set, NO_MATERIAL);
 	if (!mt->name || !mt->none)
-		return nomem(err);
+		return lfs_nomem(err, "NIL views");
 	lfs_sb_puts(mtl, "# legacyfs: materials of a NIL level, one per material name of the header\n"
 			 "# (docs/formats/nil.md); the file stores names only, no colours\n");
 	lfs_sb_printf(mtl, "\nnewmtl %s\nKd 0.5 0.5 0.5\n", mt->none);
@@ -75,7 +67,7 @@ static lfs_err materials(const nil_model *m, const lfs_view_opts *opts, mats *mt
 			clean[k] = (raw[k] == ' ' || raw[k] == '\t' || raw[k] == '#') ? '_' : raw[k];
 		mt->name[i] = lfs_nameset_add(&mt->set, clean);
 		if (!mt->name[i])
-			return nomem(err);
+			return lfs_nomem(err, "NIL views");
 		lfs_sb_printf(mtl, "\n# material %" PRIu32 "\nnewmtl %s\nKd 1 1 1\n", i, mt->name[i]);
 		/* texture resref = last component of "Dir\\Name" [N §3.2] */
 		const char *stem = raw;
@@ -90,7 +82,7 @@ static lfs_err materials(const nil_model *m, const lfs_view_opts *opts, mats *mt
 				lfs_sb_printf(mtl, "map_Kd %s\n", path);
 		}
 	}
-	return lfs_sb_ok(mtl) ? LFS_OK : nomem(err);
+	return lfs_sb_ok(mtl) ? LFS_OK : lfs_nomem(err, "NIL views");
 }
 
 static void mats_free(mats *mt)
@@ -149,7 +141,7 @@ lfs_err nil_model_views(const nil_model *m, const lfs_view_opts *opts, lfs_vlist
 		lfs_sb_free(&sb);
 		return r;
 	}
-	lfs_vlist_add(l, "model.txt", &sb);
+	lfs_vlist_add(l, "model.txt", LFS_VIEW_TEXT, LFS_VIEW_WHOLE, false, &sb);
 
 	mats mt = { 0 };
 	r = materials(m, opts, &mt, &sb, err);
@@ -158,7 +150,7 @@ lfs_err nil_model_views(const nil_model *m, const lfs_view_opts *opts, lfs_vlist
 		mats_free(&mt);
 		return r;
 	}
-	lfs_vlist_add(l, "model.mtl", &sb);
+	lfs_vlist_add(l, "model.mtl", LFS_VIEW_MATERIALS, LFS_VIEW_WHOLE, false, &sb);
 
 	lfs_sb_puts(&sb, obj_head);
 	lfs_sb_puts(&sb, "mtllib model.mtl\n");
@@ -170,7 +162,7 @@ lfs_err nil_model_views(const nil_model *m, const lfs_view_opts *opts, lfs_vlist
 	}
 	if (!lfs_sb_ok(&sb))
 		l->failed = 1;
-	lfs_vlist_add(l, "model.obj", &sb);
+	lfs_vlist_add(l, "model.obj", LFS_VIEW_MODEL_OBJ, LFS_VIEW_WHOLE, false, &sb);
 
 	char path[64];
 	for (uint32_t i = 0; i < m->n_decoded && !l->failed; i++) {
@@ -180,15 +172,16 @@ lfs_err nil_model_views(const nil_model *m, const lfs_view_opts *opts, lfs_vlist
 		if (!lfs_sb_ok(&sb))
 			l->failed = 1;
 		snprintf(path, sizeof(path), "sectors/%" PRIu32 ".obj", i);
-		lfs_vlist_add(l, path, &sb);
+		lfs_vlist_add(l, path, LFS_VIEW_MESH_OBJ,
+			      (lfs_view_target){ LFS_VIEW_NONE, i, LFS_VIEW_NONE }, false, &sb);
 	}
 	lfs_sb_free(&sb);
 	mats_free(&mt);
-	return l->failed ? nomem(err) : LFS_OK;
+	return l->failed ? lfs_nomem(err, "NIL views") : LFS_OK;
 }
 
-lfs_err nil_views(const uint8_t *data, size_t n, const lfs_view_opts *opts, lfs_vlist *l,
-		  lfs_error *err)
+static lfs_err nil_views(const uint8_t *data, size_t n, const lfs_view_opts *opts,
+			 lfs_vlist *l, lfs_error *err)
 {
 	nil_model *m = NULL;
 	lfs_err r = nil_decode(data, n, &m, err);
@@ -198,3 +191,35 @@ lfs_err nil_views(const uint8_t *data, size_t n, const lfs_view_opts *opts, lfs_
 	nil_model_free(m);
 	return r;
 }
+
+static lfs_err nil_decode_any(const uint8_t *data, size_t n, void **model, lfs_error *err)
+{
+	nil_model *m = NULL;
+	lfs_err r = nil_decode(data, n, &m, err);
+	*model = m;
+	return r;
+}
+
+static lfs_err nil_encode_any(const void *model, uint8_t **out, size_t *n, lfs_error *err)
+{
+	return nil_encode(model, out, n, err);
+}
+
+static void nil_free_any(void *model)
+{
+	nil_model_free(model);
+}
+
+static const char *const nil_extensions[] = { ".nil", NULL };
+
+/* Read-only: the level layout is only partly documented (docs/formats/nil.md). */
+const lfs_format lfs_format_nil = {
+	.name = "nil",
+	.extensions = nil_extensions,
+	.detect = nil_is_binary,
+	.decode = nil_decode_any,
+	.encode = nil_encode_any,
+	.free_model = nil_free_any,
+	.build_views = nil_views,
+	.thumb_scene = nil_thumb_scene,
+};

@@ -27,17 +27,23 @@
 #include <stdint.h>
 
 #include "../formats/nil.h"
+#include "../formats/format.h"
+#include "thumb.h"
 #include "vlist.h"
 
-/** Cheap header test: is this a NIL file we decode? (= nil_is_binary) */
-bool nil_detect(const uint8_t *data, size_t n);
+/**
+ * The registry row of NIL (src/views/registry.c): lossless codec, read-only
+ * views model.txt, model.mtl, model.obj and sectors/<i>.obj (target.node =
+ * sector index); no apply.
+ */
+extern const lfs_format lfs_format_nil;
 
-/** Decode and append every view of a NIL file to @p l. */
-lfs_err nil_views(const uint8_t *data, size_t n, const lfs_view_opts *opts, lfs_vlist *l,
-		  lfs_error *err);
+/** Thumbnail scene of a NIL level: every decoded sector's strip triangles. */
+lfs_err nil_thumb_scene(const uint8_t *data, size_t n, const lfs_view_opts *o,
+			lfs_thumb_scene *s, lfs_error *err);
 
 /**
- * Append the views of an already decoded model (same list as nil_views()).
+ * Append the views of an already decoded model (the list lfs_format_nil builds).
  * @return LFS_OK, LFS_ERR_NOMEM.
  */
 lfs_err nil_model_views(const nil_model *m, const lfs_view_opts *opts, lfs_vlist *l,

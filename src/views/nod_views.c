@@ -1,22 +1,16 @@
 /**
  * @file nod_views.c
- * NOD views for the mount: detection, the view list, apply-a-view (nod_views.h).
+ * The NOD row of the format registry (lfs_format_nod): the view list with
+ * each view's kind and target, and the apply entry (nod_views.h).
  */
 #include "nod_views.h"
+
+#include "../common/mem.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-bool nod_detect(const uint8_t *data, size_t n)
-{
-	return nod_is_binary(data, n);
-}
-
-static lfs_err nomem(lfs_error *err)
-{
-	return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "views", "out of memory building views");
-}
 
 /* Names shared by the writers: group OBJ names and MTL material names. */
 typedef struct nod_names {
@@ -40,15 +34,15 @@ static lfs_err names_init(const nod_model *m, nod_names *nn, lfs_error *err)
 	nn->gn = calloc(m->n_groups ? m->n_groups : 1, sizeof(*nn->gn));
 	nn->mn = calloc(m->n_materials ? m->n_materials : 1, sizeof(*nn->mn));
 	if (!nn->gn || !nn->mn)
-		return nomem(err);
+		return lfs_nomem(err, "views");
 	lfs_err r = nod_group_names(m, &nn->groups, nn->gn, err);
 	if (!r)
 		r = nod_mtl_names(m, &nn->mats, nn->mn, &nn->untextured, err);
 	return r;
 }
 
-lfs_err nod_views(const uint8_t *data, size_t n, const lfs_view_opts *opts, lfs_vlist *l,
-		  lfs_error *err)
+static lfs_err nod_views(const uint8_t *data, size_t n, const lfs_view_opts *opts, lfs_vlist *l,
+			 lfs_error *err)
 {
 	nod_model *m = NULL;
 	lfs_err r = nod_decode(data, n, &m, err);
@@ -60,39 +54,44 @@ lfs_err nod_views(const uint8_t *data, size_t n, const lfs_view_opts *opts, lfs_
 	if (!r)
 		r = nod_text_write(m, &sb, err);
 	if (!r) {
-		lfs_vlist_add(l, "model.txt", &sb);
+		lfs_vlist_add(l, "model.txt", LFS_VIEW_TEXT, LFS_VIEW_WHOLE, true, &sb);
 		r = nod_mtl_write(m, opts, nn.mn, nn.untextured, &sb, err);
 	}
 	if (!r) {
-		lfs_vlist_add(l, "model.mtl", &sb);
+		lfs_vlist_add(l, "model.mtl", LFS_VIEW_MATERIALS, LFS_VIEW_WHOLE, false, &sb);
 		r = nod_obj_model_write(m, nn.gn, nn.mn, nn.untextured, &sb, err);
 	}
+	/* NOD's model.obj is the rest-pose vertices as stored (model space): exact */
 	if (!r)
-		lfs_vlist_add(l, "model.obj", &sb);
+		lfs_vlist_add(l, "model.obj", LFS_VIEW_MODEL_OBJ, LFS_VIEW_WHOLE, true, &sb);
 	char path[1024];
 	for (uint32_t g = 0; g < m->n_groups && !r && !l->failed; g++) {
 		r = nod_obj_group_write(m, g, nn.gn, nn.mn, nn.untextured, &sb, err);
 		if (r)
 			break;
 		snprintf(path, sizeof(path), "meshes/%s.obj", nn.gn[g]);
-		lfs_vlist_add(l, path, &sb);
+		lfs_vlist_add(l, path, LFS_VIEW_MESH_OBJ,
+			      (lfs_view_target){ LFS_VIEW_NONE, g, LFS_VIEW_NONE }, true, &sb);
 	}
 	lfs_sb_free(&sb);
 	names_free(&nn);
 	nod_model_free(m);
 	if (!r && l->failed)
-		r = nomem(err);
+		r = lfs_nomem(err, "views");
 	return r;
 }
 
-lfs_err nod_apply_view(const uint8_t *orig, size_t n, const char *viewpath, const char *text,
-		       size_t tn, uint8_t **out, size_t *outn, lfs_error *err)
+static lfs_err nod_apply_view(const uint8_t *orig, size_t n, const lfs_view *v, const char *text,
+			      size_t tn, const lfs_siblings *sib, uint8_t **out, size_t *outn,
+			      lfs_error *err)
 {
+	(void)sib;
 	*out = NULL;
 	*outn = 0;
+	const char *viewpath = v->path;
 	nod_model *m = NULL;
 	lfs_err r;
-	if (!strcmp(viewpath, "model.txt")) {
+	if (v->kind == LFS_VIEW_TEXT) {
 		/* the whole model comes from the text; orig must still decode */
 		r = nod_decode(orig, n, &m, err);
 		nod_model_free(m);
@@ -112,19 +111,10 @@ lfs_err nod_apply_view(const uint8_t *orig, size_t n, const char *viewpath, cons
 	if (r)
 		goto done;
 	int32_t group = -2;
-	if (!strcmp(viewpath, "model.obj")) {
+	if (v->kind == LFS_VIEW_MODEL_OBJ)
 		group = -1;
-	} else if (!strncmp(viewpath, "meshes/", 7)) {
-		size_t l = strlen(viewpath);
-		for (uint32_t g = 0; g < m->n_groups; g++) {
-			size_t gl = strlen(nn.gn[g]);
-			if (l == 7 + gl + 4 && !memcmp(viewpath + 7, nn.gn[g], gl) &&
-			    !strcmp(viewpath + 7 + gl, ".obj")) {
-				group = (int32_t)g;
-				break;
-			}
-		}
-	}
+	else if (v->kind == LFS_VIEW_MESH_OBJ && v->target.node < m->n_groups)
+		group = (int32_t)v->target.node;
 	if (group == -2) {
 		r = lfs_fail(err, LFS_ERR_NOTFORMAT, SIZE_MAX, "views",
 			     "%s is not an editable view of this NOD file", viewpath);
@@ -138,3 +128,35 @@ done:
 	nod_model_free(m);
 	return r;
 }
+
+static lfs_err nod_decode_any(const uint8_t *data, size_t n, void **model, lfs_error *err)
+{
+	nod_model *m = NULL;
+	lfs_err r = nod_decode(data, n, &m, err);
+	*model = m;
+	return r;
+}
+
+static lfs_err nod_encode_any(const void *model, uint8_t **out, size_t *n, lfs_error *err)
+{
+	return nod_encode(model, out, n, err);
+}
+
+static void nod_free_any(void *model)
+{
+	nod_model_free(model);
+}
+
+static const char *const nod_extensions[] = { ".nod", NULL };
+
+const lfs_format lfs_format_nod = {
+	.name = "nod",
+	.extensions = nod_extensions,
+	.detect = nod_is_binary,
+	.decode = nod_decode_any,
+	.encode = nod_encode_any,
+	.free_model = nod_free_any,
+	.build_views = nod_views,
+	.apply = nod_apply_view,
+	.thumb_scene = nod_thumb_scene,
+};

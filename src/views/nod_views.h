@@ -38,28 +38,23 @@
 #include "../formats/nod.h"
 #include "mdltext.h"
 #include "names.h"
+#include "thumb.h"
 #include "vlist.h"
 
-/** Cheap header test: is this a NOD file we decode? (nod_is_binary) */
-bool nod_detect(const uint8_t *data, size_t n);
-
-/** Decode and append every view of a NOD file to @p l. Errors as nod_decode(). */
-lfs_err nod_views(const uint8_t *data, size_t n, const lfs_view_opts *opts, lfs_vlist *l,
-		  lfs_error *err);
-
 /**
- * Decode @p orig, replace what the edited view @p viewpath ("model.txt",
- * "model.obj", "meshes/<mesh>.<group>.obj"; "model.mtl" is read-only) holds
- * with @p text (@p tn bytes), and encode into a new malloc'd buffer
- * (*out, *outn). model.txt replaces the whole model; an OBJ replaces the
- * positions, normals, uvs and faces of its group(s) (vertex and face counts
- * may change; see docs/formats/nod.md for what new vertices get).
- * @return LFS_OK; LFS_ERR_PARSE (`<viewpath>:line:col: ...`);
- *         LFS_ERR_NOTFORMAT when @p viewpath is not an editable view of this
- *         file; decode/encode errors as nod_decode()/nod_encode().
+ * The registry row of NOD (src/views/registry.c). Views: model.txt (the
+ * whole model, writable), model.mtl (read-only), model.obj (every group,
+ * writable), meshes/<mesh>.<group>.obj (target.node = group index, writable).
+ * Saving model.txt replaces the whole model; an OBJ replaces the positions,
+ * normals, uvs and faces of its group(s) (vertex and face counts may change;
+ * docs/formats/nod.md says what new vertices get). Errors: LFS_ERR_PARSE
+ * (`<path>:line:col: ...`), decode/encode errors as nod_decode()/nod_encode().
  */
-lfs_err nod_apply_view(const uint8_t *orig, size_t n, const char *viewpath, const char *text,
-		       size_t tn, uint8_t **out, size_t *outn, lfs_error *err);
+extern const lfs_format lfs_format_nod;
+
+/** Thumbnail scene of a NOD model: every mesh group in the rest pose. */
+lfs_err nod_thumb_scene(const uint8_t *data, size_t n, const lfs_view_opts *o,
+			lfs_thumb_scene *s, lfs_error *err);
 
 /* ---- shared helpers (nod_text.c); floats: lfs_sb_float_bits / lfs_lex_f32 ---- */
 

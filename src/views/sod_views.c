@@ -14,11 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool sod_detect(const uint8_t *data, size_t n)
-{
-	return sod_is_binary(data, n);
-}
-
 static lfs_err nomem(lfs_error *err)
 {
 	return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "SOD views", "out of memory building SOD views");
@@ -791,8 +786,8 @@ static lfs_err obj_apply(sod_model *m, sod_mesh *me, const char *file, const cha
 
 /* ---- builder and apply ---------------------------------------------------- */
 
-lfs_err sod_views(const uint8_t *data, size_t n, const lfs_view_opts *opts, lfs_vlist *l,
-		  lfs_error *err)
+static lfs_err sod_views(const uint8_t *data, size_t n, const lfs_view_opts *opts,
+			 lfs_vlist *l, lfs_error *err)
 {
 	sod_model *m;
 	lfs_err e = sod_decode(data, n, &m, err);
@@ -807,26 +802,30 @@ lfs_err sod_views(const uint8_t *data, size_t n, const lfs_view_opts *opts, lfs_
 	}
 	if ((e = sod_text_write(m, &sb, err)))
 		goto out;
-	lfs_vlist_add(l, "model.txt", &sb);
+	lfs_vlist_add(l, "model.txt", LFS_VIEW_TEXT, LFS_VIEW_WHOLE, true, &sb);
 	if ((e = write_mtl(m, opts, &sb, err)))
 		goto out;
-	lfs_vlist_add(l, "model.mtl", &sb);
+	/* model.mtl and model.obj bake node transforms and the LOD choice in:
+	 * no exact way back. */
+	lfs_vlist_add(l, "model.mtl", LFS_VIEW_MATERIALS, LFS_VIEW_WHOLE, false, &sb);
 	if ((e = write_model_obj(m, &nm, &sb, err)))
 		goto out;
-	lfs_vlist_add(l, "model.obj", &sb);
+	lfs_vlist_add(l, "model.obj", LFS_VIEW_MODEL_OBJ, LFS_VIEW_WHOLE, false, &sb);
 	for (uint16_t i = 0; i < m->n_nodes; i++) {
 		if (!nm.node_obj[i])
 			continue;
 		if ((e = sod_obj_mesh(m, i, nm.node_obj[i], &sb, err)))
 			goto out;
 		snprintf(path, sizeof(path), "meshes/%s.obj", nm.node_obj[i]);
-		lfs_vlist_add(l, path, &sb);
+		lfs_vlist_add(l, path, LFS_VIEW_MESH_OBJ,
+			      (lfs_view_target){ LFS_VIEW_NONE, i, LFS_VIEW_NONE }, true, &sb);
 	}
 	for (uint16_t i = 0; i < m->n_channels; i++) {
 		if ((e = sod_csv_channel(m, i, &sb, err)))
 			goto out;
 		snprintf(path, sizeof(path), "anims/%s.csv", nm.chan_csv[i]);
-		lfs_vlist_add(l, path, &sb);
+		lfs_vlist_add(l, path, LFS_VIEW_TRACK_CSV,
+			      (lfs_view_target){ LFS_VIEW_NONE, i, LFS_VIEW_NONE }, true, &sb);
 	}
 	if (l->failed)
 		e = nomem(err);
@@ -837,30 +836,17 @@ out:
 	return e;
 }
 
-/* "meshes/<name>.obj" -> node index, "anims/<name>.csv" -> channel index. */
-static long find_view(const sod_names *nm, const sod_model *m, const char *viewpath, bool mesh)
+static lfs_err sod_apply_view(const uint8_t *orig, size_t n, const lfs_view *v, const char *text,
+			      size_t tn, const lfs_siblings *sib, uint8_t **out, size_t *outn,
+			      lfs_error *err)
 {
-	const char *pre = mesh ? "meshes/" : "anims/", *suf = mesh ? ".obj" : ".csv";
-	size_t lp = strlen(pre), ls = strlen(suf), lv = strlen(viewpath);
-	if (lv <= lp + ls || strncmp(viewpath, pre, lp) || strcmp(viewpath + lv - ls, suf))
-		return -1;
-	size_t len = lv - lp - ls;
-	size_t cnt = mesh ? m->n_nodes : m->n_channels;
-	const char **names = mesh ? nm->node_obj : nm->chan_csv;
-	for (size_t i = 0; i < cnt; i++)
-		if (names[i] && strlen(names[i]) == len && !memcmp(names[i], viewpath + lp, len))
-			return (long)i;
-	return -1;
-}
-
-lfs_err sod_apply_view(const uint8_t *orig, size_t n, const char *viewpath, const char *text,
-		       size_t tn, uint8_t **out, size_t *outn, lfs_error *err)
-{
+	(void)sib;
 	*out = NULL;
 	*outn = 0;
+	const char *viewpath = v->path;
 	sod_model *m = NULL;
 	lfs_err e;
-	if (!strcmp(viewpath, "model.txt")) {
+	if (v->kind == LFS_VIEW_TEXT) {
 		e = sod_text_parse(viewpath, text, tn, &m, err);
 		if (!e)
 			e = sod_encode(m, out, outn, err);
@@ -870,25 +856,48 @@ lfs_err sod_apply_view(const uint8_t *orig, size_t n, const char *viewpath, cons
 	e = sod_decode(orig, n, &m, err);
 	if (e)
 		return e;
-	sod_names nm;
-	if (!names_build(m, &nm)) {
-		e = nomem(err);
-		goto out;
-	}
-	long i;
-	if ((i = find_view(&nm, m, viewpath, true)) >= 0)
+	uint32_t i = v->target.node;
+	if (v->kind == LFS_VIEW_MESH_OBJ && i < m->n_nodes && m->nodes[i].mesh)
 		e = obj_apply(m, m->nodes[i].mesh, viewpath, text, tn, err);
-	else if ((i = find_view(&nm, m, viewpath, false)) >= 0)
+	else if (v->kind == LFS_VIEW_TRACK_CSV && i < m->n_channels)
 		e = csv_apply(m, &m->channels[i], viewpath, text, tn, err);
-	else if (!strcmp(viewpath, "model.obj") || !strcmp(viewpath, "model.mtl"))
+	else
 		e = lfs_fail(err, LFS_ERR_UNSUPPORTED, SIZE_MAX, viewpath,
 			     "read-only view (derived; edit meshes/*.obj or model.txt instead)");
-	else
-		e = lfs_fail(err, LFS_ERR_UNSUPPORTED, SIZE_MAX, viewpath, "no such SOD view");
 	if (!e)
 		e = sod_encode(m, out, outn, err);
-out:
-	names_free(&nm);
 	sod_model_free(m);
 	return e;
 }
+
+static lfs_err sod_decode_any(const uint8_t *data, size_t n, void **model, lfs_error *err)
+{
+	sod_model *m = NULL;
+	lfs_err r = sod_decode(data, n, &m, err);
+	*model = m;
+	return r;
+}
+
+static lfs_err sod_encode_any(const void *model, uint8_t **out, size_t *n, lfs_error *err)
+{
+	return sod_encode(model, out, n, err);
+}
+
+static void sod_free_any(void *model)
+{
+	sod_model_free(model);
+}
+
+static const char *const sod_extensions[] = { ".sod", NULL };
+
+const lfs_format lfs_format_sod = {
+	.name = "sod",
+	.extensions = sod_extensions,
+	.detect = sod_is_binary,
+	.decode = sod_decode_any,
+	.encode = sod_encode_any,
+	.free_model = sod_free_any,
+	.build_views = sod_views,
+	.apply = sod_apply_view,
+	.thumb_scene = sod_thumb_scene,
+};

@@ -22,25 +22,24 @@
 #include <stdint.h>
 
 #include "../formats/sod.h"
+#include "../formats/format.h"
+#include "thumb.h"
 #include "vlist.h"
 
-/** Cheap header test: is this a SOD file we decode? (sod_is_binary) */
-bool sod_detect(const uint8_t *data, size_t n);
-
-/** Decode and append every view of a SOD file to @p l. Errors as sod_decode(). */
-lfs_err sod_views(const uint8_t *data, size_t n, const lfs_view_opts *opts, lfs_vlist *l,
-		  lfs_error *err);
-
 /**
- * Decode @p orig, replace the part shown by view @p viewpath ("model.txt",
- * "meshes/<node>.obj", "anims/<node>.csv") with the edited @p text, and
- * encode in the file's version. *out is malloc'd.
- * @return LFS_OK; LFS_ERR_PARSE ("<viewpath>:line:col: message");
- *         LFS_ERR_UNSUPPORTED for read-only views (model.obj, model.mtl) and
- *         unknown paths; decode/encode errors as sod_decode()/sod_encode().
+ * The registry row of SOD (src/views/registry.c). Views: model.txt (the
+ * whole model, writable), model.mtl and model.obj (derived, read-only),
+ * meshes/<node>.obj (target.node = node index, writable), anims/<channel>.csv
+ * (target.node = channel index, writable). A save is encoded in the file's
+ * version. Errors: LFS_ERR_PARSE ("<path>:line:col: message"),
+ * LFS_ERR_UNSUPPORTED for read-only views, decode/encode errors as
+ * sod_decode()/sod_encode().
  */
-lfs_err sod_apply_view(const uint8_t *orig, size_t n, const char *viewpath, const char *text,
-		       size_t tn, uint8_t **out, size_t *outn, lfs_error *err);
+extern const lfs_format lfs_format_sod;
+
+/** Thumbnail scene of a SOD model: mesh nodes of the most detailed LOD. */
+lfs_err sod_thumb_scene(const uint8_t *data, size_t n, const lfs_view_opts *o,
+			lfs_thumb_scene *s, lfs_error *err);
 
 /** Write meshes/<node>.obj for node @p idx (a mesh node) of @p m; @p obj_name names `o`. */
 lfs_err sod_obj_mesh(const sod_model *m, uint16_t idx, const char *obj_name, lfs_sb *out,

@@ -1,16 +1,16 @@
 /**
  * @file viewset.h
- * The set of generated files ("views") of one model file.
+ * The set of generated files ("views") of one model file, through the format
+ * registry (src/formats/format.h, src/views/registry.c).
  *
- * This is the single entry point the filesystem layer (src/fs/) and the
- * companion command use: bytes of a source file in, a list of (relative path,
- * bytes) out. It dispatches on the format, decodes, and runs every text/OBJ/
- * CSV generator. No FUSE code here.
+ * This is the entry point the filesystem layer (src/fs/), the companion
+ * command and the thumbnailer use: bytes of a source file in, a sorted list of
+ * lfs_view out (path, bytes, kind, target, writable); an edited view in, new
+ * model bytes out. It looks the format up in the registry and calls that
+ * format's row; it never switches on a format. No FUSE code here.
  *
- * Paths are relative to the model directory, '/'-separated, already mapped to
- * safe unique names (see names.h), e.g. "model.mdl", "meshes/Mesh02.obj",
- * "anims/equip/Flame02.birthrate.csv". The list is sorted by path (bytewise)
- * so directory listings and lookups are deterministic.
+ * The list is sorted by path (bytewise) so directory listings and lookups
+ * are deterministic.
  */
 #ifndef LFS_VIEWSET_H
 #define LFS_VIEWSET_H
@@ -20,76 +20,26 @@
 #include <stdint.h>
 
 #include "../common/error.h"
-
-/** Format of a source file as recognised by lfs_detect(). */
-typedef enum lfs_format {
-	LFS_FMT_NONE = 0, /**< not a model we decode: passes through */
-	LFS_FMT_NWN_MDL,  /**< NWN binary MDL */
-	LFS_FMT_NOD,      /**< Vampire: The Masquerade – Redemption model */
-	LFS_FMT_NAD,      /**< Vampire: The Masquerade – Redemption animation */
-	LFS_FMT_NIL,      /**< Vampire: The Masquerade – Redemption level (read-only) */
-	LFS_FMT_SOD,      /**< Star Trek: Armada model */
-} lfs_format;
-
-/** One generated file. Owns `path` and `data`. */
-typedef struct lfs_view {
-	char *path;
-	char *data;
-	size_t size;
-} lfs_view;
-
-/**
- * Texture lookup used for model.mtl's map_Kd: given a texture resref (no
- * extension), write into @p out a path relative to the *model directory*
- * (e.g. "../W_metal_tex.tga") and return true, or return false when no
- * texture file with that resref exists. Called with the caller's @p ctx.
- */
-typedef bool (*lfs_texture_lookup_fn)(void *ctx, const char *resref, char *out, size_t outsz);
-
-/**
- * Texture reader used by thumbnails: given a texture resref (no extension),
- * find the texture file by the same rule as lfs_texture_lookup_fn (case-
- * insensitive, the model's folder first, then each ancestor folder up to the
- * SOURCE root; .tga before .dds before .plt in one folder), read the whole
- * file into a malloc'd buffer (*data, *n bytes; the caller frees it) and
- * return true; return false (leaving *data NULL) when there is no such file
- * or it cannot be read. The bytes are whatever the file holds: the renderer
- * decodes TGA and falls back to the material colour for anything else.
- * Called with the caller's texture_ctx.
- */
-typedef bool (*lfs_texture_read_fn)(void *ctx, const char *resref, uint8_t **data, size_t *n);
-
-/** Options for lfs_views_build() and lfs_views_thumbnail(). Zero-initialised = defaults. */
-typedef struct lfs_view_opts {
-	lfs_texture_lookup_fn texture_lookup; /**< may be NULL: no map_Kd lines */
-	void *texture_ctx;                    /**< passed to texture_lookup and texture_read */
-	lfs_texture_read_fn texture_read;     /**< may be NULL: thumbnails use material colours */
-	/**
-	 * When non-zero, lfs_views_build() also renders "thumbnail.png" at this
-	 * edge length in pixels (128, 256, 512 or 1024) for models with drawable
-	 * triangles (docs/thumbnails.md). 0 = no thumbnail view.
-	 */
-	unsigned thumb_size;
-	const char *thumb_uri;  /**< Thumb::URI of the source file (may be NULL) */
-	int64_t thumb_mtime;    /**< Thumb::MTime: source mtime, seconds */
-} lfs_view_opts;
+#include "../formats/format.h"
 
 /** All views of one model, sorted by path. */
 typedef struct lfs_viewset {
-	lfs_format format;
+	const lfs_format *format; /**< the registry row that built it */
 	lfs_view *views;
 	size_t n_views;
 } lfs_viewset;
 
 /**
- * Decide from the file name and bytes whether a file is a model we decode.
- * Cheap: header checks only, no full decode. @p name is the file's base name
- * (extension compared case-insensitively).
+ * Decide from the file name and bytes whether a file is a model we decode
+ * (lfs_format_for()). Cheap: header checks only, no full decode. @p name is
+ * the file's base name (extension compared case-insensitively).
+ * @return the format's registry row, NULL when the file passes through.
  */
-lfs_format lfs_detect(const char *name, const uint8_t *data, size_t n);
+const lfs_format *lfs_detect(const char *name, const uint8_t *data, size_t n);
 
 /**
- * Build every view of a model file.
+ * Build every view of a model file (plus thumbnail.png when
+ * opts->thumb_size is set and the model has drawable triangles).
  *
  * @return LFS_OK and a filled @p out (free with lfs_viewset_free());
  *         LFS_ERR_NOTFORMAT when the file is not a model (pass it through);
@@ -101,41 +51,36 @@ lfs_err lfs_views_build(const char *name, const uint8_t *data, size_t n,
 			const lfs_view_opts *opts, lfs_viewset *out, lfs_error *err);
 
 /**
- * Apply an edited view to a model file: decode @p orig (the model file's
- * current bytes, @p n long), replace or patch the model with the edited text
- * of view @p viewpath (a path as listed by lfs_views_build), encode.
+ * Apply an edited view to a model file: the format's apply with view @p v
+ * (a view of a set built from exactly @p orig, @p n bytes, by format @p f).
  *
- * @param name   the model file's base name (selects the format, as lfs_detect)
+ * @param sib    sibling-file reader (NWN supermodel), may be NULL
  * @param out    receives the new file bytes (malloc'd; caller frees)
- * @return LFS_OK; LFS_ERR_PARSE with `viewpath:line:col: message` for a bad
- *         edit; LFS_ERR_UNSUPPORTED when the view (or the whole format) is
- *         read-only; LFS_ERR_NOTFORMAT / LFS_ERR_CORRUPT when @p orig itself
- *         does not decode.
+ * @return LFS_OK; LFS_ERR_PARSE with `path:line:col: message` for a bad
+ *         edit; LFS_ERR_UNSUPPORTED when the view is read-only;
+ *         LFS_ERR_NOTFORMAT / LFS_ERR_CORRUPT when @p orig does not decode.
+ */
+lfs_err lfs_view_apply(const lfs_format *f, const uint8_t *orig, size_t n, const lfs_view *v,
+		       const char *text, size_t tn, const lfs_siblings *sib, uint8_t **out,
+		       size_t *outn, lfs_error *err);
+
+/**
+ * lfs_view_apply() for a view named by path (`legacyfs-convert apply`,
+ * tests): detects the format from @p name, builds the views of @p orig (no
+ * thumbnail) to find the view @p viewpath, and applies @p text to it.
+ * @return as lfs_view_apply(); LFS_ERR_UNSUPPORTED also when the model has
+ *         no view @p viewpath.
  */
 lfs_err lfs_views_apply(const char *name, const uint8_t *orig, size_t n, const char *viewpath,
 			const char *text, size_t tn, uint8_t **out, size_t *outn, lfs_error *err);
 
-/**
- * Reads another model file of the same folder by name, for formats whose
- * compiler needs it (NWN: the supermodel `<name>.mdl`, for part numbers of
- * new nodes — docs/nwn-compile.md). Returns the file's bytes (malloc'd,
- * caller frees) or false when there is no such file.
- */
-typedef bool (*lfs_sibling_read_fn)(void *ctx, const char *name, uint8_t **data, size_t *n);
-
-/**
- * lfs_views_apply() with a sibling lookup (@p sib may be NULL). The mount and
- * `legacyfs-convert apply` pass one that reads `<name>.mdl` beside the model.
- */
+/** lfs_views_apply() with a sibling-file reader (@p sib may be NULL). */
 lfs_err lfs_views_apply_ex(const char *name, const uint8_t *orig, size_t n, const char *viewpath,
 			   const char *text, size_t tn, lfs_sibling_read_fn sib, void *sib_ctx,
 			   uint8_t **out, size_t *outn, lfs_error *err);
 
-/**
- * True when view @p viewpath of a model of @p format can be written back
- * (the format has an encoder and the view maps back exactly). Cheap.
- */
-bool lfs_view_writable(lfs_format format, const char *viewpath);
+/** True when some view of @p vs can be saved back (v->writable). */
+bool lfs_viewset_writable(const lfs_viewset *vs);
 
 /**
  * Thumbnail renderer version: part of every thumbnail cache key (with the
@@ -145,11 +90,9 @@ bool lfs_view_writable(lfs_format format, const char *viewpath);
 
 /**
  * Render the thumbnail of a model file as PNG (src/views/thumb.h,
- * docs/thumbnails.md): the model's drawable triangles (NWN: meshes with
- * render != 0 — trimesh, skin and danglymesh in rest pose — without aabb
- * walkmeshes, emitters, lights; NOD: every group in the rest pose; SOD: mesh
- * nodes, highest LOD only; NIL: the sector strips of model.obj), seen in a
- * 3/4 view from above, textured when opts->texture_read finds a TGA.
+ * docs/thumbnails.md): the format's thumbnail scene (lfs_format.thumb_scene:
+ * the model's drawable triangles), seen in a 3/4 view from above, textured
+ * when opts->texture_read finds a TGA.
  *
  * @param name   the model file's base name (selects the format, as lfs_detect)
  * @param size   edge in pixels: 128, 256, 512 or 1024

@@ -4,26 +4,23 @@
  */
 #include "vlist.h"
 
+#include "../common/mem.h"
+
 #include <stdlib.h>
 #include <string.h>
 
-void lfs_vlist_add(lfs_vlist *l, const char *path, lfs_sb *sb)
+void lfs_vlist_add(lfs_vlist *l, const char *path, lfs_view_kind kind, lfs_view_target target,
+		   bool writable, lfs_sb *sb)
 {
 	if (l->failed || !lfs_sb_ok(sb)) {
 		l->failed = 1;
 		lfs_sb_free(sb);
 		return;
 	}
-	if (l->n == l->cap) {
-		size_t nc = l->cap ? l->cap * 2 : 16;
-		lfs_view *nv = realloc(l->v, nc * sizeof(*nv));
-		if (!nv) {
-			l->failed = 1;
-			lfs_sb_free(sb);
-			return;
-		}
-		l->v = nv;
-		l->cap = nc;
+	if (!lfs_grow((void **)&l->v, &l->cap, l->n + 1, sizeof(*l->v))) {
+		l->failed = 1;
+		lfs_sb_free(sb);
+		return;
 	}
 	char *p = strdup(path);
 	size_t len;
@@ -37,6 +34,9 @@ void lfs_vlist_add(lfs_vlist *l, const char *path, lfs_sb *sb)
 	l->v[l->n].path = p;
 	l->v[l->n].data = d;
 	l->v[l->n].size = len;
+	l->v[l->n].kind = kind;
+	l->v[l->n].target = target;
+	l->v[l->n].writable = writable;
 	l->n++;
 }
 

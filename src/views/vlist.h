@@ -2,7 +2,7 @@
  * @file vlist.h
  * Growing list of views used by every format's view builder (viewset.c).
  *
- * Builders append (path, text) pairs with lfs_vlist_add(); allocation failure
+ * Builders append (path, kind, target, writable, text) with lfs_vlist_add(); allocation failure
  * is sticky (`failed`), checked once by the caller. lfs_vlist_finish() sorts
  * the list by path and hands it over to an lfs_viewset. Paths must already be
  * safe and unique (names.h).
@@ -10,6 +10,7 @@
 #ifndef LFS_VLIST_H
 #define LFS_VLIST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "../common/strbuf.h"
@@ -21,8 +22,14 @@ typedef struct lfs_vlist {
 	int failed;
 } lfs_vlist;
 
-/** Take over @p sb's bytes (sb is reset) as the view at @p path (copied). */
-void lfs_vlist_add(lfs_vlist *l, const char *path, lfs_sb *sb);
+/**
+ * Take over @p sb's bytes (sb is reset) as the view at @p path (copied) that
+ * shows @p target of the model as @p kind; @p writable: saving it re-encodes
+ * the model (the format's apply maps this view back exactly). On allocation
+ * failure (or a failed @p sb) the list is marked failed and sb freed.
+ */
+void lfs_vlist_add(lfs_vlist *l, const char *path, lfs_view_kind kind, lfs_view_target target,
+		   bool writable, lfs_sb *sb);
 
 /** Sort by path and move the views into @p out (format left to the caller). */
 void lfs_vlist_finish(lfs_vlist *l, lfs_viewset *out);

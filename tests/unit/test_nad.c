@@ -265,7 +265,7 @@ static void check_views_roundtrip(const uint8_t *data, size_t n, const char *wha
 	lfs_err r = lfs_views_build("x.nad", data, n, NULL, &vs, &err);
 	if (r)
 		fail_msg("%s: views: %s", what, err.msg);
-	assert_int_equal(vs.format, LFS_FMT_NAD);
+	assert_ptr_equal(vs.format, &lfs_format_nad);
 	nad_model *m = decode_ok(data, n, what);
 	assert_int_equal(vs.n_views, 2 + m->n_tracks);
 	assert_non_null(lfs_viewset_find(&vs, "anim.txt"));
@@ -282,7 +282,7 @@ static void check_views_roundtrip(const uint8_t *data, size_t n, const char *wha
 	for (size_t v = 0; v < vs.n_views; v++) {
 		uint8_t *out;
 		size_t on;
-		r = nad_apply_view(data, n, vs.views[v].path, vs.views[v].data, vs.views[v].size, &out,
+		r = lfs_views_apply("x.nad", data, n, vs.views[v].path, vs.views[v].data, vs.views[v].size, &out,
 				   &on, &err);
 		if (r)
 			fail_msg("%s: apply %s: %s", what, vs.views[v].path, err.msg);
@@ -426,7 +426,7 @@ static void corpus_value_edits(void **state)
 		/* skip "keys", the legend comment, then k rows */
 		line = nth_line(sb.data, sb.len, ln + 3 + k);
 		char *txt = replace_field(sb.data, sb.len, line, 2, ' ', nvs, &tn);
-		assert_int_equal(nad_apply_view(f->data, f->n, "anim.txt", txt, tn, &out, &on, &err),
+		assert_int_equal(lfs_views_apply("x.nad", f->data, f->n, "anim.txt", txt, tn, &out, &on, &err),
 				 LFS_OK);
 		assert_same_bytes(out, on, want, f->n, "anim.txt edit");
 		free(out);
@@ -441,7 +441,7 @@ static void corpus_value_edits(void **state)
 		nad_track_names_free(names, m->n_tracks);
 		line = nth_line(sb.data, sb.len, k + 1);
 		txt = replace_field(sb.data, sb.len, line, 2, ',', nvs, &tn);
-		assert_int_equal(nad_apply_view(f->data, f->n, vp, txt, tn, &out, &on, &err), LFS_OK);
+		assert_int_equal(lfs_views_apply("x.nad", f->data, f->n, vp, txt, tn, &out, &on, &err), LFS_OK);
 		assert_same_bytes(out, on, want, f->n, "csv edit");
 		free(out);
 		free(txt);
@@ -452,7 +452,7 @@ static void corpus_value_edits(void **state)
 		txt = malloc(sb.len);
 		memcpy(txt, sb.data, (size_t)(line - sb.data));
 		memcpy(txt + (line - sb.data), l2, sb.len - (size_t)(l2 - sb.data));
-		assert_int_equal(nad_apply_view(f->data, f->n, vp, txt, sb.len - cut, &out, &on, &err),
+		assert_int_equal(lfs_views_apply("x.nad", f->data, f->n, vp, txt, sb.len - cut, &out, &on, &err),
 				 LFS_OK);
 		nad_track *tr = &m->tracks[t];
 		memmove(&tr->keys[k], &tr->keys[k + 1], (tr->n_keys - k - 1) * sizeof(nad_key));
@@ -477,7 +477,7 @@ static void corpus_value_edits(void **state)
 			line = nth_line(sb.data, sb.len, 1);
 			txt = replace_field(sb.data, sb.len, line, 1, ',', nad_tag_name(nt), &tn);
 			assert_int_equal(
-				nad_apply_view(f->data, f->n, "tags.csv", txt, tn, &out, &on, &err), LFS_OK);
+				lfs_views_apply("x.nad", f->data, f->n, "tags.csv", txt, tn, &out, &on, &err), LFS_OK);
 			assert_same_bytes(out, on, want, f->n, "tags.csv edit");
 			free(out);
 			free(txt);
@@ -785,7 +785,7 @@ static void hostile_text(void **state)
 				uint8_t *out = NULL;
 				size_t on;
 				memset(&err, 0, sizeof(err));
-				lfs_err r = nad_apply_view(f->data, f->n, vw->path, mt, mn, &out, &on, &err);
+				lfs_err r = lfs_views_apply("x.nad", f->data, f->n, vw->path, mt, mn, &out, &on, &err);
 				total++;
 				if (r == LFS_OK) {
 					ok++;
@@ -925,11 +925,11 @@ static void parser_messages(void **state)
 	uint8_t *out;
 	size_t on;
 	const cfile *f = &g_files[0];
-	assert_int_equal(nad_apply_view(f->data, f->n, "tracks/bone999.rotation.csv", "", 0, &out,
+	assert_int_equal(lfs_views_apply("x.nad", f->data, f->n, "tracks/bone999.rotation.csv", "", 0, &out,
 					&on, &err),
-			 LFS_ERR_NOTFORMAT);
-	assert_int_equal(nad_apply_view(f->data, f->n, "model.txt", "", 0, &out, &on, &err),
-			 LFS_ERR_NOTFORMAT);
+			 LFS_ERR_UNSUPPORTED);
+	assert_int_equal(lfs_views_apply("x.nad", f->data, f->n, "model.txt", "", 0, &out, &on, &err),
+			 LFS_ERR_UNSUPPORTED);
 }
 
 static void decoder_messages(void **state)

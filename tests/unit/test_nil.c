@@ -502,11 +502,11 @@ static void test_views(void **state)
 	lfs_viewset vs;
 	lfs_error err;
 	lfs_view_opts vo = { .texture_lookup = fake_lookup };
-	assert_int_equal(lfs_detect("L1_Brot.NIL", g.b.p, g.b.n), LFS_FMT_NIL);
+	assert_ptr_equal(lfs_detect("L1_Brot.NIL", g.b.p, g.b.n), &lfs_format_nil);
 	lfs_err r = lfs_views_build("L1_Brot.NIL", g.b.p, g.b.n, &vo, &vs, &err);
 	if (r)
 		fail_msg("%s", err.msg);
-	assert_int_equal(vs.format, LFS_FMT_NIL);
+	assert_ptr_equal(vs.format, &lfs_format_nil);
 	uint32_t idx[8];
 	uint32_t ne = expected_sectors(&c, &g, idx);
 	assert_int_equal(ne, 5);
@@ -619,7 +619,7 @@ static void test_detect_strict(void **state)
 			memcpy(d, "NIL\x10", 4); /* right magic, random rest */
 		if (i % 8 == 0 && n >= 8)
 			set32(d + 4, 27);
-		bool det = nil_detect(d, n);
+		bool det = lfs_format_nil.detect(d, n);
 		nil_model *m = NULL;
 		lfs_error err;
 		lfs_err r = nil_decode(d, n, &m, &err);
@@ -629,7 +629,7 @@ static void test_detect_strict(void **state)
 			assert_memory_equal(d, "NIL\x10", 4);
 			assert_int_equal(le32(d + 4), 27);
 		} else {
-			assert_int_equal(lfs_detect("x.nil", d, n), LFS_FMT_NONE);
+			assert_null(lfs_detect("x.nil", d, n));
 		}
 		if (r == LFS_OK)
 			nil_model_free(m);
@@ -642,35 +642,35 @@ static void test_detect_strict(void **state)
 	gen(&c, &g);
 	uint8_t *d = g.b.p;
 	size_t n = g.b.n;
-	assert_true(nil_detect(d, n));
-	assert_int_equal(lfs_detect("x.nil", d, n), LFS_FMT_NIL);
-	assert_int_equal(lfs_detect("x.nod", d, n) == LFS_FMT_NIL, 0);
+	assert_true(lfs_format_nil.detect(d, n));
+	assert_ptr_equal(lfs_detect("x.nil", d, n), &lfs_format_nil);
+	assert_false(lfs_detect("x.nod", d, n) == &lfs_format_nil);
 	lfs_error err;
 	nil_model *m = NULL;
 	/* each header field broken in turn */
 	d[3] = 0x11;
-	assert_false(nil_detect(d, n));
+	assert_false(lfs_format_nil.detect(d, n));
 	assert_int_equal(nil_decode(d, n, &m, &err), LFS_ERR_NOTFORMAT);
 	assert_string_equal(err.msg, "offset 0x0 (file header): magic 4e 49 4c 11 is not \"NIL\\x10\"");
 	d[3] = 0x10;
 	set32(d + 4, 35); /* StarCraft: Ghost */
-	assert_false(nil_detect(d, n));
+	assert_false(lfs_format_nil.detect(d, n));
 	assert_int_equal(nil_decode(d, n, &m, &err), LFS_ERR_UNSUPPORTED);
 	assert_int_equal(err.offset, 4);
 	set32(d + 4, 27);
 	set32(d + 0x5C, (uint32_t)(n / 32));
-	assert_false(nil_detect(d, n));
+	assert_false(lfs_format_nil.detect(d, n));
 	assert_int_equal(nil_decode(d, n, &m, &err), LFS_ERR_CORRUPT);
 	assert_int_equal(err.offset, 0x5C);
 	set32(d + 0x5C, 3);
 	size_t ns_off = 0x60 + 3 * 32;
 	set32(d + ns_off, (uint32_t)((n - ns_off - 4) / 25 + 1));
-	assert_false(nil_detect(d, n));
+	assert_false(lfs_format_nil.detect(d, n));
 	assert_int_equal(nil_decode(d, n, &m, &err), LFS_ERR_CORRUPT);
 	assert_int_equal(err.offset, ns_off);
 	set32(d + ns_off, 2);
-	assert_true(nil_detect(d, n));
-	assert_false(nil_detect(d, 0x63));
+	assert_true(lfs_format_nil.detect(d, n));
+	assert_false(lfs_format_nil.detect(d, 0x63));
 	assert_int_equal(nil_decode(d, 0x63, &m, &err), LFS_ERR_NOTFORMAT);
 	/* sector 0 cut: CORRUPT naming the structure */
 	size_t cut = g.sec[0].wedges + 5;

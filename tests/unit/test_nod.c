@@ -122,7 +122,7 @@ static size_t check_views_identity(const uint8_t *d, size_t n, const char *what)
 	lfs_err r = lfs_views_build("x.nod", d, n, NULL, &vs, &err);
 	if (r)
 		fail_msg("%s: views: %s", what, err.msg);
-	assert_int_equal(vs.format, LFS_FMT_NOD);
+	assert_ptr_equal(vs.format, &lfs_format_nod);
 	size_t checked = 0;
 	for (size_t i = 0; i < vs.n_views; i++) {
 		const lfs_view *v = &vs.views[i];
@@ -130,7 +130,7 @@ static size_t check_views_identity(const uint8_t *d, size_t n, const char *what)
 			continue;
 		uint8_t *out;
 		size_t outn;
-		r = nod_apply_view(d, n, v->path, v->data, v->size, &out, &outn, &err);
+		r = lfs_views_apply("x.nod", d, n, v->path, v->data, v->size, &out, &outn, &err);
 		if (r)
 			fail_msg("%s: apply %s: %s", what, v->path, err.msg);
 		char msg[256];
@@ -388,7 +388,7 @@ static void test_edit_text(void **state)
 		char *t = edit_token(sb.data, sb.len, line, 1, buf, &tn);
 		uint8_t *out;
 		size_t outn;
-		if (nod_apply_view(d, n, "model.txt", t, tn, &out, &outn, &err))
+		if (lfs_views_apply("x.nod", d, n, "model.txt", t, tn, &out, &outn, &err))
 			fail_msg("%s: %s", g_files[i].name, err.msg);
 		size_t off = vert_offset(m, k) + 4;
 		assert_int_equal(outn, n);
@@ -445,7 +445,7 @@ static void test_edit_obj(void **state)
 		char *t2 = edit_token(t1, t1n, tl, 2, b2, &t2n);
 		uint8_t *out;
 		size_t outn;
-		if (nod_apply_view(d, n, v->path, t2, t2n, &out, &outn, &err))
+		if (lfs_views_apply("x.nod", d, n, v->path, t2, t2n, &out, &outn, &err))
 			fail_msg("%s: %s", v->path, err.msg);
 		assert_int_equal(outn, n);
 		size_t vo = vert_offset(m, gr->first_vert + j);
@@ -478,7 +478,7 @@ static void test_edit_obj(void **state)
 			char *t3 = malloc(v->size);
 			memcpy(t3, v->data, pre);
 			memcpy(t3 + pre, le + 1, v->size - pre - cut);
-			assert_int_equal(nod_apply_view(d, n, v->path, t3, v->size - cut, &out, &outn, &err),
+			assert_int_equal(lfs_views_apply("x.nod", d, n, v->path, t3, v->size - cut, &out, &outn, &err),
 					 LFS_OK);
 			assert_int_equal(outn, n - NOD_FACE_SIZE);
 			nod_model *m2;
@@ -692,7 +692,7 @@ static void test_obj_split(void **state)
 	uint8_t *out;
 	size_t outn;
 	lfs_error err;
-	if (nod_apply_view(d, n, "meshes/head.0.obj", obj, strlen(obj), &out, &outn, &err))
+	if (lfs_views_apply("x.nod", d, n, "meshes/head.0.obj", obj, strlen(obj), &out, &outn, &err))
 		fail_msg("%s", err.msg);
 	nod_model *m2;
 	assert_int_equal(nod_decode(out, outn, &m2, &err), LFS_OK);
@@ -731,7 +731,7 @@ static void expect_apply_error(const uint8_t *d, size_t n, const char *view, con
 	size_t outn;
 	lfs_error err;
 	memset(&err, 0, sizeof(err));
-	lfs_err r = nod_apply_view(d, n, view, text, strlen(text), &out, &outn, &err);
+	lfs_err r = lfs_views_apply("x.nod", d, n, view, text, strlen(text), &out, &outn, &err);
 	assert_int_equal(r, LFS_ERR_PARSE);
 	assert_null(out);
 	assert_string_equal(err.msg, msg);
@@ -802,9 +802,9 @@ static void test_parse_errors(void **state)
 	/* not a view */
 	uint8_t *out;
 	size_t outn;
-	assert_int_equal(nod_apply_view(d, n, "model.mtl", "", 0, &out, &outn, &err), LFS_ERR_NOTFORMAT);
-	assert_int_equal(nod_apply_view(d, n, "meshes/nope.obj", "", 0, &out, &outn, &err),
-			 LFS_ERR_NOTFORMAT);
+	assert_int_equal(lfs_views_apply("x.nod", d, n, "model.mtl", "", 0, &out, &outn, &err), LFS_ERR_UNSUPPORTED);
+	assert_int_equal(lfs_views_apply("x.nod", d, n, "meshes/nope.obj", "", 0, &out, &outn, &err),
+			 LFS_ERR_UNSUPPORTED);
 	lfs_sb_free(&sb);
 	free(d);
 	nod_model_free(m);

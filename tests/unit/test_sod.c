@@ -165,7 +165,7 @@ static void build_views(const uint8_t *d, size_t n, lfs_viewset *vs)
 {
 	lfs_vlist l = { 0 };
 	lfs_error err;
-	lfs_err r = sod_views(d, n, NULL, &l, &err);
+	lfs_err r = lfs_format_sod.build_views(d, n, NULL, &l, &err);
 	if (r)
 		fail_msg("views: %s", err.msg);
 	memset(vs, 0, sizeof(*vs));
@@ -242,7 +242,7 @@ static void test_corpus_views_apply(void **state)
 			uint8_t *o = NULL;
 			size_t on;
 			lfs_error err;
-			lfs_err r = sod_apply_view(d, n, w->path, w->data, w->size, &o, &on, &err);
+			lfs_err r = lfs_views_apply("x.sod", d, n, w->path, w->data, w->size, &o, &on, &err);
 			if (!strcmp(w->path, "model.obj") || !strcmp(w->path, "model.mtl")) {
 				assert_int_equal(r, LFS_ERR_UNSUPPORTED);
 				continue;
@@ -288,7 +288,7 @@ static void test_disputed_rejected(void **state)
 			assert_non_null(strstr(err.msg, "1.93 mesh prefix"));
 		/* the mount shows no views for it */
 		lfs_vlist l = { 0 };
-		assert_int_equal(sod_views(d, n, NULL, &l, &err), LFS_ERR_CORRUPT);
+		assert_int_equal(lfs_format_sod.build_views(d, n, NULL, &l, &err), LFS_ERR_CORRUPT);
 		assert_int_equal(l.n, 0);
 		free(d);
 	}
@@ -375,7 +375,7 @@ static void test_edits(void **state)
 	uint8_t *o;
 	size_t on;
 	lfs_error err;
-	if (sod_apply_view(d, n, "model.txt", edited, en, &o, &on, &err))
+	if (lfs_views_apply("x.sod", d, n, "model.txt", edited, en, &o, &on, &err))
 		fail_msg("%s", err.msg);
 	assert_int_equal(on, n);
 	assert_memory_equal(o, want_v, n);
@@ -389,7 +389,7 @@ static void test_edits(void **state)
 	assert_non_null(ov);
 	const char *o_at = strstr(ov->data, "\no ");
 	edited = replace_line_after(ov->data, ov->size, o_at + 1, "v 1.5 -2.25 0.001", &en);
-	if (sod_apply_view(d, n, path, edited, en, &o, &on, &err))
+	if (lfs_views_apply("x.sod", d, n, path, edited, en, &o, &on, &err))
 		fail_msg("%s", err.msg);
 	assert_int_equal(on, n);
 	assert_memory_equal(o, want_v, n);
@@ -419,7 +419,7 @@ static void test_edits(void **state)
 	assert_non_null(cv);
 	const char *row0 = strstr(cv->data, "\n0,");
 	edited = replace_line_after(cv->data, cv->size, row0 + 1, row.data, &en);
-	if (sod_apply_view(d, n, path, edited, en, &o, &on, &err))
+	if (lfs_views_apply("x.sod", d, n, path, edited, en, &o, &on, &err))
 		fail_msg("%s", err.msg);
 	assert_int_equal(on, n);
 	assert_memory_equal(o, want_c, n);
@@ -432,7 +432,7 @@ static void test_edits(void **state)
 	const char *lastrow = cv->data + cv->size - 2;
 	while (lastrow > cv->data && lastrow[-1] != '\n')
 		lastrow--;
-	if (sod_apply_view(d, n, path, cv->data, (size_t)(lastrow - cv->data), &o, &on, &err))
+	if (lfs_views_apply("x.sod", d, n, path, cv->data, (size_t)(lastrow - cv->data), &o, &on, &err))
 		fail_msg("%s", err.msg);
 	assert_int_equal(on, n - 48);
 	sod_model *m3;
@@ -577,7 +577,7 @@ static void test_generated_versions(void **state)
 					continue;
 				uint8_t *o;
 				size_t on;
-				if (sod_apply_view(b.b, b.n, w->path, w->data, w->size, &o, &on, &err))
+				if (lfs_views_apply("x.sod", b.b, b.n, w->path, w->data, w->size, &o, &on, &err))
 					fail_msg("%s %s: %s", what, w->path, err.msg);
 				assert_int_equal(on, b.n);
 				assert_memory_equal(o, b.b, b.n);
@@ -652,7 +652,7 @@ static void try_decode(const uint8_t *d, size_t n, tally *t, bool views)
 		sod_model_free(m);
 		if (views) {
 			lfs_vlist l = { 0 };
-			assert_int_equal(sod_views(d, n, NULL, &l, &err), LFS_OK);
+			assert_int_equal(lfs_format_sod.build_views(d, n, NULL, &l, &err), LFS_OK);
 			lfs_viewset vs;
 			lfs_vlist_finish(&l, &vs);
 			lfs_viewset_free(&vs);
@@ -797,25 +797,25 @@ static void test_parse_errors(void **state)
 	size_t on;
 	lfs_error err;
 	const char *obj = "v 1 2 3\ng group0\nf 1/1 2/2\n";
-	assert_int_equal(sod_apply_view(b.b, b.n, "meshes/hull_hi.obj", obj, strlen(obj), &o, &on, &err),
+	assert_int_equal(lfs_views_apply("x.sod", b.b, b.n, "meshes/hull_hi.obj", obj, strlen(obj), &o, &on, &err),
 			 LFS_ERR_PARSE);
 	assert_string_equal(err.msg,
 			    "meshes/hull_hi.obj:3:10: SOD faces are triangles: expected 3 corners, found 2");
 	obj = "v 1 2 3\nf 1/1 1/1 1/1\n";
-	assert_int_equal(sod_apply_view(b.b, b.n, "meshes/hull_hi.obj", obj, strlen(obj), &o, &on, &err),
+	assert_int_equal(lfs_views_apply("x.sod", b.b, b.n, "meshes/hull_hi.obj", obj, strlen(obj), &o, &on, &err),
 			 LFS_ERR_PARSE);
 	assert_string_equal(err.msg, "meshes/hull_hi.obj:2:1: face before the first 'g' line");
 	const char *csv = "key,time,scale\r\n0,0,1\r\n2,1,2\r\n";
-	assert_int_equal(sod_apply_view(b.b, b.n, "anims/hull_hi~2.csv", csv, strlen(csv), &o, &on, &err),
+	assert_int_equal(lfs_views_apply("x.sod", b.b, b.n, "anims/hull_hi~2.csv", csv, strlen(csv), &o, &on, &err),
 			 LFS_ERR_PARSE);
 	const char *want = "anims/hull_hi~2.csv:3:1: key must be the row number 1 ";
 	assert_true(!strncmp(err.msg, want, strlen(want)));
 	csv = "key,time,scale\n0,0,abc\n";
-	assert_int_equal(sod_apply_view(b.b, b.n, "anims/hull_hi~2.csv", csv, strlen(csv), &o, &on, &err),
+	assert_int_equal(lfs_views_apply("x.sod", b.b, b.n, "anims/hull_hi~2.csv", csv, strlen(csv), &o, &on, &err),
 			 LFS_ERR_PARSE);
 	assert_string_equal(err.msg, "anims/hull_hi~2.csv:2:5: expected a number, found 'abc'");
-	assert_int_equal(sod_apply_view(b.b, b.n, "model.obj", "", 0, &o, &on, &err), LFS_ERR_UNSUPPORTED);
-	assert_int_equal(sod_apply_view(b.b, b.n, "meshes/nope.obj", "", 0, &o, &on, &err),
+	assert_int_equal(lfs_views_apply("x.sod", b.b, b.n, "model.obj", "", 0, &o, &on, &err), LFS_ERR_UNSUPPORTED);
+	assert_int_equal(lfs_views_apply("x.sod", b.b, b.n, "meshes/nope.obj", "", 0, &o, &on, &err),
 			 LFS_ERR_UNSUPPORTED);
 	assert_null(o);
 }

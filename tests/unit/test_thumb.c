@@ -41,8 +41,10 @@
 #include "formats/nwn_mdl.h"
 #include "formats/sod.h"
 #include "fs/texture.h"
+#include "views/nad_views.h"
 #include "views/nil_views.h"
 #include "views/thumb.h"
+#include "views/sod_views.h"
 #include "views/thumb_models.h"
 #include "views/viewset.h"
 
@@ -679,7 +681,7 @@ static void test_sod_lod(void **state)
 	uint8_t *d = make_sod(&n);
 	lfs_thumb_scene s = { 0 };
 	lfs_error err;
-	assert_int_equal(lfs_thumb_scene_of(LFS_FMT_SOD, d, n, NULL, &s, &err), LFS_OK);
+	assert_int_equal(lfs_thumb_scene_of(&lfs_format_sod, d, n, NULL, &s, &err), LFS_OK);
 	/* only the "hi" child (three boxes) */
 	assert_int_equal(lfs_thumb_drawable(&s), 36);
 	for (size_t i = 0; i < s.n_mats; i++)
@@ -701,7 +703,7 @@ static void test_nil_triangles(void **state)
 		want += nil_sector_triangles(&m->sectors[i]);
 	nil_model_free(m);
 	lfs_thumb_scene s = { 0 };
-	assert_int_equal(lfs_thumb_scene_of(LFS_FMT_NIL, d, n, NULL, &s, &err), LFS_OK);
+	assert_int_equal(lfs_thumb_scene_of(&lfs_format_nil, d, n, NULL, &s, &err), LFS_OK);
 	assert_int_equal(lfs_thumb_drawable(&s), want);
 	assert_int_equal(want, 4);
 	lfs_thumb_scene_free(&s);
@@ -904,7 +906,7 @@ static void test_corpus_nad(void **state)
 		uint8_t *d = lfs_read_file(path, &n);
 		if (!d)
 			continue;
-		assert_int_equal(lfs_detect(line, d, n), LFS_FMT_NAD);
+		assert_ptr_equal(lfs_detect(line, d, n), &lfs_format_nad);
 		uint8_t *png = NULL;
 		size_t pn;
 		lfs_error err;

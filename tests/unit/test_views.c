@@ -22,6 +22,7 @@
 #include "formats/nwn_mdl.h"
 #include "views/names.h"
 #include "views/nwn_csv.h"
+#include "views/nwn_views.h"
 #include "views/viewset.h"
 #include "corpus.h"
 
@@ -189,10 +190,10 @@ static void every_binary_builds(void **state)
 		lfs_viewset vs, vs2;
 		data = lfs_read_file(g_list[f], &n);
 		assert_non_null(data);
-		assert_int_equal(lfs_detect(base_name(g_list[f]), data, n), LFS_FMT_NWN_MDL);
+		assert_ptr_equal(lfs_detect(base_name(g_list[f]), data, n), &lfs_format_nwn_mdl);
 		free(data);
 		assert_true(build(g_list[f], &vs, &data, &n));
-		assert_int_equal(vs.format, LFS_FMT_NWN_MDL);
+		assert_ptr_equal(vs.format, &lfs_format_nwn_mdl);
 		assert_non_null(lfs_viewset_find(&vs, "model.mdl"));
 		assert_non_null(lfs_viewset_find(&vs, "model.obj"));
 		assert_non_null(lfs_viewset_find(&vs, "model.mtl"));
@@ -233,8 +234,8 @@ static void non_models_pass_through(void **state)
 	size_t n;
 	uint8_t *data = lfs_read_file(g_list[0], &n);
 	assert_non_null(data);
-	assert_int_equal(lfs_detect("x.tga", data, n), LFS_FMT_NONE);
-	assert_int_equal(lfs_detect("X.MDL", data, n), LFS_FMT_NWN_MDL);
+	assert_null(lfs_detect("x.tga", data, n));
+	assert_ptr_equal(lfs_detect("X.MDL", data, n), &lfs_format_nwn_mdl);
 	lfs_viewset vs;
 	lfs_error err;
 	assert_int_equal(lfs_views_build("x.txt", data, n, NULL, &vs, &err), LFS_ERR_NOTFORMAT);

@@ -1,0 +1,235 @@
+/**
+ * @file nwn_views.c
+ * The Neverwinter Nights binary MDL row of the format registry
+ * (lfs_format_nwn_mdl): the view list of a model (model.mdl, model.mtl,
+ * model.obj, meshes/<node>.obj, anims/<anim>/<node>.<controller>.csv) with
+ * each view's kind and target, and the apply entry that hands an edited view
+ * to the NWN compiler (nwn_apply.h).
+ *
+ * Name scopes for names.h's uniqueness rule: mesh node names within
+ * meshes/, animation names within anims/, node names within one
+ * anims/<anim>/ directory. A node with two controllers of the same keyword
+ * gets "~2", "~3" after the keyword ("<node>.position~2.csv").
+ */
+#include "nwn_views.h"
+
+#include "../common/mem.h"
+#include "../formats/nwn_mdl.h"
+#include "../formats/nwn_mdl_encode.h"
+#include "names.h"
+#include "nwn_apply.h"
+#include "nwn_ascii.h"
+#include "nwn_csv.h"
+#include "nwn_obj.h"
+#include "thumb_models.h"
+#include "vlist.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct ctrl_ord {
+	uint32_t type, idx;
+} ctrl_ord;
+
+static int ctrl_ord_cmp(const void *a, const void *b)
+{
+	const ctrl_ord *x = a, *y = b;
+	if (x->type != y->type)
+		return x->type < y->type ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* dup[k] = 1 for the first controller of its type on node @p n, 2 for the
+ * second, ... (the file-name label is a function of the type). Sorting keeps
+ * this O(k log k) even for hostile nodes with huge controller counts. */
+static bool dup_numbers(const nwn_node *n, uint32_t *dup)
+{
+	ctrl_ord *o = malloc((size_t)n->n_ctrls * sizeof(*o));
+	if (!o)
+		return false;
+	for (uint32_t k = 0; k < n->n_ctrls; k++) {
+		o[k].type = n->ctrls[k].type;
+		o[k].idx = k;
+	}
+	qsort(o, n->n_ctrls, sizeof(*o), ctrl_ord_cmp);
+	for (uint32_t k = 0; k < n->n_ctrls; k++)
+		dup[o[k].idx] = (k > 0 && o[k - 1].type == o[k].type) ? dup[o[k - 1].idx] + 1 : 1;
+	free(o);
+	return true;
+}
+
+/* Controller views of one animation. */
+static void anim_views(const nwn_anim *an, uint32_t ai, const char *aname, lfs_vlist *l)
+{
+	lfs_nameset nodes;
+	lfs_nameset_init(&nodes);
+	const nwn_geometry *g = &an->geom;
+	char path[1024];
+	for (uint32_t i = 0; i < g->n_nodes && !l->failed; i++) {
+		const nwn_node *n = &g->nodes[i];
+		if (!n->n_ctrls)
+			continue;
+		const char *nn = lfs_nameset_add(&nodes, n->name);
+		uint32_t *dup = malloc((size_t)n->n_ctrls * sizeof(*dup));
+		if (!nn || !dup || !dup_numbers(n, dup)) {
+			free(dup);
+			l->failed = 1;
+			break;
+		}
+		for (uint32_t k = 0; k < n->n_ctrls && !l->failed; k++) {
+			const nwn_controller *c = &n->ctrls[k];
+			char lb[48];
+			const char *label = nwn_csv_controller_label(n, c, lb, sizeof(lb));
+			if (dup[k] > 1)
+				snprintf(path, sizeof(path), "anims/%s/%s.%s~%u.csv", aname, nn, label,
+					 (unsigned)dup[k]);
+			else
+				snprintf(path, sizeof(path), "anims/%s/%s.%s.csv", aname, nn, label);
+			lfs_sb sb = { 0 };
+			lfs_error e2;
+			lfs_err r = nwn_csv_controller(n, c, &sb, &e2);
+			if (r == LFS_ERR_NOMEM) {
+				lfs_sb_free(&sb);
+				l->failed = 1;
+			} else if (r != LFS_OK) {
+				lfs_sb_free(&sb); /* bad keys: leave the file out */
+			} else {
+				lfs_vlist_add(l, path, LFS_VIEW_TRACK_CSV,
+					      (lfs_view_target){ ai, i, k }, true, &sb);
+			}
+		}
+		free(dup);
+	}
+	lfs_nameset_free(&nodes);
+}
+
+static lfs_err model_views(const nwn_model *m, const lfs_view_opts *opts, lfs_vlist *l,
+			 lfs_error *err)
+{
+	const nwn_geometry *g = &m->geom;
+	lfs_err r;
+	lfs_sb sb = { 0 };
+
+	r = nwn_ascii_write(m, &sb, err);
+	if (r) {
+		lfs_sb_free(&sb);
+		return r;
+	}
+	lfs_vlist_add(l, "model.mdl", LFS_VIEW_TEXT, LFS_VIEW_WHOLE, true, &sb);
+
+	nwn_obj_mats mats = { 0 };
+	lfs_sb mtl = { 0 };
+	r = nwn_obj_materials(m, opts, &mats, &mtl, err);
+	if (r) {
+		lfs_sb_free(&mtl);
+		nwn_obj_mats_free(&mats);
+		return r;
+	}
+	/* model.mtl and model.obj are derived (every mesh placed in model space,
+	 * nodes merged): no way back. */
+	lfs_vlist_add(l, "model.mtl", LFS_VIEW_MATERIALS, LFS_VIEW_WHOLE, false, &mtl);
+
+	const char **obj_names = calloc(g->n_nodes ? g->n_nodes : 1, sizeof(*obj_names));
+	lfs_nameset meshes;
+	lfs_nameset_init(&meshes);
+	if (!obj_names)
+		l->failed = 1;
+	char path[1024];
+	for (uint32_t i = 0; i < g->n_nodes && !l->failed; i++) {
+		if (!g->nodes[i].mesh)
+			continue;
+		obj_names[i] = lfs_nameset_add(&meshes, g->nodes[i].name);
+		if (!obj_names[i]) {
+			l->failed = 1;
+			break;
+		}
+		snprintf(path, sizeof(path), "meshes/%s.obj", obj_names[i]);
+		r = nwn_obj_mesh(m, i, obj_names[i], &mats, &sb, err);
+		if (r)
+			l->failed = 1;
+		lfs_vlist_add(l, path, LFS_VIEW_MESH_OBJ,
+			      (lfs_view_target){ LFS_VIEW_NONE, i, LFS_VIEW_NONE }, true, &sb);
+	}
+	if (!l->failed) {
+		r = nwn_obj_model(m, obj_names, &mats, &sb, err);
+		if (r)
+			l->failed = 1;
+		lfs_vlist_add(l, "model.obj", LFS_VIEW_MODEL_OBJ, LFS_VIEW_WHOLE, false, &sb);
+	}
+	free(obj_names);
+	lfs_nameset_free(&meshes);
+	nwn_obj_mats_free(&mats);
+
+	lfs_nameset anims;
+	lfs_nameset_init(&anims);
+	for (uint32_t a = 0; a < m->n_anims && !l->failed; a++) {
+		const char *an = lfs_nameset_add(&anims, m->anims[a].geom.name);
+		if (!an) {
+			l->failed = 1;
+			break;
+		}
+		anim_views(&m->anims[a], a, an, l);
+	}
+	lfs_nameset_free(&anims);
+	lfs_sb_free(&sb);
+	return l->failed ? lfs_nomem(err, "views") : LFS_OK;
+}
+
+static bool nwn_detect(const uint8_t *data, size_t n)
+{
+	return nwn_mdl_is_binary(data, n);
+}
+
+static lfs_err nwn_build(const uint8_t *data, size_t n, const lfs_view_opts *opts,
+			 struct lfs_vlist *l, lfs_error *err)
+{
+	nwn_model *m = NULL;
+	lfs_err r = nwn_mdl_decode(data, n, &m, err);
+	if (r)
+		return r;
+	r = model_views(m, opts, l, err);
+	nwn_model_free(m);
+	return r;
+}
+
+static lfs_err nwn_apply(const uint8_t *orig, size_t n, const lfs_view *v, const char *text,
+			 size_t tn, const lfs_siblings *sib, uint8_t **out, size_t *outn,
+			 lfs_error *err)
+{
+	return nwn_apply_view_ex(orig, n, v->path, text, tn, sib ? sib->read : NULL,
+				 sib ? sib->ctx : NULL, out, outn, err);
+}
+
+static lfs_err nwn_decode_any(const uint8_t *data, size_t n, void **model, lfs_error *err)
+{
+	nwn_model *m = NULL;
+	lfs_err r = nwn_mdl_decode(data, n, &m, err);
+	*model = m;
+	return r;
+}
+
+static lfs_err nwn_encode_any(const void *model, uint8_t **out, size_t *n, lfs_error *err)
+{
+	return nwn_mdl_encode(model, out, n, err);
+}
+
+static void nwn_free_any(void *model)
+{
+	nwn_model_free(model);
+}
+
+static const char *const nwn_extensions[] = { ".mdl", NULL };
+
+const lfs_format lfs_format_nwn_mdl = {
+	.name = "nwn-mdl",
+	.extensions = nwn_extensions,
+	.detect = nwn_detect,
+	.decode = nwn_decode_any,
+	.encode = nwn_encode_any,
+	.free_model = nwn_free_any,
+	.build_views = nwn_build,
+	.apply = nwn_apply,
+	.thumb_scene = nwn_thumb_scene,
+	.siblings = "the supermodel <supermodel>.mdl beside the model (part numbers of new nodes)",
+};
