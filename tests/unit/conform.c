@@ -60,8 +60,7 @@ void *lfs_assert_lossless(const lfs_codec *c, const uint8_t *d, size_t n, const 
 	return NULL;
 }
 
-bool lfs_hostile_try(const lfs_hostile *h, const uint8_t *d, size_t n, size_t trial,
-		     lfs_tally *t)
+bool lfs_hostile_try(const lfs_hostile *h, const uint8_t *d, size_t n, size_t trial, lfs_tally *t)
 {
 	const lfs_codec *c = h->codec;
 	void *m = NULL;
@@ -84,7 +83,8 @@ bool lfs_hostile_try(const lfs_hostile *h, const uint8_t *d, size_t n, size_t tr
 		uint8_t *o = NULL;
 		size_t on = 0;
 		if (c->encode(m, &o, &on, &err))
-			fail_msg("%s: accepted mutated input does not encode: %s", c->name, err.msg);
+			fail_msg("%s: accepted mutated input does not encode: %s", c->name,
+				 err.msg);
 		lfs_assert_same_bytes(d, n, o, on, "accepted mutated input");
 		free(o);
 	}
@@ -108,8 +108,8 @@ void lfs_hostile_truncations(const lfs_hostile *h, const uint8_t *d, size_t n, u
 	}
 }
 
-void lfs_hostile_replacements(const lfs_hostile *h, lfs_rng *r, uint8_t *d, size_t n,
-			      size_t trials, const lfs_hot_span *span, lfs_tally *t)
+void lfs_hostile_replacements(const lfs_hostile *h, lfs_rng *r, uint8_t *d, size_t n, size_t trials,
+			      const lfs_hot_span *span, lfs_tally *t)
 {
 	if (!n)
 		return;
@@ -136,7 +136,8 @@ void lfs_hostile_mutations(const lfs_hostile *h, lfs_rng *r, const uint8_t *d, s
 	assert_non_null(c);
 	for (size_t k = 0; k < trials; k++) {
 		memcpy(c, d, n);
-		lfs_rng_mutate(r, c, n, 1 + (unsigned)lfs_rng_below(r, max_edits), head, whole_byte);
+		lfs_rng_mutate(r, c, n, 1 + (unsigned)lfs_rng_below(r, max_edits), head,
+			       whole_byte);
 		lfs_hostile_try(h, c, n, k, t);
 	}
 	free(c);

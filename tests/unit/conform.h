@@ -39,27 +39,27 @@ typedef struct lfs_codec {
  * `lfs_err enc(const type *, uint8_t **, size_t *, lfs_error *)` and
  * `void fr(type *)`. LFS_DECODER() is the same without an encoder.
  */
-#define LFS_CODEC(var, label, type, dec, enc, fr)                                              \
-	LFS_CODEC_THUNKS_(var, type, dec, fr)                                                  \
-	static lfs_err var##_encode(const void *m, uint8_t **o, size_t *n, lfs_error *e)       \
-	{                                                                                      \
-		return enc((const type *)m, o, n, e);                                          \
-	}                                                                                      \
+#define LFS_CODEC(var, label, type, dec, enc, fr)                                        \
+	LFS_CODEC_THUNKS_(var, type, dec, fr)                                            \
+	static lfs_err var##_encode(const void *m, uint8_t **o, size_t *n, lfs_error *e) \
+	{                                                                                \
+		return enc((const type *)m, o, n, e);                                    \
+	}                                                                                \
 	static const lfs_codec var = { label, var##_decode, var##_encode, var##_free }
-#define LFS_DECODER(var, label, type, dec, fr)                                                 \
-	LFS_CODEC_THUNKS_(var, type, dec, fr)                                                  \
+#define LFS_DECODER(var, label, type, dec, fr) \
+	LFS_CODEC_THUNKS_(var, type, dec, fr)  \
 	static const lfs_codec var = { label, var##_decode, NULL, var##_free }
-#define LFS_CODEC_THUNKS_(var, type, dec, fr)                                                  \
-	static lfs_err var##_decode(const uint8_t *d, size_t n, void **m, lfs_error *e)        \
-	{                                                                                      \
-		type *t = NULL;                                                                \
-		lfs_err r = dec(d, n, &t, e);                                                  \
-		*m = t;                                                                        \
-		return r;                                                                      \
-	}                                                                                      \
-	static void var##_free(void *m)                                                        \
-	{                                                                                      \
-		fr((type *)m);                                                                 \
+#define LFS_CODEC_THUNKS_(var, type, dec, fr)                                           \
+	static lfs_err var##_decode(const uint8_t *d, size_t n, void **m, lfs_error *e) \
+	{                                                                               \
+		type *t = NULL;                                                         \
+		lfs_err r = dec(d, n, &t, e);                                           \
+		*m = t;                                                                 \
+		return r;                                                               \
+	}                                                                               \
+	static void var##_free(void *m)                                                 \
+	{                                                                               \
+		fr((type *)m);                                                          \
 	}
 
 /** Trials per file: $LFS_FUZZ_FLIPS when set, else @p dflt. */
@@ -100,10 +100,10 @@ typedef void (*lfs_hostile_check_fn)(void *ctx, const uint8_t *d, size_t n, size
 /** How hostile trials are judged. */
 typedef struct lfs_hostile {
 	const lfs_codec *codec;
-	bool lossless;        /**< an accepted input must re-encode to the same bytes */
-	bool code_matches;    /**< a rejection's err.code must equal the return value */
+	bool lossless;		    /**< an accepted input must re-encode to the same bytes */
+	bool code_matches;	    /**< a rejection's err.code must equal the return value */
 	lfs_hostile_check_fn check; /**< optional: more checks per trial */
-	void *ctx;            /**< for check */
+	void *ctx;		    /**< for check */
 } lfs_hostile;
 
 /**
@@ -112,8 +112,7 @@ typedef struct lfs_hostile {
  * err.offset is SIZE_MAX or <= @p n, (code_matches) err.code is the return
  * value; then check. Counts into @p t; returns true when accepted.
  */
-bool lfs_hostile_try(const lfs_hostile *h, const uint8_t *d, size_t n, size_t trial,
-		     lfs_tally *t);
+bool lfs_hostile_try(const lfs_hostile *h, const uint8_t *d, size_t n, size_t trial, lfs_tally *t);
 
 /**
  * Truncations: for k = 0..@p steps-1 (and k = @p steps when @p include_whole),
@@ -125,7 +124,7 @@ void lfs_hostile_truncations(const lfs_hostile *h, const uint8_t *d, size_t n, u
 
 /** Where lfs_hostile_replacements() puts its bytes. */
 typedef struct lfs_hot_span {
-	size_t lo, hi; /**< the "hot" region [lo, hi) (headers, counts); hi <= n */
+	size_t lo, hi;	/**< the "hot" region [lo, hi) (headers, counts); hi <= n */
 	unsigned every; /**< trial k with k % every == 0 goes anywhere in the file,
 			 *   the others into [lo, hi); 0 or 1 = always anywhere */
 } lfs_hot_span;
@@ -135,8 +134,8 @@ typedef struct lfs_hot_span {
  * trial): a position from @p span, a random value different from the old
  * one, one trial each.
  */
-void lfs_hostile_replacements(const lfs_hostile *h, lfs_rng *r, uint8_t *d, size_t n,
-			      size_t trials, const lfs_hot_span *span, lfs_tally *t);
+void lfs_hostile_replacements(const lfs_hostile *h, lfs_rng *r, uint8_t *d, size_t n, size_t trials,
+			      const lfs_hot_span *span, lfs_tally *t);
 
 /**
  * @p trials mutated copies of @p d (exact size): each gets 1..@p max_edits

@@ -27,7 +27,8 @@ const char *lfs_corpus_dir_or_skip(void)
 	const char *d = lfs_corpus_dir();
 	if (!d) {
 		const char *env = getenv("LFS_CORPUS");
-		fprintf(stderr, "corpus not found (LFS_CORPUS=%s): skipping\n", env ? env : "(unset)");
+		fprintf(stderr, "corpus not found (LFS_CORPUS=%s): skipping\n",
+			env ? env : "(unset)");
 		exit(77);
 	}
 	return d;
@@ -148,7 +149,8 @@ char **lfs_list_dir(const char *dir, const char *ext, size_t *count)
 	struct dirent *e;
 	while ((e = readdir(d))) {
 		size_t l = strlen(e->d_name);
-		if (l > el && !strcasecmp(e->d_name + l - el, ext) && push_path(&v, &n, &cap, dir, e->d_name))
+		if (l > el && !strcasecmp(e->d_name + l - el, ext) &&
+		    push_path(&v, &n, &cap, dir, e->d_name))
 			break;
 	}
 	closedir(d);

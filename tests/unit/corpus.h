@@ -27,8 +27,7 @@ const char *lfs_corpus_dir_or_skip(void);
  * @p buf. With lfs_corpus_dir_or_skip() as the first argument this names a
  * corpus file: lfs_path(b, sizeof(b), "%s/nwn/MANIFEST.tsv", corpus).
  */
-char *lfs_path(char *buf, size_t size, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+char *lfs_path(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /** The part of @p path after its last '/'. */
 const char *lfs_base_name(const char *path);
@@ -63,10 +62,10 @@ void lfs_free_list(char **list);
 
 /** One file read into memory. */
 typedef struct lfs_cfile {
-	char *path;       /**< as listed (malloc'd) */
+	char *path;	  /**< as listed (malloc'd) */
 	const char *name; /**< base name, inside path */
-	uint8_t *data;    /**< whole file, malloc'd, NUL-terminated beyond n */
-	size_t n;         /**< bytes */
+	uint8_t *data;	  /**< whole file, malloc'd, NUL-terminated beyond n */
+	size_t n;	  /**< bytes */
 } lfs_cfile;
 
 /**

@@ -670,8 +670,8 @@ static void hostile_truncation(void **state)
 }
 
 /* every 100th mutated file: the views build or fail cleanly */
-static void views_sometimes(void *ctx, const uint8_t *d, size_t n, size_t trial,
-			    const void *model, const lfs_error *e)
+static void views_sometimes(void *ctx, const uint8_t *d, size_t n, size_t trial, const void *model,
+			    const lfs_error *e)
 {
 	(void)ctx, (void)model, (void)e;
 	if (trial % 100 == 0 && nad_is_binary(d, n)) {
@@ -690,8 +690,8 @@ static void hostile_flips(void **state)
 	lfs_hostile h = { &k_nad, true, false, views_sometimes, NULL };
 	for (size_t i = 0; i < g_nfiles; i++) {
 		/* 1..4 bit flips; bias half the flips into the header and track headers */
-		lfs_hostile_mutations(&h, &g_rng, g_files[i].data, g_files[i].n, flips, 4, 64, false,
-				      &t);
+		lfs_hostile_mutations(&h, &g_rng, g_files[i].data, g_files[i].n, flips, 4, 64,
+				      false, &t);
 	}
 	printf("byte flips: %zu, decoded %zu\n", t.ok + t.failed, t.ok);
 	assert_true(t.ok > 0 && t.failed > 0);
@@ -709,8 +709,9 @@ static char *mutate_text(const char *s, size_t n, size_t *on)
 		size_t at = (size_t)lfs_rng_below(&g_rng, *on);
 		switch (lfs_rng_below(&g_rng, 4)) {
 		case 0: /* replace */
-			o[at] = lfs_rng_below(&g_rng, 8) ? mut_chars[lfs_rng_below(&g_rng, sizeof(mut_chars) - 1)]
-						       : (char)lfs_rng_u8(&g_rng);
+			o[at] = lfs_rng_below(&g_rng, 8)
+					? mut_chars[lfs_rng_below(&g_rng, sizeof(mut_chars) - 1)]
+					: (char)lfs_rng_u8(&g_rng);
 			break;
 		case 1: /* delete */
 			memmove(o + at, o + at + 1, *on - at - 1);

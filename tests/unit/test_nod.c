@@ -860,7 +860,8 @@ static void test_hostile_flips(void **state)
 		size_t n;
 		uint8_t *d = lfs_read_file_ok(g_files[i].path, &n);
 		/* half in the header + bones region (counts, flags), half anywhere */
-		lfs_hot_span hdr = { 0, 8 + 32 * (size_t)g_files[i].materials + NOD_HEADER_FIXED, 2 };
+		lfs_hot_span hdr = { 0, 8 + 32 * (size_t)g_files[i].materials + NOD_HEADER_FIXED,
+				     2 };
 		lfs_hostile_replacements(&k_hostile, &g_rng, d, n, flips, &hdr, &t);
 		/* the text parser on mutated text: fails cleanly or parses */
 		nod_model *m;

@@ -191,7 +191,8 @@ static void test_corpus_views_apply(void **state)
 			if (r)
 				fail_msg("%s %s: %s", lfs_base_name(g_files[i]), w->path, err.msg);
 			if (on != n || memcmp(o, d, n))
-				fail_msg("%s %s: applied view changes the bytes", lfs_base_name(g_files[i]), w->path);
+				fail_msg("%s %s: applied view changes the bytes",
+					 lfs_base_name(g_files[i]), w->path);
 			n_obj += !strncmp(w->path, "meshes/", 7);
 			n_csv += !strncmp(w->path, "anims/", 6);
 			free(o);
@@ -639,7 +640,8 @@ static void test_text_mutations(void **state)
 			len = 1 + (size_t)lfs_rng_below(&g_rng, sb.len - 1);
 		int nb = 1 + (int)lfs_rng_below(&g_rng, 3);
 		for (int q = 0; q < nb; q++)
-			c[lfs_rng_below(&g_rng, len)] = pool[lfs_rng_below(&g_rng, sizeof(pool) - 1)];
+			c[lfs_rng_below(&g_rng, len)] =
+				pool[lfs_rng_below(&g_rng, sizeof(pool) - 1)];
 		sod_model *m2 = NULL;
 		lfs_error err;
 		if (sod_text_parse("model.txt", c, len, &m2, &err) == LFS_OK) {
