@@ -26,6 +26,7 @@
 #include <cmocka.h>
 
 #include "corpus.h"
+#include "testrng.h"
 #include "views/mdl_parse.h"
 
 static mdl_doc *parse_ok(const char *text)
@@ -419,15 +420,6 @@ static void test_errors(void **state)
 	assert_int_equal(e.col, 1);
 }
 
-/* xorshift64*: deterministic pseudo-random numbers for the mutations. */
-static uint64_t rng_next(uint64_t *s)
-{
-	*s ^= *s >> 12;
-	*s ^= *s << 25;
-	*s ^= *s >> 27;
-	return *s * 2685821657736338717ULL;
-}
-
 /* Truncations and byte flips of real files: the parser returns OK or a
  * parse error with a position inside the text, and never crashes or leaks
  * (this test runs under ASan/UBSan in CI). */
@@ -443,7 +435,8 @@ static void test_mutations(void **state)
 	};
 	static const char hostile[] = { '\0', '\n', '\r', ' ', '#', '<', '-', '9', 'x', (char)0xFF };
 	const char *corpus = lfs_corpus_dir_or_skip();
-	uint64_t seed = 0x9E3779B97F4A7C15ULL;
+	lfs_rng seed;
+	lfs_rng_seed(&seed, "mdl_parse mutations", 0x9E3779B97F4A7C15ULL);
 	unsigned runs = 0, ok = 0, errs = 0;
 	for (size_t fi = 0; fi < sizeof(files) / sizeof(files[0]); fi++) {
 		char path[4096];
@@ -460,13 +453,13 @@ static void test_mutations(void **state)
 			size_t n = len;
 			memcpy(buf, orig, len);
 			if (it % 3 == 0) {
-				n = (size_t)(rng_next(&seed) % (len + 1)); /* truncation */
+				n = (size_t)lfs_rng_below(&seed, len + 1); /* truncation */
 			} else {
-				int flips = 1 + (int)(rng_next(&seed) % 16);
+				int flips = 1 + (int)lfs_rng_below(&seed, 16);
 				for (int k = 0; k < flips; k++) {
-					size_t at = (size_t)(rng_next(&seed) % len);
-					buf[at] = (it % 3 == 1) ? (uint8_t)rng_next(&seed) :
-						  (uint8_t)hostile[rng_next(&seed) % sizeof(hostile)];
+					size_t at = (size_t)lfs_rng_below(&seed, len);
+					buf[at] = (it % 3 == 1) ? lfs_rng_u8(&seed) :
+						  (uint8_t)hostile[lfs_rng_below(&seed, sizeof(hostile))];
 				}
 			}
 			mdl_doc *d = NULL;

@@ -39,6 +39,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "conform.h"
 #include "corpus.h"
 #include "formats/nwn_mdl.h"
 #include "formats/nwn_mdl_encode.h"
@@ -826,15 +827,6 @@ static void test_messy(void **state)
 
 /* --------------------------------------------------------------- hostile */
 
-static uint64_t g_rng = 0x9E3779B97F4A7C15ull;
-
-static uint64_t next_rand(void)
-{
-	g_rng ^= g_rng << 13;
-	g_rng ^= g_rng >> 7;
-	g_rng ^= g_rng << 17;
-	return g_rng;
-}
 
 static void test_hostile(void **state)
 {
@@ -842,8 +834,9 @@ static void test_hostile(void **state)
 	/* a spread of files: every 40th ASCII file (meshes, skins, emitters,
 	 * animations), truncated at 24 offsets and with 150 random byte flips */
 	size_t runs = 0, ok = 0, parse = 0, other = 0;
-	const char *fl = getenv("LFS_FUZZ_FLIPS");
-	size_t flips = fl ? strtoul(fl, NULL, 0) : 150;
+	size_t flips = lfs_fuzz_count(150);
+	lfs_rng rng;
+	lfs_rng_seed(&rng, "nwn_compile hostile", 0x9E3779B97F4A7C15ull);
 	for (size_t i = 0; i < g_nascii; i += 40) {
 		size_t n = 0;
 		uint8_t *text = lfs_read_file(g_ascii[i], &n);
@@ -856,10 +849,11 @@ static void test_hostile(void **state)
 				len = n * t / 24;
 			} else {
 				for (int k = 0; k < 4; k++) {
-					size_t at = (size_t)(next_rand() % (n ? n : 1));
+					size_t at = (size_t)lfs_rng_below(&rng, n ? n : 1);
 					static const char pool[] = " \n0123456789-.eEabcdefghijklmnopqrstuvwxyz#\r\t\0";
-					buf[at] = (uint8_t)((next_rand() & 1) ? pool[next_rand() % (sizeof(pool) - 1)]
-									     : (uint8_t)next_rand());
+					buf[at] = (uint8_t)((lfs_rng_u64(&rng) & 1)
+							       ? pool[lfs_rng_below(&rng, sizeof(pool) - 1)]
+							       : lfs_rng_u8(&rng));
 				}
 			}
 			uint8_t *out = NULL;
