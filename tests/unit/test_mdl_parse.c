@@ -25,6 +25,7 @@
 
 #include <cmocka.h>
 
+#include "conform.h"
 #include "corpus.h"
 #include "testrng.h"
 #include "views/mdl_parse.h"
@@ -98,8 +99,7 @@ static void check_corpus_list(char **files, size_t n, unsigned *n_nodes, unsigne
 {
 	for (size_t i = 0; i < n; i++) {
 		size_t len;
-		uint8_t *buf = lfs_read_file(files[i], &len);
-		assert_non_null(buf);
+		uint8_t *buf = lfs_read_file_ok(files[i], &len);
 		mdl_doc *d = NULL;
 		lfs_error e = { 0 };
 		if (mdl_parse(files[i], buf, len, &d, &e) != LFS_OK)
@@ -122,12 +122,8 @@ static void check_corpus_list(char **files, size_t n, unsigned *n_nodes, unsigne
 static void test_corpus_ascii(void **state)
 {
 	(void)state;
-	const char *corpus = lfs_corpus_dir_or_skip();
-	char list[4096], prefix[4096];
-	snprintf(list, sizeof(list), "%s/nwn/ascii.txt", corpus);
-	snprintf(prefix, sizeof(prefix), "%s/nwn", corpus);
 	size_t n = 0;
-	char **files = lfs_read_list(list, prefix, &n);
+	char **files = lfs_corpus_list("nwn", "ascii.txt", &n);
 	assert_non_null(files);
 	assert_int_equal(n, 459);
 	unsigned nodes = 0, anims = 0;
@@ -139,12 +135,10 @@ static void test_corpus_ascii(void **state)
 static void test_corpus_peer_decompiled(void **state)
 {
 	(void)state;
-	const char *corpus = lfs_corpus_dir_or_skip();
-	char list[4096], prefix[4096];
-	snprintf(list, sizeof(list), "%s/nwn/binary.txt", corpus);
-	snprintf(prefix, sizeof(prefix), "%s/nwn", corpus);
+	char prefix[4096];
+	lfs_path(prefix, sizeof(prefix), "%s/nwn", lfs_corpus_dir_or_skip());
 	size_t n = 0;
-	char **files = lfs_read_list(list, prefix, &n);
+	char **files = lfs_corpus_list("nwn", "binary.txt", &n);
 	assert_non_null(files);
 	assert_int_equal(n, 216);
 	/* same paths under peer_decompiled/ without the leading "tree/" */
@@ -171,8 +165,7 @@ static mdl_doc *parse_corpus_file(const char *rel)
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/nwn/%s", corpus, rel);
 	size_t len;
-	uint8_t *buf = lfs_read_file(path, &len);
-	assert_non_null(buf);
+	uint8_t *buf = lfs_read_file_ok(path, &len);
 	mdl_doc *d = NULL;
 	lfs_error e = { 0 };
 	if (mdl_parse(rel, buf, len, &d, &e) != LFS_OK)
@@ -442,8 +435,7 @@ static void test_mutations(void **state)
 		char path[4096];
 		snprintf(path, sizeof(path), "%s/nwn/%s", corpus, files[fi]);
 		size_t len;
-		uint8_t *orig = lfs_read_file(path, &len);
-		assert_non_null(orig);
+		uint8_t *orig = lfs_read_file_ok(path, &len);
 		uint8_t *buf = malloc(len + 1);
 		assert_non_null(buf);
 		unsigned lines = 1;
@@ -458,8 +450,9 @@ static void test_mutations(void **state)
 				int flips = 1 + (int)lfs_rng_below(&seed, 16);
 				for (int k = 0; k < flips; k++) {
 					size_t at = (size_t)lfs_rng_below(&seed, len);
-					buf[at] = (it % 3 == 1) ? lfs_rng_u8(&seed) :
-						  (uint8_t)hostile[lfs_rng_below(&seed, sizeof(hostile))];
+					buf[at] = (it % 3 == 1) ? lfs_rng_u8(&seed)
+								: (uint8_t)hostile[lfs_rng_below(
+									  &seed, sizeof(hostile))];
 				}
 			}
 			mdl_doc *d = NULL;

@@ -34,6 +34,7 @@
 #include "views/nwn_ascii.h"
 #include "views/mdl_parse.h"
 #include "views/viewset.h"
+#include "conform.h"
 #include "corpus.h"
 #include "testrng.h"
 
@@ -43,15 +44,7 @@ static size_t g_count;
 static int setup(void **state)
 {
 	(void)state;
-	const char *corpus = lfs_corpus_dir_or_skip();
-	char list[4096], prefix[4096];
-	snprintf(list, sizeof(list), "%s/nwn/binary.txt", corpus);
-	snprintf(prefix, sizeof(prefix), "%s/nwn", corpus);
-	g_list = lfs_read_list(list, prefix, &g_count);
-	if (!g_list || !g_count) {
-		fprintf(stderr, "no binary list: skipping\n");
-		exit(77);
-	}
+	g_list = lfs_corpus_list("nwn", "binary.txt", &g_count);
 	return 0;
 }
 
@@ -60,12 +53,6 @@ static int teardown(void **state)
 	(void)state;
 	lfs_free_list(g_list);
 	return 0;
-}
-
-static const char *base_name(const char *p)
-{
-	const char *s = strrchr(p, '/');
-	return s ? s + 1 : p;
 }
 
 typedef struct item {
@@ -78,11 +65,11 @@ typedef struct item {
 static void load_path(const char *path, item *it)
 {
 	memset(it, 0, sizeof(*it));
-	it->data = lfs_read_file(path, &it->n);
-	assert_non_null(it->data);
+	it->data = lfs_read_file_ok(path, &it->n);
 	lfs_error err;
 	assert_int_equal(nwn_mdl_decode(it->data, it->n, &it->m, &err), LFS_OK);
-	assert_int_equal(lfs_views_build(base_name(path), it->data, it->n, NULL, &it->vs, &err), LFS_OK);
+	assert_int_equal(lfs_views_build(lfs_base_name(path), it->data, it->n, NULL, &it->vs, &err),
+			 LFS_OK);
 }
 
 static void load(size_t i, item *it)
@@ -1652,7 +1639,7 @@ static void test_structural_edits(void **state)
 		item it;
 		load(i, &it);
 		c.it = &it;
-		c.base = base_name(g_list[i]);
+		c.base = lfs_base_name(g_list[i]);
 		const lfs_view *w = lfs_viewset_find(&it.vs, "model.mdl");
 		mdl_doc *d = NULL;
 		lfs_error err;
@@ -1682,7 +1669,7 @@ static void test_structural_edits(void **state)
 		item it;
 		load_path(peer, &it);
 		c.it = &it;
-		c.base = base_name(peer);
+		c.base = lfs_base_name(peer);
 		struct_obj_ops(&c, want, got);
 		unload(&it);
 		peers++;
@@ -1709,7 +1696,7 @@ static bool corpus_lookup(void *ctx, const char *name, uint8_t **data, size_t *n
 	char want[300];
 	snprintf(want, sizeof(want), "%s.mdl", name);
 	for (size_t i = 0; i < g_count; i++)
-		if (!strcasecmp(base_name(g_list[i]), want)) {
+		if (!strcasecmp(lfs_base_name(g_list[i]), want)) {
 			*data = lfs_read_file(g_list[i], n);
 			return *data != NULL;
 		}
@@ -1759,8 +1746,10 @@ static void test_structural_supermodel(void **state)
 			else
 				diff++;
 		}
-		printf("%s (supermodel %s): %u of %u old part numbers differ from the supermodel's; "
-		       "node-count field %u -> %u\n", base_name(g_list[i]), m->supermodel, diff, m->geom.n_nodes,
+		printf("%s (supermodel %s): %u of %u old part numbers differ from the "
+		       "supermodel's; "
+		       "node-count field %u -> %u\n",
+		       lfs_base_name(g_list[i]), m->supermodel, diff, m->geom.n_nodes,
 		       m->geom.node_count_field, m2->geom.node_count_field);
 		models++;
 		nwn_model_free(m2);
@@ -1867,13 +1856,15 @@ static void test_structural_hostile(void **state)
 				ed = splice(w->data, w->size, s, e, "", &en);
 				break;
 			case 2: /* another type */
-				snprintf(buf, sizeof(buf), "node %s %s", types[lfs_rng_u32(&seed) % 10], x->name);
+				snprintf(buf, sizeof(buf), "node %s %s",
+					 types[lfs_rng_u32(&seed) % 10], x->name);
 				ed = replace_line(w->data, w->size, x->head.line, buf, &en);
 				break;
 			default: /* another parent */
 				if (!x->parent_line)
 					continue;
-				snprintf(buf, sizeof(buf), "  parent %s", d->nodes[lfs_rng_u32(&seed) % d->n_nodes].name);
+				snprintf(buf, sizeof(buf), "  parent %s",
+					 d->nodes[lfs_rng_u32(&seed) % d->n_nodes].name);
 				ed = replace_line(w->data, w->size, x->parent_line, buf, &en);
 				break;
 			}
@@ -1909,7 +1900,9 @@ static void test_structural_hostile(void **state)
 				else if (k == 2)
 					lfs_sb_puts(&sb, "v nan 0 0\nv 1e38 1e38 1e38\nf -1 -2 1 2 3\n");
 				else
-					lfs_sb_printf(&sb, "f %u %u %u\n", lfs_rng_u32(&seed) % 5 + 1, lfs_rng_u32(&seed) % 5 + 1,
+					lfs_sb_printf(&sb, "f %u %u %u\n",
+						      lfs_rng_u32(&seed) % 5 + 1,
+						      lfs_rng_u32(&seed) % 5 + 1,
 						      lfs_rng_u32(&seed) % 5 + 1);
 				uint8_t *out = NULL;
 				size_t on;
@@ -2043,7 +2036,6 @@ static void test_readonly_views(void **state)
 
 /* ---- (e) hostile text ---------------------------------------------------------- */
 
-
 static void mutate_and_apply(const item *it, const lfs_view *w, lfs_rng *seed, size_t rounds,
 			     size_t *ok, size_t *bad)
 {
@@ -2057,7 +2049,8 @@ static void mutate_and_apply(const item *it, const lfs_view *w, lfs_rng *seed, s
 			n = lfs_rng_u32(seed) % n;
 		} else if (kind == 1) { /* a few byte changes */
 			for (int j = 0; j < 4 && n; j++)
-				t[lfs_rng_u32(seed) % n] = alphabet[lfs_rng_u32(seed) % (sizeof(alphabet))];
+				t[lfs_rng_u32(seed) % n] =
+					alphabet[lfs_rng_u32(seed) % (sizeof(alphabet))];
 		} else if (kind == 2 && n > 2) { /* delete a span */
 			size_t s = lfs_rng_u32(seed) % n, l = 1 + lfs_rng_u32(seed) % 40;
 			if (s + l > n)

@@ -53,13 +53,9 @@ static int setup(void **state)
 {
 	(void)state;
 	g_corpus = lfs_corpus_dir_or_skip();
-	char list[4096], prefix[4096];
-	snprintf(prefix, sizeof(prefix), "%s/nwn", g_corpus);
-	snprintf(list, sizeof(list), "%s/nwn/ascii.txt", g_corpus);
-	g_ascii = lfs_read_list(list, prefix, &g_nascii);
-	snprintf(list, sizeof(list), "%s/nwn/binary.txt", g_corpus);
-	g_bins = lfs_read_list(list, prefix, &g_nbins);
-	return g_ascii && g_bins ? 0 : -1;
+	g_ascii = lfs_corpus_list("nwn", "ascii.txt", &g_nascii);
+	g_bins = lfs_corpus_list("nwn", "binary.txt", &g_nbins);
+	return 0;
 }
 
 static int teardown(void **state)
@@ -541,8 +537,7 @@ static void test_peer_values(void **state)
 			no_peer++;
 			continue;
 		}
-		uint8_t *text = lfs_read_file(g_ascii[i], &an);
-		assert_non_null(text);
+		uint8_t *text = lfs_read_file_ok(g_ascii[i], &an);
 		lookup_ctx lc = { g_ascii[i] };
 		uint8_t *ob = NULL;
 		size_t on = 0;
@@ -619,8 +614,7 @@ static void test_all_ascii(void **state)
 	size_t ok = 0, rejected = 0, crlf = 0, nul = 0, snoop = 0;
 	for (size_t i = 0; i < g_nascii; i++) {
 		size_t n = 0;
-		uint8_t *text = lfs_read_file(g_ascii[i], &n);
-		assert_non_null(text);
+		uint8_t *text = lfs_read_file_ok(g_ascii[i], &n);
 		crlf += memmem(text, n, "\r\n", 2) != NULL;
 		nul += memchr(text, 0, n) != NULL;
 		snoop += memmem(text, n, "<snoopstart", 11) != NULL;
@@ -675,8 +669,7 @@ static void test_fresh_layout(void **state)
 		}
 		for (size_t i = 0; i < nl; i++) {
 			size_t n = 0;
-			uint8_t *b = lfs_read_file(list[i], &n);
-			assert_non_null(b);
+			uint8_t *b = lfs_read_file_ok(list[i], &n);
 			nwn_model *m = NULL;
 			assert_int_equal(nwn_mdl_decode(b, n, &m, NULL), LFS_OK);
 			uint8_t *o = NULL, *o2 = NULL;
@@ -827,7 +820,6 @@ static void test_messy(void **state)
 
 /* --------------------------------------------------------------- hostile */
 
-
 static void test_hostile(void **state)
 {
 	(void)state;
@@ -839,8 +831,7 @@ static void test_hostile(void **state)
 	lfs_rng_seed(&rng, "nwn_compile hostile", 0x9E3779B97F4A7C15ull);
 	for (size_t i = 0; i < g_nascii; i += 40) {
 		size_t n = 0;
-		uint8_t *text = lfs_read_file(g_ascii[i], &n);
-		assert_non_null(text);
+		uint8_t *text = lfs_read_file_ok(g_ascii[i], &n);
 		uint8_t *buf = malloc(n + 1);
 		for (size_t t = 0; t < 24 + flips; t++) {
 			size_t len = n;
@@ -851,9 +842,11 @@ static void test_hostile(void **state)
 				for (int k = 0; k < 4; k++) {
 					size_t at = (size_t)lfs_rng_below(&rng, n ? n : 1);
 					static const char pool[] = " \n0123456789-.eEabcdefghijklmnopqrstuvwxyz#\r\t\0";
-					buf[at] = (uint8_t)((lfs_rng_u64(&rng) & 1)
-							       ? pool[lfs_rng_below(&rng, sizeof(pool) - 1)]
-							       : lfs_rng_u8(&rng));
+					buf[at] =
+						(uint8_t)((lfs_rng_u64(&rng) & 1)
+								  ? pool[lfs_rng_below(
+									    &rng, sizeof(pool) - 1)]
+								  : lfs_rng_u8(&rng));
 				}
 			}
 			uint8_t *out = NULL;

@@ -35,6 +35,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "conform.h"
 #include "corpus.h"
 #include "testrng.h"
 #include "formats/nil.h"
@@ -193,8 +194,7 @@ static uint8_t *sample_bytes(const char *file, size_t *n)
 {
 	char p[4096];
 	snprintf(p, sizeof(p), "%s/samples/%s", src_root(), file);
-	uint8_t *d = lfs_read_file(p, n);
-	assert_non_null(d);
+	uint8_t *d = lfs_read_file_ok(p, n);
 	return d;
 }
 
@@ -633,8 +633,7 @@ static void test_texture_lookup(void **state)
 	size_t tn;
 	char tp[4200];
 	snprintf(tp, sizeof(tp), "%s/lfs_crate.tga", dir);
-	uint8_t *tga = lfs_read_file(tp, &tn);
-	assert_non_null(tga);
+	uint8_t *tga = lfs_read_file_ok(tp, &tn);
 	uint8_t *rgba;
 	uint32_t w, h;
 	assert_true(lfs_thumb_decode_tga(tga, tn, &rgba, &w, &h));
@@ -799,8 +798,7 @@ static void test_corpus_nwn(void **state)
 	size_t drawn = 0;
 	for (size_t i = 0; i < count; i++) {
 		size_t n;
-		uint8_t *d = lfs_read_file(files[i], &n);
-		assert_non_null(d);
+		uint8_t *d = lfs_read_file_ok(files[i], &n);
 		const char *base = strrchr(files[i], '/') + 1;
 		img im = { 0 };
 		lfs_err r = render_file(base, d, n, 128, NULL, &im);
@@ -1091,8 +1089,7 @@ static void test_hostile_bytes(void **state)
 	/* the TGA decoder on flipped and truncated textures */
 	char p[4096];
 	snprintf(p, sizeof(p), "%s/samples/lfs_crate.tga", src_root());
-	orig = lfs_read_file(p, &n);
-	assert_non_null(orig);
+	orig = lfs_read_file_ok(p, &n);
 	d = malloc(n);
 	for (int it = 0; it < 500; it++) {
 		memcpy(d, orig, n);
