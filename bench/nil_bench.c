@@ -20,20 +20,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "benchlib.h"
 #include "formats/nil.h"
+#include "testrng.h"
 #include "views/nil_text.h"
 #include "views/viewset.h"
 
-static uint64_t rng = 88172645463325252ull;
+static lfs_rng g_rng; /* seeded in main() */
 
 static uint32_t rnd(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (uint32_t)rng;
+	return lfs_rng_u32(&g_rng);
 }
 
 typedef struct buf {
@@ -63,7 +61,10 @@ static void u32(buf *b, uint32_t v)
 	put(b, t, 4);
 }
 static void f32(buf *b, float f) { uint32_t u; memcpy(&u, &f, 4); u32(b, u); }
-static float rf(float lo, float hi) { return lo + (hi - lo) * (float)(rnd() % 100000) / 100000.0f; }
+static float rf(float lo, float hi)
+{
+	return lfs_rng_float(&g_rng, lo, hi);
+}
 
 static void planes(buf *b, int n)
 {
@@ -121,19 +122,6 @@ static void level(buf *b, int sectors, size_t tail)
 	}
 }
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int cmpd(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 int main(int argc, char **argv)
 {
 	int runs = 10, sectors = 150;
@@ -148,6 +136,7 @@ int main(int argc, char **argv)
 	}
 	if (runs < 1 || sectors < 1)
 		return 2;
+	lfs_rng_seed(&g_rng, "nil_bench", 88172645463325252ull);
 	buf b = { 0 };
 	level(&b, sectors, tail);
 	lfs_error err;
@@ -165,7 +154,7 @@ int main(int argc, char **argv)
 	double *t = calloc((size_t)runs, sizeof(*t));
 	for (int what = 0; what < 4; what++) {
 		for (int r = 0; r < runs; r++) {
-			double t0 = now();
+			double t0 = bench_now();
 			if (what == 3) {
 				if (nil_text_parse(txt.data, txt.len, "model.txt", &m, &err))
 					return 1;
@@ -187,10 +176,9 @@ int main(int argc, char **argv)
 				}
 				nil_model_free(m);
 			}
-			t[r] = now() - t0;
+			t[r] = bench_now() - t0;
 		}
-		qsort(t, (size_t)runs, sizeof(*t), cmpd);
-		double med = t[runs / 2];
+		double med = bench_median(t, runs);
 		printf("%-7s median %.4f s  %.1f MB/s%s\n", names[what], med, b.n / med / 1e6,
 		       what == 3 ? " (of binary size; model.txt is larger)" : "");
 	}

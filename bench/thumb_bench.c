@@ -34,6 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "benchlib.h"
 #include "formats/nod.h"
 #include "views/nod_views.h"
 #include "views/nwn_views.h"
@@ -47,47 +48,7 @@
  * other processes hold the core (cache and SMT contention still show). */
 static double now(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static double wall(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(double), cmp_d);
-	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-static uint8_t *slurp(const char *path, size_t *n)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long len = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	uint8_t *d = len >= 0 ? malloc((size_t)len + 1) : NULL;
-	if (!d || fread(d, 1, (size_t)len, f) != (size_t)len) {
-		free(d);
-		fclose(f);
-		return NULL;
-	}
-	fclose(f);
-	*n = (size_t)len;
-	return d;
+	return bench_clock(CLOCK_THREAD_CPUTIME_ID);
 }
 
 /* Median ms of RUNS thumbnails of one file; -1 when it has none. */
@@ -110,7 +71,7 @@ static double time_file(const char *name, const uint8_t *d, size_t n, unsigned s
 	lfs_error err;
 	*tris = lfs_thumb_scene_of(f, d, n, NULL, &s, &err) ? 0 : lfs_thumb_drawable(&s);
 	lfs_thumb_scene_free(&s);
-	return median(t, runs);
+	return bench_median(t, runs);
 }
 
 typedef struct stat_row {
@@ -123,7 +84,7 @@ typedef struct stat_row {
 static void corpus_file(stat_row *row, const char *path, const char *name, int runs, const lfs_format *f)
 {
 	size_t n;
-	uint8_t *d = slurp(path, &n);
+	uint8_t *d = lfs_read_file(path, &n);
 	if (!d)
 		return;
 	size_t tris = 0;
@@ -147,7 +108,7 @@ static void manifest(stat_row *row, const char *dir, const char *sub, const char
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/%s/MANIFEST.tsv", dir, sub);
 	size_t mn;
-	char *man = (char *)slurp(path, &mn);
+	char *man = (char *)lfs_read_file(path, &mn);
 	if (!man)
 		return;
 	man[mn] = '\0';
@@ -176,7 +137,7 @@ static void print_row(stat_row *r)
 	for (int s = 0; s < 2; s++)
 		for (int i = 0; i < r->n; i++)
 			mx[s] = r->med[s][i] > mx[s] ? r->med[s][i] : mx[s];
-	double m256 = median(r->med[0], r->n), m512 = median(r->med[1], r->n);
+	double m256 = bench_median(r->med[0], r->n), m512 = bench_median(r->med[1], r->n);
 	printf("| %s | %d | %zu–%zu | %.2f / %.2f | %.2f / %.2f |\n", r->fmt, r->n, r->tmin, r->tmax,
 	       m256, mx[0], m512, mx[1]);
 }
@@ -265,7 +226,7 @@ static double run_convert(const char *conv, const char *in, const char *out, uns
 {
 	char sz[16];
 	snprintf(sz, sizeof(sz), "%u", size);
-	double t0 = wall();
+	double t0 = bench_now();
 	pid_t p = fork();
 	if (p == 0) {
 		execl(conv, conv, "thumbnail", "-s", sz, in, out, (char *)NULL);
@@ -277,7 +238,7 @@ static double run_convert(const char *conv, const char *in, const char *out, uns
 		fprintf(stderr, "%s failed\n", conv);
 		exit(1);
 	}
-	*w = (wall() - t0) * 1e3;
+	*w = (bench_now() - t0) * 1e3;
 	return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
 	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-3;
 }
@@ -313,7 +274,7 @@ int main(int argc, char **argv)
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/nwn/binary.txt", dir);
 	size_t ln;
-	char *list = (char *)slurp(path, &ln);
+	char *list = (char *)lfs_read_file(path, &ln);
 	if (list) {
 		list[ln] = '\0';
 		char *save = NULL;
@@ -376,13 +337,14 @@ int main(int argc, char **argv)
 				tt[r] = (t3 - t0) * 1e3;
 			}
 			printf("| %zu | %u | %.2f | %.2f | %.2f | %.2f | %zu |", tris, sizes[z],
-			       median(tt, runs), median(ts, runs), median(tr, runs), median(tp, runs),
-			       pngn);
+			       bench_median(tt, runs), bench_median(ts, runs),
+			       bench_median(tr, runs), bench_median(tp, runs), pngn);
 			if (conv) {
 				double tc[64], tw[64];
 				for (int r = 0; r < runs; r++)
 					tc[r] = run_convert(conv, in, out, sizes[z], &tw[r]);
-				printf(" %.1f / %.1f |", median(tc, runs), median(tw, runs));
+				printf(" %.1f / %.1f |", bench_median(tc, runs),
+				       bench_median(tw, runs));
 			}
 			printf("\n");
 		}

@@ -1,23 +1,52 @@
 /**
  * @file corpus.c
- * Test helpers (see corpus.h).
+ * Test and bench support: the corpus, whole files, path lists (see corpus.h).
  */
+#define _DEFAULT_SOURCE
 #include "corpus.h"
 
+#include <dirent.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
-const char *lfs_corpus_dir_or_skip(void)
+const char *lfs_corpus_dir(void)
 {
 	const char *d = getenv("LFS_CORPUS");
 	struct stat st;
-	if (!d || stat(d, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "corpus not found (LFS_CORPUS=%s): skipping\n", d ? d : "(unset)");
+	if (!d || stat(d, &st) != 0 || !S_ISDIR(st.st_mode))
+		return NULL;
+	return d;
+}
+
+const char *lfs_corpus_dir_or_skip(void)
+{
+	const char *d = lfs_corpus_dir();
+	if (!d) {
+		const char *env = getenv("LFS_CORPUS");
+		fprintf(stderr, "corpus not found (LFS_CORPUS=%s): skipping\n",
+			env ? env : "(unset)");
 		exit(77);
 	}
 	return d;
+}
+
+char *lfs_path(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+	return buf;
+}
+
+const char *lfs_base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
 }
 
 uint8_t *lfs_read_file(const char *path, size_t *len)
@@ -34,10 +63,8 @@ uint8_t *lfs_read_file(const char *path, size_t *len)
 			break;
 		cap *= 2;
 		uint8_t *nb = realloc(buf, cap + 1);
-		if (!nb) {
+		if (!nb)
 			free(buf);
-			buf = NULL;
-		}
 		buf = nb;
 	}
 	fclose(f);
@@ -48,34 +75,92 @@ uint8_t *lfs_read_file(const char *path, size_t *len)
 	return buf;
 }
 
+/* Append a copy of "a/b" to the NULL-terminated list *v of *n entries. */
+static int push_path(char ***v, size_t *n, size_t *cap, const char *a, const char *b)
+{
+	if (*n + 1 >= *cap) {
+		size_t nc = *cap ? 2 * *cap : 64;
+		char **nv = realloc(*v, nc * sizeof(**v));
+		if (!nv)
+			return -1;
+		*v = nv;
+		*cap = nc;
+	}
+	size_t sz = strlen(a) + strlen(b) + 2;
+	char *p = malloc(sz);
+	if (!p)
+		return -1;
+	snprintf(p, sz, "%s/%s", a, b);
+	(*v)[(*n)++] = p;
+	(*v)[*n] = NULL;
+	return 0;
+}
+
 char **lfs_read_list(const char *list_path, const char *prefix, size_t *count)
 {
 	size_t len;
 	char *text = (char *)lfs_read_file(list_path, &len);
 	if (!text)
 		return NULL;
-	size_t cap = 64, n = 0;
-	char **out = calloc(cap + 1, sizeof(*out));
-	for (char *line = strtok(text, "\r\n"); line && out; line = strtok(NULL, "\r\n")) {
-		if (!*line)
-			continue;
-		if (n == cap) {
-			cap *= 2;
-			char **no = realloc(out, (cap + 1) * sizeof(*out));
-			if (!no)
-				break;
-			out = no;
-		}
-		size_t sz = strlen(prefix) + strlen(line) + 2;
-		out[n] = malloc(sz);
-		snprintf(out[n], sz, "%s/%s", prefix, line);
-		n++;
-		out[n] = NULL;
-	}
+	char **out = NULL;
+	size_t n = 0, cap = 0;
+	char *save = NULL;
+	for (char *line = strtok_r(text, "\r\n", &save); line; line = strtok_r(NULL, "\r\n", &save))
+		if (*line && push_path(&out, &n, &cap, prefix, line))
+			break;
 	free(text);
+	if (!out)
+		out = calloc(1, sizeof(*out));
 	if (count)
 		*count = n;
 	return out;
+}
+
+char **lfs_corpus_list(const char *fmt_dir, const char *list_file, size_t *count)
+{
+	const char *c = lfs_corpus_dir_or_skip();
+	char list[4096], prefix[4096];
+	lfs_path(list, sizeof(list), "%s/%s/%s", c, fmt_dir, list_file);
+	lfs_path(prefix, sizeof(prefix), "%s/%s", c, fmt_dir);
+	size_t n = 0;
+	char **l = lfs_read_list(list, prefix, &n);
+	if (!l || !n) {
+		fprintf(stderr, "no corpus list %s: skipping\n", list);
+		lfs_free_list(l);
+		exit(77);
+	}
+	if (count)
+		*count = n;
+	return l;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+char **lfs_list_dir(const char *dir, const char *ext, size_t *count)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return NULL;
+	char **v = NULL;
+	size_t n = 0, cap = 0, el = strlen(ext);
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+		if (l > el && !strcasecmp(e->d_name + l - el, ext) &&
+		    push_path(&v, &n, &cap, dir, e->d_name))
+			break;
+	}
+	closedir(d);
+	if (!v)
+		v = calloc(1, sizeof(*v));
+	else
+		qsort(v, n, sizeof(*v), cmp_str);
+	if (count)
+		*count = n;
+	return v;
 }
 
 void lfs_free_list(char **list)
@@ -85,4 +170,40 @@ void lfs_free_list(char **list)
 	for (char **p = list; *p; p++)
 		free(*p);
 	free(list);
+}
+
+lfs_cfile *lfs_load_files(char *const *paths, size_t *count, size_t *bytes)
+{
+	size_t n = 0, total = 0;
+	while (paths && paths[n])
+		n++;
+	lfs_cfile *f = calloc(n ? n : 1, sizeof(*f));
+	size_t k = 0;
+	for (size_t i = 0; f && i < n; i++) {
+		lfs_cfile *c = &f[k];
+		c->data = lfs_read_file(paths[i], &c->n);
+		if (!c->data) {
+			fprintf(stderr, "cannot read %s\n", paths[i]);
+			continue;
+		}
+		c->path = strdup(paths[i]);
+		c->name = lfs_base_name(c->path);
+		total += c->n;
+		k++;
+	}
+	*count = k;
+	if (bytes)
+		*bytes = total;
+	return f;
+}
+
+void lfs_free_files(lfs_cfile *files, size_t count)
+{
+	if (!files)
+		return;
+	for (size_t i = 0; i < count; i++) {
+		free(files[i].path);
+		free(files[i].data);
+	}
+	free(files);
 }

@@ -1,10 +1,14 @@
 /**
  * @file corpus.h
- * Test helpers: locate ../shared/corpus and read files.
+ * Test and bench support (no cmocka): find ../shared/corpus, read whole
+ * files, read the corpus's path lists, list a folder by extension, load a
+ * list of files with their bytes.
  *
  * The corpus directory comes from $LFS_CORPUS (set by meson). Tests that need
- * it call lfs_corpus_dir_or_skip(), which exits 77 (meson: SKIP) when it is
- * missing. Corpus files are read in place, never copied.
+ * it call lfs_corpus_dir_or_skip() or lfs_corpus_list(), which exit 77
+ * (meson: SKIP) when it is missing. Corpus files are read in place, never
+ * copied. Every list returned here is a NULL-terminated array of malloc'd
+ * strings, freed with lfs_free_list().
  */
 #ifndef LFS_TEST_CORPUS_H
 #define LFS_TEST_CORPUS_H
@@ -12,21 +16,66 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/** Corpus root; exits 77 when absent. */
+/** Corpus root from $LFS_CORPUS, or NULL when unset or not a directory. */
+const char *lfs_corpus_dir(void);
+
+/** Corpus root; exits 77 (skip) when absent. */
 const char *lfs_corpus_dir_or_skip(void);
+
+/**
+ * Format a path into @p buf (@p size bytes, truncated if longer) and return
+ * @p buf. With lfs_corpus_dir_or_skip() as the first argument this names a
+ * corpus file: lfs_path(b, sizeof(b), "%s/nwn/MANIFEST.tsv", corpus).
+ */
+char *lfs_path(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/** The part of @p path after its last '/'. */
+const char *lfs_base_name(const char *path);
 
 /** Read a whole file (malloc'd, NUL-terminated beyond @p len); NULL on error. */
 uint8_t *lfs_read_file(const char *path, size_t *len);
 
 /**
- * Read a list file of corpus-relative paths (e.g. "nwn/binary.txt" lists paths
- * relative to "nwn/"). Returns a NULL-terminated array of malloc'd absolute
- * paths (free with lfs_free_list). @p prefix is the directory the listed
- * paths are relative to.
+ * Read a list file of paths relative to @p prefix (e.g. "nwn/binary.txt"
+ * lists paths relative to "nwn/"), one a line, blank lines skipped. Returns
+ * the absolute paths (free with lfs_free_list), NULL when the list cannot be
+ * read; *count (may be NULL) gets the number of entries.
  */
 char **lfs_read_list(const char *list_path, const char *prefix, size_t *count);
 
-/** Free a list from lfs_read_list(). */
+/**
+ * The paths of corpus list @p list_file of format folder @p fmt_dir, e.g.
+ * lfs_corpus_list("nwn", "binary.txt", &n): CORPUS/nwn/<each line>. Exits 77
+ * (skip) when the corpus, or that list, is absent or empty.
+ */
+char **lfs_corpus_list(const char *fmt_dir, const char *list_file, size_t *count);
+
+/**
+ * The files of folder @p dir whose names end in @p ext (with the dot,
+ * compared case-insensitively), as "dir/name", sorted by name; not recursive.
+ * NULL when the folder cannot be opened.
+ */
+char **lfs_list_dir(const char *dir, const char *ext, size_t *count);
+
+/** Free a list from lfs_read_list(), lfs_corpus_list() or lfs_list_dir(). */
 void lfs_free_list(char **list);
+
+/** One file read into memory. */
+typedef struct lfs_cfile {
+	char *path;	  /**< as listed (malloc'd) */
+	const char *name; /**< base name, inside path */
+	uint8_t *data;	  /**< whole file, malloc'd, NUL-terminated beyond n */
+	size_t n;	  /**< bytes */
+} lfs_cfile;
+
+/**
+ * Read every file of the NULL-terminated @p paths; *count gets how many, *bytes
+ * (may be NULL) their total size. Files that cannot be read are reported on
+ * stderr and left out. Free with lfs_free_files().
+ */
+lfs_cfile *lfs_load_files(char *const *paths, size_t *count, size_t *bytes);
+
+/** Free what lfs_load_files() returned (@p count files). */
+void lfs_free_files(lfs_cfile *files, size_t count);
 
 #endif

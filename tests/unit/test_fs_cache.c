@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "conform.h"
 #include "corpus.h"
 #include "fs/cache.h"
 #include "fs/errlog.h"
@@ -23,17 +24,12 @@
 /* Views of the i-th corpus binary (i < 216). */
 static lfs_viewset build_nth(size_t i, size_t *bytes)
 {
-	const char *dir = lfs_corpus_dir_or_skip();
-	char list[4096], prefix[4096];
-	snprintf(list, sizeof(list), "%s/nwn/binary.txt", dir);
-	snprintf(prefix, sizeof(prefix), "%s/nwn", dir);
 	size_t n = 0;
-	char **paths = lfs_read_list(list, prefix, &n);
+	char **paths = lfs_corpus_list("nwn", "binary.txt", &n);
 	assert_non_null(paths);
 	assert_true(i < n);
 	size_t len = 0;
-	uint8_t *data = lfs_read_file(paths[i], &len);
-	assert_non_null(data);
+	uint8_t *data = lfs_read_file_ok(paths[i], &len);
 	lfs_viewset vs;
 	lfs_error err;
 	const char *name = strrchr(paths[i], '/') + 1;

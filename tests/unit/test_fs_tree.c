@@ -29,6 +29,7 @@
 
 #include <cmocka.h>
 
+#include "conform.h"
 #include "corpus.h"
 #include "fs/fs.h"
 #include "views/viewset.h"
@@ -197,8 +198,7 @@ static void walk(lfs_fs *fs, uint64_t dir, const char *src, bool plus, struct wa
 			if (src) {
 				ws->files++;
 				size_t slen;
-				uint8_t *data = lfs_read_file(spath, &slen);
-				assert_non_null(data);
+				uint8_t *data = lfs_read_file_ok(spath, &slen);
 				assert_int_equal(slen, n);
 				assert_memory_equal(data, got, n);
 				free(data);
@@ -218,10 +218,7 @@ static void test_corpus_walk(void **state)
 	char src[4096];
 	snprintf(src, sizeof(src), "%s/nwn/tree", lfs_corpus_dir_or_skip());
 	size_t nbin = 0;
-	char list[4096], prefix[4096];
-	snprintf(list, sizeof(list), "%s/nwn/binary.txt", lfs_corpus_dir_or_skip());
-	snprintf(prefix, sizeof(prefix), "%s/nwn", lfs_corpus_dir_or_skip());
-	lfs_free_list(lfs_read_list(list, prefix, &nbin));
+	lfs_free_list(lfs_corpus_list("nwn", "binary.txt", &nbin));
 
 	for (int plus = 0; plus < 2; plus++) {
 		lfs_fs *fs = mount_fs(src, 256 << 20);
@@ -271,11 +268,8 @@ static void put(const char *rel, const uint8_t *data, size_t n)
 
 static uint8_t *nth_binary(size_t i, size_t *n)
 {
-	char list[4096], prefix[4096];
-	snprintf(list, sizeof(list), "%s/nwn/binary.txt", lfs_corpus_dir_or_skip());
-	snprintf(prefix, sizeof(prefix), "%s/nwn", lfs_corpus_dir_or_skip());
 	size_t cnt;
-	char **l = lfs_read_list(list, prefix, &cnt);
+	char **l = lfs_corpus_list("nwn", "binary.txt", &cnt);
 	assert_true(i < cnt);
 	uint8_t *d = lfs_read_file(l[i], n);
 	lfs_free_list(l);

@@ -25,7 +25,9 @@
 
 #include <cmocka.h>
 
+#include "conform.h"
 #include "corpus.h"
+#include "testrng.h"
 #include "views/mdl_parse.h"
 
 static mdl_doc *parse_ok(const char *text)
@@ -97,8 +99,7 @@ static void check_corpus_list(char **files, size_t n, unsigned *n_nodes, unsigne
 {
 	for (size_t i = 0; i < n; i++) {
 		size_t len;
-		uint8_t *buf = lfs_read_file(files[i], &len);
-		assert_non_null(buf);
+		uint8_t *buf = lfs_read_file_ok(files[i], &len);
 		mdl_doc *d = NULL;
 		lfs_error e = { 0 };
 		if (mdl_parse(files[i], buf, len, &d, &e) != LFS_OK)
@@ -121,12 +122,8 @@ static void check_corpus_list(char **files, size_t n, unsigned *n_nodes, unsigne
 static void test_corpus_ascii(void **state)
 {
 	(void)state;
-	const char *corpus = lfs_corpus_dir_or_skip();
-	char list[4096], prefix[4096];
-	snprintf(list, sizeof(list), "%s/nwn/ascii.txt", corpus);
-	snprintf(prefix, sizeof(prefix), "%s/nwn", corpus);
 	size_t n = 0;
-	char **files = lfs_read_list(list, prefix, &n);
+	char **files = lfs_corpus_list("nwn", "ascii.txt", &n);
 	assert_non_null(files);
 	assert_int_equal(n, 459);
 	unsigned nodes = 0, anims = 0;
@@ -138,12 +135,10 @@ static void test_corpus_ascii(void **state)
 static void test_corpus_peer_decompiled(void **state)
 {
 	(void)state;
-	const char *corpus = lfs_corpus_dir_or_skip();
-	char list[4096], prefix[4096];
-	snprintf(list, sizeof(list), "%s/nwn/binary.txt", corpus);
-	snprintf(prefix, sizeof(prefix), "%s/nwn", corpus);
+	char prefix[4096];
+	lfs_path(prefix, sizeof(prefix), "%s/nwn", lfs_corpus_dir_or_skip());
 	size_t n = 0;
-	char **files = lfs_read_list(list, prefix, &n);
+	char **files = lfs_corpus_list("nwn", "binary.txt", &n);
 	assert_non_null(files);
 	assert_int_equal(n, 216);
 	/* same paths under peer_decompiled/ without the leading "tree/" */
@@ -170,8 +165,7 @@ static mdl_doc *parse_corpus_file(const char *rel)
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/nwn/%s", corpus, rel);
 	size_t len;
-	uint8_t *buf = lfs_read_file(path, &len);
-	assert_non_null(buf);
+	uint8_t *buf = lfs_read_file_ok(path, &len);
 	mdl_doc *d = NULL;
 	lfs_error e = { 0 };
 	if (mdl_parse(rel, buf, len, &d, &e) != LFS_OK)
@@ -419,15 +413,6 @@ static void test_errors(void **state)
 	assert_int_equal(e.col, 1);
 }
 
-/* xorshift64*: deterministic pseudo-random numbers for the mutations. */
-static uint64_t rng_next(uint64_t *s)
-{
-	*s ^= *s >> 12;
-	*s ^= *s << 25;
-	*s ^= *s >> 27;
-	return *s * 2685821657736338717ULL;
-}
-
 /* Truncations and byte flips of real files: the parser returns OK or a
  * parse error with a position inside the text, and never crashes or leaks
  * (this test runs under ASan/UBSan in CI). */
@@ -443,14 +428,14 @@ static void test_mutations(void **state)
 	};
 	static const char hostile[] = { '\0', '\n', '\r', ' ', '#', '<', '-', '9', 'x', (char)0xFF };
 	const char *corpus = lfs_corpus_dir_or_skip();
-	uint64_t seed = 0x9E3779B97F4A7C15ULL;
+	lfs_rng seed;
+	lfs_rng_seed(&seed, "mdl_parse mutations", 0x9E3779B97F4A7C15ULL);
 	unsigned runs = 0, ok = 0, errs = 0;
 	for (size_t fi = 0; fi < sizeof(files) / sizeof(files[0]); fi++) {
 		char path[4096];
 		snprintf(path, sizeof(path), "%s/nwn/%s", corpus, files[fi]);
 		size_t len;
-		uint8_t *orig = lfs_read_file(path, &len);
-		assert_non_null(orig);
+		uint8_t *orig = lfs_read_file_ok(path, &len);
 		uint8_t *buf = malloc(len + 1);
 		assert_non_null(buf);
 		unsigned lines = 1;
@@ -460,13 +445,14 @@ static void test_mutations(void **state)
 			size_t n = len;
 			memcpy(buf, orig, len);
 			if (it % 3 == 0) {
-				n = (size_t)(rng_next(&seed) % (len + 1)); /* truncation */
+				n = (size_t)lfs_rng_below(&seed, len + 1); /* truncation */
 			} else {
-				int flips = 1 + (int)(rng_next(&seed) % 16);
+				int flips = 1 + (int)lfs_rng_below(&seed, 16);
 				for (int k = 0; k < flips; k++) {
-					size_t at = (size_t)(rng_next(&seed) % len);
-					buf[at] = (it % 3 == 1) ? (uint8_t)rng_next(&seed) :
-						  (uint8_t)hostile[rng_next(&seed) % sizeof(hostile)];
+					size_t at = (size_t)lfs_rng_below(&seed, len);
+					buf[at] = (it % 3 == 1) ? lfs_rng_u8(&seed)
+								: (uint8_t)hostile[lfs_rng_below(
+									  &seed, sizeof(hostile))];
 				}
 			}
 			mdl_doc *d = NULL;

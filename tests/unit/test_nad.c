@@ -13,7 +13,7 @@
  *    empty tracks, zero tracks, duplicate bone/type names);
  *  - hostile input: truncations, byte flips, mutated text and CSV;
  *  - exact file:line:col parser messages.
- * Fuzz seed: LFS_FUZZ_SEED (default fixed), flips per file: LFS_FUZZ_FLIPS.
+ * Fuzz seed: LFS_TEST_SEED (default fixed, testrng.h), flips per file: LFS_FUZZ_FLIPS.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conform.h"
 #include "corpus.h"
 #include "common/rd.h"
 #include "formats/nad.h"
@@ -47,15 +48,9 @@ typedef struct cfile {
 
 static cfile *g_files;
 static size_t g_nfiles;
-static uint64_t g_rng;
+static lfs_rng g_rng;
 
-static uint64_t next_rand(void)
-{
-	g_rng ^= g_rng << 13;
-	g_rng ^= g_rng >> 7;
-	g_rng ^= g_rng << 17;
-	return g_rng;
-}
+LFS_CODEC(k_nad, "nad", nad_model, nad_decode, nad_encode, nad_model_free);
 
 static unsigned count_of(const char *counts, const char *key)
 {
@@ -118,11 +113,8 @@ static int setup(void **state)
 		g_nfiles++;
 	}
 	free(text);
-	const char *seed = getenv("LFS_FUZZ_SEED");
-	g_rng = seed ? strtoull(seed, NULL, 0) : 0xA5A5F00DCAFEBABEull;
-	if (!g_rng)
-		g_rng = 1;
-	printf("nad corpus files: %zu, fuzz seed 0x%llx\n", g_nfiles, (unsigned long long)g_rng);
+	lfs_rng_seed(&g_rng, "nad", 0xA5A5F00DCAFEBABEull);
+	printf("nad corpus files: %zu\n", g_nfiles);
 	return g_nfiles ? 0 : -1;
 }
 
@@ -144,16 +136,6 @@ static nad_model *decode_ok(const uint8_t *d, size_t n, const char *what)
 	if (r)
 		fail_msg("%s: decode failed: %s", what, err.msg);
 	return m;
-}
-
-static void assert_same_bytes(const uint8_t *a, size_t an, const uint8_t *b, size_t bn,
-			      const char *what)
-{
-	if (an != bn)
-		fail_msg("%s: %zu bytes, expected %zu", what, an, bn);
-	for (size_t i = 0; i < an; i++)
-		if (a[i] != b[i])
-			fail_msg("%s: first difference at byte 0x%zx", what, i);
 }
 
 static uint32_t bits(float f)
@@ -185,7 +167,7 @@ static void corpus_bytes_roundtrip(void **state)
 		lfs_error err;
 		assert_int_equal(nad_encode(m, &out, &on, &err), LFS_OK);
 		assert_int_equal(nad_encoded_size(m), on);
-		assert_same_bytes(out, on, f->data, f->n, f->name);
+		lfs_assert_same_bytes(out, on, f->data, f->n, f->name);
 		free(out);
 		nad_model_free(m);
 	}
@@ -288,7 +270,7 @@ static void check_views_roundtrip(const uint8_t *data, size_t n, const char *wha
 			fail_msg("%s: apply %s: %s", what, vs.views[v].path, err.msg);
 		char w[300];
 		snprintf(w, sizeof(w), "%s via %s", what, vs.views[v].path);
-		assert_same_bytes(out, on, data, n, w);
+		lfs_assert_same_bytes(out, on, data, n, w);
 		free(out);
 	}
 	/* text -> model -> text is a fixed point */
@@ -428,7 +410,7 @@ static void corpus_value_edits(void **state)
 		char *txt = replace_field(sb.data, sb.len, line, 2, ' ', nvs, &tn);
 		assert_int_equal(lfs_views_apply("x.nad", f->data, f->n, "anim.txt", txt, tn, &out, &on, &err),
 				 LFS_OK);
-		assert_same_bytes(out, on, want, f->n, "anim.txt edit");
+		lfs_assert_same_bytes(out, on, want, f->n, "anim.txt edit");
 		free(out);
 		free(txt);
 		lfs_sb_free(&sb);
@@ -442,7 +424,7 @@ static void corpus_value_edits(void **state)
 		line = nth_line(sb.data, sb.len, k + 1);
 		txt = replace_field(sb.data, sb.len, line, 2, ',', nvs, &tn);
 		assert_int_equal(lfs_views_apply("x.nad", f->data, f->n, vp, txt, tn, &out, &on, &err), LFS_OK);
-		assert_same_bytes(out, on, want, f->n, "csv edit");
+		lfs_assert_same_bytes(out, on, want, f->n, "csv edit");
 		free(out);
 		free(txt);
 
@@ -461,7 +443,7 @@ static void corpus_value_edits(void **state)
 		size_t en;
 		assert_int_equal(nad_encode(m, &exp, &en, &err), LFS_OK);
 		assert_int_equal(en, f->n - NAD_KEY_SIZE);
-		assert_same_bytes(out, on, exp, en, "csv row delete");
+		lfs_assert_same_bytes(out, on, exp, en, "csv row delete");
 		free(exp);
 		free(out);
 		free(txt);
@@ -478,7 +460,7 @@ static void corpus_value_edits(void **state)
 			txt = replace_field(sb.data, sb.len, line, 1, ',', nad_tag_name(nt), &tn);
 			assert_int_equal(
 				lfs_views_apply("x.nad", f->data, f->n, "tags.csv", txt, tn, &out, &on, &err), LFS_OK);
-			assert_same_bytes(out, on, want, f->n, "tags.csv edit");
+			lfs_assert_same_bytes(out, on, want, f->n, "tags.csv edit");
 			free(out);
 			free(txt);
 			lfs_sb_free(&sb);
@@ -595,7 +577,7 @@ static void generated_files_roundtrip(void **state)
 		uint8_t *d2;
 		size_t n2;
 		assert_int_equal(nad_encode(m2, &d2, &n2, &err), LFS_OK);
-		assert_same_bytes(d2, n2, d, n, what);
+		lfs_assert_same_bytes(d2, n2, d, n, what);
 		free(d2);
 		check_views_roundtrip(d, n, what);
 		if (v == 4) {
@@ -645,89 +627,74 @@ static void tag_and_type_names(void **state)
 
 /* ---- hostile input ---------------------------------------------------------------------------------- */
 
-/* Decode: either a clean failure with a message (offset inside the input),
+/* Hostile trials: a clean failure with a message (offset inside the input),
  * or a model that re-encodes to exactly the input. */
-static void try_bytes(const uint8_t *d, size_t n, size_t *ok)
+static const lfs_hostile k_plain = { &k_nad, true, false, NULL, NULL };
+
+typedef struct cut_ctx {
+	const cfile *f;
+	size_t end; /* bytes before the trailing ones */
+} cut_ctx;
+
+/* the counts fix the layout: a cut file decodes exactly when the cut only
+ * removes trailing bytes */
+static void check_cut(void *ctx, const uint8_t *d, size_t cut, size_t trial, const void *model,
+		      const lfs_error *err)
 {
-	nad_model *m = NULL;
-	lfs_error err;
-	memset(&err, 0, sizeof(err));
-	lfs_err r = nad_decode(d, n, &m, &err);
-	if (r) {
-		assert_null(m);
-		assert_true(err.msg[0] != 0);
-		assert_true(err.offset == SIZE_MAX || err.offset <= n);
-		return;
-	}
-	uint8_t *out;
-	size_t on;
-	assert_int_equal(nad_encode(m, &out, &on, &err), LFS_OK);
-	assert_same_bytes(out, on, d, n, "accepted mutated input");
-	free(out);
-	nad_model_free(m);
-	(*ok)++;
+	(void)trial, (void)err;
+	const cut_ctx *c = ctx;
+	if ((model != NULL) != (cut >= c->end))
+		fail_msg("%s cut at %zu of %zu: decode %s", c->f->name, cut, c->f->n,
+			 model ? "succeeded" : "failed");
+	(void)nad_is_binary(d, cut);
 }
 
 static void hostile_truncation(void **state)
 {
 	(void)state;
-	size_t ok = 0, total = 0;
+	lfs_tally t = { 0 };
 	for (size_t i = 0; i < g_nfiles; i++) {
 		cfile *f = &g_files[i];
 		nad_model *m = decode_ok(f->data, f->n, f->name);
-		/* the counts fix the layout: a cut file decodes exactly when the
-		 * cut only removes trailing bytes */
-		size_t end = f->n - m->n_trailing;
+		cut_ctx c = { f, f->n - m->n_trailing };
 		nad_model_free(m);
-		for (size_t s = 0; s <= 64; s++) {
-			size_t cut = s < 64 ? f->n * s / 64 : end;
-			uint8_t *d = malloc(cut ? cut : 1); /* exact size: ASan sees overreads */
-			memcpy(d, f->data, cut);
-			size_t before = ok;
-			try_bytes(d, cut, &ok);
-			if ((ok > before) != (cut >= end))
-				fail_msg("%s cut at %zu of %zu: decode %s", f->name, cut, f->n,
-					 ok > before ? "succeeded" : "failed");
-			(void)nad_is_binary(d, cut);
-			free(d);
-			total++;
-		}
+		lfs_hostile h = { &k_nad, true, false, check_cut, &c };
+		lfs_hostile_truncations(&h, f->data, f->n, 64, false, &t);
+		uint8_t *d = malloc(c.end ? c.end : 1); /* exact size: ASan sees overreads */
+		memcpy(d, f->data, c.end);
+		lfs_hostile_try(&h, d, c.end, 64, &t);
+		free(d);
 	}
-	printf("truncations: %zu, decoded %zu\n", total, ok);
-	assert_int_equal(ok, g_nfiles);
+	printf("truncations: %zu, decoded %zu\n", t.ok + t.failed, t.ok);
+	assert_int_equal(t.ok, g_nfiles);
+}
+
+/* every 100th mutated file: the views build or fail cleanly */
+static void views_sometimes(void *ctx, const uint8_t *d, size_t n, size_t trial, const void *model,
+			    const lfs_error *e)
+{
+	(void)ctx, (void)model, (void)e;
+	if (trial % 100 == 0 && nad_is_binary(d, n)) {
+		lfs_viewset vs;
+		lfs_error err;
+		if (lfs_views_build("x.nad", d, n, NULL, &vs, &err) == LFS_OK)
+			lfs_viewset_free(&vs);
+	}
 }
 
 static void hostile_flips(void **state)
 {
 	(void)state;
-	const char *fl = getenv("LFS_FUZZ_FLIPS");
-	size_t flips = fl ? strtoul(fl, NULL, 10) : 1000;
-	size_t ok = 0, total = 0;
+	size_t flips = lfs_fuzz_count(1000);
+	lfs_tally t = { 0 };
+	lfs_hostile h = { &k_nad, true, false, views_sometimes, NULL };
 	for (size_t i = 0; i < g_nfiles; i++) {
-		cfile *f = &g_files[i];
-		uint8_t *d = malloc(f->n);
-		for (size_t k = 0; k < flips; k++) {
-			memcpy(d, f->data, f->n);
-			size_t nflip = 1 + next_rand() % 4;
-			for (size_t j = 0; j < nflip; j++) {
-				/* bias half the flips into the header and track headers */
-				size_t at = (next_rand() & 1) ? next_rand() % (f->n < 64 ? f->n : 64)
-							     : next_rand() % f->n;
-				d[at] ^= (uint8_t)(1u << (next_rand() % 8));
-			}
-			try_bytes(d, f->n, &ok);
-			total++;
-			if (k % 100 == 0 && nad_is_binary(d, f->n)) {
-				lfs_viewset vs;
-				lfs_error err;
-				if (lfs_views_build("x.nad", d, f->n, NULL, &vs, &err) == LFS_OK)
-					lfs_viewset_free(&vs);
-			}
-		}
-		free(d);
+		/* 1..4 bit flips; bias half the flips into the header and track headers */
+		lfs_hostile_mutations(&h, &g_rng, g_files[i].data, g_files[i].n, flips, 4, 64,
+				      false, &t);
 	}
-	printf("byte flips: %zu, decoded %zu\n", total, ok);
-	assert_true(ok > 0 && ok < total);
+	printf("byte flips: %zu, decoded %zu\n", t.ok + t.failed, t.ok);
+	assert_true(t.ok > 0 && t.failed > 0);
 }
 
 static const char mut_chars[] = "0123456789 \n#\".-+eEx,:nafi\t\\";
@@ -737,13 +704,14 @@ static char *mutate_text(const char *s, size_t n, size_t *on)
 	char *o = malloc(n + 8);
 	memcpy(o, s, n);
 	*on = n;
-	size_t nm = 1 + next_rand() % 3;
+	size_t nm = 1 + lfs_rng_below(&g_rng, 3);
 	for (size_t j = 0; j < nm && *on; j++) {
-		size_t at = next_rand() % *on;
-		switch (next_rand() % 4) {
+		size_t at = (size_t)lfs_rng_below(&g_rng, *on);
+		switch (lfs_rng_below(&g_rng, 4)) {
 		case 0: /* replace */
-			o[at] = (next_rand() % 8) ? mut_chars[next_rand() % (sizeof(mut_chars) - 1)]
-						  : (char)(next_rand() & 0xFF);
+			o[at] = lfs_rng_below(&g_rng, 8)
+					? mut_chars[lfs_rng_below(&g_rng, sizeof(mut_chars) - 1)]
+					: (char)lfs_rng_u8(&g_rng);
 			break;
 		case 1: /* delete */
 			memmove(o + at, o + at + 1, *on - at - 1);
@@ -790,9 +758,8 @@ static void hostile_text(void **state)
 				if (r == LFS_OK) {
 					ok++;
 					/* whatever was accepted decodes again */
-					size_t dummy = 0;
-					try_bytes(out, on, &dummy);
-					assert_int_equal(dummy, 1);
+					lfs_tally again = { 0 };
+					assert_true(lfs_hostile_try(&k_plain, out, on, 0, &again));
 					free(out);
 				} else {
 					assert_int_equal(r, LFS_ERR_PARSE);

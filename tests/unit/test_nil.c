@@ -16,8 +16,8 @@
  *    flips per generated file decode (then re-encode identically) or fail
  *    cleanly; mutated model.txt parses or fails with model.txt:line:col;
  *  - parser error messages, exact.
- * Deterministic: fixed-seed xorshift PRNG (LFS_FUZZ_SEED replays another run,
- * LFS_FUZZ_FLIPS changes the flip count).
+ * Deterministic: the fixed-seed generator of testrng.h (LFS_TEST_SEED replays
+ * another run, LFS_FUZZ_FLIPS changes the flip count).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conform.h"
 #include "formats/nil.h"
 #include "views/nil_text.h"
 #include "views/nil_views.h"
@@ -37,25 +38,14 @@
 
 /* ---- PRNG ---------------------------------------------------------------- */
 
-static uint64_t g_rng = 0x2545F4914F6CDD1Dull;
-
-static uint64_t rnd(void)
-{
-	g_rng ^= g_rng << 13;
-	g_rng ^= g_rng >> 7;
-	g_rng ^= g_rng << 17;
-	return g_rng;
-}
+static lfs_rng g_rng; /* seeded in main() */
 
 static uint32_t rnd_below(uint32_t n)
 {
-	return n ? (uint32_t)(rnd() % n) : 0;
+	return (uint32_t)lfs_rng_below(&g_rng, n);
 }
 
-static float rnd_float(float lo, float hi)
-{
-	return lo + (hi - lo) * (float)(rnd() % 1000000) / 1000000.0f;
-}
+LFS_CODEC(k_nil, "nil", nil_model, nil_decode, nil_encode, nil_model_free);
 
 /* ---- test writer --------------------------------------------------------- */
 
@@ -150,7 +140,10 @@ static const char *const k_names[] = {
 static void fill(buf *b, size_t n, int kind)
 {
 	for (size_t i = 0; i < n; i++) {
-		uint8_t v = kind == 1 ? 0 : kind == 2 ? 0xFF : kind == 3 ? 0xCD : (uint8_t)rnd();
+		uint8_t v = kind == 1	? 0
+			    : kind == 2 ? 0xFF
+			    : kind == 3 ? 0xCD
+					: (uint8_t)lfs_rng_u64(&g_rng);
 		put8(b, v);
 	}
 }
@@ -158,14 +151,15 @@ static void fill(buf *b, size_t n, int kind)
 static void put_planes(buf *b, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		float x = rnd_float(-1, 1), y = rnd_float(-1, 1), z = rnd_float(-1, 1);
+		float x = lfs_rng_float(&g_rng, -1, 1), y = lfs_rng_float(&g_rng, -1, 1),
+		      z = lfs_rng_float(&g_rng, -1, 1);
 		float l = sqrtf(x * x + y * y + z * z);
 		if (l == 0)
 			l = 1;
 		putf(b, x / l);
 		putf(b, y / l);
 		putf(b, z / l);
-		putf(b, rnd_float(-500, 500));
+		putf(b, lfs_rng_float(&g_rng, -500, 500));
 	}
 }
 
@@ -185,7 +179,7 @@ static void gen(const gcfg *c, gfile *g)
 		putbits(b, k_weird[4]);
 	} else {
 		for (int k = 0; k < 3; k++)
-			putf(b, rnd_float(0, 1));
+			putf(b, lfs_rng_float(&g_rng, 0, 1));
 	}
 	put32(b, c->n_mat);
 	for (uint32_t i = 0; i < c->n_mat; i++) {
@@ -205,12 +199,12 @@ static void gen(const gcfg *c, gfile *g)
 	for (uint32_t s = 0; s < c->written; s++) {
 		exp_sector *e = &g->sec[s];
 		e->off = b->n;
-		put32(b, (uint32_t)rnd());
+		put32(b, (uint32_t)lfs_rng_u64(&g_rng));
 		for (int k = 0; k < 3; k++) {
 			if (s == 0 && c->weird_floats)
 				putbits(b, k_weird[(size_t)k + 5]);
 			else
-				putf(b, rnd_float(0, 1));
+				putf(b, lfs_rng_float(&g_rng, 0, 1));
 		}
 		e->np = c->big && s == 0 ? 255 : (uint8_t)rnd_below(7);
 		put8(b, e->np);
@@ -233,7 +227,7 @@ static void gen(const gcfg *c, gfile *g)
 			if (s == 0 && c->weird_floats && i < 8)
 				putbits(b, k_weird[i]);
 			else
-				putf(b, rnd_float(-1000, 1000));
+				putf(b, lfs_rng_float(&g_rng, -1000, 1000));
 		}
 		e->nw = (uint16_t)(empty ? 0 : 3 + rnd_below(c->max_wedges ? c->max_wedges : 60));
 		put16(b, e->nw);
@@ -249,14 +243,14 @@ static void gen(const gcfg *c, gfile *g)
 			prev = vi;
 			put16(b, vi);
 			put16(b, base);
-			put8(b, (uint8_t)rnd());
-			put8(b, (uint8_t)rnd());
-			put8(b, (uint8_t)rnd());
+			put8(b, (uint8_t)lfs_rng_u64(&g_rng));
+			put8(b, (uint8_t)lfs_rng_u64(&g_rng));
+			put8(b, (uint8_t)lfs_rng_u64(&g_rng));
 			put8(b, s == 0 && c->bad_sector0 ? (uint8_t)rnd_below(255) : 0xFF);
 			for (int k = 0; k < 2; k++)
-				putf(b, rnd_float(-50, 50));
+				putf(b, lfs_rng_float(&g_rng, -50, 50));
 			for (int k = 0; k < 2; k++)
-				putf(b, rnd_float(0, 1));
+				putf(b, lfs_rng_float(&g_rng, 0, 1));
 		}
 		e->end = b->n;
 		e->locatable = s == 0 || !empty;
@@ -614,7 +608,7 @@ static void test_detect_strict(void **state)
 		size_t n = rnd_below(4096);
 		uint8_t *d = malloc(n + 1);
 		for (size_t k = 0; k < n; k++)
-			d[k] = (uint8_t)rnd();
+			d[k] = (uint8_t)lfs_rng_u64(&g_rng);
 		if (i % 4 == 0 && n >= 4)
 			memcpy(d, "NIL\x10", 4); /* right magic, random rest */
 		if (i % 8 == 0 && n >= 8)
@@ -682,55 +676,35 @@ static void test_detect_strict(void **state)
 
 /* ---- hostile input ------------------------------------------------------------- */
 
-typedef struct tally {
-	size_t ok, failed;
-} tally;
-
-/* Decode; anything accepted re-encodes to the same bytes (and, every 8th
- * success, through the text too); a failure is clean. */
-static void try_decode(const uint8_t *d, size_t n, tally *t)
+/* Anything accepted re-encodes to the same bytes and, every 8th success,
+ * round-trips through the text too; a failure is clean. */
+static void nil_check(void *ctx, const uint8_t *d, size_t n, size_t trial, const void *model,
+		      const lfs_error *err)
 {
-	nil_model *m = NULL;
-	lfs_error err;
-	memset(&err, 0, sizeof(err));
-	lfs_err r = nil_decode(d, n, &m, &err);
-	if (r == LFS_OK) {
-		if (t->ok % 8 == 0) {
-			check_roundtrips(m, d, n);
-		} else {
-			uint8_t *o = NULL;
-			size_t on = 0;
-			assert_int_equal(nil_encode(m, &o, &on, &err), LFS_OK);
-			assert_int_equal(on, n);
-			assert_memory_equal(o, d, n);
-			free(o);
-		}
-		nil_model_free(m);
-		t->ok++;
+	(void)trial;
+	size_t *accepted = ctx;
+	if (!model) {
+		lfs_err r = err->code;
+		assert_true(r == LFS_ERR_CORRUPT || r == LFS_ERR_NOTFORMAT ||
+			    r == LFS_ERR_UNSUPPORTED);
 		return;
 	}
-	assert_null(m);
-	assert_int_equal(err.code, r);
-	assert_true(r == LFS_ERR_CORRUPT || r == LFS_ERR_NOTFORMAT || r == LFS_ERR_UNSUPPORTED);
-	assert_true(err.msg[0] != '\0');
-	assert_true(err.offset == SIZE_MAX || err.offset <= n);
-	t->failed++;
+	if ((*accepted)++ % 8 == 0)
+		check_roundtrips(model, d, n);
 }
+
+static size_t g_accepted;
+static const lfs_hostile k_hostile = { &k_nil, true, true, nil_check, &g_accepted };
 
 static void test_truncation(void **state)
 {
 	(void)state;
-	tally t = { 0 };
+	lfs_tally t = { 0 };
+	g_accepted = 0;
 	for (size_t ci = 0; ci < N_CFGS; ci++) {
 		gfile g;
 		gen(&k_cfgs[ci], &g);
-		for (int k = 0; k <= 64; k++) {
-			size_t len = g.b.n * (size_t)k / 64;
-			uint8_t *c = malloc(len ? len : 1);
-			memcpy(c, g.b.p, len);
-			try_decode(c, len, &t);
-			free(c);
-		}
+		lfs_hostile_truncations(&k_hostile, g.b.p, g.b.n, 64, true, &t);
 		gfree(&g);
 	}
 	printf("truncation: %zu decoded (and re-encoded identically), %zu failed cleanly\n", t.ok,
@@ -742,25 +716,16 @@ static void test_truncation(void **state)
 static void test_byte_flips(void **state)
 {
 	(void)state;
-	const char *env = getenv("LFS_FUZZ_FLIPS");
-	long flips = env ? strtol(env, NULL, 10) : 1000;
-	tally t = { 0 };
+	size_t flips = lfs_fuzz_count(1000);
+	lfs_tally t = { 0 };
+	g_accepted = 0;
 	for (size_t ci = 0; ci < N_CFGS; ci++) {
 		gfile g;
 		gen(&k_cfgs[ci], &g);
-		uint8_t *d = g.b.p;
 		size_t n = g.b.n;
-		for (long k = 0; k < flips; k++) {
-			/* half in the header (counts live there), half anywhere */
-			size_t span = (k & 1) ? n : (g.sectors_off + 32 < n ? g.sectors_off + 32 : n);
-			size_t pos = rnd() % span;
-			uint8_t old = d[pos], val = (uint8_t)rnd();
-			if (val == old)
-				val ^= 0xFF;
-			d[pos] = val;
-			try_decode(d, n, &t);
-			d[pos] = old;
-		}
+		/* half in the header (counts live there), half anywhere */
+		lfs_hot_span head = { 0, g.sectors_off + 32 < n ? g.sectors_off + 32 : n, 2 };
+		lfs_hostile_replacements(&k_hostile, &g_rng, g.b.p, n, flips, &head, &t);
 		gfree(&g);
 	}
 	printf("byte flips: %zu decoded (and re-encoded identically), %zu failed cleanly\n", t.ok,
@@ -844,7 +809,7 @@ static void test_text_mutations(void **state)
 	lfs_sb t = { 0 };
 	assert_int_equal(nil_text_write(m, &t, &err), LFS_OK);
 	nil_model_free(m);
-	tally tl = { 0 };
+	lfs_tally tl = { 0 };
 	static const char alphabet[] = "0123456789abcdefxyz \n\t#\"\\-.:nodesectorendnode";
 	for (int k = 0; k < 3000; k++) {
 		char *x = malloc(t.len + 1);
@@ -852,11 +817,13 @@ static void test_text_mutations(void **state)
 		size_t n = t.len;
 		int kind = k % 4;
 		if (kind == 3) {
-			n = rnd() % t.len; /* truncation */
+			n = (size_t)lfs_rng_below(&g_rng, t.len); /* truncation */
 		} else {
 			int edits = 1 + (int)rnd_below(kind + 1);
 			for (int e = 0; e < edits; e++)
-				x[rnd() % n] = kind == 2 ? (char)rnd() : alphabet[rnd_below(sizeof(alphabet) - 1)];
+				x[lfs_rng_below(&g_rng, n)] =
+					kind == 2 ? (char)lfs_rng_u8(&g_rng)
+						  : alphabet[rnd_below(sizeof(alphabet) - 1)];
 		}
 		x[n] = '\0';
 		nil_model *m2 = NULL;
@@ -996,12 +963,7 @@ static void test_parse_errors(void **state)
 
 int main(void)
 {
-	const char *seed = getenv("LFS_FUZZ_SEED");
-	if (seed)
-		g_rng = strtoull(seed, NULL, 0);
-	if (!g_rng)
-		g_rng = 1;
-	printf("fuzz seed 0x%llx\n", (unsigned long long)g_rng);
+	lfs_rng_seed(&g_rng, "nil", 0x2545F4914F6CDD1Dull);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_generated_roundtrip),
 		cmocka_unit_test(test_views),

@@ -10,7 +10,7 @@
  * OBJ view applied unedited -> bytes. Edits: one float through model.txt and
  * through an OBJ changes exactly the bytes computed from the decoded layout.
  * Hostile input: truncations and byte flips (decode, views, text parser) must
- * fail cleanly. Fixed-seed xorshift (LFS_FUZZ_SEED, LFS_FUZZ_FLIPS).
+ * fail cleanly. Fixed seed (testrng.h: LFS_TEST_SEED, LFS_FUZZ_FLIPS).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "common/floatfmt.h"
+#include "conform.h"
 #include "corpus.h"
 #include "formats/nod.h"
 #include "views/nod_views.h"
@@ -37,15 +38,9 @@ typedef struct cfile {
 
 static cfile g_files[64];
 static size_t g_n;
-static uint64_t g_rng;
+static lfs_rng g_rng;
 
-static uint64_t next_rand(void)
-{
-	g_rng ^= g_rng << 13;
-	g_rng ^= g_rng >> 7;
-	g_rng ^= g_rng << 17;
-	return g_rng;
-}
+LFS_CODEC(k_nod, "nod", nod_model, nod_decode, nod_encode, nod_model_free);
 
 static unsigned count_of(const char *counts, const char *key)
 {
@@ -92,26 +87,12 @@ static int setup(void **state)
 		cf->faces = count_of(f[7], "faces");
 	}
 	free(t);
-	const char *seed = getenv("LFS_FUZZ_SEED");
-	g_rng = seed ? strtoull(seed, NULL, 0) : 0x2545F4914F6CDD1Dull;
-	if (!g_rng)
-		g_rng = 1;
-	printf("%zu corpus files, fuzz seed 0x%llx\n", g_n, (unsigned long long)g_rng);
+	lfs_rng_seed(&g_rng, "nod", 0x2545F4914F6CDD1Dull);
+	printf("%zu corpus files\n", g_n);
 	return g_n ? 0 : -1;
 }
 
 /* ---- helpers ---------------------------------------------------------------- */
-
-static void assert_same_bytes(const uint8_t *a, size_t an, const uint8_t *b, size_t bn,
-			      const char *what)
-{
-	if (an != bn || memcmp(a, b, an)) {
-		size_t i = 0;
-		while (i < an && i < bn && a[i] == b[i])
-			i++;
-		fail_msg("%s: %zu vs %zu bytes, first difference at %zu", what, an, bn, i);
-	}
-}
 
 /* Every editable view of @p d applied unedited gives @p d back; returns the
  * number of views checked. */
@@ -135,7 +116,7 @@ static size_t check_views_identity(const uint8_t *d, size_t n, const char *what)
 			fail_msg("%s: apply %s: %s", what, v->path, err.msg);
 		char msg[256];
 		snprintf(msg, sizeof(msg), "%s via %s", what, v->path);
-		assert_same_bytes(d, n, out, outn, msg);
+		lfs_assert_same_bytes(d, n, out, outn, msg);
 		free(out);
 		checked++;
 	}
@@ -218,13 +199,9 @@ static void test_corpus_bytes(void **state)
 	(void)state;
 	for (size_t i = 0; i < g_n; i++) {
 		size_t n;
-		uint8_t *d = lfs_read_file(g_files[i].path, &n);
-		assert_non_null(d);
+		uint8_t *d = lfs_read_file_ok(g_files[i].path, &n);
 		assert_true(nod_is_binary(d, n));
-		nod_model *m;
-		lfs_error err;
-		if (nod_decode(d, n, &m, &err))
-			fail_msg("%s: %s", g_files[i].name, err.msg);
+		nod_model *m = lfs_assert_lossless(&k_nod, d, n, g_files[i].name, true);
 		/* counts agree with the writer's own manifest */
 		assert_int_equal(m->n_bones, g_files[i].bones);
 		assert_int_equal(m->n_meshes, g_files[i].meshes);
@@ -242,10 +219,6 @@ static void test_corpus_bytes(void **state)
 			assert_int_equal(m->groups[g].bone, 0);
 			assert_int_equal(m->groups[g].pad[0] | m->groups[g].pad[1], 0);
 		}
-		size_t en;
-		uint8_t *e = encode_ok(m, &en);
-		assert_same_bytes(d, n, e, en, g_files[i].name);
-		free(e);
 		nod_model_free(m);
 		free(d);
 	}
@@ -266,7 +239,7 @@ static void test_corpus_text(void **state)
 			fail_msg("%s: %s", g_files[i].name, err.msg);
 		size_t en;
 		uint8_t *e = encode_ok(m2, &en);
-		assert_same_bytes(d, n, e, en, g_files[i].name);
+		lfs_assert_same_bytes(d, n, e, en, g_files[i].name);
 		/* writing the parsed model again gives the same text */
 		assert_int_equal(nod_text_write(m2, &sb2, &err), LFS_OK);
 		assert_int_equal(sb.len, sb2.len);
@@ -616,7 +589,7 @@ static void test_generated(void **state)
 			assert_int_equal(m2->groups[2].first_face, 2);
 			size_t n2;
 			uint8_t *d2 = encode_ok(m2, &n2);
-			assert_same_bytes(d, n, d2, n2, what);
+			lfs_assert_same_bytes(d, n, d2, n2, what);
 			/* text round trip */
 			lfs_sb sb = { 0 };
 			assert_int_equal(nod_text_write(m2, &sb, &err), LFS_OK);
@@ -625,7 +598,7 @@ static void test_generated(void **state)
 				fail_msg("%s: %s", what, err.msg);
 			size_t n3;
 			uint8_t *d3 = encode_ok(m3, &n3);
-			assert_same_bytes(d, n, d3, n3, what);
+			lfs_assert_same_bytes(d, n, d3, n3, what);
 			/* the features show up in the text */
 			assert_non_null(strstr(sb.data, "node meshgroup 1\n"));
 			if (flagsets[f] & 1)
@@ -841,51 +814,33 @@ static void test_decode_errors(void **state)
 
 /* ---- hostile input ---------------------------------------------------------- */
 
-typedef struct tally {
-	size_t ok, failed;
-} tally;
-
-static void try_all(const uint8_t *d, size_t n, tally *t, bool views)
+/* Accepted input: every view builds (for trial % every == 0). */
+static void views_build(void *ctx, const uint8_t *d, size_t n, size_t trial, const void *model,
+			const lfs_error *e)
 {
-	nod_model *m = NULL;
-	lfs_error err;
-	memset(&err, 0, sizeof(err));
-	lfs_err r = nod_decode(d, n, &m, &err);
-	if (r) {
-		assert_null(m);
-		assert_true(err.msg[0] != 0);
-		assert_true(err.offset == SIZE_MAX || err.offset <= n);
-		t->failed++;
+	(void)e;
+	size_t every = *(const size_t *)ctx;
+	if (!model || trial % every)
 		return;
-	}
-	t->ok++;
-	/* decoded: it re-encodes to the same bytes and every view builds */
-	size_t en;
-	uint8_t *e = encode_ok(m, &en);
-	assert_same_bytes(d, n, e, en, "mutated file");
-	free(e);
-	if (views) {
-		lfs_viewset vs;
-		assert_int_equal(lfs_views_build("x.nod", d, n, NULL, &vs, &err), LFS_OK);
-		lfs_viewset_free(&vs);
-	}
-	nod_model_free(m);
+	lfs_viewset vs;
+	lfs_error err;
+	assert_int_equal(lfs_views_build("x.nod", d, n, NULL, &vs, &err), LFS_OK);
+	lfs_viewset_free(&vs);
 }
+
+/* decoded: it re-encodes to the same bytes and every view builds */
+static size_t g_views_every = 1;
+static const lfs_hostile k_hostile = { &k_nod, true, false, views_build, &g_views_every };
 
 static void test_hostile_truncation(void **state)
 {
 	(void)state;
-	tally t = { 0 };
+	lfs_tally t = { 0 };
+	g_views_every = 1;
 	for (size_t i = 0; i < g_n; i++) {
 		size_t n;
-		uint8_t *d = lfs_read_file(g_files[i].path, &n);
-		for (int k = 0; k < 64; k++) {
-			size_t len = n * (size_t)k / 64;
-			uint8_t *c = malloc(len ? len : 1);
-			memcpy(c, d, len);
-			try_all(c, len, &t, true);
-			free(c);
-		}
+		uint8_t *d = lfs_read_file_ok(g_files[i].path, &n);
+		lfs_hostile_truncations(&k_hostile, d, n, 64, false, &t);
 		free(d);
 	}
 	printf("truncation: %zu decoded, %zu failed cleanly\n", t.ok, t.failed);
@@ -896,24 +851,17 @@ static void test_hostile_truncation(void **state)
 static void test_hostile_flips(void **state)
 {
 	(void)state;
-	const char *env = getenv("LFS_FUZZ_FLIPS");
-	long flips = env ? strtol(env, NULL, 10) : 1000;
-	tally t = { 0 };
+	size_t flips = lfs_fuzz_count(1000);
+	lfs_tally t = { 0 };
 	size_t text_ok = 0, text_fail = 0;
+	g_views_every = 20; /* views built for every 20th */
 	for (size_t i = 0; i < g_n; i++) {
 		size_t n;
-		uint8_t *d = lfs_read_file(g_files[i].path, &n);
-		for (long k = 0; k < flips; k++) {
-			/* half in the header + bones region (counts, flags), half anywhere */
-			size_t hdr = 8 + 32 * (size_t)g_files[i].materials + NOD_HEADER_FIXED;
-			size_t pos = (k % 2) ? next_rand() % hdr : next_rand() % n;
-			uint8_t old = d[pos], val = (uint8_t)next_rand();
-			if (val == old)
-				val ^= 0xFF;
-			d[pos] = val;
-			try_all(d, n, &t, k % 20 == 0);
-			d[pos] = old;
-		}
+		uint8_t *d = lfs_read_file_ok(g_files[i].path, &n);
+		/* half in the header + bones region (counts, flags), half anywhere */
+		lfs_hot_span hdr = { 0, 8 + 32 * (size_t)g_files[i].materials + NOD_HEADER_FIXED,
+				     2 };
+		lfs_hostile_replacements(&k_hostile, &g_rng, d, n, flips, &hdr, &t);
 		/* the text parser on mutated text: fails cleanly or parses */
 		nod_model *m;
 		lfs_error err;
@@ -921,10 +869,10 @@ static void test_hostile_flips(void **state)
 		lfs_sb sb = { 0 };
 		assert_int_equal(nod_text_write(m, &sb, &err), LFS_OK);
 		static const char junk[] = " \n#\"\\x-19e.nanf";
-		for (long k = 0; k < flips / 10; k++) {
-			size_t pos = next_rand() % sb.len;
+		for (size_t k = 0; k < flips / 10; k++) {
+			size_t pos = (size_t)lfs_rng_below(&g_rng, sb.len);
 			char old = sb.data[pos];
-			sb.data[pos] = junk[next_rand() % (sizeof(junk) - 1)];
+			sb.data[pos] = junk[lfs_rng_below(&g_rng, sizeof(junk) - 1)];
 			nod_model *m2 = NULL;
 			memset(&err, 0, sizeof(err));
 			if (nod_text_parse("model.txt", sb.data, sb.len, &m2, &err) == LFS_OK) {
@@ -944,7 +892,7 @@ static void test_hostile_flips(void **state)
 	       "%zu failed cleanly; "
 	       "mutated text: %zu parsed, %zu failed with file:line:col\n",
 	       t.ok, t.failed, text_ok, text_fail);
-	assert_int_equal(t.ok + t.failed, g_n * (size_t)flips);
+	assert_int_equal(t.ok + t.failed, g_n * flips);
 	assert_true(t.failed > 0);
 	assert_true(text_fail > 0);
 }

@@ -34,7 +34,9 @@
 #include "views/nwn_ascii.h"
 #include "views/mdl_parse.h"
 #include "views/viewset.h"
+#include "conform.h"
 #include "corpus.h"
+#include "testrng.h"
 
 static char **g_list;
 static size_t g_count;
@@ -42,15 +44,7 @@ static size_t g_count;
 static int setup(void **state)
 {
 	(void)state;
-	const char *corpus = lfs_corpus_dir_or_skip();
-	char list[4096], prefix[4096];
-	snprintf(list, sizeof(list), "%s/nwn/binary.txt", corpus);
-	snprintf(prefix, sizeof(prefix), "%s/nwn", corpus);
-	g_list = lfs_read_list(list, prefix, &g_count);
-	if (!g_list || !g_count) {
-		fprintf(stderr, "no binary list: skipping\n");
-		exit(77);
-	}
+	g_list = lfs_corpus_list("nwn", "binary.txt", &g_count);
 	return 0;
 }
 
@@ -59,12 +53,6 @@ static int teardown(void **state)
 	(void)state;
 	lfs_free_list(g_list);
 	return 0;
-}
-
-static const char *base_name(const char *p)
-{
-	const char *s = strrchr(p, '/');
-	return s ? s + 1 : p;
 }
 
 typedef struct item {
@@ -77,11 +65,11 @@ typedef struct item {
 static void load_path(const char *path, item *it)
 {
 	memset(it, 0, sizeof(*it));
-	it->data = lfs_read_file(path, &it->n);
-	assert_non_null(it->data);
+	it->data = lfs_read_file_ok(path, &it->n);
 	lfs_error err;
 	assert_int_equal(nwn_mdl_decode(it->data, it->n, &it->m, &err), LFS_OK);
-	assert_int_equal(lfs_views_build(base_name(path), it->data, it->n, NULL, &it->vs, &err), LFS_OK);
+	assert_int_equal(lfs_views_build(lfs_base_name(path), it->data, it->n, NULL, &it->vs, &err),
+			 LFS_OK);
 }
 
 static void load(size_t i, item *it)
@@ -766,13 +754,6 @@ static void test_structural_keys(void **state)
 }
 
 /* ---- (d) structural edits ------------------------------------------------------ */
-
-static uint32_t rng(uint64_t *s)
-{
-	*s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
-	return (uint32_t)(*s >> 33);
-}
-
 
 /* Line range [s, e) in bytes of lines @p l0..@p l1 (1-based, inclusive). */
 static void line_span(const char *t, size_t n, unsigned l0, unsigned l1, size_t *s, size_t *e)
@@ -1658,7 +1639,7 @@ static void test_structural_edits(void **state)
 		item it;
 		load(i, &it);
 		c.it = &it;
-		c.base = base_name(g_list[i]);
+		c.base = lfs_base_name(g_list[i]);
 		const lfs_view *w = lfs_viewset_find(&it.vs, "model.mdl");
 		mdl_doc *d = NULL;
 		lfs_error err;
@@ -1688,7 +1669,7 @@ static void test_structural_edits(void **state)
 		item it;
 		load_path(peer, &it);
 		c.it = &it;
-		c.base = base_name(peer);
+		c.base = lfs_base_name(peer);
 		struct_obj_ops(&c, want, got);
 		unload(&it);
 		peers++;
@@ -1715,7 +1696,7 @@ static bool corpus_lookup(void *ctx, const char *name, uint8_t **data, size_t *n
 	char want[300];
 	snprintf(want, sizeof(want), "%s.mdl", name);
 	for (size_t i = 0; i < g_count; i++)
-		if (!strcasecmp(base_name(g_list[i]), want)) {
+		if (!strcasecmp(lfs_base_name(g_list[i]), want)) {
 			*data = lfs_read_file(g_list[i], n);
 			return *data != NULL;
 		}
@@ -1765,8 +1746,10 @@ static void test_structural_supermodel(void **state)
 			else
 				diff++;
 		}
-		printf("%s (supermodel %s): %u of %u old part numbers differ from the supermodel's; "
-		       "node-count field %u -> %u\n", base_name(g_list[i]), m->supermodel, diff, m->geom.n_nodes,
+		printf("%s (supermodel %s): %u of %u old part numbers differ from the "
+		       "supermodel's; "
+		       "node-count field %u -> %u\n",
+		       lfs_base_name(g_list[i]), m->supermodel, diff, m->geom.n_nodes,
 		       m->geom.node_count_field, m2->geom.node_count_field);
 		models++;
 		nwn_model_free(m2);
@@ -1842,7 +1825,8 @@ static void test_structural_errors(void **state)
 static void test_structural_hostile(void **state)
 {
 	(void)state;
-	uint64_t seed = 0xb10c;
+	lfs_rng seed;
+	lfs_rng_seed(&seed, "nwn_apply structural edits", 0xb10c);
 	size_t ok = 0, bad = 0;
 	size_t step = g_count / 30 ? g_count / 30 : 1;
 	static const char *const types[] = { "dummy", "trimesh", "skin", "danglymesh", "aabb", "light",
@@ -1855,12 +1839,12 @@ static void test_structural_hostile(void **state)
 		lfs_error err;
 		assert_int_equal(mdl_parse("model.mdl", (const uint8_t *)w->data, w->size, &d, &err), LFS_OK);
 		for (int round = 0; round < 12 && d->n_nodes; round++) {
-			const mdl_node *x = &d->nodes[rng(&seed) % d->n_nodes];
+			const mdl_node *x = &d->nodes[lfs_rng_u32(&seed) % d->n_nodes];
 			size_t s, e, en;
 			line_span(w->data, w->size, x->head.line, x->end_line, &s, &e);
 			char *ed = NULL;
 			char buf[256];
-			switch (rng(&seed) % 4) {
+			switch (lfs_rng_u32(&seed) % 4) {
 			case 0: /* duplicate the block */
 				ed = malloc(w->size + (e - s) + 1);
 				memcpy(ed, w->data, e);
@@ -1872,13 +1856,15 @@ static void test_structural_hostile(void **state)
 				ed = splice(w->data, w->size, s, e, "", &en);
 				break;
 			case 2: /* another type */
-				snprintf(buf, sizeof(buf), "node %s %s", types[rng(&seed) % 10], x->name);
+				snprintf(buf, sizeof(buf), "node %s %s",
+					 types[lfs_rng_u32(&seed) % 10], x->name);
 				ed = replace_line(w->data, w->size, x->head.line, buf, &en);
 				break;
 			default: /* another parent */
 				if (!x->parent_line)
 					continue;
-				snprintf(buf, sizeof(buf), "  parent %s", d->nodes[rng(&seed) % d->n_nodes].name);
+				snprintf(buf, sizeof(buf), "  parent %s",
+					 d->nodes[lfs_rng_u32(&seed) % d->n_nodes].name);
 				ed = replace_line(w->data, w->size, x->parent_line, buf, &en);
 				break;
 			}
@@ -1906,7 +1892,7 @@ static void test_structural_hostile(void **state)
 			for (int round = 0; round < 8; round++) {
 				lfs_sb sb = { 0 };
 				lfs_sb_put(&sb, x->data, x->size);
-				uint32_t k = rng(&seed) % 4;
+				uint32_t k = lfs_rng_u32(&seed) % 4;
 				if (k == 0)
 					lfs_sb_puts(&sb, "v 1 2 3\nf 1 2 -1\n");
 				else if (k == 1)
@@ -1914,8 +1900,10 @@ static void test_structural_hostile(void **state)
 				else if (k == 2)
 					lfs_sb_puts(&sb, "v nan 0 0\nv 1e38 1e38 1e38\nf -1 -2 1 2 3\n");
 				else
-					lfs_sb_printf(&sb, "f %u %u %u\n", rng(&seed) % 5 + 1, rng(&seed) % 5 + 1,
-						      rng(&seed) % 5 + 1);
+					lfs_sb_printf(&sb, "f %u %u %u\n",
+						      lfs_rng_u32(&seed) % 5 + 1,
+						      lfs_rng_u32(&seed) % 5 + 1,
+						      lfs_rng_u32(&seed) % 5 + 1);
 				uint8_t *out = NULL;
 				size_t on;
 				lfs_err r = apply(&it, x->path, sb.data, sb.len, &out, &on, &err);
@@ -2048,8 +2036,7 @@ static void test_readonly_views(void **state)
 
 /* ---- (e) hostile text ---------------------------------------------------------- */
 
-
-static void mutate_and_apply(const item *it, const lfs_view *w, uint64_t *seed, size_t rounds,
+static void mutate_and_apply(const item *it, const lfs_view *w, lfs_rng *seed, size_t rounds,
 			     size_t *ok, size_t *bad)
 {
 	static const char alphabet[] = "0123456789.-+e \n\t\r#/,xyz\0";
@@ -2057,21 +2044,22 @@ static void mutate_and_apply(const item *it, const lfs_view *w, uint64_t *seed, 
 		size_t n = w->size;
 		char *t = malloc(n + 64);
 		memcpy(t, w->data, n);
-		uint32_t kind = rng(seed) % 4;
+		uint32_t kind = lfs_rng_u32(seed) % 4;
 		if (kind == 0 && n) { /* truncate */
-			n = rng(seed) % n;
+			n = lfs_rng_u32(seed) % n;
 		} else if (kind == 1) { /* a few byte changes */
 			for (int j = 0; j < 4 && n; j++)
-				t[rng(seed) % n] = alphabet[rng(seed) % (sizeof(alphabet))];
+				t[lfs_rng_u32(seed) % n] =
+					alphabet[lfs_rng_u32(seed) % (sizeof(alphabet))];
 		} else if (kind == 2 && n > 2) { /* delete a span */
-			size_t s = rng(seed) % n, l = 1 + rng(seed) % 40;
+			size_t s = lfs_rng_u32(seed) % n, l = 1 + lfs_rng_u32(seed) % 40;
 			if (s + l > n)
 				l = n - s;
 			memmove(t + s, t + s + l, n - s - l);
 			n -= l;
 		} else if (n) { /* insert a number-ish token */
-			size_t s = rng(seed) % n;
-			const char *ins = (rng(seed) & 1) ? " 7" : "\n1e9 ";
+			size_t s = lfs_rng_u32(seed) % n;
+			const char *ins = (lfs_rng_u32(seed) & 1) ? " 7" : "\n1e9 ";
 			size_t l = strlen(ins);
 			memmove(t + s + l, t + s, n - s);
 			memcpy(t + s, ins, l);
@@ -2099,7 +2087,8 @@ static void mutate_and_apply(const item *it, const lfs_view *w, uint64_t *seed, 
 static void test_hostile_text(void **state)
 {
 	(void)state;
-	uint64_t seed = 0x5eed;
+	lfs_rng seed;
+	lfs_rng_seed(&seed, "nwn_apply mutations", 0x5eed);
 	size_t ok = 0, bad = 0;
 	size_t step = g_count / 24 ? g_count / 24 : 1;
 	for (size_t i = 0; i < g_count; i += step) {

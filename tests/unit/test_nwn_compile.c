@@ -39,6 +39,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "conform.h"
 #include "corpus.h"
 #include "formats/nwn_mdl.h"
 #include "formats/nwn_mdl_encode.h"
@@ -52,13 +53,9 @@ static int setup(void **state)
 {
 	(void)state;
 	g_corpus = lfs_corpus_dir_or_skip();
-	char list[4096], prefix[4096];
-	snprintf(prefix, sizeof(prefix), "%s/nwn", g_corpus);
-	snprintf(list, sizeof(list), "%s/nwn/ascii.txt", g_corpus);
-	g_ascii = lfs_read_list(list, prefix, &g_nascii);
-	snprintf(list, sizeof(list), "%s/nwn/binary.txt", g_corpus);
-	g_bins = lfs_read_list(list, prefix, &g_nbins);
-	return g_ascii && g_bins ? 0 : -1;
+	g_ascii = lfs_corpus_list("nwn", "ascii.txt", &g_nascii);
+	g_bins = lfs_corpus_list("nwn", "binary.txt", &g_nbins);
+	return 0;
 }
 
 static int teardown(void **state)
@@ -540,8 +537,7 @@ static void test_peer_values(void **state)
 			no_peer++;
 			continue;
 		}
-		uint8_t *text = lfs_read_file(g_ascii[i], &an);
-		assert_non_null(text);
+		uint8_t *text = lfs_read_file_ok(g_ascii[i], &an);
 		lookup_ctx lc = { g_ascii[i] };
 		uint8_t *ob = NULL;
 		size_t on = 0;
@@ -618,8 +614,7 @@ static void test_all_ascii(void **state)
 	size_t ok = 0, rejected = 0, crlf = 0, nul = 0, snoop = 0;
 	for (size_t i = 0; i < g_nascii; i++) {
 		size_t n = 0;
-		uint8_t *text = lfs_read_file(g_ascii[i], &n);
-		assert_non_null(text);
+		uint8_t *text = lfs_read_file_ok(g_ascii[i], &n);
 		crlf += memmem(text, n, "\r\n", 2) != NULL;
 		nul += memchr(text, 0, n) != NULL;
 		snoop += memmem(text, n, "<snoopstart", 11) != NULL;
@@ -674,8 +669,7 @@ static void test_fresh_layout(void **state)
 		}
 		for (size_t i = 0; i < nl; i++) {
 			size_t n = 0;
-			uint8_t *b = lfs_read_file(list[i], &n);
-			assert_non_null(b);
+			uint8_t *b = lfs_read_file_ok(list[i], &n);
 			nwn_model *m = NULL;
 			assert_int_equal(nwn_mdl_decode(b, n, &m, NULL), LFS_OK);
 			uint8_t *o = NULL, *o2 = NULL;
@@ -826,28 +820,18 @@ static void test_messy(void **state)
 
 /* --------------------------------------------------------------- hostile */
 
-static uint64_t g_rng = 0x9E3779B97F4A7C15ull;
-
-static uint64_t next_rand(void)
-{
-	g_rng ^= g_rng << 13;
-	g_rng ^= g_rng >> 7;
-	g_rng ^= g_rng << 17;
-	return g_rng;
-}
-
 static void test_hostile(void **state)
 {
 	(void)state;
 	/* a spread of files: every 40th ASCII file (meshes, skins, emitters,
 	 * animations), truncated at 24 offsets and with 150 random byte flips */
 	size_t runs = 0, ok = 0, parse = 0, other = 0;
-	const char *fl = getenv("LFS_FUZZ_FLIPS");
-	size_t flips = fl ? strtoul(fl, NULL, 0) : 150;
+	size_t flips = lfs_fuzz_count(150);
+	lfs_rng rng;
+	lfs_rng_seed(&rng, "nwn_compile hostile", 0x9E3779B97F4A7C15ull);
 	for (size_t i = 0; i < g_nascii; i += 40) {
 		size_t n = 0;
-		uint8_t *text = lfs_read_file(g_ascii[i], &n);
-		assert_non_null(text);
+		uint8_t *text = lfs_read_file_ok(g_ascii[i], &n);
 		uint8_t *buf = malloc(n + 1);
 		for (size_t t = 0; t < 24 + flips; t++) {
 			size_t len = n;
@@ -856,10 +840,13 @@ static void test_hostile(void **state)
 				len = n * t / 24;
 			} else {
 				for (int k = 0; k < 4; k++) {
-					size_t at = (size_t)(next_rand() % (n ? n : 1));
+					size_t at = (size_t)lfs_rng_below(&rng, n ? n : 1);
 					static const char pool[] = " \n0123456789-.eEabcdefghijklmnopqrstuvwxyz#\r\t\0";
-					buf[at] = (uint8_t)((next_rand() & 1) ? pool[next_rand() % (sizeof(pool) - 1)]
-									     : (uint8_t)next_rand());
+					buf[at] =
+						(uint8_t)((lfs_rng_u64(&rng) & 1)
+								  ? pool[lfs_rng_below(
+									    &rng, sizeof(pool) - 1)]
+								  : lfs_rng_u8(&rng));
 				}
 			}
 			uint8_t *out = NULL;

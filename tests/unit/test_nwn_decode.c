@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conform.h"
 #include "corpus.h"
 #include "formats/nwn_mdl.h"
 
@@ -30,11 +31,8 @@ static int setup(void **state)
 {
 	(void)state;
 	g_corpus = lfs_corpus_dir_or_skip();
-	char list[4096], prefix[4096];
-	snprintf(list, sizeof(list), "%s/nwn/binary.txt", g_corpus);
-	snprintf(prefix, sizeof(prefix), "%s/nwn", g_corpus);
-	g_bins = lfs_read_list(list, prefix, &g_nbins);
-	return g_bins && g_nbins ? 0 : -1;
+	g_bins = lfs_corpus_list("nwn", "binary.txt", &g_nbins);
+	return 0;
 }
 
 static int teardown(void **state)
@@ -47,8 +45,7 @@ static int teardown(void **state)
 static nwn_model *load(const char *path)
 {
 	size_t n;
-	uint8_t *data = lfs_read_file(path, &n);
-	assert_non_null(data);
+	uint8_t *data = lfs_read_file_ok(path, &n);
 	nwn_model *m = NULL;
 	lfs_error err;
 	lfs_err r = nwn_mdl_decode(data, n, &m, &err);
@@ -465,8 +462,7 @@ static void test_ascii_is_not_binary(void **state)
 	assert_true(n > 100);
 	for (size_t i = 0; i < n; i++) {
 		size_t len;
-		uint8_t *d = lfs_read_file(asc[i], &len);
-		assert_non_null(d);
+		uint8_t *d = lfs_read_file_ok(asc[i], &len);
 		nwn_model *m = NULL;
 		lfs_error err;
 		assert_false(nwn_mdl_is_binary(d, len));

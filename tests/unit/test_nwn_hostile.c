@@ -3,8 +3,9 @@
  * The NWN decoder on hostile input: truncated files and random byte flips of
  * every corpus binary decode or fail cleanly (no crash, no out-of-bounds read
  * under ASan/UBSan, an error that names an offset inside the file and the
- * structure). Deterministic: a fixed-seed xorshift PRNG (seed printed; set
- * LFS_FUZZ_SEED to replay another run, LFS_FUZZ_FLIPS to change the count).
+ * structure). Deterministic: the fixed-seed generator of testrng.h (seed
+ * printed; LFS_TEST_SEED replays another run, LFS_FUZZ_FLIPS changes the
+ * count).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,35 +17,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conform.h"
 #include "corpus.h"
 #include "formats/nwn_mdl.h"
 
 static char **g_bins;
 static size_t g_nbins;
-static uint64_t g_rng;
-
-static uint64_t next_rand(void)
-{
-	g_rng ^= g_rng << 13;
-	g_rng ^= g_rng >> 7;
-	g_rng ^= g_rng << 17;
-	return g_rng;
-}
+static lfs_rng g_rng;
 
 static int setup(void **state)
 {
 	(void)state;
-	const char *c = lfs_corpus_dir_or_skip();
-	char list[4096], prefix[4096];
-	snprintf(list, sizeof(list), "%s/nwn/binary.txt", c);
-	snprintf(prefix, sizeof(prefix), "%s/nwn", c);
-	g_bins = lfs_read_list(list, prefix, &g_nbins);
-	const char *seed = getenv("LFS_FUZZ_SEED");
-	g_rng = seed ? strtoull(seed, NULL, 0) : 0x9E3779B97F4A7C15ull;
-	if (!g_rng)
-		g_rng = 1;
-	printf("fuzz seed 0x%llx\n", (unsigned long long)g_rng);
-	return g_bins && g_nbins ? 0 : -1;
+	g_bins = lfs_corpus_list("nwn", "binary.txt", &g_nbins);
+	lfs_rng_seed(&g_rng, "nwn_hostile", 0x9E3779B97F4A7C15ull);
+	return 0;
 }
 
 static int teardown(void **state)
@@ -54,35 +40,30 @@ static int teardown(void **state)
 	return 0;
 }
 
-typedef struct tally {
-	size_t ok, failed;
-} tally;
+/* Accepted input: walk the decoded tree so ASan sees any dangling pointer. */
+static void walk_tree(void *ctx, const uint8_t *d, size_t n, size_t trial, const void *model,
+		      const lfs_error *err)
+{
+	(void)ctx, (void)d, (void)n, (void)trial, (void)err;
+	const nwn_model *m = model;
+	if (!m)
+		return;
+	for (uint32_t k = 0; k < m->geom.n_nodes; k++) {
+		assert_true(strlen(m->geom.nodes[k].name) <= 32);
+		for (uint32_t c = 0; c < m->geom.nodes[k].n_children; c++)
+			assert_true(m->geom.nodes[k].children[c] < m->geom.n_nodes);
+	}
+}
+
+LFS_DECODER(k_nwn, "nwn-mdl", nwn_model, nwn_mdl_decode, nwn_model_free);
 
 /* Decode; a failure must carry a message and, when it names an offset, one
  * inside the input. */
-static void try_decode(const uint8_t *d, size_t n, tally *t)
+static const lfs_hostile k_hostile = { &k_nwn, false, true, walk_tree, NULL };
+
+static void try_decode(const uint8_t *d, size_t n, lfs_tally *t)
 {
-	nwn_model *m = NULL;
-	lfs_error err;
-	memset(&err, 0, sizeof(err));
-	lfs_err r = nwn_mdl_decode(d, n, &m, &err);
-	if (r == LFS_OK) {
-		assert_non_null(m);
-		/* walk the decoded tree so ASan sees any dangling pointer */
-		for (uint32_t k = 0; k < m->geom.n_nodes; k++) {
-			assert_true(strlen(m->geom.nodes[k].name) <= 32);
-			for (uint32_t c = 0; c < m->geom.nodes[k].n_children; c++)
-				assert_true(m->geom.nodes[k].children[c] < m->geom.n_nodes);
-		}
-		nwn_model_free(m);
-		t->ok++;
-		return;
-	}
-	assert_null(m);
-	assert_int_equal(err.code, r);
-	assert_true(err.msg[0] != '\0');
-	assert_true(err.offset == SIZE_MAX || err.offset <= n);
-	t->failed++;
+	lfs_hostile_try(&k_hostile, d, n, 0, t);
 }
 
 static void put32(uint8_t *p, uint32_t v)
@@ -99,11 +80,10 @@ static void put32(uint8_t *p, uint32_t v)
 static void test_truncation(void **state)
 {
 	(void)state;
-	tally plain = { 0 }, patched = { 0 };
+	lfs_tally plain = { 0 }, patched = { 0 };
 	for (size_t i = 0; i < g_nbins; i++) {
 		size_t n;
-		uint8_t *d = lfs_read_file(g_bins[i], &n);
-		assert_non_null(d);
+		uint8_t *d = lfs_read_file_ok(g_bins[i], &n);
 		for (int k = 0; k < 64; k++) {
 			size_t len = n * (size_t)k / 64;
 			uint8_t *c = malloc(len ? len : 1);
@@ -136,28 +116,18 @@ static void test_truncation(void **state)
 static void test_byte_flips(void **state)
 {
 	(void)state;
-	const char *env = getenv("LFS_FUZZ_FLIPS");
-	long flips = env ? strtol(env, NULL, 10) : 1000;
-	tally t = { 0 };
+	size_t flips = lfs_fuzz_count(1000);
+	lfs_tally t = { 0 };
 	for (size_t i = 0; i < g_nbins; i++) {
 		size_t n;
-		uint8_t *d = lfs_read_file(g_bins[i], &n);
-		assert_non_null(d);
+		uint8_t *d = lfs_read_file_ok(g_bins[i], &n);
 		uint32_t a = (uint32_t)(d[4] | d[5] << 8 | d[6] << 16 | (uint32_t)d[7] << 24);
-		for (long k = 0; k < flips; k++) {
-			size_t pos = (k % 10) ? 12 + next_rand() % a : next_rand() % n;
-			uint8_t old = d[pos];
-			uint8_t val = (uint8_t)next_rand();
-			if (val == old)
-				val ^= 0xFF;
-			d[pos] = val;
-			try_decode(d, n, &t);
-			d[pos] = old;
-		}
+		lfs_hot_span model_data = { 12, 12 + (size_t)a, 10 };
+		lfs_hostile_replacements(&k_hostile, &g_rng, d, n, flips, &model_data, &t);
 		free(d);
 	}
 	printf("byte flips: %zu decoded, %zu failed cleanly\n", t.ok, t.failed);
-	assert_int_equal(t.ok + t.failed, g_nbins * (size_t)flips);
+	assert_int_equal(t.ok + t.failed, g_nbins * flips);
 	assert_true(t.failed > 0); /* the flips do reach structure the decoder validates */
 }
 

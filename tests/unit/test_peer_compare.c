@@ -846,12 +846,10 @@ static void test_compare_self(void **state)
 static void test_peer_compare(void **state)
 {
 	(void)state;
-	const char *corpus = lfs_corpus_dir_or_skip();
-	char list[4096], prefix[4096];
-	snprintf(list, sizeof(list), "%s/nwn/binary.txt", corpus);
-	snprintf(prefix, sizeof(prefix), "%s/nwn", corpus);
+	char prefix[4096];
+	lfs_path(prefix, sizeof(prefix), "%s/nwn", lfs_corpus_dir_or_skip());
 	size_t nfiles = 0;
-	char **files = lfs_read_list(list, prefix, &nfiles);
+	char **files = lfs_corpus_list("nwn", "binary.txt", &nfiles);
 	assert_non_null(files);
 	assert_true(nfiles > 0);
 	cmp c = { 0 };

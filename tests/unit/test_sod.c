@@ -14,7 +14,7 @@
  *  - LOD selection and node transforms in model.obj; a name that needs
  *    quoting in model.txt;
  *  - hostile input: truncation at 64 offsets and 1000 byte flips of every
- *    corpus file (fixed seed; LFS_FUZZ_SEED overrides), mutated model.txt;
+ *    corpus file (fixed seed; LFS_TEST_SEED overrides), mutated model.txt;
  *  - parser errors with exact file:line:col.
  */
 #include <setjmp.h>
@@ -23,12 +23,12 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "conform.h"
 #include "corpus.h"
 #include "formats/sod.h"
 #include "views/sod_text.h"
@@ -42,45 +42,9 @@ static char **g_files;    /* accepted corpus files */
 static size_t g_nfiles;
 static char **g_disputed; /* sod/disputed/ */
 static size_t g_ndisputed;
-static uint64_t g_rng;
+static lfs_rng g_rng;
 
-static uint64_t next_rand(void)
-{
-	g_rng ^= g_rng << 13;
-	g_rng ^= g_rng >> 7;
-	g_rng ^= g_rng << 17;
-	return g_rng;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static char **list_sod(const char *dir, size_t *count)
-{
-	DIR *d = opendir(dir);
-	if (!d)
-		return NULL;
-	size_t n = 0, cap = 16;
-	char **v = malloc(cap * sizeof(char *));
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		size_t l = strlen(e->d_name);
-		if (l < 4 || strcmp(e->d_name + l - 4, ".sod"))
-			continue;
-		if (n + 1 >= cap)
-			v = realloc(v, (cap *= 2) * sizeof(char *));
-		char *p = malloc(strlen(dir) + l + 2);
-		sprintf(p, "%s/%s", dir, e->d_name);
-		v[n++] = p;
-	}
-	closedir(d);
-	qsort(v, n, sizeof(char *), cmp_str);
-	v[n] = NULL;
-	*count = n;
-	return v;
-}
+LFS_CODEC(k_sod, "sod", sod_model, sod_decode, sod_encode, sod_model_free);
 
 static int setup(void **state)
 {
@@ -88,15 +52,11 @@ static int setup(void **state)
 	const char *c = lfs_corpus_dir_or_skip();
 	char dir[4096];
 	snprintf(dir, sizeof(dir), "%s/sod", c);
-	g_files = list_sod(dir, &g_nfiles);
+	g_files = lfs_list_dir(dir, ".sod", &g_nfiles);
 	snprintf(dir, sizeof(dir), "%s/sod/disputed", c);
-	g_disputed = list_sod(dir, &g_ndisputed);
-	const char *seed = getenv("LFS_FUZZ_SEED");
-	g_rng = seed ? strtoull(seed, NULL, 0) : 0x5D0F00D5EEDull;
-	if (!g_rng)
-		g_rng = 1;
-	printf("fuzz seed 0x%llx, %zu corpus files, %zu disputed\n", (unsigned long long)g_rng,
-	       g_nfiles, g_ndisputed);
+	g_disputed = lfs_list_dir(dir, ".sod", &g_ndisputed);
+	lfs_rng_seed(&g_rng, "sod", 0x5D0F00D5EEDull);
+	printf("%zu corpus files, %zu disputed\n", g_nfiles, g_ndisputed);
 	return g_files && g_nfiles && g_disputed ? 0 : -1;
 }
 
@@ -108,29 +68,10 @@ static int teardown(void **state)
 	return 0;
 }
 
-static const char *base(const char *p)
-{
-	const char *s = strrchr(p, '/');
-	return s ? s + 1 : p;
-}
-
 /* decode -> encode must give @p d back */
 static void assert_bytes_rt(const uint8_t *d, size_t n, const char *what)
 {
-	sod_model *m = NULL;
-	lfs_error err;
-	lfs_err r = sod_decode(d, n, &m, &err);
-	if (r)
-		fail_msg("%s: %s", what, err.msg);
-	uint8_t *o;
-	size_t on;
-	r = sod_encode(m, &o, &on, &err);
-	if (r)
-		fail_msg("%s: encode: %s", what, err.msg);
-	if (on != n || memcmp(o, d, n))
-		fail_msg("%s: re-encoded bytes differ (%zu vs %zu bytes)", what, on, n);
-	free(o);
-	sod_model_free(m);
+	lfs_assert_lossless(&k_sod, d, n, what, false);
 }
 
 /* bytes -> model.txt -> model -> bytes, and text -> model -> text fixed point */
@@ -180,19 +121,18 @@ static void test_corpus_bytes(void **state)
 	unsigned seen[200] = { 0 };
 	for (size_t i = 0; i < g_nfiles; i++) {
 		size_t n;
-		uint8_t *d = lfs_read_file(g_files[i], &n);
-		assert_non_null(d);
+		uint8_t *d = lfs_read_file_ok(g_files[i], &n);
 		assert_true(sod_is_binary(d, n));
-		assert_bytes_rt(d, n, base(g_files[i]));
+		assert_bytes_rt(d, n, lfs_base_name(g_files[i]));
 		sod_model *m;
 		assert_int_equal(sod_decode(d, n, &m, NULL), LFS_OK);
 		seen[m->ver - 100]++;
 		/* the version in the file name is the version in the header */
 		char vs[16];
-		const char *u = strrchr(base(g_files[i]), '_');
+		const char *u = strrchr(lfs_base_name(g_files[i]), '_');
 		snprintf(vs, sizeof(vs), "%s", u + 1);
 		if (!strncmp(vs, "stau", 4)) {
-			const char *b = base(g_files[i]);
+			const char *b = lfs_base_name(g_files[i]);
 			const char *e = strstr(b, "_stau");
 			const char *s = e - 1;
 			while (s > b && *s != '_')
@@ -215,7 +155,7 @@ static void test_corpus_text(void **state)
 	for (size_t i = 0; i < g_nfiles; i++) {
 		size_t n;
 		uint8_t *d = lfs_read_file(g_files[i], &n);
-		assert_text_rt(d, n, base(g_files[i]));
+		assert_text_rt(d, n, lfs_base_name(g_files[i]));
 		free(d);
 	}
 }
@@ -248,9 +188,10 @@ static void test_corpus_views_apply(void **state)
 				continue;
 			}
 			if (r)
-				fail_msg("%s %s: %s", base(g_files[i]), w->path, err.msg);
+				fail_msg("%s %s: %s", lfs_base_name(g_files[i]), w->path, err.msg);
 			if (on != n || memcmp(o, d, n))
-				fail_msg("%s %s: applied view changes the bytes", base(g_files[i]), w->path);
+				fail_msg("%s %s: applied view changes the bytes",
+					 lfs_base_name(g_files[i]), w->path);
 			n_obj += !strncmp(w->path, "meshes/", 7);
 			n_csv += !strncmp(w->path, "anims/", 6);
 			free(o);
@@ -279,7 +220,7 @@ static void test_disputed_rejected(void **state)
 		assert_non_null(err.structure);
 		assert_non_null(strstr(err.msg, "offset 0x"));
 		assert_non_null(strstr(err.msg, "disputed layout"));
-		const char *b = base(g_disputed[i]);
+		const char *b = lfs_base_name(g_disputed[i]);
 		if (strstr(b, "_1.4") || strstr(b, "_1.5"))
 			assert_non_null(strstr(err.msg, "without the legacy block"));
 		else if (strstr(b, "_1.8_stau"))
@@ -330,7 +271,7 @@ static void assert_diff_window(const uint8_t *a, const uint8_t *b, size_t n, siz
 static const char *corpus_file(const char *name)
 {
 	for (size_t i = 0; i < g_nfiles; i++)
-		if (!strcmp(base(g_files[i]), name))
+		if (!strcmp(lfs_base_name(g_files[i]), name))
 			return g_files[i];
 	fail_msg("corpus file %s missing", name);
 	return NULL;
@@ -631,56 +572,31 @@ static void test_unsupported(void **state)
 
 /* ---- hostile input ---------------------------------------------------------- */
 
-typedef struct tally {
-	size_t ok, failed;
-} tally;
-
-static void try_decode(const uint8_t *d, size_t n, tally *t, bool views)
+/* Accepted input (lossless on anything it accepts): its views build, for
+ * every 200th trial when the ctx says so. */
+static void views_build(void *ctx, const uint8_t *d, size_t n, size_t trial, const void *model,
+			const lfs_error *e)
 {
-	sod_model *m = NULL;
-	lfs_error err;
-	memset(&err, 0, sizeof(err));
-	lfs_err r = sod_decode(d, n, &m, &err);
-	if (r == LFS_OK) {
-		uint8_t *o;
-		size_t on;
-		/* lossless on anything it accepts */
-		assert_int_equal(sod_encode(m, &o, &on, &err), LFS_OK);
-		assert_int_equal(on, n);
-		assert_memory_equal(o, d, n);
-		free(o);
-		sod_model_free(m);
-		if (views) {
-			lfs_vlist l = { 0 };
-			assert_int_equal(lfs_format_sod.build_views(d, n, NULL, &l, &err), LFS_OK);
-			lfs_viewset vs;
-			lfs_vlist_finish(&l, &vs);
-			lfs_viewset_free(&vs);
-		}
-		t->ok++;
+	(void)e;
+	if (!model || !ctx || trial % 200)
 		return;
-	}
-	assert_null(m);
-	assert_int_equal(err.code, r);
-	assert_true(err.msg[0] != '\0');
-	assert_true(err.offset == SIZE_MAX || err.offset <= n);
-	t->failed++;
+	lfs_error err;
+	lfs_vlist l = { 0 };
+	assert_int_equal(lfs_format_sod.build_views(d, n, NULL, &l, &err), LFS_OK);
+	lfs_viewset vs;
+	lfs_vlist_finish(&l, &vs);
+	lfs_viewset_free(&vs);
 }
 
 static void test_truncation(void **state)
 {
 	(void)state;
-	tally t = { 0 };
+	lfs_tally t = { 0 };
+	lfs_hostile h = { &k_sod, true, true, views_build, NULL };
 	for (size_t i = 0; i < g_nfiles; i++) {
 		size_t n;
-		uint8_t *d = lfs_read_file(g_files[i], &n);
-		for (int k = 0; k < 64; k++) {
-			size_t len = n * (size_t)k / 64;
-			uint8_t *c = malloc(len ? len : 1);
-			memcpy(c, d, len);
-			try_decode(c, len, &t, false);
-			free(c);
-		}
+		uint8_t *d = lfs_read_file_ok(g_files[i], &n);
+		lfs_hostile_truncations(&h, d, n, 64, false, &t);
 		free(d);
 	}
 	printf("truncation: %zu decoded, %zu rejected\n", t.ok, t.failed);
@@ -690,21 +606,14 @@ static void test_truncation(void **state)
 static void test_flips(void **state)
 {
 	(void)state;
-	tally t = { 0 };
-	const char *env = getenv("LFS_FUZZ_FLIPS");
-	int flips = env ? atoi(env) : 1000;
+	lfs_tally t = { 0 };
+	size_t flips = lfs_fuzz_count(1000);
+	lfs_hostile h = { &k_sod, true, true, views_build, &g_rng };
 	for (size_t i = 0; i < g_nfiles; i++) {
 		size_t n;
-		uint8_t *d = lfs_read_file(g_files[i], &n);
-		uint8_t *c = malloc(n);
-		for (int k = 0; k < flips; k++) {
-			memcpy(c, d, n);
-			int nb = 1 + (int)(next_rand() % 4);
-			for (int q = 0; q < nb; q++)
-				c[next_rand() % n] ^= (uint8_t)(1 + next_rand() % 255);
-			try_decode(c, n, &t, k % 200 == 0);
-		}
-		free(c);
+		uint8_t *d = lfs_read_file_ok(g_files[i], &n);
+		/* 1..4 bytes XORed with a non-zero byte */
+		lfs_hostile_mutations(&h, &g_rng, d, n, flips, 4, 0, true, &t);
 		free(d);
 	}
 	printf("flips: %zu decoded, %zu rejected\n", t.ok, t.failed);
@@ -727,10 +636,11 @@ static void test_text_mutations(void **state)
 		memcpy(c, sb.data, sb.len);
 		size_t len = sb.len;
 		if (k % 4 == 0)
-			len = 1 + next_rand() % (sb.len - 1);
-		int nb = 1 + (int)(next_rand() % 3);
+			len = 1 + (size_t)lfs_rng_below(&g_rng, sb.len - 1);
+		int nb = 1 + (int)lfs_rng_below(&g_rng, 3);
 		for (int q = 0; q < nb; q++)
-			c[next_rand() % len] = pool[next_rand() % (sizeof(pool) - 1)];
+			c[lfs_rng_below(&g_rng, len)] =
+				pool[lfs_rng_below(&g_rng, sizeof(pool) - 1)];
 		sod_model *m2 = NULL;
 		lfs_error err;
 		if (sod_text_parse("model.txt", c, len, &m2, &err) == LFS_OK) {

@@ -35,7 +35,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "conform.h"
 #include "corpus.h"
+#include "testrng.h"
 #include "formats/nil.h"
 #include "formats/nod.h"
 #include "formats/nwn_mdl.h"
@@ -69,15 +71,7 @@ static const char *src_root(void)
 	return s ? s : "..";
 }
 
-static uint64_t g_rng = 0x9E3779B97F4A7C15ull;
-
-static uint64_t rnd(void)
-{
-	g_rng ^= g_rng << 13;
-	g_rng ^= g_rng >> 7;
-	g_rng ^= g_rng << 17;
-	return g_rng;
-}
+static lfs_rng g_rng; /* seeded in main() */
 
 /* ---- PNG decoding (libpng, independent of the encoder) ------------------ */
 
@@ -202,8 +196,7 @@ static uint8_t *sample_bytes(const char *file, size_t *n)
 {
 	char p[4096];
 	snprintf(p, sizeof(p), "%s/samples/%s", src_root(), file);
-	uint8_t *d = lfs_read_file(p, n);
-	assert_non_null(d);
+	uint8_t *d = lfs_read_file_ok(p, n);
 	return d;
 }
 
@@ -642,8 +635,7 @@ static void test_texture_lookup(void **state)
 	size_t tn;
 	char tp[4200];
 	snprintf(tp, sizeof(tp), "%s/lfs_crate.tga", dir);
-	uint8_t *tga = lfs_read_file(tp, &tn);
-	assert_non_null(tga);
+	uint8_t *tga = lfs_read_file_ok(tp, &tn);
 	uint8_t *rgba;
 	uint32_t w, h;
 	assert_true(lfs_thumb_decode_tga(tga, tn, &rgba, &w, &h));
@@ -808,8 +800,7 @@ static void test_corpus_nwn(void **state)
 	size_t drawn = 0;
 	for (size_t i = 0; i < count; i++) {
 		size_t n;
-		uint8_t *d = lfs_read_file(files[i], &n);
-		assert_non_null(d);
+		uint8_t *d = lfs_read_file_ok(files[i], &n);
 		const char *base = strrchr(files[i], '/') + 1;
 		img im = { 0 };
 		lfs_err r = render_file(base, d, n, 128, NULL, &im);
@@ -1044,17 +1035,16 @@ static void test_hostile_geometry(void **state)
 	for (int i = 0; i < 300; i++) {
 		float p[3];
 		for (int c = 0; c < 3; c++) {
-			uint32_t u = (uint32_t)rnd();
-			memcpy(&p[c], &u, 4); /* any bit pattern, NaN and inf included */
-			if (rnd() % 4)
-				p[c] = (float)(rnd() % 2000) / 100.0f - 10.0f;
+			p[c] = lfs_rng_f32_bits(&g_rng); /* any bit pattern, NaN and inf included */
+			if (lfs_rng_below(&g_rng, 4))
+				p[c] = (float)lfs_rng_below(&g_rng, 2000) / 100.0f - 10.0f;
 		}
 		lfs_thumb_add_pos(&s, p, NULL);
 	}
 	plain_mat(&s);
 	for (int i = 0; i < 2000; i++)
-		tri(&s, (uint32_t)(rnd() % 310), (uint32_t)(rnd() % 300), (uint32_t)(rnd() % 300),
-		    (uint32_t)(rnd() % 2));
+		tri(&s, (uint32_t)lfs_rng_below(&g_rng, 310), (uint32_t)lfs_rng_below(&g_rng, 300),
+		    (uint32_t)lfs_rng_below(&g_rng, 300), (uint32_t)lfs_rng_below(&g_rng, 2));
 	unsigned sizes[] = { 128, 256, 512, 1024 };
 	for (int z = 0; z < 4; z++)
 		(void)render_scene(&s, sizes[z], &vis);
@@ -1069,9 +1059,7 @@ static void test_hostile_bytes(void **state)
 	uint8_t *d = malloc(n);
 	for (int it = 0; it < 300; it++) {
 		memcpy(d, orig, n);
-		int flips = 1 + (int)(rnd() % 8);
-		for (int k = 0; k < flips; k++)
-			d[rnd() % n] ^= (uint8_t)(1u << (rnd() % 8));
+		lfs_rng_mutate(&g_rng, d, n, 1 + (unsigned)lfs_rng_below(&g_rng, 8), 0, false);
 		uint8_t *png = NULL;
 		size_t pn;
 		lfs_error err;
@@ -1089,8 +1077,7 @@ static void test_hostile_bytes(void **state)
 		for (int it = 0; it < 200; it++) {
 			memcpy(d, orig, n);
 			size_t len = it < 40 ? n * (size_t)it / 40 : n;
-			for (int k = 0; k < 4; k++)
-				d[rnd() % n] ^= (uint8_t)(1u << (rnd() % 8));
+			lfs_rng_mutate(&g_rng, d, n, 4, 0, false);
 			uint8_t *png = NULL;
 			size_t pn;
 			lfs_error err;
@@ -1104,13 +1091,11 @@ static void test_hostile_bytes(void **state)
 	/* the TGA decoder on flipped and truncated textures */
 	char p[4096];
 	snprintf(p, sizeof(p), "%s/samples/lfs_crate.tga", src_root());
-	orig = lfs_read_file(p, &n);
-	assert_non_null(orig);
+	orig = lfs_read_file_ok(p, &n);
 	d = malloc(n);
 	for (int it = 0; it < 500; it++) {
 		memcpy(d, orig, n);
-		for (int k = 0; k < 3; k++)
-			d[rnd() % n] ^= (uint8_t)rnd();
+		lfs_rng_mutate(&g_rng, d, n, 3, 0, true);
 		uint8_t *rgba;
 		uint32_t w, h;
 		if (lfs_thumb_decode_tga(d, it < 100 ? n * (size_t)it / 100 : n, &rgba, &w, &h)) {
@@ -1130,6 +1115,7 @@ static void test_hostile_bytes(void **state)
 
 int main(void)
 {
+	lfs_rng_seed(&g_rng, "thumb", 0x9E3779B97F4A7C15ull);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_golden_box),
 		cmocka_unit_test(test_golden_skin2bone),

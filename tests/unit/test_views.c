@@ -24,6 +24,7 @@
 #include "views/nwn_csv.h"
 #include "views/nwn_views.h"
 #include "views/viewset.h"
+#include "conform.h"
 #include "corpus.h"
 
 static char **g_list;
@@ -34,14 +35,7 @@ static int setup(void **state)
 {
 	(void)state;
 	g_corpus = lfs_corpus_dir_or_skip();
-	char list[4096], prefix[4096];
-	snprintf(list, sizeof(list), "%s/nwn/binary.txt", g_corpus);
-	snprintf(prefix, sizeof(prefix), "%s/nwn", g_corpus);
-	g_list = lfs_read_list(list, prefix, &g_count);
-	if (!g_list || g_count == 0) {
-		fprintf(stderr, "no binary list: skipping\n");
-		exit(77);
-	}
+	g_list = lfs_corpus_list("nwn", "binary.txt", &g_count);
 	return 0;
 }
 
@@ -52,18 +46,11 @@ static int teardown(void **state)
 	return 0;
 }
 
-static const char *base_name(const char *p)
-{
-	const char *s = strrchr(p, '/');
-	return s ? s + 1 : p;
-}
-
 static bool build(const char *path, lfs_viewset *vs, uint8_t **data, size_t *n)
 {
-	*data = lfs_read_file(path, n);
-	assert_non_null(*data);
+	*data = lfs_read_file_ok(path, n);
 	lfs_error err;
-	lfs_err r = lfs_views_build(base_name(path), *data, *n, NULL, vs, &err);
+	lfs_err r = lfs_views_build(lfs_base_name(path), *data, *n, NULL, vs, &err);
 	if (r) {
 		fprintf(stderr, "%s: %s\n", path, err.msg);
 		return false;
@@ -188,9 +175,8 @@ static void every_binary_builds(void **state)
 		size_t n;
 		uint8_t *data;
 		lfs_viewset vs, vs2;
-		data = lfs_read_file(g_list[f], &n);
-		assert_non_null(data);
-		assert_ptr_equal(lfs_detect(base_name(g_list[f]), data, n), &lfs_format_nwn_mdl);
+		data = lfs_read_file_ok(g_list[f], &n);
+		assert_ptr_equal(lfs_detect(lfs_base_name(g_list[f]), data, n), &lfs_format_nwn_mdl);
 		free(data);
 		assert_true(build(g_list[f], &vs, &data, &n));
 		assert_ptr_equal(vs.format, &lfs_format_nwn_mdl);
@@ -212,7 +198,9 @@ static void every_binary_builds(void **state)
 			assert_int_equal(strlen(vs.views[i].data), vs.views[i].size);
 		}
 		lfs_error err;
-		assert_int_equal(lfs_views_build(base_name(g_list[f]), data, n, NULL, &vs2, &err), LFS_OK);
+		assert_int_equal(
+			lfs_views_build(lfs_base_name(g_list[f]), data, n, NULL, &vs2, &err),
+			LFS_OK);
 		assert_int_equal(vs.n_views, vs2.n_views);
 		for (size_t i = 0; i < vs.n_views; i++) {
 			assert_string_equal(vs.views[i].path, vs2.views[i].path);
@@ -232,8 +220,7 @@ static void non_models_pass_through(void **state)
 {
 	(void)state;
 	size_t n;
-	uint8_t *data = lfs_read_file(g_list[0], &n);
-	assert_non_null(data);
+	uint8_t *data = lfs_read_file_ok(g_list[0], &n);
 	assert_null(lfs_detect("x.tga", data, n));
 	assert_ptr_equal(lfs_detect("X.MDL", data, n), &lfs_format_nwn_mdl);
 	lfs_viewset vs;
@@ -512,8 +499,7 @@ static bool load_pair(const char *model, doc *ours, doc *peer, nwn_model **mp)
 	lfs_viewset_free(&vs);
 	free(data);
 	snprintf(path, sizeof(path), "%s/nwn/peer_decompiled/%s/%s.mdl", g_corpus, rollnw_dir, model);
-	uint8_t *p = lfs_read_file(path, &n);
-	assert_non_null(p);
+	uint8_t *p = lfs_read_file_ok(path, &n);
 	doc_parse(peer, (const char *)p, n);
 	free(p);
 	return true;
