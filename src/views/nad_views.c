@@ -4,6 +4,8 @@
  */
 #include "nad_views.h"
 
+#include "../common/mem.h"
+
 #include "../common/floatfmt.h"
 #include "names.h"
 
@@ -59,11 +61,6 @@ char **nad_track_names(const nad_model *m)
 
 /* ---- views -------------------------------------------------------------- */
 
-static lfs_err nomem(lfs_error *err)
-{
-	return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "NAD views", "out of memory building views");
-}
-
 lfs_err nad_views(const uint8_t *data, size_t n, const lfs_view_opts *opts, lfs_vlist *l,
 		  lfs_error *err)
 {
@@ -84,7 +81,7 @@ lfs_err nad_views(const uint8_t *data, size_t n, const lfs_view_opts *opts, lfs_
 	if (!r) {
 		names = nad_track_names(m);
 		if (!names)
-			r = nomem(err);
+			r = lfs_nomem(err, "NAD views");
 	}
 	char path[256];
 	for (uint32_t t = 0; !r && t < m->n_tracks && !l->failed; t++) {
@@ -98,7 +95,7 @@ lfs_err nad_views(const uint8_t *data, size_t n, const lfs_view_opts *opts, lfs_
 	lfs_sb_free(&sb);
 	nad_model_free(m);
 	if (!r && l->failed)
-		r = nomem(err);
+		r = lfs_nomem(err, "NAD views");
 	return r;
 }
 
@@ -140,7 +137,7 @@ lfs_err nad_apply_view(const uint8_t *orig, size_t n, const char *viewpath, cons
 	} else if (!strncmp(viewpath, "tracks/", 7)) {
 		char **names = nad_track_names(m);
 		if (!names) {
-			r = nomem(err);
+			r = lfs_nomem(err, "NAD views");
 		} else {
 			size_t pl = strlen(viewpath);
 			uint32_t hit = UINT32_MAX;

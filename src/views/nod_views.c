@@ -4,6 +4,8 @@
  */
 #include "nod_views.h"
 
+#include "../common/mem.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,11 +13,6 @@
 bool nod_detect(const uint8_t *data, size_t n)
 {
 	return nod_is_binary(data, n);
-}
-
-static lfs_err nomem(lfs_error *err)
-{
-	return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "views", "out of memory building views");
 }
 
 /* Names shared by the writers: group OBJ names and MTL material names. */
@@ -40,7 +37,7 @@ static lfs_err names_init(const nod_model *m, nod_names *nn, lfs_error *err)
 	nn->gn = calloc(m->n_groups ? m->n_groups : 1, sizeof(*nn->gn));
 	nn->mn = calloc(m->n_materials ? m->n_materials : 1, sizeof(*nn->mn));
 	if (!nn->gn || !nn->mn)
-		return nomem(err);
+		return lfs_nomem(err, "views");
 	lfs_err r = nod_group_names(m, &nn->groups, nn->gn, err);
 	if (!r)
 		r = nod_mtl_names(m, &nn->mats, nn->mn, &nn->untextured, err);
@@ -81,7 +78,7 @@ lfs_err nod_views(const uint8_t *data, size_t n, const lfs_view_opts *opts, lfs_
 	names_free(&nn);
 	nod_model_free(m);
 	if (!r && l->failed)
-		r = nomem(err);
+		r = lfs_nomem(err, "views");
 	return r;
 }
 
