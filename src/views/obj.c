@@ -128,6 +128,9 @@ static lfs_err read_corner(reader *rd, uint32_t i, lfs_obj_corner *c)
 	int64_t part[3] = { 0, 0, 0 };
 	bool have[3] = { false, false, false };
 	uint32_t nparts = (flags & LFS_OBJ_NO_VN) ? 2 : 3;
+	if ((flags & LFS_OBJ_NEED_VT) && !memchr(t->s, '/', t->len))
+		return lfs_lex_fail(&rd->lx, ln, i,
+				    "face corner needs position/texcoord indices (v/vt)");
 	size_t p = 0;
 	for (uint32_t k = 0;; k++) {
 		size_t q = p;
@@ -154,7 +157,7 @@ static lfs_err read_corner(reader *rd, uint32_t i, lfs_obj_corner *c)
 		}
 		p = q + 1;
 	}
-	if (!have[0])
+	if (!have[0] || ((flags & LFS_OBJ_NEED_VT) && !have[1]))
 		return lfs_lex_fail(&rd->lx, ln, i, "bad face corner '%.*s'", (int)t->len, t->s);
 	static const char *const what[3] = { "vertex", "texture", "normal" };
 	size_t cnt[3] = { o->nv, o->nt, o->nn };
@@ -173,9 +176,6 @@ static lfs_err read_corner(reader *rd, uint32_t i, lfs_obj_corner *c)
 					    (unsigned long long)rd->r->max_index);
 		*dst[j] = x;
 	}
-	if ((flags & LFS_OBJ_NEED_VT) && !have[1])
-		return lfs_lex_fail(&rd->lx, ln, i,
-				    "face corner needs position/texcoord indices (v/vt)");
 	c->col = t->col;
 	return LFS_OK;
 }

@@ -103,7 +103,7 @@ typedef struct lfs_obj {
 #define LFS_OBJ_W 0x2u
 /** Normals are not read: vn lines and the part of a corner after its second '/' are skipped. */
 #define LFS_OBJ_NO_VN 0x4u
-/** Every corner needs a texture index (v/vt). */
+/** Every corner needs a texture index (v/vt); checked before the indices are read. */
 #define LFS_OBJ_NEED_VT 0x8u
 /** An index must name an element defined on an earlier line. */
 #define LFS_OBJ_DEFINED_ABOVE 0x10u
