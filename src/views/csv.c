@@ -101,18 +101,18 @@ lfs_err lfs_csv_header(lfs_csv *c, const char *header)
 		size_t hl = he ? (size_t)(he - h) : strlen(h);
 		if (i >= c->nf || i >= LFS_CSV_MAXF)
 			return lfs_fail_at(c->err, c->file, c->row_line, c->end_col,
-					   "header: missing column '%.*s' (expected '%s')", (int)hl, h,
-					   header);
+					   "header: missing column '%.*s' (expected '%s')", (int)hl,
+					   h, header);
 		const lfs_csv_field *f = &c->f[i];
 		if (f->len != hl || (nocase ? strncasecmp(f->s, h, hl) : memcmp(f->s, h, hl)))
 			return lfs_fail_at(c->err, c->file, c->row_line, f->col,
-					   "header: expected column '%.*s' (expected '%s')", (int)hl, h,
-					   header);
+					   "header: expected column '%.*s' (expected '%s')",
+					   (int)hl, h, header);
 		if (!he) {
 			if (c->nf > i + 1)
-				return lfs_fail_at(c->err, c->file, c->row_line, lfs_csv_col(c, i + 1),
-						   "header: unexpected extra column (expected '%s')",
-						   header);
+				return lfs_fail_at(
+					c->err, c->file, c->row_line, lfs_csv_col(c, i + 1),
+					"header: unexpected extra column (expected '%s')", header);
 			return LFS_OK;
 		}
 		h = he + 1;

@@ -47,7 +47,7 @@ typedef struct lfs_csv {
 	lfs_error *err;
 	/* the current row */
 	uint32_t row_line, end_col; /**< its line; column just past its last byte */
-	size_t nf;                  /**< fields in the row (may exceed LFS_CSV_MAXF) */
+	size_t nf;		    /**< fields in the row (may exceed LFS_CSV_MAXF) */
 	lfs_csv_field f[LFS_CSV_MAXF];
 } lfs_csv;
 

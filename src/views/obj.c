@@ -35,9 +35,9 @@ static const struct {
 	const char *kw;
 	lfs_obj_kind kind;
 } keywords[] = {
-	{ "v", LFS_OBJ_V },	  { "vt", LFS_OBJ_VT },		{ "vn", LFS_OBJ_VN },
-	{ "f", LFS_OBJ_F },	  { "o", LFS_OBJ_O },		{ "g", LFS_OBJ_G },
-	{ "s", LFS_OBJ_S },	  { "usemtl", LFS_OBJ_USEMTL }, { "mtllib", LFS_OBJ_MTLLIB },
+	{ "v", LFS_OBJ_V }, { "vt", LFS_OBJ_VT },	  { "vn", LFS_OBJ_VN },
+	{ "f", LFS_OBJ_F }, { "o", LFS_OBJ_O },		  { "g", LFS_OBJ_G },
+	{ "s", LFS_OBJ_S }, { "usemtl", LFS_OBJ_USEMTL }, { "mtllib", LFS_OBJ_MTLLIB },
 };
 
 static lfs_obj_kind kind_of(const lfs_tok *t)
@@ -75,17 +75,18 @@ static lfs_err read_vec(reader *rd, lfs_obj_kind k)
 		const lfs_tok *kw = &ln->tok[0];
 		if (extra)
 			return lfs_lex_fail(&rd->lx, ln, got < want ? ln->ntok : want + extra + 1,
-					    "expected %u or %u numbers after '%.*s', found %u", want,
-					    want + extra, (int)kw->len, kw->s, got);
+					    "expected %u or %u numbers after '%.*s', found %u",
+					    want, want + extra, (int)kw->len, kw->s, got);
 		return lfs_lex_fail(&rd->lx, ln, got < want ? ln->ntok : want + 1,
-				    "expected %u numbers after '%.*s', found %u", want, (int)kw->len,
-				    kw->s, got);
+				    "expected %u numbers after '%.*s', found %u", want,
+				    (int)kw->len, kw->s, got);
 	}
 	float *dst;
 	lfs_obj_at *at;
 	bool ok;
 	if (k == LFS_OBJ_V) {
-		ok = grow_pair((void **)&o->v, (void **)&o->v_at, &o->cap_v, o->nv + 1, sizeof(*o->v));
+		ok = grow_pair((void **)&o->v, (void **)&o->v_at, &o->cap_v, o->nv + 1,
+			       sizeof(*o->v));
 		dst = ok ? o->v[o->nv] : NULL;
 		at = ok ? &o->v_at[o->nv] : NULL;
 	} else if (k == LFS_OBJ_VT) {
@@ -249,7 +250,8 @@ lfs_err lfs_obj_read(const char *file, const char *text, size_t n, const lfs_obj
 		lfs_obj_kind k = kind_of(kw);
 		if (k == LFS_OBJ_OTHER) {
 			if (rd->r->flags & LFS_OBJ_STRICT)
-				e = lfs_lex_fail(&rd->lx, &rd->ln, 0, "unsupported OBJ statement '%.*s'",
+				e = lfs_lex_fail(&rd->lx, &rd->ln, 0,
+						 "unsupported OBJ statement '%.*s'",
 						 (int)(kw->len > 40 ? 40 : kw->len), kw->s);
 			continue;
 		}

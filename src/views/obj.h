@@ -34,16 +34,16 @@
 
 /** Kind of an OBJ statement (the keyword of a line). */
 typedef enum lfs_obj_kind {
-	LFS_OBJ_V,      /**< v: position */
-	LFS_OBJ_VT,     /**< vt: texture coordinate (tvert) */
-	LFS_OBJ_VN,     /**< vn: normal */
-	LFS_OBJ_F,      /**< f: face */
-	LFS_OBJ_O,      /**< o: object name */
-	LFS_OBJ_G,      /**< g: group name */
-	LFS_OBJ_S,      /**< s: smoothing group */
+	LFS_OBJ_V,	/**< v: position */
+	LFS_OBJ_VT,	/**< vt: texture coordinate (tvert) */
+	LFS_OBJ_VN,	/**< vn: normal */
+	LFS_OBJ_F,	/**< f: face */
+	LFS_OBJ_O,	/**< o: object name */
+	LFS_OBJ_G,	/**< g: group name */
+	LFS_OBJ_S,	/**< s: smoothing group */
 	LFS_OBJ_USEMTL, /**< usemtl: material of the following faces */
 	LFS_OBJ_MTLLIB, /**< mtllib: material library */
-	LFS_OBJ_OTHER,  /**< any other keyword (skipped unless LFS_OBJ_STRICT) */
+	LFS_OBJ_OTHER,	/**< any other keyword (skipped unless LFS_OBJ_STRICT) */
 } lfs_obj_kind;
 
 /** Position of an element in the text: 1-based line and column (bytes). */
@@ -72,19 +72,19 @@ typedef struct lfs_obj_face {
  */
 typedef struct lfs_obj_stmt {
 	lfs_obj_kind kind;
-	uint32_t line, col;  /**< position of the keyword */
-	uint32_t end_col;    /**< column just past the line's last character */
-	uint32_t narg;       /**< tokens after the keyword */
-	const char *arg;     /**< first token after the keyword as written (NULL if none) */
+	uint32_t line, col; /**< position of the keyword */
+	uint32_t end_col;   /**< column just past the line's last character */
+	uint32_t narg;	    /**< tokens after the keyword */
+	const char *arg;    /**< first token after the keyword as written (NULL if none) */
 	uint32_t arg_len, arg_col;
 	size_t nv, nt, nn, nf;
 } lfs_obj_stmt;
 
 /** A parsed OBJ text. Arrays are malloc'd; free with lfs_obj_free(). */
 typedef struct lfs_obj {
-	float (*v)[3];  /**< positions (a w is not kept) */
-	float (*vt)[2]; /**< texture coordinates u, v as written */
-	float (*vn)[3]; /**< normals */
+	float (*v)[3];			  /**< positions (a w is not kept) */
+	float (*vt)[2];			  /**< texture coordinates u, v as written */
+	float (*vn)[3];			  /**< normals */
 	lfs_obj_at *v_at, *vt_at, *vn_at; /**< where each element was read */
 	size_t nv, nt, nn, cap_v, cap_t, cap_n;
 	lfs_obj_face *f;
@@ -161,8 +161,7 @@ void lfs_obj_write_vn(lfs_sb *sb, const float n[3]);
  * (printed + 1); @p vt or @p vn NULL leaves that part out ("a/b",
  * "a//c", "a").
  */
-void lfs_obj_write_f(lfs_sb *sb, unsigned n, const size_t *v, const size_t *vt,
-		     const size_t *vn);
+void lfs_obj_write_f(lfs_sb *sb, unsigned n, const size_t *v, const size_t *vt, const size_t *vn);
 /** "<keyword> <name>\n" (o, g, usemtl, mtllib, s). */
 void lfs_obj_write_stmt(lfs_sb *sb, const char *keyword, const char *name);
 

@@ -80,7 +80,9 @@ lfs_err sod_csv_apply(sod_model *m, sod_channel *c, const char *file, const char
 			e = lfs_fail_at(err, file, cv.row_line, 1, "more than 65535 keys");
 			break;
 		}
-		if ((e = lfs_csv_arity(&cv, w + 2, matrix ? "key, time, 12 matrix values" : "key, time, scale")))
+		if ((e = lfs_csv_arity(&cv, w + 2,
+				       matrix ? "key, time, 12 matrix values"
+					      : "key, time, scale")))
 			break;
 		if (!lfs_grow((void **)&keys, &cap, rows + 1, w * sizeof(float))) {
 			e = lfs_nomem(err, "SOD views");

@@ -13,6 +13,9 @@
  *                         with the most faces)
  *  - anims/<node>.csv     one per animation channel (a second channel of the
  *                         same node is "<node>~2.csv")
+ * Code: sod_views.c (names, view list, apply), sod_text.c (model.txt),
+ * sod_obj.c (OBJ/MTL, model space; OBJ syntax by obj.h), sod_csv.c (CSV;
+ * syntax by csv.h).
  */
 #ifndef LFS_SOD_VIEWS_H
 #define LFS_SOD_VIEWS_H

@@ -55,7 +55,8 @@ static void test_obj_round_trip(void **state)
 	lfs_obj_write_stmt(&sb, "mtllib", "m.mtl");
 	lfs_obj_write_stmt(&sb, "o", "a");
 	for (size_t i = 0; i + 3 <= NTRICKY; i++) {
-		float p[3] = { from_bits(tricky[i]), from_bits(tricky[i + 1]), from_bits(tricky[i + 2]) };
+		float p[3] = { from_bits(tricky[i]), from_bits(tricky[i + 1]),
+			       from_bits(tricky[i + 2]) };
 		lfs_obj_write_v(&sb, p);
 		lfs_obj_write_vt(&sb, p[0], p[2]);
 		lfs_obj_write_vn(&sb, p);
@@ -192,7 +193,8 @@ static lfs_err no_groups(void *ctx, const lfs_obj *o, lfs_obj_kind kind, const l
 {
 	(void)ctx;
 	if (kind == LFS_OBJ_G)
-		return lfs_fail_at(err, at->file, at->line, at->col, "no g here (after %zu v)", o->nv);
+		return lfs_fail_at(err, at->file, at->line, at->col, "no g here (after %zu v)",
+				   o->nv);
 	return LFS_OK;
 }
 
@@ -208,7 +210,8 @@ static void test_obj_refusals(void **state)
 	refuse("vt 1 nan:7f800000\n", NULL, "bad.obj:1:6: nan:7f800000 is not a NaN");
 	refuse("v 1 2\n", NULL, "bad.obj:1:6: expected 3 numbers after 'v', found 2");
 	refuse("vn 1 2 3 4\n", &nod, "bad.obj:1:10: expected 3 numbers after 'vn', found 4");
-	refuse("# c\nvt 1 2 3 4\n", &nod, "bad.obj:2:10: expected 2 or 3 numbers after 'vt', found 4");
+	refuse("# c\nvt 1 2 3 4\n", &nod,
+	       "bad.obj:2:10: expected 2 or 3 numbers after 'vt', found 4");
 	/* face index 0, empty first part, a fourth part, garbage */
 	refuse("v 0 0 0\nf 1 0 1\n", NULL, "bad.obj:2:5: bad face corner '0'");
 	refuse("v 0 0 0\nf 1 /1 1\n", NULL, "bad.obj:2:5: bad face corner '/1'");
@@ -225,7 +228,8 @@ static void test_obj_refusals(void **state)
 	       "bad.obj:2:11: vertex index 65537 is out of range 1..65536");
 	/* face sizes */
 	refuse("v 0 0 0\n\nf 1 1\n", NULL, "bad.obj:3:6: a face needs at least 3 corners, found 2");
-	refuse("v 0 0 0\nf 1 1\n", &nod, "bad.obj:2:6: NOD faces are triangles: expected 3 corners, found 2");
+	refuse("v 0 0 0\nf 1 1\n", &nod,
+	       "bad.obj:2:6: NOD faces are triangles: expected 3 corners, found 2");
 	refuse("v 0 0 0\nf 1 1 1 1\n", &nod,
 	       "bad.obj:2:9: NOD faces are triangles: expected 3 corners, found 4");
 	refuse("g a\nf 1/1 1 1/1\n", &sod,
@@ -290,7 +294,8 @@ static void test_csv_lenient_and_strict(void **state)
 	lfs_csv c;
 	lfs_error err;
 	/* BOM, blank-only lines, blanks around fields, header case: lenient only */
-	const char *t = "\xEF\xBB\xBF" "Frame , TAG\n \t\n 3.5 ,\tx \n";
+	const char *t = "\xEF\xBB\xBF"
+			"Frame , TAG\n \t\n 3.5 ,\tx \n";
 	lfs_csv_init(&c, "t.csv", t, strlen(t), LFS_CSV_LENIENT, &err);
 	assert_int_equal(lfs_csv_header(&c, "frame,tag"), LFS_OK);
 	assert_int_equal(lfs_csv_next(&c), 1);
@@ -301,7 +306,8 @@ static void test_csv_lenient_and_strict(void **state)
 	assert_int_equal(lfs_csv_next(&c), 0);
 	lfs_csv_init(&c, "t.csv", t, strlen(t), 0, &err);
 	assert_int_equal(lfs_csv_header(&c, "frame,tag"), LFS_ERR_PARSE);
-	assert_string_equal(err.msg, "t.csv:1:1: header: expected column 'frame' (expected 'frame,tag')");
+	assert_string_equal(err.msg,
+			    "t.csv:1:1: header: expected column 'frame' (expected 'frame,tag')");
 	/* strict: blanks are part of the field */
 	t = "k\n1 \n";
 	lfs_csv_init(&c, "t.csv", t, strlen(t), 0, &err);
@@ -352,16 +358,20 @@ static void test_csv_refusals(void **state)
 	csv_refuse("", LFS_CSV_LENIENT, 3, "bad.csv:1:1: expected the header row 'a,b,c'");
 	csv_refuse("\r\n\r\n", 0, 3, "bad.csv:3:1: expected the header row 'a,b,c'");
 	csv_refuse("a,b\r\n", 0, 3, "bad.csv:1:4: header: missing column 'c' (expected 'a,b,c')");
-	csv_refuse("a,b,c,d\r\n", 0, 3, "bad.csv:1:7: header: unexpected extra column (expected 'a,b,c')");
-	csv_refuse("a,B,c\r\n", 0, 3, "bad.csv:1:3: header: expected column 'b' (expected 'a,b,c')");
+	csv_refuse("a,b,c,d\r\n", 0, 3,
+		   "bad.csv:1:7: header: unexpected extra column (expected 'a,b,c')");
+	csv_refuse("a,B,c\r\n", 0, 3,
+		   "bad.csv:1:3: header: expected column 'b' (expected 'a,b,c')");
 	csv_refuse("a,b,c\r\n1,2\r\n", 0, 3, "bad.csv:2:4: expected 3 fields (a,b,c), found 2");
 	csv_refuse("a,b,c\r\n1,2,3,4\r\n", 0, 3, "bad.csv:2:7: expected 3 fields (a,b,c), found 4");
-	csv_refuse("a,b,c\r\n1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,"
-		   "28,29,30,31,32,33,34\r\n",
-		   0, 3, "bad.csv:2:7: expected 3 fields (a,b,c), found 34");
+	csv_refuse(
+		"a,b,c\r\n1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,"
+		"28,29,30,31,32,33,34\r\n",
+		0, 3, "bad.csv:2:7: expected 3 fields (a,b,c), found 34");
 	csv_refuse("a,b,c\r\n1,,3\r\n", 0, 3, "bad.csv:2:3: expected a number, found ''");
 	csv_refuse("a,b,c\r\n1,2,\"3\"\r\n", 0, 3, "bad.csv:2:5: expected a number, found '\"3\"'");
-	csv_refuse("a,b,c\n\n1, 2,3x\n", LFS_CSV_LENIENT, 3, "bad.csv:3:6: expected a number, found '3x'");
+	csv_refuse("a,b,c\n\n1, 2,3x\n", LFS_CSV_LENIENT, 3,
+		   "bad.csv:3:6: expected a number, found '3x'");
 	csv_refuse_n("a,b,c\n1,2\0,3\n", 13, 0, 3, "bad.csv:2:4: NUL byte in text");
 	csv_refuse("a,b,c\n1,2,nan:3f800000\n", 0, 3,
 		   "bad.csv:2:5: expected a number, found 'nan:3f800000'");
