@@ -1,17 +1,17 @@
 /**
  * @file nod_obj.c
- * OBJ/MTL views of a NOD model: writers and the OBJ parser (docs/formats/nod.md).
+ * OBJ/MTL views of a NOD model (docs/formats/nod.md): the MTL writer, and
+ * the NOD mapping of the OBJ views onto mesh groups (the OBJ syntax itself
+ * is obj.h's: writers lfs_obj_write_*, reader lfs_obj_read with NOD's rules).
  */
 #include "nod_views.h"
+
+#include "../common/mem.h"
+#include "obj.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static lfs_err nomem(lfs_error *err)
-{
-	return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "views", "out of memory");
-}
 
 /* ---- MTL -------------------------------------------------------------------- */
 
@@ -24,13 +24,13 @@ lfs_err nod_mtl_names(const nod_model *m, lfs_nameset *set, const char **mat_nam
 		memcpy(raw, m->materials[i].raw, l);
 		raw[l] = 0;
 		if (!(mat_names[i] = lfs_nameset_add(set, raw)))
-			return nomem(err);
+			return lfs_nomem(err, "views");
 	}
 	*untextured = NULL;
 	for (uint32_t g = 0; g < m->n_groups; g++)
 		if (m->groups[g].material < 0 || (uint32_t)m->groups[g].material >= m->n_materials) {
 			if (!(*untextured = lfs_nameset_add(set, "untextured")))
-				return nomem(err);
+				return lfs_nomem(err, "views");
 			break;
 		}
 	return LFS_OK;
@@ -55,7 +55,7 @@ lfs_err nod_mtl_write(const nod_model *m, const lfs_view_opts *opts, const char 
 	if (untextured)
 		lfs_sb_printf(sb, "\nnewmtl %s\nKa 1 1 1\nKd 0.8 0.8 0.8\nKs 0 0 0\nd 1\nillum 1\n",
 			      untextured);
-	return lfs_sb_ok(sb) ? LFS_OK : nomem(err);
+	return lfs_sb_ok(sb) ? LFS_OK : lfs_nomem(err, "views");
 }
 
 /* ---- OBJ writers ------------------------------------------------------------ */
@@ -76,27 +76,16 @@ static void group_body(const nod_model *m, uint32_t g, size_t base, const char *
 {
 	const nod_group *gr = &m->groups[g];
 	const nod_vertex *vs = m->verts + gr->first_vert;
-	for (uint32_t i = 0; i < gr->n_verts; i++) {
-		lfs_sb_puts(o, "v ");
-		lfs_sb_floats_bits(o, vs[i].pos, 3, ' ');
-		lfs_sb_putc(o, '\n');
-	}
-	for (uint32_t i = 0; i < gr->n_verts; i++) {
-		lfs_sb_puts(o, "vt ");
-		lfs_sb_float_bits(o, vs[i].uv[0]);
-		lfs_sb_putc(o, ' ');
-		lfs_sb_float_bits(o, 1.0f - vs[i].uv[1]);
-		lfs_sb_putc(o, '\n');
-	}
-	for (uint32_t i = 0; i < gr->n_verts; i++) {
-		lfs_sb_puts(o, "vn ");
-		lfs_sb_floats_bits(o, vs[i].normal, 3, ' ');
-		lfs_sb_putc(o, '\n');
-	}
+	for (uint32_t i = 0; i < gr->n_verts; i++)
+		lfs_obj_write_v(o, vs[i].pos);
+	for (uint32_t i = 0; i < gr->n_verts; i++)
+		lfs_obj_write_vt(o, vs[i].uv[0], 1.0f - vs[i].uv[1]);
+	for (uint32_t i = 0; i < gr->n_verts; i++)
+		lfs_obj_write_vn(o, vs[i].normal);
 	const char *mt = group_mat(m, g, mat_names, untextured);
 	if (mt)
-		lfs_sb_printf(o, "usemtl %s\n", mt);
-	lfs_sb_puts(o, "s off\n");
+		lfs_obj_write_stmt(o, "usemtl", mt);
+	lfs_obj_write_stmt(o, "s", "off");
 	size_t bad = 0;
 	const nod_face *fs = m->faces + gr->first_face;
 	for (uint32_t i = 0; i < gr->n_faces; i++) {
@@ -107,12 +96,8 @@ static void group_body(const nod_model *m, uint32_t g, size_t base, const char *
 			bad++;
 			continue;
 		}
-		lfs_sb_putc(o, 'f');
-		for (int k = 0; k < 3; k++) {
-			size_t x = base + f[k] + 1;
-			lfs_sb_printf(o, " %zu/%zu/%zu", x, x, x);
-		}
-		lfs_sb_putc(o, '\n');
+		size_t x[3] = { base + f[0], base + f[1], base + f[2] };
+		lfs_obj_write_f(o, 3, x, x, x);
 	}
 	if (bad)
 		lfs_sb_printf(o, "# %zu faces left out: vertex index out of range (damaged file)\n", bad);
@@ -127,10 +112,11 @@ lfs_err nod_obj_group_write(const nod_model *m, uint32_t g, const char **names,
 		      (unsigned)g, names[g]);
 	lfs_sb_printf(o, "# %u vertices, %u faces; vt v = 1 - stored v; weights and bones in model.txt\n",
 		      (unsigned)gr->n_verts, (unsigned)gr->n_faces);
-	lfs_sb_puts(o, "mtllib ../model.mtl\n");
-	lfs_sb_printf(o, "o %s\ng %s\n", names[g], names[g]);
+	lfs_obj_write_stmt(o, "mtllib", "../model.mtl");
+	lfs_obj_write_stmt(o, "o", names[g]);
+	lfs_obj_write_stmt(o, "g", names[g]);
 	group_body(m, g, 0, mat_names, untextured, o);
-	return lfs_sb_ok(o) ? LFS_OK : nomem(err);
+	return lfs_sb_ok(o) ? LFS_OK : lfs_nomem(err, "views");
 }
 
 lfs_err nod_obj_model_write(const nod_model *m, const char **names, const char **mat_names,
@@ -139,216 +125,87 @@ lfs_err nod_obj_model_write(const nod_model *m, const char **names, const char *
 	lfs_sb_puts(o, "# legacyfs: every mesh group of this NOD model, model space, rest pose, Z up\n");
 	lfs_sb_printf(o, "# %u groups, %u vertices, %u faces; vt v = 1 - stored v\n",
 		      (unsigned)m->n_groups, (unsigned)m->n_verts, (unsigned)m->n_faces);
-	lfs_sb_puts(o, "mtllib model.mtl\n");
+	lfs_obj_write_stmt(o, "mtllib", "model.mtl");
 	for (uint32_t g = 0; g < m->n_groups; g++) {
-		lfs_sb_printf(o, "o %s\ng %s\n", names[g], names[g]);
+		lfs_obj_write_stmt(o, "o", names[g]);
+		lfs_obj_write_stmt(o, "g", names[g]);
 		group_body(m, g, m->groups[g].first_vert, mat_names, untextured, o);
 	}
-	return lfs_sb_ok(o) ? LFS_OK : nomem(err);
+	return lfs_sb_ok(o) ? LFS_OK : lfs_nomem(err, "views");
 }
 
-/* ---- OBJ parser ------------------------------------------------------------- */
+/* ---- OBJ reader: lfs_obj_read() with NOD's rules ---------------------------- */
 
-typedef struct obj_corner {
-	int64_t v, t, n; /* 0-based global, -1 = absent */
-} obj_corner;
-
-typedef struct obj_face {
-	obj_corner c[3];
-	uint32_t line, col[3];
-} obj_face;
-
+/* One `o` object (or the whole file of a meshes/ view): [start, end) of
+ * each list of the lfs_obj. */
 typedef struct obj_obj {
-	size_t v0, v1, t0, t1, n0, n1; /* [start, end) of each list */
-	size_t f0, f1;
-	lfs_line oline;
+	size_t v0, v1, t0, t1, n0, n1, f0, f1;
+	const lfs_obj_stmt *o; /* its `o` line; NULL for a meshes/ view */
 } obj_obj;
 
-typedef struct obj_data {
-	float (*v)[3];
-	float (*t)[2];
-	float (*n)[3];
-	size_t nv, nt, nn, capv, capt, capn;
-	obj_face *f;
-	size_t nf, capf;
-	obj_obj *o;
-	size_t no, capo;
-} obj_data;
+typedef struct obj_check {
+	const char *file;
+	bool split, seen_o;
+} obj_check;
 
-static void obj_free(obj_data *d)
+/* model.obj: v / vt / vn / f only after the first `o` line. */
+static lfs_err obj_check_line(void *ctx, const lfs_obj *o, lfs_obj_kind kind,
+			      const lfs_obj_where *at, lfs_error *err)
 {
-	free(d->v);
-	free(d->t);
-	free(d->n);
-	free(d->f);
-	free(d->o);
-}
-
-static bool grow(void **a, size_t *cap, size_t need, size_t size)
-{
-	if (need <= *cap)
-		return true;
-	size_t nc = *cap ? *cap * 2 : 256;
-	while (nc < need)
-		nc *= 2;
-	void *b = realloc(*a, nc * size);
-	if (!b)
-		return false;
-	*a = b;
-	*cap = nc;
-	return true;
-}
-
-/* Parse "a", "a/b", "a//c", "a/b/c" (1-based or negative relative). */
-static lfs_err corner(lfs_lex *lx, const lfs_line *ln, uint32_t i, const obj_data *d,
-		      obj_corner *c)
-{
-	const lfs_tok *t = &ln->tok[i];
-	int64_t part[3] = { 0, 0, 0 };
-	bool have[3] = { false, false, false };
-	size_t k = 0, p = 0;
-	while (p <= t->len && k < 3) {
-		size_t q = p;
-		while (q < t->len && t->s[q] != '/')
-			q++;
-		if (q > p) {
-			char buf[24];
-			if (q - p >= sizeof(buf))
-				return lfs_lex_fail(lx, ln, i, "face index too long");
-			memcpy(buf, t->s + p, q - p);
-			buf[q - p] = 0;
-			char *end;
-			long long x = strtoll(buf, &end, 10);
-			if (*end || x == 0)
-				return lfs_lex_fail(lx, ln, i, "bad face corner '%.*s'", (int)t->len, t->s);
-			part[k] = x;
-			have[k] = true;
-		}
-		k++;
-		p = q + 1;
-		if (q == t->len)
-			break;
-	}
-	if (!have[0] || p <= t->len)
-		return lfs_lex_fail(lx, ln, i, "bad face corner '%.*s'", (int)t->len, t->s);
-	size_t cnt[3] = { d->nv, d->nt, d->nn };
-	int64_t *dst[3] = { &c->v, &c->t, &c->n };
-	for (int j = 0; j < 3; j++) {
-		*dst[j] = -1;
-		if (!have[j])
-			continue;
-		int64_t x = part[j] > 0 ? part[j] - 1 : (int64_t)cnt[j] + part[j];
-		if (x < 0 || (uint64_t)x >= cnt[j])
-			return lfs_lex_fail(lx, ln, i, "%s index %lld is not defined above",
-					    j == 0 ? "vertex" : j == 1 ? "texture" : "normal",
-					    (long long)part[j]);
-		*dst[j] = x;
-	}
+	(void)o;
+	obj_check *ck = ctx;
+	if (kind == LFS_OBJ_O)
+		ck->seen_o = true;
+	else if (ck->split && !ck->seen_o &&
+		 (kind == LFS_OBJ_V || kind == LFS_OBJ_VT || kind == LFS_OBJ_VN || kind == LFS_OBJ_F))
+		return lfs_fail_at(err, at->file, at->line, at->col, "data before the first 'o' line");
 	return LFS_OK;
 }
 
-static lfs_err floats(lfs_lex *lx, const lfs_line *ln, float *f, uint32_t want, uint32_t maxtok)
+/* Read @p text and cut it into objects: one per `o` line when @p split
+ * (model.obj), else one for the whole file (*objs malloc'd, *nobj of them). */
+static lfs_err obj_read(const char *file, const char *text, size_t n, bool split, lfs_obj *d,
+			obj_obj **objs, size_t *nobj, lfs_error *err)
 {
-	if (ln->ntok < want + 1 || ln->ntok > maxtok + 1)
-		return lfs_lex_fail(lx, ln, ln->ntok < want + 1 ? ln->ntok : maxtok + 1,
-				    "expected %u numbers", want);
-	for (uint32_t k = 0; k < want; k++) {
-		lfs_err r = lfs_lex_f32(lx, ln, k + 1, &f[k]);
-		if (r)
-			return r;
+	obj_check ck = { file, split, false };
+	lfs_obj_rules rules = { .flags = LFS_OBJ_W | LFS_OBJ_DEFINED_ABOVE,
+				.triangles = "NOD",
+				.check = obj_check_line,
+				.ctx = &ck };
+	*objs = NULL;
+	*nobj = 0;
+	lfs_err r = lfs_obj_read(file, text, n, &rules, d, err);
+	if (r)
+		return r;
+	size_t no = 0;
+	for (size_t i = 0; split && i < d->ns; i++)
+		no += d->s[i].kind == LFS_OBJ_O;
+	obj_obj *ob = calloc(split ? no + 1 : 1, sizeof(*ob));
+	if (!ob)
+		return lfs_nomem(err, "views");
+	if (!split) {
+		ob[0] = (obj_obj){ 0, d->nv, 0, d->nt, 0, d->nn, 0, d->nf, NULL };
+		no = 1;
+	} else {
+		size_t k = 0;
+		for (size_t i = 0; i < d->ns; i++) {
+			const lfs_obj_stmt *st = &d->s[i];
+			if (st->kind != LFS_OBJ_O)
+				continue;
+			if (k) {
+				obj_obj *p = &ob[k - 1];
+				p->v1 = st->nv, p->t1 = st->nt, p->n1 = st->nn, p->f1 = st->nf;
+			}
+			ob[k++] = (obj_obj){ st->nv, 0, st->nt, 0, st->nn, 0, st->nf, 0, st };
+		}
+		if (k) {
+			obj_obj *p = &ob[k - 1];
+			p->v1 = d->nv, p->t1 = d->nt, p->n1 = d->nn, p->f1 = d->nf;
+		}
 	}
+	*objs = ob;
+	*nobj = no;
 	return LFS_OK;
-}
-
-static lfs_err obj_read(const char *file, const char *text, size_t n, bool split, obj_data *d,
-			lfs_error *err)
-{
-	lfs_lex lx;
-	lfs_lex_init(&lx, file, text, n, err);
-	lfs_line *ln = malloc(sizeof(*ln));
-	if (!ln)
-		return nomem(err);
-	lfs_err r = LFS_OK;
-	if (!split) { /* one object = the whole file */
-		if (!grow((void **)&d->o, &d->capo, 1, sizeof(obj_obj)))
-			goto nomem;
-		memset(&d->o[0], 0, sizeof(obj_obj));
-		d->no = 1;
-	}
-	int lr;
-	while ((lr = lfs_lex_next(&lx, ln)) == 1) {
-		const lfs_tok *k = &ln->tok[0];
-		if (lfs_tok_is(k, "o") && split) {
-			if (d->no) {
-				obj_obj *p = &d->o[d->no - 1];
-				p->v1 = d->nv, p->t1 = d->nt, p->n1 = d->nn, p->f1 = d->nf;
-			}
-			if (!grow((void **)&d->o, &d->capo, d->no + 1, sizeof(obj_obj)))
-				goto nomem;
-			obj_obj *o = &d->o[d->no++];
-			o->v0 = d->nv, o->t0 = d->nt, o->n0 = d->nn, o->f0 = d->nf;
-			o->oline = *ln;
-			continue;
-		}
-		bool isv = lfs_tok_is(k, "v"), ist = lfs_tok_is(k, "vt"), isn = lfs_tok_is(k, "vn"),
-		     isf = lfs_tok_is(k, "f");
-		if (!isv && !ist && !isn && !isf)
-			continue; /* o (per-group file), g, usemtl, mtllib, s, ...: no data */
-		if (!d->no) {
-			r = lfs_lex_fail(&lx, ln, 0, "data before the first 'o' line");
-			goto out;
-		}
-		if (isv) {
-			if (!grow((void **)&d->v, &d->capv, d->nv + 1, sizeof(*d->v)))
-				goto nomem;
-			if ((r = floats(&lx, ln, d->v[d->nv], 3, 4)))
-				goto out;
-			d->nv++;
-		} else if (ist) {
-			if (!grow((void **)&d->t, &d->capt, d->nt + 1, sizeof(*d->t)))
-				goto nomem;
-			if ((r = floats(&lx, ln, d->t[d->nt], 2, 3)))
-				goto out;
-			d->nt++;
-		} else if (isn) {
-			if (!grow((void **)&d->n, &d->capn, d->nn + 1, sizeof(*d->n)))
-				goto nomem;
-			if ((r = floats(&lx, ln, d->n[d->nn], 3, 3)))
-				goto out;
-			d->nn++;
-		} else {
-			if (ln->ntok != 4) {
-				r = lfs_lex_fail(&lx, ln, ln->ntok < 4 ? ln->ntok : 4,
-						 "NOD faces are triangles: expected 3 corners, found %u",
-						 ln->ntok - 1);
-				goto out;
-			}
-			if (!grow((void **)&d->f, &d->capf, d->nf + 1, sizeof(*d->f)))
-				goto nomem;
-			obj_face *f = &d->f[d->nf];
-			f->line = ln->line;
-			for (uint32_t c = 0; c < 3; c++) {
-				if ((r = corner(&lx, ln, c + 1, d, &f->c[c])))
-					goto out;
-				f->col[c] = ln->tok[c + 1].col;
-			}
-			d->nf++;
-		}
-	}
-	if (lr < 0) {
-		r = LFS_ERR_PARSE;
-		goto out;
-	}
-	if (d->no) {
-		obj_obj *p = &d->o[d->no - 1];
-		p->v1 = d->nv, p->t1 = d->nt, p->n1 = d->nn, p->f1 = d->nf;
-	}
-	goto out;
-nomem:
-	r = nomem(err);
-out:
-	free(ln);
-	return r;
 }
 
 /* Replace group @p g's vertices and faces with object @p o of @p d. The new
@@ -383,7 +240,7 @@ static void skin_from(const nod_model *m, const nod_group *gr, size_t i, nod_ver
  * tool that merges equal texture coordinates and normals): every distinct
  * (v, vt, vn) corner becomes one NOD vertex, in order of first use; skin
  * data comes from the old vertex with the same v row. */
-static lfs_err split_group(const nod_model *m, uint32_t g, const obj_data *d, const obj_obj *o,
+static lfs_err split_group(const nod_model *m, uint32_t g, const lfs_obj *d, const obj_obj *o,
 			   const char *file, rebuild *rb, uint16_t *new_nv, uint16_t *new_nf,
 			   lfs_error *err)
 {
@@ -396,16 +253,16 @@ static lfs_err split_group(const nod_model *m, uint32_t g, const obj_data *d, co
 	if (!key || !val) {
 		free(key);
 		free(val);
-		return nomem(err);
+		return lfs_nomem(err, "views");
 	}
 	for (size_t i = 0; i < cap; i++)
 		val[i] = UINT32_MAX;
 	size_t nv = 0;
 	lfs_err r = LFS_OK;
 	for (size_t i = 0; i < cf && !r; i++) {
-		const obj_face *f = &d->f[o->f0 + i];
+		const lfs_obj_face *f = &d->f[o->f0 + i];
 		for (int k = 0; k < 3; k++) {
-			const obj_corner *c = &f->c[k];
+			const lfs_obj_corner *c = &d->c[f->first + (size_t)k];
 			uint64_t h = (uint64_t)c->v * 0x9E3779B97F4A7C15ull ^
 				     (uint64_t)(c->t + 1) * 0xC2B2AE3D27D4EB4Full ^
 				     (uint64_t)(c->n + 1) * 0x165667B19E3779F9ull;
@@ -415,7 +272,7 @@ static lfs_err split_group(const nod_model *m, uint32_t g, const obj_data *d, co
 				s = (s + 1) & (cap - 1);
 			if (val[s] == UINT32_MAX) {
 				if (nv == UINT16_MAX) {
-					r = lfs_fail_at(err, file, f->line, f->col[k],
+					r = lfs_fail_at(err, file, f->line, c->col,
 							"more than 65535 distinct corners in group %u",
 							(unsigned)g);
 					break;
@@ -427,12 +284,12 @@ static lfs_err split_group(const nod_model *m, uint32_t g, const obj_data *d, co
 				skin_from(m, gr, li, v, rb->lod ? &rb->lod[rb->nv + nv] : NULL);
 				memcpy(v->pos, d->v[c->v], sizeof(v->pos));
 				if (c->n >= 0)
-					memcpy(v->normal, d->n[c->n], sizeof(v->normal));
+					memcpy(v->normal, d->vn[c->n], sizeof(v->normal));
 				if (c->t >= 0) {
 					float back = 1.0f - v->uv[1];
-					v->uv[0] = d->t[c->t][0];
-					if (!(li < gr->n_verts && !memcmp(&back, &d->t[c->t][1], 4)))
-						v->uv[1] = 1.0f - d->t[c->t][1];
+					v->uv[0] = d->vt[c->t][0];
+					if (!(li < gr->n_verts && !memcmp(&back, &d->vt[c->t][1], 4)))
+						v->uv[1] = 1.0f - d->vt[c->t][1];
 				}
 				nv++;
 			}
@@ -450,13 +307,13 @@ static lfs_err split_group(const nod_model *m, uint32_t g, const obj_data *d, co
 	return LFS_OK;
 }
 
-static lfs_err apply_group(const nod_model *m, uint32_t g, const obj_data *d, const obj_obj *o,
+static lfs_err apply_group(const nod_model *m, uint32_t g, const lfs_obj *d, const obj_obj *o,
 			   const char *file, rebuild *rb, uint16_t *new_nv, uint16_t *new_nf,
 			   lfs_error *err)
 {
 	const nod_group *gr = &m->groups[g];
 	size_t cnt = o->v1 - o->v0, ct = o->t1 - o->t0, cn = o->n1 - o->n0, cf = o->f1 - o->f0;
-	unsigned line = o->oline.line ? o->oline.line : 1;
+	unsigned line = o->o ? o->o->line : 1;
 	if (cnt > UINT16_MAX || cf > UINT16_MAX)
 		return lfs_fail_at(err, file, line, 1,
 				   "group %u would have %zu vertices and %zu faces; a group holds at "
@@ -464,16 +321,16 @@ static lfs_err apply_group(const nod_model *m, uint32_t g, const obj_data *d, co
 	/* faces: corners must use vertices of this object */
 	bool diag = (!ct || ct == cnt) && (!cn || cn == cnt);
 	for (size_t i = o->f0; i < o->f1; i++) {
-		const obj_face *f = &d->f[i];
+		const lfs_obj_face *f = &d->f[i];
 		for (int k = 0; k < 3; k++) {
-			const obj_corner *c = &f->c[k];
+			const lfs_obj_corner *c = &d->c[f->first + (size_t)k];
 			if (c->v < (int64_t)o->v0 || c->v >= (int64_t)o->v1)
-				return lfs_fail_at(err, file, f->line, f->col[k],
+				return lfs_fail_at(err, file, f->line, c->col,
 						   "vertex %lld belongs to another group",
 						   (long long)c->v + 1);
 			if ((c->t >= 0 && (c->t < (int64_t)o->t0 || c->t >= (int64_t)o->t1)) ||
 			    (c->n >= 0 && (c->n < (int64_t)o->n0 || c->n >= (int64_t)o->n1)))
-				return lfs_fail_at(err, file, f->line, f->col[k],
+				return lfs_fail_at(err, file, f->line, c->col,
 						   "texture or normal row of another group");
 			int64_t l = c->v - (int64_t)o->v0;
 			if ((c->t >= 0 && c->t - (int64_t)o->t0 != l) ||
@@ -488,9 +345,9 @@ static lfs_err apply_group(const nod_model *m, uint32_t g, const obj_data *d, co
 		skin_from(m, gr, i, v, rb->lod ? &rb->lod[rb->nv + i] : NULL);
 		memcpy(v->pos, d->v[o->v0 + i], sizeof(v->pos));
 		if (cn)
-			memcpy(v->normal, d->n[o->n0 + i], sizeof(v->normal));
+			memcpy(v->normal, d->vn[o->n0 + i], sizeof(v->normal));
 		if (ct) {
-			const float *t = d->t[o->t0 + i];
+			const float *t = d->vt[o->t0 + i];
 			v->uv[0] = t[0];
 			float back = 1.0f - v->uv[1];
 			if (!(i < gr->n_verts && !memcmp(&back, &t[1], 4)))
@@ -499,7 +356,7 @@ static lfs_err apply_group(const nod_model *m, uint32_t g, const obj_data *d, co
 	}
 	for (size_t i = 0; i < cf; i++)
 		for (int k = 0; k < 3; k++)
-			rb->f[rb->nf + i].v[k] = (uint16_t)(d->f[o->f0 + i].c[k].v - (int64_t)o->v0);
+			rb->f[rb->nf + i].v[k] = (uint16_t)(d->c[d->f[o->f0 + i].first + (size_t)k].v - (int64_t)o->v0);
 	rb->nv += cnt;
 	rb->nf += cf;
 	*new_nv = (uint16_t)cnt;
@@ -523,23 +380,24 @@ lfs_err nod_obj_apply(nod_model *m, int32_t group, const char **names, const cha
 {
 	if (group >= (int32_t)m->n_groups)
 		return lfs_fail(err, LFS_ERR_NOTFORMAT, SIZE_MAX, "views", "no mesh group %d", (int)group);
-	obj_data d;
-	memset(&d, 0, sizeof(d));
-	lfs_err r = obj_read(file, text, n, group < 0, &d, err);
+	lfs_obj d;
+	obj_obj *ob = NULL;
+	size_t no = 0;
+	lfs_err r = obj_read(file, text, n, group < 0, &d, &ob, &no, err);
 	if (r)
 		goto out;
 	if (group < 0) {
-		if (d.no != m->n_groups) {
-			r = lfs_fail_at(err, file, d.no > m->n_groups ? d.o[m->n_groups].oline.line : 1, 1,
+		if (no != m->n_groups) {
+			r = lfs_fail_at(err, file, no > m->n_groups ? ob[m->n_groups].o->line : 1, 1,
 					"model.obj has %zu 'o' objects; this model has %u mesh groups "
-					"(one object per group, in order)", d.no, (unsigned)m->n_groups);
+					"(one object per group, in order)", no, (unsigned)m->n_groups);
 			goto out;
 		}
 		for (uint32_t g = 0; g < m->n_groups; g++) {
-			const lfs_line *ol = &d.o[g].oline;
+			const lfs_obj_stmt *ol = ob[g].o;
 			size_t len = strlen(names[g]);
-			if (ol->ntok != 2 || ol->tok[1].len != len || memcmp(ol->tok[1].s, names[g], len)) {
-				r = lfs_fail_at(err, file, ol->line, ol->ntok >= 2 ? ol->tok[1].col : ol->end_col,
+			if (ol->narg != 1 || ol->arg_len != len || memcmp(ol->arg, names[g], len)) {
+				r = lfs_fail_at(err, file, ol->line, ol->narg >= 1 ? ol->arg_col : ol->end_col,
 						"expected 'o %s' (object %u is mesh group %u)", names[g],
 						(unsigned)g, (unsigned)g);
 				goto out;
@@ -558,14 +416,14 @@ lfs_err nod_obj_apply(nod_model *m, int32_t group, const char **names, const cha
 		free(rb.f);
 		free(rb.lod);
 		free(gnv);
-		r = nomem(err);
+		r = lfs_nomem(err, "views");
 		goto out;
 	}
 	for (uint32_t g = 0; g < m->n_groups && !r; g++) {
 		gnv[2 * g] = m->groups[g].n_verts;
 		gnv[2 * g + 1] = m->groups[g].n_faces;
 		if (group < 0 || (uint32_t)group == g)
-			r = apply_group(m, g, &d, &d.o[group < 0 ? g : 0], file, &rb, &gnv[2 * g],
+			r = apply_group(m, g, &d, &ob[group < 0 ? g : 0], file, &rb, &gnv[2 * g],
 					&gnv[2 * g + 1], err);
 		else
 			copy_group(m, g, &rb);
@@ -594,6 +452,7 @@ lfs_err nod_obj_apply(nod_model *m, int32_t group, const char **names, const cha
 	free(gnv);
 	r = nod_model_layout(m, err);
 out:
-	obj_free(&d);
+	lfs_obj_free(&d);
+	free(ob);
 	return r;
 }

@@ -13,6 +13,9 @@
  *                         with the most faces)
  *  - anims/<node>.csv     one per animation channel (a second channel of the
  *                         same node is "<node>~2.csv")
+ * Code: sod_views.c (names, view list, apply), sod_text.c (model.txt),
+ * sod_obj.c (OBJ/MTL, model space; OBJ syntax by obj.h), sod_csv.c (CSV;
+ * syntax by csv.h).
  */
 #ifndef LFS_SOD_VIEWS_H
 #define LFS_SOD_VIEWS_H
@@ -47,6 +50,38 @@ lfs_err sod_obj_mesh(const sod_model *m, uint16_t idx, const char *obj_name, lfs
 
 /** Write anims/<node>.csv for channel @p idx of @p m. */
 lfs_err sod_csv_channel(const sod_model *m, uint16_t idx, lfs_sb *out, lfs_error *err);
+
+/**
+ * Append model.mtl: one material per (texture, lighting material) pair of
+ * the mesh nodes, Ka/Kd/Ks/Ns/illum from the lighting material, map_Kd via
+ * opts->texture_lookup. LFS_ERR_NOMEM on failure. (sod_obj.c)
+ */
+lfs_err sod_mtl_write(const sod_model *m, const lfs_view_opts *opts, lfs_sb *sb, lfs_error *err);
+
+/**
+ * Append model.obj: the shown mesh nodes (sod_model_space()) in model
+ * space, `o <node_obj[i]>` each; @p node_obj has m->n_nodes entries (NULL
+ * for non-mesh nodes). (sod_obj.c)
+ */
+lfs_err sod_obj_model_write(const sod_model *m, const char *const *node_obj, lfs_sb *sb,
+			    lfs_error *err);
+
+/**
+ * Replace the positions, texture coordinates and faces of mesh @p me (of
+ * @p m, arena-allocated) with those of meshes/<node>.obj text @p text
+ * (@p n bytes): one `g` per lighting group in order, triangles with v/vt
+ * corners, at most 65535 of each list. Messages name @p file. (sod_obj.c)
+ */
+lfs_err sod_obj_apply(sod_model *m, sod_mesh *me, const char *file, const char *text, size_t n,
+		      lfs_error *err);
+
+/**
+ * Replace the keys of channel @p c (of @p m) with those of anims/<node>.csv
+ * text @p text (@p n bytes): the header row, then one row per key: key
+ * (= row number), time (ignored), values. Messages name @p file. (sod_csv.c)
+ */
+lfs_err sod_csv_apply(sod_model *m, sod_channel *c, const char *file, const char *text, size_t n,
+		      lfs_error *err);
 
 /** Key time of key @p k of channel @p c: k * period / n_keys (seconds). */
 float sod_key_time(const sod_channel *c, uint32_t k);

@@ -1,0 +1,172 @@
+/**
+ * @file csv.c
+ * The shared CSV reader and writers (csv.h).
+ */
+#include "csv.h"
+
+#include "../common/floatfmt.h"
+
+#include <string.h>
+#include <strings.h>
+
+void lfs_csv_init(lfs_csv *c, const char *file, const char *text, size_t n, unsigned flags,
+		  lfs_error *err)
+{
+	memset(c, 0, sizeof(*c));
+	c->file = file ? file : "<input>";
+	c->p = text ? text : "";
+	c->end = c->p + (text ? n : 0);
+	c->flags = flags;
+	c->err = err;
+	/* A UTF-8 byte order mark (spreadsheets add one) is skipped; columns
+	 * of the first line count from after it. */
+	if ((flags & LFS_CSV_LENIENT) && c->end - c->p >= 3 && !memcmp(c->p, "\xEF\xBB\xBF", 3))
+		c->p += 3;
+}
+
+static bool blank(char ch)
+{
+	return ch == ' ' || ch == '\t';
+}
+
+int lfs_csv_next(lfs_csv *c)
+{
+	bool trim = c->flags & LFS_CSV_LENIENT;
+	while (c->p < c->end) {
+		const char *ls = c->p;
+		const char *le = memchr(ls, '\n', (size_t)(c->end - ls));
+		if (!le)
+			le = c->end;
+		c->p = le < c->end ? le + 1 : le;
+		c->line++;
+		const char *e = le;
+		if (e > ls && e[-1] == '\r')
+			e--;
+		const char *q = ls;
+		while (trim && q < e && blank(*q))
+			q++;
+		if (q == e)
+			continue;
+		const char *nul = memchr(ls, '\0', (size_t)(e - ls));
+		if (nul) {
+			lfs_fail_at(c->err, c->file, c->line, (unsigned)(nul - ls) + 1,
+				    "NUL byte in text");
+			return -1;
+		}
+		c->row_line = c->line;
+		c->end_col = (uint32_t)(e - ls) + 1;
+		c->nf = 0;
+		const char *fs = ls;
+		for (;;) {
+			const char *fe = memchr(fs, ',', (size_t)(e - fs));
+			if (!fe)
+				fe = e;
+			const char *a = fs, *b = fe;
+			while (trim && a < b && blank(*a))
+				a++;
+			while (trim && b > a && blank(b[-1]))
+				b--;
+			if (c->nf < LFS_CSV_MAXF) {
+				c->f[c->nf].s = a;
+				c->f[c->nf].len = (size_t)(b - a);
+				c->f[c->nf].col = (uint32_t)(a - ls) + 1;
+			}
+			c->nf++;
+			if (fe == e)
+				break;
+			fs = fe + 1;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+uint32_t lfs_csv_col(const lfs_csv *c, size_t i)
+{
+	return i < c->nf && i < LFS_CSV_MAXF ? c->f[i].col : c->end_col;
+}
+
+lfs_err lfs_csv_header(lfs_csv *c, const char *header)
+{
+	int r = lfs_csv_next(c);
+	if (r < 0)
+		return LFS_ERR_PARSE;
+	if (r == 0)
+		return lfs_fail_at(c->err, c->file, c->line + 1, 1, "expected the header row '%s'",
+				   header);
+	bool nocase = c->flags & LFS_CSV_LENIENT;
+	const char *h = header;
+	for (size_t i = 0;; i++) {
+		const char *he = strchr(h, ',');
+		size_t hl = he ? (size_t)(he - h) : strlen(h);
+		if (i >= c->nf || i >= LFS_CSV_MAXF)
+			return lfs_fail_at(c->err, c->file, c->row_line, c->end_col,
+					   "header: missing column '%.*s' (expected '%s')", (int)hl,
+					   h, header);
+		const lfs_csv_field *f = &c->f[i];
+		if (f->len != hl || (nocase ? strncasecmp(f->s, h, hl) : memcmp(f->s, h, hl)))
+			return lfs_fail_at(c->err, c->file, c->row_line, f->col,
+					   "header: expected column '%.*s' (expected '%s')",
+					   (int)hl, h, header);
+		if (!he) {
+			if (c->nf > i + 1)
+				return lfs_fail_at(
+					c->err, c->file, c->row_line, lfs_csv_col(c, i + 1),
+					"header: unexpected extra column (expected '%s')", header);
+			return LFS_OK;
+		}
+		h = he + 1;
+	}
+}
+
+lfs_err lfs_csv_arity(lfs_csv *c, size_t want, const char *what)
+{
+	if (c->nf == want)
+		return LFS_OK;
+	return lfs_fail_at(c->err, c->file, c->row_line,
+			   lfs_csv_col(c, c->nf < want ? c->nf : want),
+			   "expected %zu fields (%s), found %zu", want, what, c->nf);
+}
+
+lfs_err lfs_csv_f32(lfs_csv *c, size_t i, float *out)
+{
+	const lfs_csv_field *f = &c->f[i];
+	if (f->len && lfs_parse_float_bits(f->s, f->len, out))
+		return LFS_OK;
+	return lfs_fail_at(c->err, c->file, c->row_line, f->col, "expected a number, found '%.*s'",
+			   (int)(f->len > 40 ? 40 : f->len), f->s);
+}
+
+bool lfs_csv_uint(const lfs_csv_field *f, uint64_t max, uint64_t *out)
+{
+	if (f->len == 0 || f->len > 15)
+		return false;
+	uint64_t x = 0;
+	for (size_t i = 0; i < f->len; i++) {
+		if (f->s[i] < '0' || f->s[i] > '9')
+			return false;
+		x = x * 10 + (uint64_t)(f->s[i] - '0');
+	}
+	if (x > max)
+		return false;
+	*out = x;
+	return true;
+}
+
+/* ---- writers ---------------------------------------------------------------- */
+
+void lfs_csv_write_header(lfs_sb *sb, const char *header)
+{
+	lfs_sb_puts(sb, header);
+	lfs_sb_puts(sb, LFS_CSV_EOL);
+}
+
+void lfs_csv_write_floats(lfs_sb *sb, const float *f, size_t n)
+{
+	lfs_sb_floats_bits(sb, f, n, ',');
+}
+
+void lfs_csv_write_eol(lfs_sb *sb)
+{
+	lfs_sb_puts(sb, LFS_CSV_EOL);
+}

@@ -1,0 +1,96 @@
+/**
+ * @file csv.h
+ * The one CSV reader and the CSV writers shared by the CSV views of every
+ * format (NAD tracks and tags, SOD channels; NWN controllers to follow).
+ *
+ * Owns: CSV text <-> rows of fields. The CSVs are RFC 4180 ("Common Format
+ * and MIME Type for Comma-Separated Values (CSV) Files") without quoting:
+ * every field is a number or a fixed word, so a '"' is an ordinary byte and
+ * a field never holds a comma. Writers end every record with CRLF; readers
+ * take CRLF or LF, skip blank lines and refuse NUL bytes. With
+ * LFS_CSV_LENIENT they also skip a leading UTF-8 byte order mark, lines of
+ * only spaces/tabs, and spaces/tabs around fields, and compare header
+ * column names ignoring ASCII case.
+ *
+ * Errors are "file:line:col: message" (lfs_fail_at); columns are 1-based
+ * byte columns of the field (after leading blanks) or of the line end.
+ */
+#ifndef LFS_CSV_H
+#define LFS_CSV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/error.h"
+#include "../common/strbuf.h"
+
+/** Fields kept per row; further fields are only counted (lfs_csv.nf). */
+#define LFS_CSV_MAXF 32
+
+/** Reader flag: BOM, blank-only lines, blanks around fields, header case. */
+#define LFS_CSV_LENIENT 0x1u
+
+/** One field of the current row: bytes in the text (not NUL-terminated). */
+typedef struct lfs_csv_field {
+	const char *s;
+	size_t len;
+	uint32_t col;
+} lfs_csv_field;
+
+/** Reader over a text buffer (not owned; must outlive the reader). */
+typedef struct lfs_csv {
+	const char *file;
+	const char *p, *end;
+	uint32_t line; /**< lines read so far */
+	unsigned flags;
+	lfs_error *err;
+	/* the current row */
+	uint32_t row_line, end_col; /**< its line; column just past its last byte */
+	size_t nf;		    /**< fields in the row (may exceed LFS_CSV_MAXF) */
+	lfs_csv_field f[LFS_CSV_MAXF];
+} lfs_csv;
+
+/** Start reading @p n bytes of @p text; messages name @p file. */
+void lfs_csv_init(lfs_csv *c, const char *file, const char *text, size_t n, unsigned flags,
+		  lfs_error *err);
+
+/** Next non-blank row. 1 = a row, 0 = end of text, -1 = error (NUL byte; err filled). */
+int lfs_csv_next(lfs_csv *c);
+
+/**
+ * Read the first row and require it to be @p header (column names separated
+ * by ','). Messages: "expected the header row '<header>'" (empty text),
+ * "header: expected column 'x' (expected '<header>')", "header: missing
+ * column 'x' ...", "header: unexpected extra column ...".
+ */
+lfs_err lfs_csv_header(lfs_csv *c, const char *header);
+
+/** Column of field @p i of the row, or of the line end when there is no such field. */
+uint32_t lfs_csv_col(const lfs_csv *c, size_t i);
+
+/** Require @p want fields: "expected N fields (<what>), found M". */
+lfs_err lfs_csv_arity(lfs_csv *c, size_t want, const char *what);
+
+/**
+ * Field @p i (< nf, < LFS_CSV_MAXF) as float32 (strtof syntax or
+ * "nan:XXXXXXXX"): "expected a number, found '...'" otherwise.
+ */
+lfs_err lfs_csv_f32(lfs_csv *c, size_t i, float *out);
+
+/** True when @p f is 1..15 decimal digits and the value is at most @p max. */
+bool lfs_csv_uint(const lfs_csv_field *f, uint64_t max, uint64_t *out);
+
+/* ---- writers ---------------------------------------------------------------- */
+
+/** The line end of every record: CRLF. */
+#define LFS_CSV_EOL "\r\n"
+
+/** "<header>\r\n". */
+void lfs_csv_write_header(lfs_sb *sb, const char *header);
+/** @p n floats in lfs_fmt_float_bits() form separated by ',' (no line end). */
+void lfs_csv_write_floats(lfs_sb *sb, const float *f, size_t n);
+/** End the record: "\r\n". */
+void lfs_csv_write_eol(lfs_sb *sb);
+
+#endif

@@ -1,0 +1,325 @@
+/**
+ * @file obj.c
+ * The shared OBJ reader and line writers (obj.h).
+ */
+#include "obj.h"
+
+#include "../common/mem.h"
+#include "mdltext.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void lfs_obj_free(lfs_obj *o)
+{
+	free(o->v);
+	free(o->vt);
+	free(o->vn);
+	free(o->v_at);
+	free(o->vt_at);
+	free(o->vn_at);
+	free(o->f);
+	free(o->c);
+	free(o->s);
+	memset(o, 0, sizeof(*o));
+}
+
+typedef struct reader {
+	lfs_lex lx;
+	const lfs_obj_rules *r;
+	lfs_obj *o;
+	lfs_line ln;
+} reader;
+
+static const struct {
+	const char *kw;
+	lfs_obj_kind kind;
+} keywords[] = {
+	{ "v", LFS_OBJ_V }, { "vt", LFS_OBJ_VT },	  { "vn", LFS_OBJ_VN },
+	{ "f", LFS_OBJ_F }, { "o", LFS_OBJ_O },		  { "g", LFS_OBJ_G },
+	{ "s", LFS_OBJ_S }, { "usemtl", LFS_OBJ_USEMTL }, { "mtllib", LFS_OBJ_MTLLIB },
+};
+
+static lfs_obj_kind kind_of(const lfs_tok *t)
+{
+	for (size_t i = 0; i < sizeof(keywords) / sizeof(keywords[0]); i++)
+		if (lfs_tok_is(t, keywords[i].kw))
+			return keywords[i].kind;
+	return LFS_OBJ_OTHER;
+}
+
+/* Grow the value array *@p a and its position array *@p at (same capacity). */
+static bool grow_pair(void **a, void **at, size_t *cap, size_t need, size_t esz)
+{
+	size_t old = *cap;
+	if (!lfs_grow(a, cap, need, esz))
+		return false;
+	if (*cap != old) {
+		void *q = realloc(*at, *cap * sizeof(lfs_obj_at));
+		if (!q)
+			return false; /* the reader stops; lfs_obj_free() frees both */
+		*at = q;
+	}
+	return true;
+}
+
+/* v / vt / vn: @p want numbers (plus an unread w when LFS_OBJ_W allows it). */
+static lfs_err read_vec(reader *rd, lfs_obj_kind k)
+{
+	lfs_obj *o = rd->o;
+	const lfs_line *ln = &rd->ln;
+	uint32_t want = k == LFS_OBJ_VT ? 2 : 3;
+	uint32_t extra = k != LFS_OBJ_VN && (rd->r->flags & LFS_OBJ_W) ? 1 : 0;
+	uint32_t got = ln->ntok - 1;
+	if (got < want || got > want + extra) {
+		const lfs_tok *kw = &ln->tok[0];
+		if (extra)
+			return lfs_lex_fail(&rd->lx, ln, got < want ? ln->ntok : want + extra + 1,
+					    "expected %u or %u numbers after '%.*s', found %u",
+					    want, want + extra, (int)kw->len, kw->s, got);
+		return lfs_lex_fail(&rd->lx, ln, got < want ? ln->ntok : want + 1,
+				    "expected %u numbers after '%.*s', found %u", want,
+				    (int)kw->len, kw->s, got);
+	}
+	float *dst;
+	lfs_obj_at *at;
+	bool ok;
+	if (k == LFS_OBJ_V) {
+		ok = grow_pair((void **)&o->v, (void **)&o->v_at, &o->cap_v, o->nv + 1,
+			       sizeof(*o->v));
+		dst = ok ? o->v[o->nv] : NULL;
+		at = ok ? &o->v_at[o->nv] : NULL;
+	} else if (k == LFS_OBJ_VT) {
+		ok = grow_pair((void **)&o->vt, (void **)&o->vt_at, &o->cap_t, o->nt + 1,
+			       sizeof(*o->vt));
+		dst = ok ? o->vt[o->nt] : NULL;
+		at = ok ? &o->vt_at[o->nt] : NULL;
+	} else {
+		ok = grow_pair((void **)&o->vn, (void **)&o->vn_at, &o->cap_n, o->nn + 1,
+			       sizeof(*o->vn));
+		dst = ok ? o->vn[o->nn] : NULL;
+		at = ok ? &o->vn_at[o->nn] : NULL;
+	}
+	if (!ok)
+		return lfs_nomem(rd->lx.err, "OBJ");
+	for (uint32_t i = 0; i < want; i++) {
+		lfs_err e = lfs_lex_f32(&rd->lx, ln, i + 1, &dst[i]);
+		if (e)
+			return e;
+	}
+	at->line = ln->line;
+	at->col = ln->tok[0].col;
+	if (k == LFS_OBJ_V)
+		o->nv++;
+	else if (k == LFS_OBJ_VT)
+		o->nt++;
+	else
+		o->nn++;
+	return LFS_OK;
+}
+
+/* Corner token @p i: "a", "a/b", "a//c" or "a/b/c" (1-based, negative =
+ * relative to the list so far) into @p c (0-based, -1 when absent). */
+static lfs_err read_corner(reader *rd, uint32_t i, lfs_obj_corner *c)
+{
+	const lfs_line *ln = &rd->ln;
+	const lfs_tok *t = &ln->tok[i];
+	const lfs_obj *o = rd->o;
+	unsigned flags = rd->r->flags;
+	int64_t part[3] = { 0, 0, 0 };
+	bool have[3] = { false, false, false };
+	uint32_t nparts = (flags & LFS_OBJ_NO_VN) ? 2 : 3;
+	if ((flags & LFS_OBJ_NEED_VT) && !memchr(t->s, '/', t->len))
+		return lfs_lex_fail(&rd->lx, ln, i,
+				    "face corner needs position/texcoord indices (v/vt)");
+	size_t p = 0;
+	for (uint32_t k = 0;; k++) {
+		size_t q = p;
+		while (q < t->len && t->s[q] != '/')
+			q++;
+		if (q > p) {
+			char buf[24];
+			if (q - p >= sizeof(buf))
+				return lfs_lex_fail(&rd->lx, ln, i, "face index too long");
+			memcpy(buf, t->s + p, q - p);
+			buf[q - p] = 0;
+			char *end;
+			long long x = strtoll(buf, &end, 10);
+			if (*end || x == 0)
+				return lfs_lex_fail(&rd->lx, ln, i, "bad face corner '%.*s'",
+						    (int)t->len, t->s);
+			part[k] = x;
+			have[k] = true;
+		}
+		if (q == t->len || k + 1 == nparts) {
+			if (q < t->len && !(flags & LFS_OBJ_NO_VN))
+				have[0] = false; /* a fourth part */
+			break;
+		}
+		p = q + 1;
+	}
+	if (!have[0] || ((flags & LFS_OBJ_NEED_VT) && !have[1]))
+		return lfs_lex_fail(&rd->lx, ln, i, "bad face corner '%.*s'", (int)t->len, t->s);
+	static const char *const what[3] = { "vertex", "texture", "normal" };
+	size_t cnt[3] = { o->nv, o->nt, o->nn };
+	int64_t *dst[3] = { &c->v, &c->t, &c->n };
+	for (int j = 0; j < 3; j++) {
+		*dst[j] = -1;
+		if (!have[j])
+			continue;
+		int64_t x = part[j] > 0 ? part[j] - 1 : (int64_t)cnt[j] + part[j];
+		if (x < 0 || ((flags & LFS_OBJ_DEFINED_ABOVE) && (uint64_t)x >= cnt[j]))
+			return lfs_lex_fail(&rd->lx, ln, i, "%s index %lld is not defined above",
+					    what[j], (long long)part[j]);
+		if (rd->r->max_index && (uint64_t)x >= rd->r->max_index)
+			return lfs_lex_fail(&rd->lx, ln, i, "%s index %lld is out of range 1..%llu",
+					    what[j], (long long)part[j],
+					    (unsigned long long)rd->r->max_index);
+		*dst[j] = x;
+	}
+	c->col = t->col;
+	return LFS_OK;
+}
+
+static lfs_err read_face(reader *rd)
+{
+	lfs_obj *o = rd->o;
+	const lfs_line *ln = &rd->ln;
+	uint32_t n = ln->ntok - 1;
+	if (rd->r->triangles && n != 3)
+		return lfs_lex_fail(&rd->lx, ln, ln->ntok < 4 ? ln->ntok : 4,
+				    "%s faces are triangles: expected 3 corners, found %u",
+				    rd->r->triangles, n);
+	if (n < 3)
+		return lfs_lex_fail(&rd->lx, ln, ln->ntok,
+				    "a face needs at least 3 corners, found %u", n);
+	if (!lfs_grow((void **)&o->f, &o->cap_f, o->nf + 1, sizeof(*o->f)) ||
+	    !lfs_grow((void **)&o->c, &o->cap_c, o->nc + n, sizeof(*o->c)))
+		return lfs_nomem(rd->lx.err, "OBJ");
+	for (uint32_t k = 0; k < n; k++) {
+		lfs_err e = read_corner(rd, k + 1, &o->c[o->nc + k]);
+		if (e)
+			return e;
+	}
+	lfs_obj_face *f = &o->f[o->nf++];
+	f->first = o->nc;
+	f->n = n;
+	f->line = ln->line;
+	f->col = ln->tok[0].col;
+	o->nc += n;
+	return LFS_OK;
+}
+
+static lfs_err read_stmt(reader *rd, lfs_obj_kind k)
+{
+	lfs_obj *o = rd->o;
+	const lfs_line *ln = &rd->ln;
+	if (!lfs_grow((void **)&o->s, &o->cap_s, o->ns + 1, sizeof(*o->s)))
+		return lfs_nomem(rd->lx.err, "OBJ");
+	lfs_obj_stmt *s = &o->s[o->ns++];
+	memset(s, 0, sizeof(*s));
+	s->kind = k;
+	s->line = ln->line;
+	s->col = ln->tok[0].col;
+	s->end_col = ln->end_col;
+	s->narg = ln->ntok - 1;
+	if (s->narg) {
+		s->arg = ln->tok[1].s;
+		s->arg_len = ln->tok[1].len;
+		s->arg_col = ln->tok[1].col;
+	}
+	s->nv = o->nv, s->nt = o->nt, s->nn = o->nn, s->nf = o->nf;
+	return LFS_OK;
+}
+
+lfs_err lfs_obj_read(const char *file, const char *text, size_t n, const lfs_obj_rules *rules,
+		     lfs_obj *out, lfs_error *err)
+{
+	static const lfs_obj_rules lenient = { 0 };
+	memset(out, 0, sizeof(*out));
+	reader *rd = malloc(sizeof(*rd));
+	if (!rd)
+		return lfs_nomem(err, "OBJ");
+	lfs_lex_init(&rd->lx, file, text ? text : "", text ? n : 0, err);
+	rd->r = rules ? rules : &lenient;
+	rd->o = out;
+	lfs_err e = LFS_OK;
+	int lr;
+	while (!e && (lr = lfs_lex_next(&rd->lx, &rd->ln)) == 1) {
+		const lfs_tok *kw = &rd->ln.tok[0];
+		lfs_obj_kind k = kind_of(kw);
+		if (k == LFS_OBJ_OTHER) {
+			if (rd->r->flags & LFS_OBJ_STRICT)
+				e = lfs_lex_fail(&rd->lx, &rd->ln, 0,
+						 "unsupported OBJ statement '%.*s'",
+						 (int)(kw->len > 40 ? 40 : kw->len), kw->s);
+			continue;
+		}
+		if (k == LFS_OBJ_VN && (rd->r->flags & LFS_OBJ_NO_VN))
+			continue;
+		if (rd->r->check) {
+			lfs_obj_where at = { rd->lx.file, rd->ln.line, kw->col };
+			if ((e = rd->r->check(rd->r->ctx, out, k, &at, err)))
+				break;
+		}
+		if (k == LFS_OBJ_V || k == LFS_OBJ_VT || k == LFS_OBJ_VN)
+			e = read_vec(rd, k);
+		else if (k == LFS_OBJ_F)
+			e = read_face(rd);
+		else
+			e = read_stmt(rd, k);
+	}
+	if (!e && lr < 0)
+		e = LFS_ERR_PARSE;
+	out->lines = rd->lx.line;
+	free(rd);
+	return e;
+}
+
+/* ---- writers ---------------------------------------------------------------- */
+
+void lfs_obj_write_v(lfs_sb *sb, const float p[3])
+{
+	lfs_sb_puts(sb, "v ");
+	lfs_sb_floats_bits(sb, p, 3, ' ');
+	lfs_sb_putc(sb, '\n');
+}
+
+void lfs_obj_write_vt(lfs_sb *sb, float u, float v)
+{
+	lfs_sb_puts(sb, "vt ");
+	lfs_sb_float_bits(sb, u);
+	lfs_sb_putc(sb, ' ');
+	lfs_sb_float_bits(sb, v);
+	lfs_sb_putc(sb, '\n');
+}
+
+void lfs_obj_write_vn(lfs_sb *sb, const float n[3])
+{
+	lfs_sb_puts(sb, "vn ");
+	lfs_sb_floats_bits(sb, n, 3, ' ');
+	lfs_sb_putc(sb, '\n');
+}
+
+void lfs_obj_write_f(lfs_sb *sb, unsigned n, const size_t *v, const size_t *vt, const size_t *vn)
+{
+	lfs_sb_putc(sb, 'f');
+	for (unsigned k = 0; k < n; k++) {
+		lfs_sb_printf(sb, " %zu", v[k] + 1);
+		if (vt || vn)
+			lfs_sb_putc(sb, '/');
+		if (vt)
+			lfs_sb_printf(sb, "%zu", vt[k] + 1);
+		if (vn)
+			lfs_sb_printf(sb, "/%zu", vn[k] + 1);
+	}
+	lfs_sb_putc(sb, '\n');
+}
+
+void lfs_obj_write_stmt(lfs_sb *sb, const char *keyword, const char *name)
+{
+	lfs_sb_puts(sb, keyword);
+	lfs_sb_putc(sb, ' ');
+	lfs_sb_puts(sb, name);
+	lfs_sb_putc(sb, '\n');
+}

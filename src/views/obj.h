@@ -1,0 +1,168 @@
+/**
+ * @file obj.h
+ * The one Wavefront OBJ reader and the OBJ line writers shared by the OBJ
+ * views of every format (NOD, SOD; NWN and NIL to follow).
+ *
+ * Owns: OBJ text <-> lfs_obj, a neutral mesh between text and formats.
+ * The syntax follows the Wavefront "Object Files (.obj)" appendix of the
+ * Advanced Visualizer manual: `v x y z`, `vt u v`, `vn x y z`,
+ * `f v/vt/vn ...` (1-based indices, negative = relative to the end of the
+ * list so far), `o`, `g`, `s`, `usemtl`, `mtllib`. Lines are lexed by the
+ * MDL-style lexer (mdltext.h: blanks and `#` comment lines skipped, CR
+ * before LF ignored, at most LFS_LEX_MAXTOK tokens, NUL bytes refused).
+ * Numbers are float32 in any strtof() syntax or the "nan:XXXXXXXX" form of
+ * lfs_fmt_float_bits().
+ *
+ * What differs between formats (optional w, must faces be triangles, are
+ * unknown statements refused, may indices point forward, ...) is chosen by
+ * lfs_obj_rules; checks against a model (index ranges of a group, required
+ * groups) stay in the format's code, which may run them line by line through
+ * lfs_obj_rules.check so that the first error in the file is the one
+ * reported.
+ *
+ * Errors are "file:line:col: message" (lfs_fail_at), column of the token.
+ */
+#ifndef LFS_OBJ_H
+#define LFS_OBJ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/error.h"
+#include "../common/strbuf.h"
+
+/** Kind of an OBJ statement (the keyword of a line). */
+typedef enum lfs_obj_kind {
+	LFS_OBJ_V,	/**< v: position */
+	LFS_OBJ_VT,	/**< vt: texture coordinate (tvert) */
+	LFS_OBJ_VN,	/**< vn: normal */
+	LFS_OBJ_F,	/**< f: face */
+	LFS_OBJ_O,	/**< o: object name */
+	LFS_OBJ_G,	/**< g: group name */
+	LFS_OBJ_S,	/**< s: smoothing group */
+	LFS_OBJ_USEMTL, /**< usemtl: material of the following faces */
+	LFS_OBJ_MTLLIB, /**< mtllib: material library */
+	LFS_OBJ_OTHER,	/**< any other keyword (skipped unless LFS_OBJ_STRICT) */
+} lfs_obj_kind;
+
+/** Position of an element in the text: 1-based line and column (bytes). */
+typedef struct lfs_obj_at {
+	uint32_t line, col;
+} lfs_obj_at;
+
+/** One face corner: 0-based indices into v / vt / vn, -1 when absent. */
+typedef struct lfs_obj_corner {
+	int64_t v, t, n;
+	uint32_t col; /**< column of the corner's token */
+} lfs_obj_corner;
+
+/** One face: corners [first, first + n) of lfs_obj.c. */
+typedef struct lfs_obj_face {
+	size_t first;
+	uint32_t n;
+	uint32_t line, col; /**< line and column of the `f` keyword */
+} lfs_obj_face;
+
+/**
+ * An o / g / s / usemtl / mtllib line. The argument points into the text
+ * given to lfs_obj_read() (not owned: the text must outlive the lfs_obj).
+ * nv, nt, nn, nf are the list lengths when the line was read, so the
+ * elements of an object or group are those between two such snapshots.
+ */
+typedef struct lfs_obj_stmt {
+	lfs_obj_kind kind;
+	uint32_t line, col; /**< position of the keyword */
+	uint32_t end_col;   /**< column just past the line's last character */
+	uint32_t narg;	    /**< tokens after the keyword */
+	const char *arg;    /**< first token after the keyword as written (NULL if none) */
+	uint32_t arg_len, arg_col;
+	size_t nv, nt, nn, nf;
+} lfs_obj_stmt;
+
+/** A parsed OBJ text. Arrays are malloc'd; free with lfs_obj_free(). */
+typedef struct lfs_obj {
+	float (*v)[3];			  /**< positions (a w is not kept) */
+	float (*vt)[2];			  /**< texture coordinates u, v as written */
+	float (*vn)[3];			  /**< normals */
+	lfs_obj_at *v_at, *vt_at, *vn_at; /**< where each element was read */
+	size_t nv, nt, nn, cap_v, cap_t, cap_n;
+	lfs_obj_face *f;
+	size_t nf, cap_f;
+	lfs_obj_corner *c; /**< corners of all faces, face by face */
+	size_t nc, cap_c;
+	lfs_obj_stmt *s; /**< o / g / s / usemtl / mtllib lines in file order */
+	size_t ns, cap_s;
+	uint32_t lines; /**< lines in the text (the last line's number) */
+} lfs_obj;
+
+/* lfs_obj_rules.flags */
+/** Refuse keywords other than v vt vn f o g s usemtl mtllib. */
+#define LFS_OBJ_STRICT 0x1u
+/** v and vt may carry one more token (OBJ's w); it is skipped unread. */
+#define LFS_OBJ_W 0x2u
+/** Normals are not read: vn lines and the part of a corner after its second '/' are skipped. */
+#define LFS_OBJ_NO_VN 0x4u
+/** Every corner needs a texture index (v/vt); checked before the indices are read. */
+#define LFS_OBJ_NEED_VT 0x8u
+/** An index must name an element defined on an earlier line. */
+#define LFS_OBJ_DEFINED_ABOVE 0x10u
+
+/** Where a statement is, for lfs_obj_rules.check. */
+typedef struct lfs_obj_where {
+	const char *file;
+	uint32_t line, col; /**< the keyword */
+} lfs_obj_where;
+
+/** What a format accepts. A zeroed struct: lenient OBJ, faces of 3+ corners. */
+typedef struct lfs_obj_rules {
+	unsigned flags; /**< LFS_OBJ_* */
+	/**
+	 * NULL: a face needs at least 3 corners. Else faces are triangles and
+	 * a face of another size is refused with "<triangles> faces are
+	 * triangles: expected 3 corners, found N" (e.g. "NOD").
+	 */
+	const char *triangles;
+	/** Largest 1-based index accepted (0: no limit besides DEFINED_ABOVE). */
+	uint64_t max_index;
+	/**
+	 * Called for every v vt vn f o g s usemtl mtllib line before its
+	 * arguments are read (@p o holds the lines above); a non-zero return
+	 * stops the reader with that code (the hook fills @p err). May be NULL.
+	 */
+	lfs_err (*check)(void *ctx, const lfs_obj *o, lfs_obj_kind kind, const lfs_obj_where *at,
+			 lfs_error *err);
+	void *ctx;
+} lfs_obj_rules;
+
+/**
+ * Read OBJ @p text (@p n bytes, need not be NUL-terminated) into @p out
+ * (zeroed first; free with lfs_obj_free() whatever the result). @p rules
+ * may be NULL (zeroed rules). Messages name @p file.
+ * @return LFS_OK; LFS_ERR_PARSE ("file:line:col: ..."); LFS_ERR_NOMEM;
+ *         or what rules->check returned.
+ */
+lfs_err lfs_obj_read(const char *file, const char *text, size_t n, const lfs_obj_rules *rules,
+		     lfs_obj *out, lfs_error *err);
+
+/** Free the arrays of @p o and zero it. */
+void lfs_obj_free(lfs_obj *o);
+
+/* ---- writers: whole lines, ended by "\n"; floats in lfs_fmt_float_bits() form ---- */
+
+/** "v x y z\n". */
+void lfs_obj_write_v(lfs_sb *sb, const float p[3]);
+/** "vt u v\n". */
+void lfs_obj_write_vt(lfs_sb *sb, float u, float v);
+/** "vn x y z\n". */
+void lfs_obj_write_vn(lfs_sb *sb, const float n[3]);
+/**
+ * "f a/b/c ...\n" for @p n corners; @p v, @p vt, @p vn are 0-based
+ * (printed + 1); @p vt or @p vn NULL leaves that part out ("a/b",
+ * "a//c", "a").
+ */
+void lfs_obj_write_f(lfs_sb *sb, unsigned n, const size_t *v, const size_t *vt, const size_t *vn);
+/** "<keyword> <name>\n" (o, g, usemtl, mtllib, s). */
+void lfs_obj_write_stmt(lfs_sb *sb, const char *keyword, const char *name);
+
+#endif
