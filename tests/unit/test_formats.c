@@ -35,7 +35,9 @@
 
 #include <cmocka.h>
 
+#include "conform.h"
 #include "corpus.h"
+#include "testrng.h"
 #include "formats/format.h"
 #include "views/viewset.h"
 
@@ -50,13 +52,7 @@ typedef struct cfile {
 
 static cfile *g_files;
 static size_t g_n, g_cap;
-static uint64_t g_seed = 0x5DEECE66Dull;
-
-static const char *base_name(const char *p)
-{
-	const char *s = strrchr(p, '/');
-	return s ? s + 1 : p;
-}
+static lfs_rng g_rng;
 
 static int walk_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
@@ -68,7 +64,7 @@ static int walk_one(const char *path, const struct stat *st, int type, struct FT
 	uint8_t *d = lfs_read_file(path, &n);
 	if (!d)
 		return 0;
-	const lfs_format *f = lfs_format_for(base_name(path), d, n);
+	const lfs_format *f = lfs_format_for(lfs_base_name(path), d, n);
 	free(d);
 	if (!f)
 		return 0;
@@ -93,11 +89,8 @@ static int setup(void **state)
 		snprintf(p, sizeof(p), "%s/%s", root, dirs[i]);
 		nftw(p, walk_one, 16, FTW_PHYS);
 	}
-	const char *s = getenv("LFS_TEST_SEED");
-	if (s && *s)
-		g_seed = strtoull(s, NULL, 0);
-	fprintf(stderr, "test_formats: %zu corpus models, seed 0x%llx\n", g_n,
-		(unsigned long long)g_seed);
+	lfs_rng_seed(&g_rng, "test_formats", 0x5DEECE66Dull);
+	fprintf(stderr, "test_formats: %zu corpus models\n", g_n);
 	return 0;
 }
 
@@ -147,8 +140,7 @@ static void test_registry(void **state)
 			if (g_files[i].f != f)
 				continue;
 			size_t n = 0;
-			uint8_t *d = lfs_read_file(g_files[i].path, &n);
-			assert_non_null(d);
+			uint8_t *d = lfs_read_file_ok(g_files[i].path, &n);
 			char up[256];
 			snprintf(up, sizeof(up), "X%s", f->extensions[0]);
 			for (char *c = up; *c; c++)
@@ -198,8 +190,7 @@ static void test_roundtrip(void **state)
 	for (size_t i = 0; i < g_n; i++) {
 		const lfs_format *f = g_files[i].f;
 		size_t n = 0;
-		uint8_t *d = lfs_read_file(g_files[i].path, &n);
-		assert_non_null(d);
+		uint8_t *d = lfs_read_file_ok(g_files[i].path, &n);
 		lfs_error err;
 		void *m = NULL;
 		lfs_err r = f->decode(d, n, &m, &err);
@@ -208,7 +199,7 @@ static void test_roundtrip(void **state)
 			if (!err.msg[0] || !err.structure)
 				fail_msg("%s: decode failed without a message", g_files[i].path);
 			lfs_viewset vs;
-			assert_int_not_equal(lfs_views_build(base_name(g_files[i].path), d, n, NULL,
+			assert_int_not_equal(lfs_views_build(lfs_base_name(g_files[i].path), d, n, NULL,
 							     &vs, &err),
 					     LFS_OK);
 			f->free_model(m);
@@ -220,14 +211,12 @@ static void test_roundtrip(void **state)
 		r = f->encode(m, &e, &en, &err);
 		if (r)
 			fail_msg("%s: encode: %s", g_files[i].path, err.msg);
-		if (en != n || memcmp(e, d, n))
-			fail_msg("%s (%s): encode(decode(bytes)) differs from the bytes",
-				 g_files[i].path, f->name);
+		lfs_assert_same_bytes(e, en, d, n, g_files[i].path);
 		free(e);
 		f->free_model(m);
 
 		lfs_viewset vs;
-		r = lfs_views_build(base_name(g_files[i].path), d, n, NULL, &vs, &err);
+		r = lfs_views_build(lfs_base_name(g_files[i].path), d, n, NULL, &vs, &err);
 		if (r)
 			fail_msg("%s: views: %s", g_files[i].path, err.msg);
 		assert_ptr_equal(vs.format, f);
@@ -264,14 +253,6 @@ static void test_roundtrip(void **state)
 	assert_true(writable > 0);
 }
 
-static uint64_t next_rand(void)
-{
-	uint64_t z = (g_seed += 0x9E3779B97F4A7C15ull);
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
-
 static void hostile_one(const lfs_format *f, const char *path, const uint8_t *d, size_t n,
 			const char *what)
 {
@@ -285,7 +266,7 @@ static void hostile_one(const lfs_format *f, const char *path, const uint8_t *d,
 		return;
 	}
 	lfs_viewset vs;
-	r = lfs_views_build(base_name(path), d, n, NULL, &vs, &err);
+	r = lfs_views_build(lfs_base_name(path), d, n, NULL, &vs, &err);
 	if (r == LFS_OK)
 		lfs_viewset_free(&vs);
 	else if (!err.msg[0])
@@ -300,8 +281,7 @@ static void test_hostile(void **state)
 	for (size_t i = 0; i < g_n; i++) {
 		const lfs_format *f = g_files[i].f;
 		size_t n = 0;
-		uint8_t *d = lfs_read_file(g_files[i].path, &n);
-		assert_non_null(d);
+		uint8_t *d = lfs_read_file_ok(g_files[i].path, &n);
 		if (!n) {
 			free(d);
 			continue;
@@ -310,7 +290,7 @@ static void test_hostile(void **state)
 		assert_non_null(c);
 		char what[64];
 		for (int t = 0; t < N_TRUNC; t++) {
-			size_t len = (size_t)(next_rand() % n);
+			size_t len = (size_t)lfs_rng_below(&g_rng, n);
 			/* exact-size copies so ASan sees any read past the end */
 			uint8_t *tr = malloc(len ? len : 1);
 			assert_non_null(tr);
@@ -322,8 +302,8 @@ static void test_hostile(void **state)
 		}
 		for (int k = 0; k < N_FLIP; k++) {
 			memcpy(c, d, n);
-			size_t off = (size_t)(next_rand() % n);
-			c[off] ^= (uint8_t)(1u + next_rand() % 255u);
+			size_t off = (size_t)lfs_rng_below(&g_rng, n);
+			c[off] ^= (uint8_t)(1u + lfs_rng_below(&g_rng, 255));
 			snprintf(what, sizeof(what), "byte 0x%zx flipped", off);
 			hostile_one(f, g_files[i].path, c, n, what);
 			cases++;
