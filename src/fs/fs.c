@@ -331,8 +331,8 @@ int lfs_fs_mknod(lfs_fs *fs, uint64_t parent, const char *name, mode_t mode, dev
 	return make_name(fs, parent, name, &w, ctx, e);
 }
 
-int lfs_fs_mkdir(lfs_fs *fs, uint64_t parent, const char *name, mode_t mode,
-		 const lfs_fs_ctx *ctx, lfs_fs_entry *e)
+int lfs_fs_mkdir(lfs_fs *fs, uint64_t parent, const char *name, mode_t mode, const lfs_fs_ctx *ctx,
+		 lfs_fs_entry *e)
 {
 	struct newobj w = { .what = NEW_DIR, .mode = mode };
 	return make_name(fs, parent, name, &w, ctx, e);

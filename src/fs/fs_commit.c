@@ -232,6 +232,42 @@ static void commit_log(lfs_fs *fs, const char *rel, const char *vpath, int r, bo
 	}
 }
 
+/* The text of @p b into @p t (a malloc'd copy). 0 or ENOMEM. */
+static int ctext_copy(struct ctext *t, const lfs_membuf *b)
+{
+	t->data = malloc(b->len ? b->len : 1);
+	if (!t->data)
+		return ENOMEM;
+	if (b->len)
+		memcpy(t->data, b->data, b->len);
+	t->n = b->len;
+	return 0;
+}
+
+/* The outcome of one commit attempt besides its errno. */
+struct commit_out {
+	bool noop;      /* the text encoded to the bytes already in SOURCE */
+	char msg[1024]; /* gcc-style lines of a refusal */
+};
+
+/*
+ * Commit @p t as view @p vpath of model folder @p model (model file @p rel)
+ * and record the outcome (commit_done). The caller holds ms->commit_mu and
+ * not fs->mu; returns with fs->mu HELD, so that the caller can change the
+ * namespace with the outcome; it then unlocks and calls commit_log().
+ */
+static int commit_text(lfs_fs *fs, struct mstate *ms, struct node *model, const char *rel,
+		       const char *vpath, const struct ctext *t, bool from_overlay,
+		       struct commit_out *out)
+{
+	out->noop = false;
+	out->msg[0] = '\0';
+	int r = do_commit(fs, model, rel, vpath, t, &out->noop, out->msg, sizeof(out->msg));
+	fs_lock(fs);
+	commit_done(fs, ms, model, vpath, t, r, out->noop, out->msg, from_overlay);
+	return r;
+}
+
 /*
  * Thread group (process) of thread @p tid, from /proc; @p tid itself when
  * /proc cannot say; 0 for 0.
@@ -278,33 +314,24 @@ int commit_overlay(lfs_fs *fs, struct node *nd, bool fsync, pid_t closer)
 		return ENOMEM;
 	}
 	int r = 0;
-	bool noop = false;
-	char msg[1024];
-	msg[0] = '\0';
+	struct commit_out out;
 	pthread_mutex_lock(&ms->commit_mu);
 	fs_lock(fs);
 	o = ovl_find(ms, vpath);
 	struct ctext t = { 0 };
 	if (o && (o->written || (fsync && o->modified))) {
-		t.data = malloc(o->text.len ? o->text.len : 1);
-		if (t.data) {
-			if (o->text.len)
-				memcpy(t.data, o->text.data, o->text.len);
-			t.n = o->text.len;
+		r = ctext_copy(&t, &o->text);
+		if (!r) {
 			t.base_valid = o->base_valid;
 			t.base_hash = o->base_hash;
 			t.gen = o->gen;
-		} else {
-			r = ENOMEM;
 		}
 	}
 	fs_unlock(fs);
 	if (t.data) {
-		r = do_commit(fs, model, rel, vpath, &t, &noop, msg, sizeof(msg));
-		fs_lock(fs);
-		commit_done(fs, ms, model, vpath, &t, r, noop, msg, true);
+		r = commit_text(fs, ms, model, rel, vpath, &t, true, &out);
 		fs_unlock(fs);
-		commit_log(fs, rel, vpath, r, noop, msg);
+		commit_log(fs, rel, vpath, r, out.noop, out.msg);
 	}
 	pthread_mutex_unlock(&ms->commit_mu);
 	free(t.data);
@@ -314,15 +341,13 @@ int commit_overlay(lfs_fs *fs, struct node *nd, bool fsync, pid_t closer)
 }
 
 /* rename(scratch a -> view b): the commit (unlocked), then the namespace change. */
-int rename_commit(lfs_fs *fs, struct mstate *ms, struct mloc *a, struct mloc *b,
-			 struct node *p, const char *name, struct node *np, const char *newname)
+int rename_commit(lfs_fs *fs, struct mstate *ms, struct mloc *a, struct mloc *b, struct node *p,
+		  const char *name, struct node *np, const char *newname)
 {
 	if (!b->vwritable)
 		return EROFS;
 	int r = 0;
-	bool noop = false;
-	char msg[1024];
-	msg[0] = '\0';
+	struct commit_out out;
 	pthread_mutex_lock(&ms->commit_mu);
 	fs_lock(fs);
 	struct sname *sa = sname_find(ms, a->vpath);
@@ -332,13 +357,10 @@ int rename_commit(lfs_fs *fs, struct mstate *ms, struct mloc *a, struct mloc *b,
 		r = ENOENT;
 	else if (!S_ISREG(sa->obj->mode))
 		r = EINVAL;
-	else if (!rel || !(t.data = malloc(sa->obj->data.len ? sa->obj->data.len : 1)))
+	else if (!rel || ctext_copy(&t, &sa->obj->data) != 0)
 		r = ENOMEM;
 	if (!r) {
 		struct sobj *o = sa->obj;
-		if (o->data.len)
-			memcpy(t.data, o->data.data, o->data.len);
-		t.n = o->data.len;
 		if (o->base_valid) {
 			t.base_valid = true;
 			t.base_hash = o->base_hash;
@@ -350,9 +372,7 @@ int rename_commit(lfs_fs *fs, struct mstate *ms, struct mloc *a, struct mloc *b,
 	}
 	fs_unlock(fs);
 	if (!r) {
-		r = do_commit(fs, a->model, rel, b->vpath, &t, &noop, msg, sizeof(msg));
-		fs_lock(fs);
-		commit_done(fs, ms, a->model, b->vpath, &t, r, noop, msg, false);
+		r = commit_text(fs, ms, a->model, rel, b->vpath, &t, false, &out);
 		if (!r) {
 			/* The scratch file becomes the view (the kernel moved its inode there). */
 			ovl_drop(fs, ms, b->vpath);
@@ -373,7 +393,7 @@ int rename_commit(lfs_fs *fs, struct mstate *ms, struct mloc *a, struct mloc *b,
 			}
 		}
 		fs_unlock(fs);
-		commit_log(fs, rel, b->vpath, r, noop, msg);
+		commit_log(fs, rel, b->vpath, r, out.noop, out.msg);
 	}
 	pthread_mutex_unlock(&ms->commit_mu);
 	free(t.data);

@@ -177,7 +177,7 @@ bool served_known(lfs_fs *fs, const char *rel, const char *vpath, const lfs_cach
 }
 
 void served_set(lfs_fs *fs, const char *rel, const char *vpath, uint64_t hash,
-		       const lfs_cache_key *v)
+		const lfs_cache_key *v)
 {
 	size_t slot;
 	if (!fs->served && !(fs->served = calloc(SERVED_SLOTS, sizeof(*fs->served))))
@@ -202,7 +202,7 @@ void served_set(lfs_fs *fs, const char *rel, const char *vpath, uint64_t hash,
  * bound (*err set).
  */
 struct overlay *ovl_new(lfs_fs *fs, struct mstate *ms, const char *vpath, const char *init,
-			       size_t n, int *err)
+			size_t n, int *err)
 {
 	*err = edit_room(fs, 0, n);
 	if (*err)
@@ -428,7 +428,7 @@ void sname_remove(lfs_fs *fs, struct mstate *ms, struct sname *s)
 
 /* Replace (or make) scratch file @p vpath with @p n bytes (the ".rejected" copy). */
 void scratch_put(lfs_fs *fs, struct mstate *ms, const char *vpath, const char *data, size_t n,
-			mode_t perm, uid_t uid, gid_t gid)
+		 mode_t perm, uid_t uid, gid_t gid)
 {
 	struct sname *s = sname_find(ms, vpath);
 	struct sobj *o = s && S_ISREG(s->obj->mode) ? s->obj : NULL;
@@ -496,7 +496,7 @@ bool pbase_peek(struct mstate *ms, const char *vpath, uint64_t *hash)
  * held). 0, ENOSPC (bound reached) or ENOMEM.
  */
 static int edit_buf_change(lfs_fs *fs, lfs_membuf *b, const char *buf, size_t size, uint64_t off,
-		    uint64_t newsize)
+			   uint64_t newsize)
 {
 	size_t old = b->len;
 	int r;
@@ -519,7 +519,7 @@ static int edit_buf_change(lfs_fs *fs, lfs_membuf *b, const char *buf, size_t si
 
 /* Make/extend the overlay of view node @p nd: a write, or a truncation (buf == NULL). */
 int view_change(lfs_fs *fs, struct node *nd, const char *buf, size_t size, uint64_t off,
-		       uint64_t newsize, pid_t writer)
+		uint64_t newsize, pid_t writer)
 {
 	struct srcinfo si;
 	int r = model_views(fs, nd->model, &si);
@@ -625,8 +625,8 @@ static int scratch_read(lfs_fs *fs, const struct nodeinfo *ni, size_t size, off_
 	return err;
 }
 
-static int scratch_write(lfs_fs *fs, const struct nodeinfo *ni, const char *buf, size_t size, off_t off,
-			 const lfs_fs_ctx *ctx, size_t *written)
+static int scratch_write(lfs_fs *fs, const struct nodeinfo *ni, const char *buf, size_t size,
+			 off_t off, const lfs_fs_ctx *ctx, size_t *written)
 {
 	(void)ctx;
 	fs_lock(fs);

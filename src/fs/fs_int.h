@@ -397,7 +397,7 @@ void nh_remove(lfs_fs *fs, struct node *n);
 void snap_unref(struct dirsnap *s);
 int alloc_id(lfs_fs *fs, uint64_t *id);
 struct node *node_new(lfs_fs *fs, uint64_t id, enum nkind kind, struct node *parent,
-			     const char *name, char *rel_owned);
+		      const char *name, char *rel_owned);
 bool pinned(const struct node *n);
 void srcinfo_release(lfs_fs *fs, struct srcinfo *si);
 lfs_centry *entry_for(lfs_fs *fs, const char *rel, const struct stat *st);
@@ -407,18 +407,18 @@ struct timespec now_mono(void);
 uint64_t text_hash(const char *p, size_t n);
 void entry_timeouts(lfs_fs *fs, struct node *n, lfs_fs_entry *e);
 struct node *child_for(lfs_fs *fs, struct node *parent, const char *name, enum nkind kind,
-			      uint64_t dev, uint64_t ino, const char *rel, int *err);
+		       uint64_t dev, uint64_t ino, const char *rel, int *err);
 int node_info(lfs_fs *fs, uint64_t ino, struct nodeinfo *ni);
 void detach(lfs_fs *fs, struct node *n);
 int dsent_cmp(const void *a, const void *b);
 int snap_add(struct dirsnap *s, size_t *cap, const char *name, size_t len, uint64_t ino,
-		    unsigned char type);
+	     unsigned char type);
 int give_entry(lfs_fs *fs, struct node *c, const struct srcinfo *si, lfs_fs_entry *e);
 int node_move(lfs_fs *fs, struct node *n, struct node *np, const char *newname, const char *vrel);
 int read_copy(lfs_fs_read *r, const char *src, size_t total, size_t size, off_t off);
 int link_elsewhere(const struct nodeinfo *np);
-int link_eperm(lfs_fs *fs, const struct nodeinfo *ni, const struct nodeinfo *np, const char *newname,
-	       lfs_fs_entry *e);
+int link_eperm(lfs_fs *fs, const struct nodeinfo *ni, const struct nodeinfo *np,
+	       const char *newname, lfs_fs_entry *e);
 int rename_elsewhere(const struct nodeinfo *p, const struct nodeinfo *np);
 
 /* fs_pass.c */
@@ -430,9 +430,9 @@ int view_children(const lfs_viewset *vs, const char *vpath, vchild_fn fn, void *
 bool view_is_dir(const lfs_viewset *vs, const char *vpath);
 bool vs_writable(const lfs_viewset *vs);
 void fill_virtual_dir(struct stat *a, const struct stat *src, const lfs_viewset *vs,
-			     const char *vpath, uint64_t ino);
+		      const char *vpath, uint64_t ino);
 void fill_view_file(struct stat *a, const struct stat *src, size_t size,
-			   const struct timespec *mtime, bool writable, uint64_t ino);
+		    const struct timespec *mtime, bool writable, uint64_t ino);
 void fill_ctl(lfs_fs *fs, struct stat *a, bool errors_file);
 int model_views(lfs_fs *fs, const struct node *model, struct srcinfo *si);
 int fill_gen(lfs_fs *fs, struct node *c, const struct srcinfo *si, struct stat *a);
@@ -453,9 +453,9 @@ void pbase_set(struct mstate *ms, const char *vpath, uint64_t hash);
 bool served_get(lfs_fs *fs, const char *rel, const char *vpath, uint64_t *hash);
 bool served_known(lfs_fs *fs, const char *rel, const char *vpath, const lfs_cache_key *v);
 void served_set(lfs_fs *fs, const char *rel, const char *vpath, uint64_t hash,
-		       const lfs_cache_key *v);
+		const lfs_cache_key *v);
 struct overlay *ovl_new(lfs_fs *fs, struct mstate *ms, const char *vpath, const char *init,
-			       size_t n, int *err);
+			size_t n, int *err);
 bool hidden_active(lfs_fs *fs, struct mstate *ms, const char *vpath);
 void hidden_clear(lfs_fs *fs, struct mstate *ms, const char *vpath);
 int hidden_add(lfs_fs *fs, struct mstate *ms, const char *vpath, uint64_t dir_id);
@@ -467,34 +467,33 @@ void sobj_unref(lfs_fs *fs, struct sobj *o);
 struct sname *sname_add(struct mstate *ms, const char *vpath, struct sobj *o);
 void sname_remove(lfs_fs *fs, struct mstate *ms, struct sname *s);
 void scratch_put(lfs_fs *fs, struct mstate *ms, const char *vpath, const char *data, size_t n,
-			mode_t perm, uid_t uid, gid_t gid);
+		 mode_t perm, uid_t uid, gid_t gid);
 void ms_free(lfs_fs *fs, struct mstate *ms);
 void vdir_of(const char *vpath, char *buf, size_t bufsz);
 bool pbase_peek(struct mstate *ms, const char *vpath, uint64_t *hash);
 int view_change(lfs_fs *fs, struct node *nd, const char *buf, size_t size, uint64_t off,
-		       uint64_t newsize, pid_t writer);
+		uint64_t newsize, pid_t writer);
 struct sobj *sobj_with(lfs_fs *fs, mode_t mode, uid_t uid, gid_t gid, const char *data, size_t n,
 		       int *err);
 void sobj_discard(lfs_fs *fs, struct sobj *o);
 
 /* fs_scratch.c */
 void mloc_put(lfs_fs *fs, struct mloc *m);
-struct node *scratch_node(lfs_fs *fs, struct node *p, const char *name, struct sname *sn,
-				 int *err);
+struct node *scratch_node(lfs_fs *fs, struct node *p, const char *name, struct sname *sn, int *err);
 int model_mknew(lfs_fs *fs, const struct nodeinfo *pi, const char *name, const struct newobj *w,
-		       const lfs_fs_ctx *ctx, lfs_fs_entry *e);
+		const lfs_fs_ctx *ctx, lfs_fs_entry *e);
 int model_unlink(lfs_fs *fs, const struct nodeinfo *pi, const char *name);
 int model_rmdir(lfs_fs *fs, const struct nodeinfo *p, const char *name);
 int model_rename_op(lfs_fs *fs, const struct nodeinfo *p, const char *name,
-			   const struct nodeinfo *np, const char *newname, unsigned flags);
+		    const struct nodeinfo *np, const char *newname, unsigned flags);
 int model_link_op(lfs_fs *fs, const struct nodeinfo *ni, const struct nodeinfo *np,
-			 const char *newname, lfs_fs_entry *e);
+		  const char *newname, lfs_fs_entry *e);
 
 /* fs_commit.c */
 pid_t tgid_of(pid_t tid);
 int commit_overlay(lfs_fs *fs, struct node *nd, bool fsync, pid_t closer);
-int rename_commit(lfs_fs *fs, struct mstate *ms, struct mloc *a, struct mloc *b,
-			 struct node *p, const char *name, struct node *np, const char *newname);
+int rename_commit(lfs_fs *fs, struct mstate *ms, struct mloc *a, struct mloc *b, struct node *p,
+		  const char *name, struct node *np, const char *newname);
 
 /* fs_watch.c */
 void wh_remove(lfs_fs *fs, struct node *n);

@@ -125,7 +125,7 @@ bool vs_writable(const lfs_viewset *vs)
 }
 
 void fill_virtual_dir(struct stat *a, const struct stat *src, const lfs_viewset *vs,
-			     const char *vpath, uint64_t ino)
+		      const char *vpath, uint64_t ino)
 {
 	memset(a, 0, sizeof(*a));
 	size_t ndirs = 0;
@@ -153,7 +153,7 @@ void fill_virtual_dir(struct stat *a, const struct stat *src, const lfs_viewset 
  * the view can be written back.
  */
 void fill_view_file(struct stat *a, const struct stat *src, size_t size,
-			   const struct timespec *mtime, bool writable, uint64_t ino)
+		    const struct timespec *mtime, bool writable, uint64_t ino)
 {
 	memset(a, 0, sizeof(*a));
 	a->st_ino = ino;
@@ -490,8 +490,8 @@ static int vfile_read(lfs_fs *fs, const struct nodeinfo *ni, size_t size, off_t 
 	return 0;
 }
 
-static int vfile_write(lfs_fs *fs, const struct nodeinfo *ni, const char *buf, size_t size, off_t off,
-		       const lfs_fs_ctx *ctx, size_t *written)
+static int vfile_write(lfs_fs *fs, const struct nodeinfo *ni, const char *buf, size_t size,
+		       off_t off, const lfs_fs_ctx *ctx, size_t *written)
 {
 	int r = view_change(fs, ni->node, buf, size, (uint64_t)off, 0, tgid_of(ctx ? ctx->pid : 0));
 	if (!r)

@@ -154,22 +154,23 @@ void nh_remove(lfs_fs *fs, struct node *n)
 static int nh_insert(lfs_fs *fs, struct node *n)
 {
 	if (fs->nh_count + 1 > fs->nh_size) {
-		size_t ns = fs->nh_size ? fs->nh_size * 2 : 1024;
-		struct node **t = calloc(ns, sizeof(*t));
-		if (!t)
+		/* Double the table (a power of two) and rehash in place: a chain
+		 * of bucket i moves to i or i + old size only. */
+		size_t old = fs->nh_size, ns = old;
+		if (!lfs_grow((void **)&fs->nh, &ns, old ? old * 2 : 1024, sizeof(*fs->nh)))
 			return ENOMEM;
-		for (size_t i = 0; i < fs->nh_size; i++) {
+		memset(fs->nh + old, 0, (ns - old) * sizeof(*fs->nh));
+		for (size_t i = 0; i < old; i++) {
 			struct node *m = fs->nh[i];
+			fs->nh[i] = NULL;
 			while (m) {
 				struct node *nx = m->hnext;
 				size_t h = name_hash(m->parent, m->name) & (ns - 1);
-				m->hnext = t[h];
-				t[h] = m;
+				m->hnext = fs->nh[h];
+				fs->nh[h] = m;
 				m = nx;
 			}
 		}
-		free(fs->nh);
-		fs->nh = t;
 		fs->nh_size = ns;
 	}
 	size_t h = name_hash(n->parent, n->name) & (fs->nh_size - 1);
@@ -228,9 +229,32 @@ int alloc_id(lfs_fs *fs, uint64_t *id)
 	return 0;
 }
 
+/* Take @p n out of its parent's list of children (n->parent stays). */
+static void sib_unlink(struct node *n)
+{
+	if (n->prev_sib)
+		n->prev_sib->next_sib = n->next_sib;
+	else
+		n->parent->first_child = n->next_sib;
+	if (n->next_sib)
+		n->next_sib->prev_sib = n->prev_sib;
+	n->prev_sib = n->next_sib = NULL;
+}
+
+/* Make @p n the first child of @p parent. */
+static void sib_link(struct node *n, struct node *parent)
+{
+	n->prev_sib = NULL;
+	n->next_sib = parent->first_child;
+	if (parent->first_child)
+		parent->first_child->prev_sib = n;
+	parent->first_child = n;
+	n->parent = parent;
+}
+
 /* Make a node in slot @p id (or a fresh id when 0) and link it under @p parent. */
 struct node *node_new(lfs_fs *fs, uint64_t id, enum nkind kind, struct node *parent,
-			     const char *name, char *rel_owned)
+		      const char *name, char *rel_owned)
 {
 	struct node *n = calloc(1, sizeof(*n));
 	if (!n) {
@@ -253,10 +277,7 @@ struct node *node_new(lfs_fs *fs, uint64_t id, enum nkind kind, struct node *par
 	fs->slots[id] = n;
 	fs->nnodes++;
 	if (parent) {
-		n->next_sib = parent->first_child;
-		if (parent->first_child)
-			parent->first_child->prev_sib = n;
-		parent->first_child = n;
+		sib_link(n, parent);
 		if (nh_insert(fs, n) != 0) {
 			/* Unfindable by name but fully linked: freed by its forget. */
 			fs_log(fs, LFS_LOG_WARNING, "out of memory growing the name table");
@@ -276,14 +297,8 @@ static void maybe_free(lfs_fs *fs, struct node *n)
 	while (n && !pinned(n) && n->nlookup == 0 && !n->first_child) {
 		struct node *p = n->parent;
 		nh_remove(fs, n);
-		if (p) {
-			if (n->prev_sib)
-				n->prev_sib->next_sib = n->next_sib;
-			else
-				p->first_child = n->next_sib;
-			if (n->next_sib)
-				n->next_sib->prev_sib = n->prev_sib;
-		}
+		if (p)
+			sib_unlink(n);
 		if (n->wd >= 0) {
 			wh_remove(fs, n);
 			inotify_rm_watch(fs->ifd, n->wd);
@@ -434,7 +449,7 @@ void entry_timeouts(lfs_fs *fs, struct node *n, lfs_fs_entry *e)
 
 /* Find the hashed child (@p parent, @p name) of @p kind showing source (dev, ino), or make it. */
 struct node *child_for(lfs_fs *fs, struct node *parent, const char *name, enum nkind kind,
-			      uint64_t dev, uint64_t ino, const char *rel, int *err)
+		       uint64_t dev, uint64_t ino, const char *rel, int *err)
 {
 	struct node *c = find_child(fs, parent, name);
 	/* Generated nodes belong to their model folder whatever its inode (a
@@ -506,7 +521,7 @@ int dsent_cmp(const void *a, const void *b)
 }
 
 int snap_add(struct dirsnap *s, size_t *cap, const char *name, size_t len, uint64_t ino,
-		    unsigned char type)
+	     unsigned char type)
 {
 	if (!lfs_grow((void **)&s->ents, cap, s->n + 1, sizeof(*s->ents)))
 		return ENOMEM;
@@ -565,18 +580,8 @@ int node_move(lfs_fs *fs, struct node *n, struct node *np, const char *newname, 
 	}
 	struct node *op = n->parent;
 	if (op != np) {
-		if (n->prev_sib)
-			n->prev_sib->next_sib = n->next_sib;
-		else
-			op->first_child = n->next_sib;
-		if (n->next_sib)
-			n->next_sib->prev_sib = n->prev_sib;
-		n->prev_sib = NULL;
-		n->next_sib = np->first_child;
-		if (np->first_child)
-			np->first_child->prev_sib = n;
-		np->first_child = n;
-		n->parent = np;
+		sib_unlink(n);
+		sib_link(n, np);
 	}
 	free(n->name);
 	n->name = nm;
@@ -618,8 +623,8 @@ int link_elsewhere(const struct nodeinfo *np)
 }
 
 /* link() of a folder or a control/message file: never. */
-int link_eperm(lfs_fs *fs, const struct nodeinfo *ni, const struct nodeinfo *np, const char *newname,
-	       lfs_fs_entry *e)
+int link_eperm(lfs_fs *fs, const struct nodeinfo *ni, const struct nodeinfo *np,
+	       const char *newname, lfs_fs_entry *e)
 {
 	(void)fs;
 	(void)ni;

@@ -375,8 +375,8 @@ static char *rel_copy(lfs_fs *fs, const struct node *n)
 	return rel;
 }
 
-static int file_write(lfs_fs *fs, const struct nodeinfo *ni, const char *buf, size_t size, off_t off,
-		      const lfs_fs_ctx *ctx, size_t *written)
+static int file_write(lfs_fs *fs, const struct nodeinfo *ni, const char *buf, size_t size,
+		      off_t off, const lfs_fs_ctx *ctx, size_t *written)
 {
 	(void)ctx;
 	char *rel = rel_copy(fs, ni->node);
@@ -420,8 +420,8 @@ static int file_fsync(lfs_fs *fs, const struct nodeinfo *ni, bool datasync)
 }
 
 /* create, mknod, mkdir, symlink in a source folder: made in SOURCE, then looked up. */
-static int pass_mknew(lfs_fs *fs, const struct nodeinfo *p, const char *name, const struct newobj *w,
-		      const lfs_fs_ctx *ctx, lfs_fs_entry *e)
+static int pass_mknew(lfs_fs *fs, const struct nodeinfo *p, const char *name,
+		      const struct newobj *w, const lfs_fs_ctx *ctx, lfs_fs_entry *e)
 {
 	int r = name_check(p->node, p->kind, name);
 	if (r)
@@ -459,8 +459,8 @@ static int pass_mknew(lfs_fs *fs, const struct nodeinfo *p, const char *name, co
 }
 
 /* A second name of a source object: in a source folder only. */
-static int pass_link(lfs_fs *fs, const struct nodeinfo *ni, const struct nodeinfo *np, const char *newname,
-		     lfs_fs_entry *e)
+static int pass_link(lfs_fs *fs, const struct nodeinfo *ni, const struct nodeinfo *np,
+		     const char *newname, lfs_fs_entry *e)
 {
 	if (!kind_ops(np->kind)->source_dir)
 		return link_elsewhere(np);

@@ -49,8 +49,7 @@ void mloc_put(lfs_fs *fs, struct mloc *m)
 }
 
 /* The node of scratch name @p sn under @p p (fs->mu held). */
-struct node *scratch_node(lfs_fs *fs, struct node *p, const char *name, struct sname *sn,
-				 int *err)
+struct node *scratch_node(lfs_fs *fs, struct node *p, const char *name, struct sname *sn, int *err)
 {
 	struct node *c = child_for(fs, p, name, K_SCRATCH, 0, sn->obj->sino, sn->vpath, err);
 	if (c && !c->sobj) {
@@ -58,6 +57,35 @@ struct node *scratch_node(lfs_fs *fs, struct node *p, const char *name, struct s
 		sn->obj->refs++;
 	}
 	return c;
+}
+
+/*
+ * mloc_get(), then fs->mu taken and the editing state of the model found or
+ * made in *@p ms (NULL: out of memory). On an error nothing is held.
+ */
+static int mloc_lock(lfs_fs *fs, struct node *dir, const char *name, struct mloc *m,
+		     struct mstate **ms)
+{
+	int r = mloc_get(fs, dir, name, m);
+	if (r)
+		return r;
+	fs_lock(fs);
+	*ms = ms_get(fs, m->model->rel);
+	return 0;
+}
+
+/*
+ * End of an operation that made name @p c in the folder of @p m (fs->mu
+ * held): its entry (one lookup count) unless it failed with @p r; then the
+ * lock and @p m are released.
+ */
+static int name_made(lfs_fs *fs, struct node *c, int r, struct mloc *m, lfs_fs_entry *e)
+{
+	if (c && !r)
+		r = give_entry(fs, c, &m->si, e);
+	fs_unlock(fs);
+	mloc_put(fs, m);
+	return r;
 }
 
 /* create/mknod of view @p m->vpath: re-creating a view replaces its text (fs->mu held). */
@@ -127,7 +155,7 @@ static int new_name_check(lfs_fs *fs, struct mstate *ms, const struct mloc *m, b
  * is replaced) or a scratch file; a symlink: a scratch symlink.
  */
 int model_mknew(lfs_fs *fs, const struct nodeinfo *pi, const char *name, const struct newobj *w,
-		       const lfs_fs_ctx *ctx, lfs_fs_entry *e)
+		const lfs_fs_ctx *ctx, lfs_fs_entry *e)
 {
 	bool file = w->what == NEW_FILE || (w->what == NEW_NODE && S_ISREG(w->mode));
 	if (!file && w->what != NEW_SYMLINK)
@@ -135,11 +163,10 @@ int model_mknew(lfs_fs *fs, const struct nodeinfo *pi, const char *name, const s
 	int flags = w->what == NEW_FILE ? w->flags : O_EXCL;
 	struct node *p = pi->node;
 	struct mloc m;
-	int r = mloc_get(fs, p, name, &m);
+	struct mstate *ms;
+	int r = mloc_lock(fs, p, name, &m, &ms);
 	if (r)
 		return r;
-	fs_lock(fs);
-	struct mstate *ms = ms_get(fs, m.model->rel);
 	struct node *c = NULL;
 	struct sname *sn = ms ? sname_find(ms, m.vpath) : NULL;
 	if (!ms) {
@@ -168,22 +195,17 @@ int model_mknew(lfs_fs *fs, const struct nodeinfo *pi, const char *name, const s
 		else
 			c = scratch_node(fs, p, name, sn, &r);
 	}
-	if (c && !r)
-		r = give_entry(fs, c, &m.si, e);
-	fs_unlock(fs);
-	mloc_put(fs, &m);
-	return r;
+	return name_made(fs, c, r, &m, e);
 }
 
 int model_unlink(lfs_fs *fs, const struct nodeinfo *pi, const char *name)
 {
-	struct node *p = pi->node;
 	struct mloc m;
-	int r = mloc_get(fs, p, name, &m);
+	struct mstate *ms;
+	int r = mloc_lock(fs, pi->node, name, &m, &ms);
 	if (r)
 		return r;
-	fs_lock(fs);
-	struct mstate *ms = ms_get(fs, m.model->rel);
+	struct node *p = pi->node;
 	struct sname *sn;
 	if (!ms) {
 		r = ENOMEM;
@@ -379,11 +401,7 @@ static int model_link(lfs_fs *fs, struct node *src, struct node *np, const char 
 	}
 	if (sn)
 		c = scratch_node(fs, np, newname, sn, &r);
-	if (c && !r)
-		r = give_entry(fs, c, &b.si, e);
-	fs_unlock(fs);
-	mloc_put(fs, &b);
-	return r;
+	return name_made(fs, c, r, &b, e);
 }
 
 /* rmdir in a model folder: generated folders stay, other names are no folders. */
@@ -409,7 +427,7 @@ int model_rmdir(lfs_fs *fs, const struct nodeinfo *p, const char *name)
 
 /* rename out of a model or view folder: inside the same model folder only. */
 int model_rename_op(lfs_fs *fs, const struct nodeinfo *p, const char *name,
-			   const struct nodeinfo *np, const char *newname, unsigned flags)
+		    const struct nodeinfo *np, const char *newname, unsigned flags)
 {
 	if (!kind_ops(np->kind)->model_ns)
 		return rename_elsewhere(p, np);
@@ -421,7 +439,7 @@ int model_rename_op(lfs_fs *fs, const struct nodeinfo *p, const char *name,
 
 /* link of a view or scratch file into a model or view folder. */
 int model_link_op(lfs_fs *fs, const struct nodeinfo *ni, const struct nodeinfo *np,
-			 const char *newname, lfs_fs_entry *e)
+		  const char *newname, lfs_fs_entry *e)
 {
 	if (!kind_ops(np->kind)->model_ns)
 		return link_elsewhere(np);
