@@ -384,8 +384,7 @@ static inline void fs_unlock(lfs_fs *fs)
 
 void fs_log(lfs_fs *fs, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* ---- shared functions (generated list: keep sorted by file) ---- */
-/* BEGIN PROTOTYPES */
+/* BEGIN PROTOTYPES: functions the parts share, by defining file (contracts at the definitions) */
 /* fs_nodes.c */
 int64_t ts_ns(const struct timespec *t);
 uint64_t view_ino(const struct node *model, const char *vpath);
@@ -396,9 +395,9 @@ struct node *find_child(lfs_fs *fs, struct node *parent, const char *name);
 void nh_remove(lfs_fs *fs, struct node *n);
 void snap_unref(struct dirsnap *s);
 int alloc_id(lfs_fs *fs, uint64_t *id);
+bool is_ctl_name(enum nkind dir, const char *name);
 struct node *node_new(lfs_fs *fs, uint64_t id, enum nkind kind, struct node *parent,
 		      const char *name, char *rel_owned);
-bool pinned(const struct node *n);
 void srcinfo_release(lfs_fs *fs, struct srcinfo *si);
 lfs_centry *entry_for(lfs_fs *fs, const char *rel, const struct stat *st);
 int classify(lfs_fs *fs, const char *rel, struct srcinfo *si);
@@ -426,7 +425,6 @@ int pass_getattr(lfs_fs *fs, const struct nodeinfo *ni, struct stat *st);
 
 /* fs_model.c */
 bool view_is_writable(const lfs_viewset *vs, const lfs_view *v);
-int view_children(const lfs_viewset *vs, const char *vpath, vchild_fn fn, void *ctx);
 bool view_is_dir(const lfs_viewset *vs, const char *vpath);
 bool vs_writable(const lfs_viewset *vs);
 void fill_virtual_dir(struct stat *a, const struct stat *src, const lfs_viewset *vs,
@@ -478,7 +476,6 @@ struct sobj *sobj_with(lfs_fs *fs, mode_t mode, uid_t uid, gid_t gid, const char
 void sobj_discard(lfs_fs *fs, struct sobj *o);
 
 /* fs_scratch.c */
-void mloc_put(lfs_fs *fs, struct mloc *m);
 struct node *scratch_node(lfs_fs *fs, struct node *p, const char *name, struct sname *sn, int *err);
 int model_mknew(lfs_fs *fs, const struct nodeinfo *pi, const char *name, const struct newobj *w,
 		const lfs_fs_ctx *ctx, lfs_fs_entry *e);

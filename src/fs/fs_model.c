@@ -51,7 +51,7 @@ static size_t lower_bound(const lfs_viewset *vs, const char *key)
  * Calls @p fn(ctx, name, namelen, is_dir, view) for each; stops when it
  * returns non-zero. Sorted, each sub-folder once.
  */
-int view_children(const lfs_viewset *vs, const char *vpath, vchild_fn fn, void *ctx)
+static int view_children(const lfs_viewset *vs, const char *vpath, vchild_fn fn, void *ctx)
 {
 	char prefix[PATH_MAX];
 	size_t pl = 0;

@@ -229,6 +229,12 @@ int alloc_id(lfs_fs *fs, uint64_t *id)
 	return 0;
 }
 
+/* Is @p name, in a folder of kind @p dir, the control folder (/.legacyfs, shadowing SOURCE)? */
+bool is_ctl_name(enum nkind dir, const char *name)
+{
+	return dir == K_ROOT && strcmp(name, LFS_FS_CTL_NAME) == 0;
+}
+
 /* Take @p n out of its parent's list of children (n->parent stays). */
 static void sib_unlink(struct node *n)
 {
@@ -286,7 +292,7 @@ struct node *node_new(lfs_fs *fs, uint64_t id, enum nkind kind, struct node *par
 	return n;
 }
 
-bool pinned(const struct node *n)
+static bool pinned(const struct node *n)
 {
 	return n->id < FIRST_FREE_ID;
 }

@@ -108,7 +108,7 @@ static int snap_build_source(lfs_fs *fs, struct node *n, uint64_t parent_ino, ui
 	while (!err && (errno = 0, de = readdir(dp)) != NULL) {
 		if (is_dot(de->d_name))
 			continue;
-		if (n->kind == K_ROOT && strcmp(de->d_name, LFS_FS_CTL_NAME) == 0)
+		if (is_ctl_name(n->kind, de->d_name))
 			continue; /* shadowed by the control folder */
 		unsigned char type = de->d_type;
 		uint64_t ino = (uint64_t)de->d_ino;
@@ -192,7 +192,7 @@ static int name_check(struct node *p, enum nkind pk, const char *name)
 {
 	if (!name[0] || is_dot(name) || strchr(name, '/'))
 		return EINVAL;
-	if (pk == K_ROOT && strcmp(name, LFS_FS_CTL_NAME) == 0)
+	if (is_ctl_name(pk, name))
 		return EEXIST;
 	(void)p;
 	return 0;
@@ -210,8 +210,7 @@ static int rename_source(lfs_fs *fs, const struct nodeinfo *pi, const char *name
 	if (!name[0] || is_dot(name) || strchr(name, '/') || !newname[0] || is_dot(newname) ||
 	    strchr(newname, '/'))
 		return EINVAL;
-	if ((pk == K_ROOT && strcmp(name, LFS_FS_CTL_NAME) == 0) ||
-	    (npk == K_ROOT && strcmp(newname, LFS_FS_CTL_NAME) == 0))
+	if (is_ctl_name(pk, name) || is_ctl_name(npk, newname))
 		return EPERM;
 	char *oldrel = join_rel(p->rel, name), *newrel = join_rel(np->rel, newname);
 	int r = oldrel && newrel ? 0 : ENAMETOOLONG;
@@ -483,7 +482,7 @@ static int pass_remove(lfs_fs *fs, const struct nodeinfo *p, const char *name, b
 {
 	if (!name[0] || is_dot(name) || strchr(name, '/'))
 		return EINVAL;
-	if (p->kind == K_ROOT && strcmp(name, LFS_FS_CTL_NAME) == 0)
+	if (is_ctl_name(p->kind, name))
 		return EPERM;
 	char *rel = join_rel(p->node->rel, name);
 	if (!rel)

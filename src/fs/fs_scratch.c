@@ -41,7 +41,7 @@ static int mloc_get(lfs_fs *fs, struct node *dir, const char *name, struct mloc 
 	return 0;
 }
 
-void mloc_put(lfs_fs *fs, struct mloc *m)
+static void mloc_put(lfs_fs *fs, struct mloc *m)
 {
 	srcinfo_release(fs, &m->si);
 	free(m->vpath);

@@ -162,7 +162,7 @@ static void watch_event(lfs_fs *fs, const struct inotify_event *ev, struct inval
 		return;
 	d->dirty_gen++;
 	inval_add(l, d->id, NULL); /* folder attributes and cached listing */
-	if (d->kind == K_ROOT && strcmp(ev->name, LFS_FS_CTL_NAME) == 0)
+	if (is_ctl_name(d->kind, ev->name))
 		return; /* shadowed */
 	struct node *c = find_child(fs, d, ev->name);
 	if (c && c->kind == K_MODEL && c->self_commit) {
