@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/mem.h"
+
 /* Fixed accounting overhead per entry (struct, hash slot, names). */
 #define ENTRY_OVERHEAD 256
 
@@ -186,24 +188,25 @@ static void evict(lfs_cache *c)
 	}
 }
 
-static int grow(lfs_cache *c)
+/* Double the bucket table (a power of two) and rehash in place. 0 or -1 (no memory). */
+static int rehash_grow(lfs_cache *c)
 {
-	size_t nb = c->nbuckets ? c->nbuckets * 2 : 256;
-	lfs_centry **b = calloc(nb, sizeof(*b));
-	if (!b)
+	size_t old = c->nbuckets, nb = old;
+	if (!lfs_grow((void **)&c->buckets, &nb, old ? old * 2 : 256, sizeof(*c->buckets)))
 		return -1;
-	for (size_t i = 0; i < c->nbuckets; i++) {
+	memset(c->buckets + old, 0, (nb - old) * sizeof(*c->buckets));
+	/* A chain of bucket i moves to i or i + old only. */
+	for (size_t i = 0; i < old; i++) {
 		lfs_centry *e = c->buckets[i];
+		c->buckets[i] = NULL;
 		while (e) {
 			lfs_centry *nx = e->hnext;
 			size_t h = key_hash(&e->key) & (nb - 1);
-			e->hnext = b[h];
-			b[h] = e;
+			e->hnext = c->buckets[h];
+			c->buckets[h] = e;
 			e = nx;
 		}
 	}
-	free(c->buckets);
-	c->buckets = b;
 	c->nbuckets = nb;
 	return 0;
 }
@@ -218,7 +221,7 @@ lfs_centry *lfs_cache_put(lfs_cache *c, lfs_centry *e)
 		lru_push_front(c, old);
 		return old;
 	}
-	if (c->n + 1 > c->nbuckets && grow(c) != 0 && !c->nbuckets) {
+	if (c->n + 1 > c->nbuckets && rehash_grow(c) != 0 && !c->nbuckets) {
 		/* No table at all: hand the entry out uncached (refs keep it alive). */
 		e->refs = 1;
 		return e; /* caller's release frees it: see lfs_cache_release */

@@ -1,0 +1,418 @@
+/**
+ * @file fs_commit.c
+ * Commit of an edited view back into SOURCE (docs/editing.md "Commit"):
+ * the stale-save check against the text the editor read, the parse through
+ * the views layer (commit_apply, the one call site), the atomic replace of
+ * the model file (replace.h), the outcome (overlay dropped or kept, the
+ * message in errors.txt and the log, the refused text in <view>.rejected,
+ * invalidations queued), on FLUSH/FSYNC of a view and on rename of a
+ * scratch file onto a view. A commit holds its model's commit_mu, never
+ * fs->mu while it reads or writes SOURCE.
+ */
+#define _GNU_SOURCE
+#include "fs_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "replace.h"
+#include "source.h"
+
+/*
+ * After a save of @p vpath: build the views of the new file now (the next
+ * access is instant) and take the new text of @p vpath as what its editor
+ * is based on (the editor holds the text it wrote, which now is the model):
+ * a second save from the same editor is not "stale". Unlocked.
+ */
+static void served_after_commit(lfs_fs *fs, const char *rel, const char *vpath, const struct stat *st)
+{
+	lfs_centry *ce = entry_for(fs, rel, st);
+	if (!ce)
+		return;
+	const lfs_view *v = ce->kind == LFS_SOURCE_MODEL ? lfs_viewset_find(&ce->vs, vpath) : NULL;
+	uint64_t h = v ? text_hash(v->data, v->size) : 0;
+	fs_lock(fs);
+	if (v)
+		served_set(fs, rel, vpath, h, &ce->key);
+	lfs_cache_release(&fs->cache, ce);
+	fs_unlock(fs);
+}
+
+/*
+ * The one call into the views layer that turns an edited text back into
+ * model bytes: view @p vpath of model file @p rel (@p n bytes at @p orig,
+ * read with stat @p st) with the new text @p t, siblings (an NWN supermodel)
+ * read beside the model. The view handed to the format is the one of the
+ * view set built from these very bytes (the cache entry of @p st); when the
+ * file changed again since, the views of @p orig are built for the purpose.
+ * *out: malloc'd new model bytes. Unlocked.
+ */
+static lfs_err commit_apply(lfs_fs *fs, const char *rel, const struct stat *st,
+			    const uint8_t *orig, size_t n, const char *vpath,
+			    const struct ctext *t, uint8_t **out, size_t *outn, lfs_error *err)
+{
+	char *dir = strdup(rel);
+	if (dir) {
+		char *sl = strrchr(dir, '/');
+		*(sl ? sl : dir) = '\0';
+	}
+	lfs_sibling_ctx sc = { fs->rootfd, dir ? dir : "", fs->o.max_model_size };
+	lfs_siblings sib = { lfs_sibling_model_read, &sc };
+	lfs_centry *ce = entry_for(fs, rel, st);
+	const lfs_view *v =
+		ce && ce->kind == LFS_SOURCE_MODEL ? lfs_viewset_find(&ce->vs, vpath) : NULL;
+	lfs_err e;
+	if (v)
+		e = lfs_view_apply(ce->vs.format, orig, n, v, t->data, t->n, &sib, out, outn, err);
+	else
+		e = lfs_views_apply_ex(lfs_source_basename(rel), orig, n, vpath, t->data, t->n,
+				       lfs_sibling_model_read, &sc, out, outn, err);
+	if (ce) {
+		fs_lock(fs);
+		lfs_cache_release(&fs->cache, ce);
+		fs_unlock(fs);
+	}
+	free(dir);
+	return e;
+}
+
+/*
+ * Parse @p t as the new text of view @p vpath of the model file @p rel and
+ * write the result into SOURCE. The caller holds the model's commit_mu, not
+ * fs->mu. Returns 0 (*noop: the text encodes to the bytes already there, the
+ * file is left alone), EINVAL (bad edit or stale base; @p msg holds the
+ * gcc-style lines), or the errno of reading/writing SOURCE (@p msg says so).
+ */
+static int do_commit(lfs_fs *fs, struct node *model, const char *rel, const char *vpath,
+		     const struct ctext *t, bool *noop, char *msg, size_t msgsz)
+{
+	*noop = false;
+	msg[0] = '\0';
+	uint8_t *orig = NULL;
+	size_t n = 0;
+	struct stat st;
+	int r = lfs_read_source(fs->rootfd, rel, fs->o.max_model_size, &orig, &n, &st);
+	if (r) {
+		snprintf(msg, msgsz, "%s: error: not saved: cannot read the model file %s: %s\n", vpath,
+			 rel, strerror(r));
+		return r;
+	}
+	if (t->base_valid) {
+		/* Refuse a text based on a generated text that is no longer current. */
+		lfs_centry *ce = entry_for(fs, rel, &st);
+		bool decodes = ce && ce->kind == LFS_SOURCE_MODEL;
+		const lfs_view *v = decodes ? lfs_viewset_find(&ce->vs, vpath) : NULL;
+		bool same = v && text_hash(v->data, v->size) == t->base_hash;
+		if (ce) {
+			fs_lock(fs);
+			lfs_cache_release(&fs->cache, ce);
+			fs_unlock(fs);
+		}
+		if (!same) {
+			snprintf(msg, msgsz,
+				 "%s: error: not saved: %s changed in SOURCE after this view was read%s; "
+				 "read the view again and redo the edit\n",
+				 vpath, rel, !decodes ? " (it no longer decodes)" :
+				 !v ? " (this view no longer exists)" : " (this view's text is different now)");
+			free(orig);
+			return EINVAL;
+		}
+	}
+	lfs_error err;
+	memset(&err, 0, sizeof(err));
+	uint8_t *out = NULL;
+	size_t outn = 0;
+	lfs_err e = commit_apply(fs, rel, &st, orig, n, vpath, t, &out, &outn, &err);
+	if (e != LFS_OK) {
+		free(orig);
+		free(out);
+		switch (e) {
+		case LFS_ERR_PARSE:
+			snprintf(msg, msgsz, "%s\n", err.msg);
+			return EINVAL;
+		case LFS_ERR_NOMEM:
+			snprintf(msg, msgsz, "%s: error: not saved: out of memory\n", vpath);
+			return ENOMEM;
+		case LFS_ERR_UNSUPPORTED:
+			snprintf(msg, msgsz, "%s: error: not saved: %s\n", vpath, err.msg);
+			return EROFS;
+		case LFS_ERR_IO:
+			snprintf(msg, msgsz, "%s: error: not saved: %s\n", vpath, err.msg);
+			return EIO;
+		default:
+			snprintf(msg, msgsz, "%s: error: not saved: %s\n", vpath, err.msg);
+			return EINVAL;
+		}
+	}
+	if (outn == n && (n == 0 || memcmp(out, orig, n) == 0)) {
+		/* Same model: SOURCE keeps its bytes and its mtime. */
+		*noop = true;
+		free(orig);
+		free(out);
+		served_after_commit(fs, rel, vpath, &st);
+		return 0;
+	}
+	struct stat nst;
+	int kept = 1;
+	char what[PATH_MAX + 64];
+	what[0] = '\0';
+	r = lfs_replace_file(fs->rootfd, rel, out, outn, &st, &nst, &kept, what, sizeof(what));
+	free(orig);
+	free(out);
+	if (r) {
+		snprintf(msg, msgsz, "%s: error: not saved: writing %s failed (%s): %s; the model file "
+			 "is unchanged\n", vpath, rel, what, strerror(r));
+		return r;
+	}
+	if (!kept)
+		fs_log(fs, LFS_LOG_WARNING, "%s: saved, but the new file belongs to the daemon's user "
+		       "(cannot give it back to %u:%u)", rel, (unsigned)st.st_uid, (unsigned)st.st_gid);
+	fs_lock(fs);
+	/* The model folder now shows the new file (same node, new inode). */
+	model->src_dev = (uint64_t)nst.st_dev;
+	model->src_ino = (uint64_t)nst.st_ino;
+	model->self_commit = fs->ifd >= 0;
+	fs_unlock(fs);
+	served_after_commit(fs, rel, vpath, &nst);
+	return 0;
+}
+
+/* After a commit attempt of view @p vpath (fs->mu held). */
+static void commit_done(lfs_fs *fs, struct mstate *ms, struct node *model, const char *vpath,
+			const struct ctext *t, int r, bool noop, const char *msg, bool from_overlay)
+{
+	char rej[PATH_MAX];
+	snprintf(rej, sizeof(rej), "%s%s", vpath, LFS_FS_REJECTED_SUFFIX);
+	struct overlay *o = from_overlay ? ovl_find(ms, vpath) : NULL;
+	if (!r) {
+		if (o && o->gen == t->gen)
+			ovl_drop(fs, ms, vpath); /* the view shows the (re)generated text */
+		else if (o)
+			o->written = o->modified = false; /* newer writes arrived meanwhile */
+		/* A real save answers the last refusal; a no-op (e.g. vim putting
+		 * its backup back after a refusal) does not. */
+		if (!noop)
+			merr_clear(ms, vpath);
+		uint64_t h;
+		pbase_take(ms, vpath, &h);
+		if (noop)
+			fs->commit_noops++;
+		else
+			fs->commits++;
+	} else {
+		/* The view shows the generated text again; the refused text is
+		 * kept in <view>.rejected (and in the editor's buffer). */
+		if (o && o->gen == t->gen)
+			ovl_drop(fs, ms, vpath);
+		else if (o)
+			o->written = o->modified = false;
+		if (r == EINVAL)
+			fs->commit_refused++;
+		size_t need = strlen(msg) + strlen(vpath) + strlen(model->rel) + strlen(rej) + 160;
+		char *full = malloc(need);
+		if (full) {
+			snprintf(full, need, "%s%s: note: the model file %s was not changed; the refused "
+				 "text is kept in %s\n", msg, vpath, model->rel, rej);
+			merr_set(ms, vpath, full);
+			free(full);
+		}
+		scratch_put(fs, ms, rej, t->data, t->n, 0644, fs->uid, fs->gid);
+	}
+	/* Every view of the model (sizes, pages) and the listings (errors.txt,
+	 * *.rejected): sent by the notification thread. */
+	inval_subtree(&fs->pending, model);
+	kick(fs);
+}
+
+/* Log the outcome of a commit (unlocked). */
+static void commit_log(lfs_fs *fs, const char *rel, const char *vpath, int r, bool noop,
+		       const char *msg)
+{
+	if (!r) {
+		fs_log(fs, LFS_LOG_INFO, "%s: %s %s", rel, noop ? "unchanged by the save of" :
+		       "saved from", vpath);
+		return;
+	}
+	/* One log line per message line. */
+	const char *p = msg;
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		int len = nl ? (int)(nl - p) : (int)strlen(p);
+		fs_log(fs, LFS_LOG_WARNING, "%s: %.*s", rel, len, p);
+		p += len + (nl ? 1 : 0);
+	}
+}
+
+/* The text of @p b into @p t (a malloc'd copy). 0 or ENOMEM. */
+static int ctext_copy(struct ctext *t, const lfs_membuf *b)
+{
+	t->data = malloc(b->len ? b->len : 1);
+	if (!t->data)
+		return ENOMEM;
+	if (b->len)
+		memcpy(t->data, b->data, b->len);
+	t->n = b->len;
+	return 0;
+}
+
+/* The outcome of one commit attempt besides its errno. */
+struct commit_out {
+	bool noop;      /* the text encoded to the bytes already in SOURCE */
+	char msg[1024]; /* gcc-style lines of a refusal */
+};
+
+/*
+ * Commit @p t as view @p vpath of model folder @p model (model file @p rel)
+ * and record the outcome (commit_done). The caller holds ms->commit_mu and
+ * not fs->mu; returns with fs->mu HELD, so that the caller can change the
+ * namespace with the outcome; it then unlocks and calls commit_log().
+ */
+static int commit_text(lfs_fs *fs, struct mstate *ms, struct node *model, const char *rel,
+		       const char *vpath, const struct ctext *t, bool from_overlay,
+		       struct commit_out *out)
+{
+	out->noop = false;
+	out->msg[0] = '\0';
+	int r = do_commit(fs, model, rel, vpath, t, &out->noop, out->msg, sizeof(out->msg));
+	fs_lock(fs);
+	commit_done(fs, ms, model, vpath, t, r, out->noop, out->msg, from_overlay);
+	return r;
+}
+
+/*
+ * Thread group (process) of thread @p tid, from /proc; @p tid itself when
+ * /proc cannot say; 0 for 0.
+ */
+pid_t tgid_of(pid_t tid)
+{
+	if (tid <= 0)
+		return 0;
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%ld/status", (long)tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return tid;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return tid;
+	buf[n] = '\0';
+	const char *t = strstr(buf, "\nTgid:");
+	long v = t ? strtol(t + 6, NULL, 10) : 0;
+	return v > 0 ? (pid_t)v : tid;
+}
+
+/*
+ * Commit the overlay of view node @p nd when it needs it: FSYNC (@p fsync),
+ * or FLUSH by process @p closer (0 = any) when it wrote last.
+ */
+int commit_overlay(lfs_fs *fs, struct node *nd, bool fsync, pid_t closer)
+{
+	fs_lock(fs);
+	struct node *model = nd->model;
+	struct mstate *ms = ms_find(fs, model->rel);
+	struct overlay *o = ovl_find(ms, nd->rel);
+	bool need = o && (fsync ? (o->written || o->modified) :
+			  (o->written && (!closer || !o->writer || o->writer == closer)));
+	char *rel = need ? strdup(model->rel) : NULL;
+	char *vpath = need ? strdup(nd->rel) : NULL;
+	fs_unlock(fs);
+	if (!need)
+		return 0;
+	if (!rel || !vpath) {
+		free(rel);
+		free(vpath);
+		return ENOMEM;
+	}
+	int r = 0;
+	struct commit_out out;
+	pthread_mutex_lock(&ms->commit_mu);
+	fs_lock(fs);
+	o = ovl_find(ms, vpath);
+	struct ctext t = { 0 };
+	if (o && (o->written || (fsync && o->modified))) {
+		r = ctext_copy(&t, &o->text);
+		if (!r) {
+			t.base_valid = o->base_valid;
+			t.base_hash = o->base_hash;
+			t.gen = o->gen;
+		}
+	}
+	fs_unlock(fs);
+	if (t.data) {
+		r = commit_text(fs, ms, model, rel, vpath, &t, true, &out);
+		fs_unlock(fs);
+		commit_log(fs, rel, vpath, r, out.noop, out.msg);
+	}
+	pthread_mutex_unlock(&ms->commit_mu);
+	free(t.data);
+	free(rel);
+	free(vpath);
+	return r;
+}
+
+/* rename(scratch a -> view b): the commit (unlocked), then the namespace change. */
+int rename_commit(lfs_fs *fs, struct mstate *ms, struct mloc *a, struct mloc *b, struct node *p,
+		  const char *name, struct node *np, const char *newname)
+{
+	if (!b->vwritable)
+		return EROFS;
+	int r = 0;
+	struct commit_out out;
+	pthread_mutex_lock(&ms->commit_mu);
+	fs_lock(fs);
+	struct sname *sa = sname_find(ms, a->vpath);
+	struct ctext t = { 0 };
+	char *rel = strdup(a->model->rel);
+	if (!sa)
+		r = ENOENT;
+	else if (!S_ISREG(sa->obj->mode))
+		r = EINVAL;
+	else if (!rel || ctext_copy(&t, &sa->obj->data) != 0)
+		r = ENOMEM;
+	if (!r) {
+		struct sobj *o = sa->obj;
+		if (o->base_valid) {
+			t.base_valid = true;
+			t.base_hash = o->base_hash;
+		} else if (served_get(fs, a->model->rel, b->vpath, &t.base_hash)) {
+			t.base_valid = true;
+		} else {
+			t.base_valid = pbase_peek(ms, b->vpath, &t.base_hash);
+		}
+	}
+	fs_unlock(fs);
+	if (!r) {
+		r = commit_text(fs, ms, a->model, rel, b->vpath, &t, false, &out);
+		if (!r) {
+			/* The scratch file becomes the view (the kernel moved its inode there). */
+			ovl_drop(fs, ms, b->vpath);
+			hidden_clear(fs, ms, b->vpath);
+			struct node *tn = find_child(fs, np, newname);
+			struct node *sn = find_child(fs, p, name);
+			if (tn && tn != sn)
+				nh_remove(fs, tn);
+			sa = sname_find(ms, a->vpath);
+			if (sa)
+				sname_remove(fs, ms, sa);
+			if (sn && sn->kind == K_SCRATCH) {
+				sobj_unref(fs, sn->sobj);
+				sn->sobj = NULL;
+				sn->kind = K_VFILE;
+				sn->sino = view_ino(a->model, b->vpath);
+				node_move(fs, sn, np, newname, b->vpath);
+			}
+		}
+		fs_unlock(fs);
+		commit_log(fs, rel, b->vpath, r, out.noop, out.msg);
+	}
+	pthread_mutex_unlock(&ms->commit_mu);
+	free(t.data);
+	free(rel);
+	return r;
+}

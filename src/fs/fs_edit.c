@@ -1,0 +1,742 @@
+/**
+ * @file fs_edit.c
+ * Editing state of model folders (docs/editing.md), per model file and view
+ * path: overlays (the text of views being written), bases of edits and the
+ * texts last served (stale-save checks), deleted views within their grace
+ * time, messages of refused saves (errors.txt), and the scratch objects
+ * (in-memory files and symlinks of editors' swap, backup and temp files)
+ * with the operations of scratch nodes and of errors.txt. The bound of
+ * in-memory edit data (opts.edit_bytes) is kept here.
+ */
+#define _GNU_SOURCE
+#include "fs_int.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A scratch object (fs->mu held). */
+static void fill_scratch(struct stat *a, const struct stat *src, const struct sobj *o)
+{
+	memset(a, 0, sizeof(*a));
+	a->st_ino = o->sino;
+	a->st_mode = o->mode;
+	a->st_nlink = o->nlink ? o->nlink : 1;
+	a->st_uid = o->uid;
+	a->st_gid = o->gid;
+	a->st_size = (off_t)o->data.len;
+	a->st_blocks = (blkcnt_t)((o->data.len + 511) / 512);
+	a->st_blksize = 4096;
+	a->st_atim = o->atime;
+	a->st_mtim = o->mtime;
+	a->st_ctim = o->ctime;
+	a->st_dev = src->st_dev;
+}
+
+struct mstate *ms_find(lfs_fs *fs, const char *rel)
+{
+	for (struct mstate *m = fs->mstates; m; m = m->next)
+		if (strcmp(m->rel, rel) == 0)
+			return m;
+	return NULL;
+}
+
+struct mstate *ms_get(lfs_fs *fs, const char *rel)
+{
+	struct mstate *m = ms_find(fs, rel);
+	if (m)
+		return m;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return NULL;
+	m->rel = strdup(rel);
+	if (!m->rel) {
+		free(m);
+		return NULL;
+	}
+	pthread_mutex_init(&m->commit_mu, NULL);
+	m->next = fs->mstates;
+	fs->mstates = m;
+	return m;
+}
+
+struct sname *sname_find(struct mstate *ms, const char *vpath)
+{
+	for (struct sname *s = ms ? ms->names : NULL; s; s = s->next)
+		if (strcmp(s->vpath, vpath) == 0)
+			return s;
+	return NULL;
+}
+
+struct overlay *ovl_find(struct mstate *ms, const char *vpath)
+{
+	for (struct overlay *o = ms ? ms->ovl : NULL; o; o = o->next)
+		if (strcmp(o->vpath, vpath) == 0)
+			return o;
+	return NULL;
+}
+
+void ovl_drop(lfs_fs *fs, struct mstate *ms, const char *vpath)
+{
+	for (struct overlay **pp = &ms->ovl; *pp; pp = &(*pp)->next) {
+		struct overlay *o = *pp;
+		if (strcmp(o->vpath, vpath) != 0)
+			continue;
+		*pp = o->next;
+		fs->edit_used -= o->text.len;
+		lfs_membuf_free(&o->text);
+		free(o->vpath);
+		free(o);
+		return;
+	}
+}
+
+/* Room for a buffer to go from @p oldlen to @p newlen bytes? */
+static int edit_room(lfs_fs *fs, size_t oldlen, uint64_t newlen)
+{
+	if (newlen > oldlen && newlen - oldlen > fs->edit_max - fs->edit_used)
+		return ENOSPC;
+	return 0;
+}
+
+void edit_account(lfs_fs *fs, size_t oldlen, size_t newlen)
+{
+	fs->edit_used = fs->edit_used - oldlen + newlen;
+}
+
+bool pbase_take(struct mstate *ms, const char *vpath, uint64_t *hash)
+{
+	for (struct pbase **pp = &ms->pbase; *pp; pp = &(*pp)->next) {
+		struct pbase *b = *pp;
+		if (strcmp(b->vpath, vpath) != 0)
+			continue;
+		*hash = b->hash;
+		*pp = b->next;
+		free(b->vpath);
+		free(b);
+		return true;
+	}
+	return false;
+}
+
+void pbase_set(struct mstate *ms, const char *vpath, uint64_t hash)
+{
+	uint64_t old;
+	pbase_take(ms, vpath, &old);
+	struct pbase *b = calloc(1, sizeof(*b));
+	if (!b || !(b->vpath = strdup(vpath))) {
+		free(b);
+		return;
+	}
+	b->hash = hash;
+	b->next = ms->pbase;
+	ms->pbase = b;
+}
+
+static char *served_key(const char *rel, const char *vpath, size_t *slot)
+{
+	size_t rl = strlen(rel), vl = strlen(vpath);
+	char *k = malloc(rl + vl + 2);
+	if (!k)
+		return NULL;
+	memcpy(k, rel, rl);
+	k[rl] = '\x01';
+	memcpy(k + rl + 1, vpath, vl + 1);
+	*slot = (size_t)(text_hash(k, rl + vl + 1) % SERVED_SLOTS);
+	return k;
+}
+
+/* Base of the next edit of (rel, vpath) (fs->mu held). */
+bool served_get(lfs_fs *fs, const char *rel, const char *vpath, uint64_t *hash)
+{
+	size_t slot;
+	if (!fs->served)
+		return false;
+	char *k = served_key(rel, vpath, &slot);
+	bool ok = k && fs->served[slot].key && strcmp(fs->served[slot].key, k) == 0;
+	if (ok)
+		*hash = fs->served[slot].hash;
+	free(k);
+	return ok;
+}
+
+/* Is (rel, vpath) recorded for this source version? (fs->mu held) */
+bool served_known(lfs_fs *fs, const char *rel, const char *vpath, const lfs_cache_key *v)
+{
+	size_t slot;
+	if (!fs->served)
+		return false;
+	char *k = served_key(rel, vpath, &slot);
+	const struct served *e = &fs->served[slot];
+	bool ok = k && e->key && strcmp(e->key, k) == 0 && e->dev == v->dev && e->ino == v->ino &&
+		  e->size == v->size && e->mtime == v->mtime_ns;
+	free(k);
+	return ok;
+}
+
+void served_set(lfs_fs *fs, const char *rel, const char *vpath, uint64_t hash,
+		const lfs_cache_key *v)
+{
+	size_t slot;
+	if (!fs->served && !(fs->served = calloc(SERVED_SLOTS, sizeof(*fs->served))))
+		return;
+	char *k = served_key(rel, vpath, &slot);
+	if (!k)
+		return;
+	struct served *e = &fs->served[slot];
+	free(e->key);
+	e->key = k;
+	e->hash = hash;
+	e->dev = v->dev;
+	e->ino = v->ino;
+	e->size = v->size;
+	e->mtime = v->mtime_ns;
+}
+
+/*
+ * Make the overlay of view @p vpath from its current text @p init. Base: the
+ * text the mount last served for this view, else the base left by an
+ * overlay that moved away, else none. NULL when out of memory / over the
+ * bound (*err set).
+ */
+struct overlay *ovl_new(lfs_fs *fs, struct mstate *ms, const char *vpath, const char *init,
+			size_t n, int *err)
+{
+	*err = edit_room(fs, 0, n);
+	if (*err)
+		return NULL;
+	struct overlay *o = calloc(1, sizeof(*o));
+	if (!o || !(o->vpath = strdup(vpath)) || lfs_membuf_set(&o->text, init, n) != 0) {
+		if (o)
+			free(o->vpath);
+		free(o);
+		*err = ENOMEM;
+		return NULL;
+	}
+	uint64_t h;
+	if (served_get(fs, ms->rel, vpath, &h)) {
+		o->base_valid = true;
+		o->base_hash = h;
+		pbase_take(ms, vpath, &h);
+	} else if (pbase_take(ms, vpath, &h)) {
+		o->base_valid = true;
+		o->base_hash = h;
+	}
+	o->mtime = now_real();
+	edit_account(fs, 0, n);
+	o->next = ms->ovl;
+	ms->ovl = o;
+	return o;
+}
+
+bool hidden_active(lfs_fs *fs, struct mstate *ms, const char *vpath)
+{
+	if (!ms)
+		return false;
+	struct timespec now = now_mono();
+	for (struct hidden **pp = &ms->hidden; *pp; pp = &(*pp)->next) {
+		struct hidden *h = *pp;
+		if (strcmp(h->vpath, vpath) != 0)
+			continue;
+		if (ts_ns(&now) < ts_ns(&h->until))
+			return true;
+		*pp = h->next;
+		free(h->vpath);
+		free(h);
+		fs->nhidden--;
+		return false;
+	}
+	return false;
+}
+
+void hidden_clear(lfs_fs *fs, struct mstate *ms, const char *vpath)
+{
+	for (struct hidden **pp = &ms->hidden; *pp; pp = &(*pp)->next) {
+		struct hidden *h = *pp;
+		if (strcmp(h->vpath, vpath) != 0)
+			continue;
+		*pp = h->next;
+		free(h->vpath);
+		free(h);
+		fs->nhidden--;
+		return;
+	}
+}
+
+int hidden_add(lfs_fs *fs, struct mstate *ms, const char *vpath, uint64_t dir_id)
+{
+	hidden_clear(fs, ms, vpath);
+	struct hidden *h = calloc(1, sizeof(*h));
+	if (!h || !(h->vpath = strdup(vpath))) {
+		free(h);
+		return ENOMEM;
+	}
+	struct timespec t = now_mono();
+	int64_t until = ts_ns(&t) + (int64_t)(fs->o.unlink_grace * 1e9);
+	h->until.tv_sec = until / 1000000000;
+	h->until.tv_nsec = until % 1000000000;
+	h->dir_id = dir_id;
+	h->next = ms->hidden;
+	ms->hidden = h;
+	fs->nhidden++;
+	return 0;
+}
+
+/* Views whose grace time ended: forget them and refresh their folders in the kernel. */
+void hidden_expire(lfs_fs *fs, struct inval_list *l)
+{
+	struct timespec now = now_mono();
+	for (struct mstate *ms = fs->mstates; ms; ms = ms->next)
+		for (struct hidden **pp = &ms->hidden; *pp;) {
+			struct hidden *h = *pp;
+			if (ts_ns(&now) < ts_ns(&h->until)) {
+				pp = &h->next;
+				continue;
+			}
+			inval_add(l, h->dir_id, NULL);
+			*pp = h->next;
+			free(h->vpath);
+			free(h);
+			fs->nhidden--;
+		}
+}
+
+void merr_clear(struct mstate *ms, const char *vpath)
+{
+	for (struct merr **pp = &ms->errs; *pp; pp = &(*pp)->next) {
+		struct merr *e = *pp;
+		if (strcmp(e->vpath, vpath) != 0)
+			continue;
+		*pp = e->next;
+		free(e->vpath);
+		free(e->text);
+		free(e);
+		return;
+	}
+}
+
+void merr_clear_all(struct mstate *ms)
+{
+	while (ms->errs) {
+		struct merr *e = ms->errs;
+		ms->errs = e->next;
+		free(e->vpath);
+		free(e->text);
+		free(e);
+	}
+}
+
+void merr_set(struct mstate *ms, const char *vpath, const char *text)
+{
+	merr_clear(ms, vpath);
+	struct merr *e = calloc(1, sizeof(*e));
+	if (!e || !(e->vpath = strdup(vpath)) || !(e->text = strdup(text))) {
+		if (e)
+			free(e->vpath);
+		free(e);
+		return;
+	}
+	e->when = now_real();
+	/* Append: messages in the order they happened. */
+	struct merr **pp = &ms->errs;
+	while (*pp)
+		pp = &(*pp)->next;
+	*pp = e;
+}
+
+/* errors.txt: the messages, concatenated. */
+static size_t merr_render(const struct mstate *ms, char **out, struct timespec *mtime)
+{
+	size_t n = 0;
+	struct timespec t = { 0, 0 };
+	for (const struct merr *e = ms ? ms->errs : NULL; e; e = e->next) {
+		n += strlen(e->text);
+		if (ts_ns(&e->when) > ts_ns(&t))
+			t = e->when;
+	}
+	if (mtime)
+		*mtime = t;
+	if (!out)
+		return n;
+	*out = malloc(n ? n : 1);
+	if (!*out)
+		return 0;
+	size_t k = 0;
+	for (const struct merr *e = ms->errs; e; e = e->next) {
+		size_t l = strlen(e->text);
+		memcpy(*out + k, e->text, l);
+		k += l;
+	}
+	return n;
+}
+
+void sobj_unref(lfs_fs *fs, struct sobj *o)
+{
+	if (!o || --o->refs > 0)
+		return;
+	fs->edit_used -= o->data.len;
+	lfs_membuf_free(&o->data);
+	free(o);
+}
+
+static struct sobj *sobj_new(lfs_fs *fs, mode_t mode, uid_t uid, gid_t gid)
+{
+	struct sobj *o = calloc(1, sizeof(*o));
+	if (!o)
+		return NULL;
+	o->mode = mode;
+	o->uid = uid;
+	o->gid = gid;
+	o->atime = o->mtime = o->ctime = now_real();
+	o->sino = VINO_BIT | (1ULL << 62) | ++fs->next_sino;
+	return o;
+}
+
+/* Give @p o the name @p vpath (a new name: the caller checked). */
+struct sname *sname_add(struct mstate *ms, const char *vpath, struct sobj *o)
+{
+	struct sname *s = calloc(1, sizeof(*s));
+	if (!s || !(s->vpath = strdup(vpath))) {
+		free(s);
+		return NULL;
+	}
+	s->obj = o;
+	o->refs++;
+	o->nlink++;
+	o->ctime = now_real();
+	s->next = ms->names;
+	ms->names = s;
+	return s;
+}
+
+void sname_remove(lfs_fs *fs, struct mstate *ms, struct sname *s)
+{
+	for (struct sname **pp = &ms->names; *pp; pp = &(*pp)->next) {
+		if (*pp != s)
+			continue;
+		*pp = s->next;
+		s->obj->nlink--;
+		s->obj->ctime = now_real();
+		sobj_unref(fs, s->obj);
+		free(s->vpath);
+		free(s);
+		return;
+	}
+}
+
+/* Replace (or make) scratch file @p vpath with @p n bytes (the ".rejected" copy). */
+void scratch_put(lfs_fs *fs, struct mstate *ms, const char *vpath, const char *data, size_t n,
+		 mode_t perm, uid_t uid, gid_t gid)
+{
+	struct sname *s = sname_find(ms, vpath);
+	struct sobj *o = s && S_ISREG(s->obj->mode) ? s->obj : NULL;
+	if (!o) {
+		if (s)
+			return; /* a symlink of that name: leave it */
+		o = sobj_new(fs, S_IFREG | perm, uid, gid);
+		if (!o)
+			return;
+		if (!sname_add(ms, vpath, o)) {
+			free(o);
+			return;
+		}
+	}
+	if (edit_room(fs, o->data.len, n) != 0)
+		return;
+	size_t old = o->data.len;
+	if (lfs_membuf_set(&o->data, data, n) == 0) {
+		edit_account(fs, old, n);
+		o->mtime = o->ctime = now_real();
+	}
+}
+
+void ms_free(lfs_fs *fs, struct mstate *ms)
+{
+	while (ms->names)
+		sname_remove(fs, ms, ms->names);
+	while (ms->ovl)
+		ovl_drop(fs, ms, ms->ovl->vpath);
+	while (ms->hidden)
+		hidden_clear(fs, ms, ms->hidden->vpath);
+	uint64_t h;
+	while (ms->pbase)
+		pbase_take(ms, ms->pbase->vpath, &h);
+	merr_clear_all(ms);
+	pthread_mutex_destroy(&ms->commit_mu);
+	free(ms->rel);
+	free(ms);
+}
+
+/* Parent folder path of view path @p vpath ("" = the model folder), into @p buf. */
+void vdir_of(const char *vpath, char *buf, size_t bufsz)
+{
+	const char *sl = strrchr(vpath, '/');
+	size_t l = sl ? (size_t)(sl - vpath) : 0;
+	if (l >= bufsz)
+		l = bufsz - 1;
+	memcpy(buf, vpath, l);
+	buf[l] = '\0';
+}
+
+bool pbase_peek(struct mstate *ms, const char *vpath, uint64_t *hash)
+{
+	for (struct pbase *b = ms->pbase; b; b = b->next)
+		if (strcmp(b->vpath, vpath) == 0) {
+			*hash = b->hash;
+			return true;
+		}
+	return false;
+}
+
+/*
+ * Write @p size bytes of @p buf at @p off into edit buffer @p b, or (buf
+ * NULL) truncate it to @p newsize, within the bound of edit memory (fs->mu
+ * held). 0, ENOSPC (bound reached) or ENOMEM.
+ */
+static int edit_buf_change(lfs_fs *fs, lfs_membuf *b, const char *buf, size_t size, uint64_t off,
+			   uint64_t newsize)
+{
+	size_t old = b->len;
+	int r;
+	if (buf) {
+		uint64_t end = off + size;
+		r = edit_room(fs, old, end > old ? end : old);
+		if (!r)
+			r = lfs_membuf_write(b, buf, size, off, fs->edit_max);
+	} else {
+		r = edit_room(fs, old, newsize);
+		if (!r)
+			r = lfs_membuf_truncate(b, newsize, fs->edit_max);
+	}
+	if (r == EFBIG)
+		r = ENOSPC;
+	if (!r)
+		edit_account(fs, old, b->len);
+	return r;
+}
+
+/* Make/extend the overlay of view node @p nd: a write, or a truncation (buf == NULL). */
+int view_change(lfs_fs *fs, struct node *nd, const char *buf, size_t size, uint64_t off,
+		uint64_t newsize, pid_t writer)
+{
+	struct srcinfo si;
+	int r = model_views(fs, nd->model, &si);
+	if (r)
+		return r;
+	const lfs_view *v = lfs_viewset_find(&si.ce->vs, nd->rel);
+	if (!v) {
+		srcinfo_release(fs, &si);
+		return ESTALE;
+	}
+	if (!view_is_writable(&si.ce->vs, v)) {
+		srcinfo_release(fs, &si);
+		return EROFS;
+	}
+	fs_lock(fs);
+	struct mstate *ms = ms_get(fs, nd->model->rel);
+	struct overlay *o = ms ? ovl_find(ms, nd->rel) : NULL;
+	if (!ms)
+		r = ENOMEM;
+	else if (!o)
+		o = ovl_new(fs, ms, nd->rel, v->data, v->size, &r);
+	if (o) {
+		r = edit_buf_change(fs, &o->text, buf, size, off, newsize);
+		if (!r) {
+			o->gen++;
+			o->mtime = now_real();
+			o->modified = true;
+			if (buf) {
+				o->written = true;
+				o->writer = writer;
+			}
+		}
+	}
+	fs_unlock(fs);
+	srcinfo_release(fs, &si);
+	return r;
+}
+
+
+
+/*
+ * A new scratch object, not named yet, holding @p n bytes of @p data (fs->mu
+ * held). NULL with *err = ENOSPC (edit bound) or ENOMEM. Free an unnamed
+ * object with sobj_discard().
+ */
+struct sobj *sobj_with(lfs_fs *fs, mode_t mode, uid_t uid, gid_t gid, const char *data, size_t n,
+		       int *err)
+{
+	struct sobj *o = sobj_new(fs, mode, uid, gid);
+	*err = o ? edit_room(fs, 0, n) : ENOMEM;
+	if (!*err && n && lfs_membuf_set(&o->data, data, n) != 0)
+		*err = ENOMEM;
+	if (*err) {
+		if (o)
+			lfs_membuf_free(&o->data);
+		free(o);
+		return NULL;
+	}
+	edit_account(fs, 0, n);
+	return o;
+}
+
+/* Free scratch object @p o that never got a name (fs->mu held). */
+void sobj_discard(lfs_fs *fs, struct sobj *o)
+{
+	edit_account(fs, o->data.len, 0);
+	lfs_membuf_free(&o->data);
+	free(o);
+}
+
+/* ---- scratch nodes ---- */
+
+static int scratch_attr(lfs_fs *fs, struct node *c, const struct srcinfo *si, struct mstate *ms,
+			struct stat *a)
+{
+	(void)fs;
+	(void)ms;
+	fill_scratch(a, &si->st, c->sobj);
+	return 0;
+}
+
+static int scratch_readlink(lfs_fs *fs, const struct nodeinfo *ni, char *buf, size_t bufsz)
+{
+	int r = 0;
+	fs_lock(fs);
+	const struct sobj *o = ni->node->sobj;
+	if (S_ISLNK(o->mode) && o->data.len < bufsz) {
+		memcpy(buf, o->data.data, o->data.len);
+		buf[o->data.len] = '\0';
+	} else {
+		r = S_ISLNK(o->mode) ? ENAMETOOLONG : EINVAL;
+	}
+	fs_unlock(fs);
+	return r;
+}
+
+static int scratch_read(lfs_fs *fs, const struct nodeinfo *ni, size_t size, off_t off, lfs_fs_read *r)
+{
+	fs_lock(fs);
+	const struct sobj *o = ni->node->sobj;
+	int err = S_ISLNK(o->mode) ? EINVAL : read_copy(r, o->data.data, o->data.len, size, off);
+	fs_unlock(fs);
+	return err;
+}
+
+static int scratch_write(lfs_fs *fs, const struct nodeinfo *ni, const char *buf, size_t size,
+			 off_t off, const lfs_fs_ctx *ctx, size_t *written)
+{
+	(void)ctx;
+	fs_lock(fs);
+	struct sobj *o = ni->node->sobj;
+	int r = EINVAL;
+	if (!S_ISLNK(o->mode)) {
+		r = edit_buf_change(fs, &o->data, buf, size, (uint64_t)off, 0);
+		if (!r) {
+			o->mtime = o->ctime = now_real();
+			*written = size;
+		}
+	}
+	fs_unlock(fs);
+	return r;
+}
+
+static int scratch_setattr(lfs_fs *fs, const struct nodeinfo *ni, const struct stat *attr, int to_set)
+{
+	int r = 0;
+	fs_lock(fs);
+	struct sobj *o = ni->node->sobj;
+	struct timespec now = now_real();
+	if ((to_set & LFS_SET_SIZE) && S_ISLNK(o->mode)) {
+		r = EINVAL;
+	} else if (to_set & LFS_SET_SIZE) {
+		r = attr->st_size < 0 ? EINVAL :
+		    edit_buf_change(fs, &o->data, NULL, 0, 0, (uint64_t)attr->st_size);
+		if (!r)
+			o->mtime = now;
+	}
+	if (!r) {
+		if ((to_set & LFS_SET_MODE) && !S_ISLNK(o->mode))
+			o->mode = (o->mode & S_IFMT) | (attr->st_mode & 07777);
+		if (to_set & LFS_SET_UID)
+			o->uid = attr->st_uid;
+		if (to_set & LFS_SET_GID)
+			o->gid = attr->st_gid;
+		if (to_set & LFS_SET_ATIME_NOW)
+			o->atime = now;
+		else if (to_set & LFS_SET_ATIME)
+			o->atime = attr->st_atim;
+		if (to_set & LFS_SET_MTIME_NOW)
+			o->mtime = now;
+		else if (to_set & LFS_SET_MTIME)
+			o->mtime = attr->st_mtim;
+		o->ctime = now;
+	}
+	fs_unlock(fs);
+	return r;
+}
+
+const struct node_ops fs_scratch_ops = {
+	.in_model = true,
+	.getattr = gen_getattr,
+	.gen_attr = scratch_attr,
+	.readlink = scratch_readlink,
+	.read = scratch_read,
+	.write = scratch_write,
+	.setattr = scratch_setattr,
+	.link = model_link_op,
+};
+
+/* ---- <model>/errors.txt ---- */
+
+static int merr_attr(lfs_fs *fs, struct node *c, const struct srcinfo *si, struct mstate *ms,
+		     struct stat *a)
+{
+	(void)fs;
+	struct timespec t;
+	size_t n = merr_render(ms, NULL, &t);
+	fill_view_file(a, &si->st, n, &t, false, c->sino);
+	a->st_mode = S_IFREG | 0444;
+	return 0;
+}
+
+static int merr_read(lfs_fs *fs, const struct nodeinfo *ni, size_t size, off_t off, lfs_fs_read *r)
+{
+	fs_lock(fs);
+	char *all = NULL;
+	size_t total = merr_render(ms_find(fs, ni->model->rel), &all, NULL);
+	int err = read_copy(r, all, total, size, off);
+	fs_unlock(fs);
+	free(all);
+	return err;
+}
+
+/* Truncating errors.txt clears it; nothing else. */
+static int merr_setattr(lfs_fs *fs, const struct nodeinfo *ni, const struct stat *attr, int to_set)
+{
+	if ((to_set & LFS_SET_SIZE) && attr->st_size == 0) {
+		fs_lock(fs);
+		struct mstate *ms = ms_find(fs, ni->node->model->rel);
+		if (ms)
+			merr_clear_all(ms);
+		fs_unlock(fs);
+	} else if (to_set & (LFS_SET_MODE | LFS_SET_UID | LFS_SET_GID | LFS_SET_SIZE)) {
+		return EPERM;
+	}
+	return 0;
+}
+
+const struct node_ops fs_merr_ops = {
+	.generated = true,
+	.in_model = true,
+	.volatile_attr = true,
+	.getattr = gen_getattr,
+	.gen_attr = merr_attr,
+	.open_write = open_write_erofs,
+	.read = merr_read,
+	.write = write_erofs,
+	.setattr = merr_setattr,
+	.link = link_eperm,
+};

@@ -1,0 +1,503 @@
+/**
+ * @file fs_int.h
+ * Private to src/fs/fs*.c: what the parts of the virtual tree share.
+ *
+ * Owns the node kinds, the node and mount structs, the editing-state
+ * structs, the per-kind table of operations (struct node_ops, the idea of
+ * the Linux kernel's struct inode_operations: one table per node kind,
+ * selected by the node's kind, NULL = the default answer) and the lock
+ * helpers. The parts:
+ *   fs.c         public entry points of fs.h (thin: dispatch through the ops)
+ *   fs_nodes.c   node table, ids/generations, lookup counts, names, classification
+ *   fs_pass.c    passthrough of SOURCE (root, folders, files, symlinks, others)
+ *   fs_model.c   model folders, view folders, view files, /.legacyfs
+ *   fs_edit.c    editing state: overlays, scratch objects, errors.txt
+ *   fs_scratch.c the namespace of model folders (create/unlink/rename/link)
+ *   fs_commit.c  commit of an edited view back into SOURCE
+ *   fs_watch.c   the inotify watcher / notification thread
+ *
+ * Invariants:
+ *  - Every node has a slot (node id) and, except the root, a parent; a child
+ *    keeps its parent alive (the kernel forgets parents after children, but we
+ *    do not rely on it).
+ *  - A node is "hashed" (findable by (parent, name)) while it is the current
+ *    meaning of that name. When SOURCE changes what a name is (file <-> model
+ *    folder, another inode), the old node is unhashed and a new node with a
+ *    new id is made: the kernel must never see an inode change its type.
+ *  - Source paths are relative to SOURCE ("." is the root) and are opened
+ *    with *at() calls on the root fd, final component O_NOFOLLOW.
+ *  - fs->mu protects the node tables, the cache, the error list and the
+ *    editing state (struct mstate: overlays, scratch names, messages). It is
+ *    never held during source I/O, view building, commits or notifications.
+ *    A commit holds its model's commit_mu (taken before fs->mu, never the
+ *    other way round).
+ *  - Editing state is keyed by the model file's path relative to SOURCE and
+ *    by view path, never by node: nodes come and go with the kernel's
+ *    lookup counts, an edit must not (docs/editing.md).
+ */
+#ifndef LFS_FS_FS_INT_H
+#define LFS_FS_FS_INT_H
+
+#include "fs.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "cache.h"
+#include "errlog.h"
+#include "membuf.h"
+
+#define CTL_ID 2
+#define ERRORS_ID 3
+#define FIRST_FREE_ID 4
+#define VINO_BIT (1ULL << 63)
+#define CTL_INO (VINO_BIT | 1)
+#define ERRORS_INO (VINO_BIT | 2)
+#define WATCH_BUCKETS 1024
+
+enum nkind {
+	K_ROOT,
+	K_DIR,    /* source folder */
+	K_FILE,   /* source file shown as itself */
+	K_LINK,   /* source symlink */
+	K_OTHER,  /* fifo, socket, device */
+	K_MODEL,  /* source file shown as a folder of views */
+	K_VDIR,   /* folder inside a model folder */
+	K_VFILE,  /* generated file */
+	K_CTLDIR, /* /.legacyfs */
+	K_CTLERR, /* /.legacyfs/errors */
+	K_SCRATCH, /* in-memory file or symlink in a model folder's scratch namespace */
+	K_MERR,   /* <model>/errors.txt: messages of refused saves */
+};
+
+/* One pending kernel notification. */
+struct inval {
+	uint64_t id;
+	char *name; /* NULL: inval_inode(id); else inval_entry(id, name) */
+};
+
+struct inval_list {
+	struct inval *v;
+	size_t n, cap;
+};
+
+/* ---- editing state (docs/editing.md) ---- */
+
+/* A scratch file or symlink: in memory, never written to SOURCE. */
+struct sobj {
+	unsigned refs;   /* names + nodes */
+	unsigned nlink;  /* names */
+	lfs_membuf data; /* file bytes, or the symlink target */
+	mode_t mode;     /* S_IFREG or S_IFLNK | permission bits */
+	uid_t uid;
+	gid_t gid;
+	struct timespec atime, mtime, ctime;
+	uint64_t sino;
+	bool base_valid; /* the text came from a view whose generated text hashed base_hash */
+	uint64_t base_hash;
+};
+
+struct sname {
+	char *vpath; /* path inside the model folder */
+	struct sobj *obj;
+	struct sname *next;
+};
+
+/* The text of a view being edited. */
+struct overlay {
+	char *vpath;
+	lfs_membuf text;
+	bool written;    /* WRITE since the last commit attempt: FLUSH commits */
+	bool modified;   /* WRITE or truncate since then: FSYNC commits */
+	bool base_valid; /* generated text the edit started from (hash) */
+	uint64_t base_hash;
+	uint64_t gen;    /* bumped on every change */
+	pid_t writer;    /* thread group of the last WRITE (0 = unknown) */
+	struct timespec mtime;
+	struct overlay *next;
+};
+
+/* A deleted view: absent until re-created or until the grace time ends. */
+struct hidden {
+	char *vpath;
+	struct timespec until; /* CLOCK_MONOTONIC */
+	uint64_t dir_id;       /* folder to invalidate when the view comes back */
+	struct hidden *next;
+};
+
+/* Base of a view whose node went away (rename/unlink), for its next overlay. */
+struct pbase {
+	char *vpath;
+	uint64_t hash;
+	struct pbase *next;
+};
+
+/* Message of the last refused save of one view. */
+struct merr {
+	char *vpath;
+	char *text; /* complete lines */
+	struct timespec when;
+	struct merr *next;
+};
+
+/*
+ * The generated text last served by READ for (model path, view path): the
+ * base of the next edit of that view (stale-save check). A direct-mapped
+ * table: a collision forgets an entry, and a forgotten base only means the
+ * check is skipped for that save.
+ */
+#define SERVED_SLOTS 4096
+struct served {
+	char *key;      /* "<model rel>\x01<view path>" */
+	uint64_t hash;  /* of the text */
+	uint64_t dev, ino; /* source version it was generated from */
+	int64_t size, mtime;
+};
+
+/* Editing state of one model file; kept until the fs is freed. */
+struct mstate {
+	char *rel;
+	pthread_mutex_t commit_mu;
+	struct sname *names;
+	struct overlay *ovl;
+	struct hidden *hidden;
+	struct pbase *pbase;
+	struct merr *errs;
+	struct mstate *next;
+};
+
+/* One readdir listing of a folder. */
+struct dsent {
+	char *name;
+	uint64_t ino;
+	unsigned char type; /* DT_* */
+};
+
+struct dirsnap {
+	unsigned refs;
+	uint64_t gen;       /* node->dirty_gen when the listing was read */
+	uint64_t dev, ino;
+	int64_t mtime_ns, ctime_ns;
+	struct dsent *ents;
+	size_t n;
+};
+
+struct node {
+	uint64_t id, gen;
+	enum nkind kind;
+	struct node *parent;
+	char *name;          /* name in parent */
+	char *rel;           /* source path, or the view path for K_VDIR/K_VFILE */
+	struct node *model;  /* K_VDIR/K_VFILE: the model folder */
+	uint64_t src_dev, src_ino; /* source object this node shows */
+	uint64_t sino;       /* st_ino reported */
+	uint64_t nlookup;
+	struct node *first_child, *next_sib, *prev_sib;
+	struct node *hnext;  /* name hash chain */
+	bool hashed;
+	int wd;              /* inotify watch, -1 = none */
+	struct node *wnext;  /* watch hash chain */
+	struct dirsnap *snap;
+	uint64_t dirty_gen;  /* bumped by the watcher when the folder's content changed */
+	struct sobj *sobj;   /* K_SCRATCH: the object (one reference) */
+	bool self_commit;    /* K_MODEL: SOURCE was just replaced by our own commit */
+};
+
+struct lfs_fs {
+	pthread_mutex_t mu;
+	int rootfd;
+	char *source;        /* absolute, for inotify_add_watch */
+	lfs_fs_opts o;
+	struct timespec start;
+	uid_t uid;
+	gid_t gid;
+
+	struct node **slots; /* by id */
+	uint64_t *slot_gen;
+	size_t nslots;
+	uint64_t *free_ids;
+	size_t nfree, free_cap;
+	size_t nnodes;
+
+	struct node **nh;    /* (parent, name) hash */
+	size_t nh_size, nh_count;
+
+	lfs_cache cache;
+	lfs_errlog errors;
+	uint64_t builds, build_failures;
+
+	/* editing */
+	struct mstate *mstates;
+	size_t edit_used, edit_max;
+	uint64_t next_sino;
+	size_t nhidden;
+	uint64_t commits, commit_noops, commit_refused;
+	struct inval_list pending; /* notifications queued by requests, sent by the thread */
+	struct served *served;     /* SERVED_SLOTS entries, allocated on first use */
+
+	/* watcher / notification thread */
+	int ifd, stopfd, kickfd;
+	bool thread_running;
+	pthread_t thread;
+	lfs_fs_notify notify;
+	struct node *wh[WATCH_BUCKETS];
+	uint64_t nwatches;
+	bool watch_warned;
+};
+
+
+/* What a source object is. */
+struct srcinfo {
+	struct stat st;
+	enum nkind kind;   /* K_DIR, K_FILE, K_LINK, K_OTHER, K_MODEL */
+	lfs_centry *ce;    /* K_FILE/K_MODEL: cache entry with a reference (or NULL) */
+};
+
+/* Snapshot of what a node is (copied under the lock, used unlocked). */
+struct nodeinfo {
+	enum nkind kind;
+	struct node *node;  /* valid while the kernel holds the inode (see lookup) */
+	struct node *model;
+};
+
+/* Where a name in a model folder points (views held: release with mloc_put). */
+struct mloc {
+	struct node *dir, *model;
+	char *vpath;
+	struct srcinfo si;
+	const lfs_view *v;  /* the name is a view */
+	bool isdir;         /* the name is a view folder */
+	bool writable;      /* the model has writable views */
+	bool vwritable;     /* v can be written back */
+	bool merr_name;     /* errors.txt at the model root (no view of that name) */
+};
+
+/* A text to commit, copied out of an overlay or a scratch file. */
+struct ctext {
+	char *data;
+	size_t n;
+	bool base_valid;
+	uint64_t base_hash;
+	uint64_t gen;
+};
+
+/* lfs_fs_read.hold_kind */
+enum { HOLD_NONE, HOLD_ENTRY, HOLD_MALLOC };
+
+/*
+ * Walk callback of view_children(): one immediate child of a view folder
+ * (a sub-folder once, or view @p v). Non-zero stops the walk.
+ */
+typedef int (*vchild_fn)(void *ctx, const char *name, size_t len, bool is_dir, const lfs_view *v);
+
+/* What lfs_fs_create/mknod/mkdir/symlink make: one path, parameterised. */
+enum newkind { NEW_FILE, NEW_NODE, NEW_DIR, NEW_SYMLINK };
+
+struct newobj {
+	enum newkind what;
+	mode_t mode;        /* type and permission bits (NEW_NODE: type from mknod) */
+	int flags;          /* NEW_FILE: O_EXCL, O_TRUNC */
+	dev_t rdev;         /* NEW_NODE */
+	const char *target; /* NEW_SYMLINK */
+};
+
+/*
+ * Operations of one node kind. The public entry points (fs.c) call through
+ * the table of the node's kind; a NULL member gives the default answer
+ * written next to it. Every member runs without fs->mu unless noted.
+ */
+struct node_ops {
+	/* classes of kinds */
+	bool is_dir;        /* shown as a folder (open/opendir check) */
+	bool source_dir;    /* a folder of SOURCE: passthrough names, negative entries cacheable */
+	bool model_ns;      /* model folder or view folder: names are views or scratch names */
+	bool source;        /* shows a source object by path (renames recompute the path) */
+	bool generated;     /* belongs to its model folder whatever the model file's inode */
+	bool in_model;      /* lives in a model folder (node->model set) */
+	bool volatile_attr; /* attributes never cached (timeout 0) */
+	bool is_view;       /* a generated file: the page cache is kept across opens */
+	int not_file;       /* errno of read/write/truncate of a non-regular node (0: regular) */
+
+	/* the node itself */
+	int (*getattr)(lfs_fs *fs, const struct nodeinfo *ni, struct stat *st);  /* required */
+	/* generated kinds: attributes from the model's current views (fs->mu held); NULL: EINVAL */
+	int (*gen_attr)(lfs_fs *fs, struct node *c, const struct srcinfo *si, struct mstate *ms,
+			struct stat *a);
+	int (*readlink)(lfs_fs *fs, const struct nodeinfo *ni, char *buf, size_t bufsz); /* NULL: EINVAL */
+	int (*open_write)(lfs_fs *fs, const struct nodeinfo *ni);                         /* NULL: 0 */
+	int (*read)(lfs_fs *fs, const struct nodeinfo *ni, size_t size, off_t off,
+		    lfs_fs_read *r);                                                      /* NULL: not_file */
+	int (*write)(lfs_fs *fs, const struct nodeinfo *ni, const char *buf, size_t size, off_t off,
+		     const lfs_fs_ctx *ctx, size_t *written);                             /* NULL: not_file */
+	int (*setattr)(lfs_fs *fs, const struct nodeinfo *ni, const struct stat *a, int to_set); /* NULL: EPERM */
+	int (*flush)(lfs_fs *fs, const struct nodeinfo *ni, const lfs_fs_ctx *ctx);       /* NULL: 0 */
+	int (*fsync)(lfs_fs *fs, const struct nodeinfo *ni, bool datasync);               /* NULL: 0 */
+	/* hard link of this node into folder @p np; NULL: link_elsewhere() */
+	int (*link)(lfs_fs *fs, const struct nodeinfo *ni, const struct nodeinfo *np, const char *newname,
+		    lfs_fs_entry *e);
+
+	/* as a folder (@p p: this node) */
+	int (*lookup)(lfs_fs *fs, const struct nodeinfo *p, const char *name, lfs_fs_entry *e); /* NULL: ENOTDIR */
+	int (*snap)(lfs_fs *fs, const struct nodeinfo *p, off_t off, uint64_t parent_ino,
+		    struct dirsnap **out);                                                /* NULL: ENOTDIR */
+	int (*mknew)(lfs_fs *fs, const struct nodeinfo *p, const char *name, const struct newobj *what,
+		     const lfs_fs_ctx *ctx, lfs_fs_entry *e);                             /* NULL: ENOTDIR */
+	int (*unlink)(lfs_fs *fs, const struct nodeinfo *p, const char *name);           /* NULL: ENOTDIR */
+	int (*rmdir)(lfs_fs *fs, const struct nodeinfo *p, const char *name);            /* NULL: ENOTDIR */
+	/* rename of @p name to (@p np, @p newname); NULL: rename_elsewhere() */
+	int (*rename)(lfs_fs *fs, const struct nodeinfo *p, const char *name, const struct nodeinfo *np,
+		      const char *newname, unsigned flags);
+};
+
+/* The tables, one per kind (defined by the part that implements the kind). */
+extern const struct node_ops fs_root_ops, fs_dir_ops, fs_file_ops, fs_link_ops, fs_other_ops;
+extern const struct node_ops fs_model_ops, fs_vdir_ops, fs_vfile_ops, fs_ctldir_ops, fs_ctlerr_ops;
+extern const struct node_ops fs_scratch_ops, fs_merr_ops;
+
+/* The operations of kind @p k. */
+const struct node_ops *kind_ops(enum nkind k);
+
+/* The operations of node @p n (by its current kind). */
+static inline const struct node_ops *node_ops_of(const struct node *n)
+{
+	return kind_ops(n->kind);
+}
+
+/* The model folder of a model-side node (the node itself for a model folder). */
+static inline struct node *model_of(struct node *n)
+{
+	return n->kind == K_MODEL ? n : n->model;
+}
+
+/* Lock helpers: fs->mu protects tables, cache and editing state. */
+static inline void fs_lock(lfs_fs *fs)
+{
+	pthread_mutex_lock(&fs->mu);
+}
+
+static inline void fs_unlock(lfs_fs *fs)
+{
+	pthread_mutex_unlock(&fs->mu);
+}
+
+void fs_log(lfs_fs *fs, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* BEGIN PROTOTYPES: functions the parts share, by defining file (contracts at the definitions) */
+/* fs_nodes.c */
+int64_t ts_ns(const struct timespec *t);
+uint64_t view_ino(const struct node *model, const char *vpath);
+char *join_rel(const char *parent_rel, const char *name);
+char *join_view(const struct node *parent, const char *name);
+bool is_dot(const char *name);
+struct node *find_child(lfs_fs *fs, struct node *parent, const char *name);
+void nh_remove(lfs_fs *fs, struct node *n);
+void snap_unref(struct dirsnap *s);
+int alloc_id(lfs_fs *fs, uint64_t *id);
+bool is_ctl_name(enum nkind dir, const char *name);
+struct node *node_new(lfs_fs *fs, uint64_t id, enum nkind kind, struct node *parent,
+		      const char *name, char *rel_owned);
+void srcinfo_release(lfs_fs *fs, struct srcinfo *si);
+lfs_centry *entry_for(lfs_fs *fs, const char *rel, const struct stat *st);
+int classify(lfs_fs *fs, const char *rel, struct srcinfo *si);
+struct timespec now_real(void);
+struct timespec now_mono(void);
+uint64_t text_hash(const char *p, size_t n);
+void entry_timeouts(lfs_fs *fs, struct node *n, lfs_fs_entry *e);
+struct node *child_for(lfs_fs *fs, struct node *parent, const char *name, enum nkind kind,
+		       uint64_t dev, uint64_t ino, const char *rel, int *err);
+int node_info(lfs_fs *fs, uint64_t ino, struct nodeinfo *ni);
+void detach(lfs_fs *fs, struct node *n);
+int dsent_cmp(const void *a, const void *b);
+int snap_add(struct dirsnap *s, size_t *cap, const char *name, size_t len, uint64_t ino,
+	     unsigned char type);
+int give_entry(lfs_fs *fs, struct node *c, const struct srcinfo *si, lfs_fs_entry *e);
+int node_move(lfs_fs *fs, struct node *n, struct node *np, const char *newname, const char *vrel);
+int read_copy(lfs_fs_read *r, const char *src, size_t total, size_t size, off_t off);
+int link_elsewhere(const struct nodeinfo *np);
+int link_eperm(lfs_fs *fs, const struct nodeinfo *ni, const struct nodeinfo *np,
+	       const char *newname, lfs_fs_entry *e);
+int rename_elsewhere(const struct nodeinfo *p, const struct nodeinfo *np);
+
+/* fs_pass.c */
+int pass_getattr(lfs_fs *fs, const struct nodeinfo *ni, struct stat *st);
+
+/* fs_model.c */
+bool view_is_writable(const lfs_viewset *vs, const lfs_view *v);
+bool view_is_dir(const lfs_viewset *vs, const char *vpath);
+bool vs_writable(const lfs_viewset *vs);
+void fill_virtual_dir(struct stat *a, const struct stat *src, const lfs_viewset *vs,
+		      const char *vpath, uint64_t ino);
+void fill_view_file(struct stat *a, const struct stat *src, size_t size,
+		    const struct timespec *mtime, bool writable, uint64_t ino);
+void fill_ctl(lfs_fs *fs, struct stat *a, bool errors_file);
+int model_views(lfs_fs *fs, const struct node *model, struct srcinfo *si);
+int fill_gen(lfs_fs *fs, struct node *c, const struct srcinfo *si, struct stat *a);
+int gen_getattr(lfs_fs *fs, const struct nodeinfo *ni, struct stat *st);
+int open_write_erofs(lfs_fs *fs, const struct nodeinfo *ni);
+int write_erofs(lfs_fs *fs, const struct nodeinfo *ni, const char *buf, size_t size, off_t off,
+		const lfs_fs_ctx *ctx, size_t *written);
+
+/* fs_edit.c */
+struct mstate *ms_find(lfs_fs *fs, const char *rel);
+struct mstate *ms_get(lfs_fs *fs, const char *rel);
+struct sname *sname_find(struct mstate *ms, const char *vpath);
+struct overlay *ovl_find(struct mstate *ms, const char *vpath);
+void ovl_drop(lfs_fs *fs, struct mstate *ms, const char *vpath);
+void edit_account(lfs_fs *fs, size_t oldlen, size_t newlen);
+bool pbase_take(struct mstate *ms, const char *vpath, uint64_t *hash);
+void pbase_set(struct mstate *ms, const char *vpath, uint64_t hash);
+bool served_get(lfs_fs *fs, const char *rel, const char *vpath, uint64_t *hash);
+bool served_known(lfs_fs *fs, const char *rel, const char *vpath, const lfs_cache_key *v);
+void served_set(lfs_fs *fs, const char *rel, const char *vpath, uint64_t hash,
+		const lfs_cache_key *v);
+struct overlay *ovl_new(lfs_fs *fs, struct mstate *ms, const char *vpath, const char *init,
+			size_t n, int *err);
+bool hidden_active(lfs_fs *fs, struct mstate *ms, const char *vpath);
+void hidden_clear(lfs_fs *fs, struct mstate *ms, const char *vpath);
+int hidden_add(lfs_fs *fs, struct mstate *ms, const char *vpath, uint64_t dir_id);
+void hidden_expire(lfs_fs *fs, struct inval_list *l);
+void merr_clear(struct mstate *ms, const char *vpath);
+void merr_clear_all(struct mstate *ms);
+void merr_set(struct mstate *ms, const char *vpath, const char *text);
+void sobj_unref(lfs_fs *fs, struct sobj *o);
+struct sname *sname_add(struct mstate *ms, const char *vpath, struct sobj *o);
+void sname_remove(lfs_fs *fs, struct mstate *ms, struct sname *s);
+void scratch_put(lfs_fs *fs, struct mstate *ms, const char *vpath, const char *data, size_t n,
+		 mode_t perm, uid_t uid, gid_t gid);
+void ms_free(lfs_fs *fs, struct mstate *ms);
+void vdir_of(const char *vpath, char *buf, size_t bufsz);
+bool pbase_peek(struct mstate *ms, const char *vpath, uint64_t *hash);
+int view_change(lfs_fs *fs, struct node *nd, const char *buf, size_t size, uint64_t off,
+		uint64_t newsize, pid_t writer);
+struct sobj *sobj_with(lfs_fs *fs, mode_t mode, uid_t uid, gid_t gid, const char *data, size_t n,
+		       int *err);
+void sobj_discard(lfs_fs *fs, struct sobj *o);
+
+/* fs_scratch.c */
+struct node *scratch_node(lfs_fs *fs, struct node *p, const char *name, struct sname *sn, int *err);
+int model_mknew(lfs_fs *fs, const struct nodeinfo *pi, const char *name, const struct newobj *w,
+		const lfs_fs_ctx *ctx, lfs_fs_entry *e);
+int model_unlink(lfs_fs *fs, const struct nodeinfo *pi, const char *name);
+int model_rmdir(lfs_fs *fs, const struct nodeinfo *p, const char *name);
+int model_rename_op(lfs_fs *fs, const struct nodeinfo *p, const char *name,
+		    const struct nodeinfo *np, const char *newname, unsigned flags);
+int model_link_op(lfs_fs *fs, const struct nodeinfo *ni, const struct nodeinfo *np,
+		  const char *newname, lfs_fs_entry *e);
+
+/* fs_commit.c */
+pid_t tgid_of(pid_t tid);
+int commit_overlay(lfs_fs *fs, struct node *nd, bool fsync, pid_t closer);
+int rename_commit(lfs_fs *fs, struct mstate *ms, struct mloc *a, struct mloc *b, struct node *p,
+		  const char *name, struct node *np, const char *newname);
+
+/* fs_watch.c */
+void wh_remove(lfs_fs *fs, struct node *n);
+void add_watch(lfs_fs *fs, struct node *n);
+void kick(lfs_fs *fs);
+void inval_add(struct inval_list *l, uint64_t id, const char *name);
+void inval_subtree(struct inval_list *l, struct node *n);
+/* END PROTOTYPES */
+
+#endif

@@ -1,0 +1,673 @@
+/**
+ * @file fs_model.c
+ * Model folders and what they show: the generated side of the tree. View
+ * folders and view files (attributes, lookup, listing, READ of generated
+ * text or of the text being edited, WRITE and truncation into an overlay,
+ * FLUSH/FSYNC commits), the writability of views, and the control folder
+ * /.legacyfs with its errors file. Model folders take their attributes
+ * from SOURCE (fs_pass.c) and their names from fs_scratch.c.
+ */
+#define _GNU_SOURCE
+#include "fs_int.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * Can view @p v of @p vs be written back into its model? Fixed by the format
+ * when the views were built (lfs_view.writable); NULL view: no.
+ */
+bool view_is_writable(const lfs_viewset *vs, const lfs_view *v)
+{
+	(void)vs;
+	return v && v->writable;
+}
+
+static mode_t dir_perm_from(mode_t src)
+{
+	mode_t p = src & 0444;
+	return p | ((p >> 2) & 0111);
+}
+
+/* Index of the first view of @p vs whose path is not below @p key (binary search). */
+static size_t lower_bound(const lfs_viewset *vs, const char *key)
+{
+	size_t lo = 0, hi = vs->n_views;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(vs->views[mid].path, key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Walk the immediate children of view folder @p vpath ("" = the model folder).
+ * Calls @p fn(ctx, name, namelen, is_dir, view) for each; stops when it
+ * returns non-zero. Sorted, each sub-folder once.
+ */
+static int view_children(const lfs_viewset *vs, const char *vpath, vchild_fn fn, void *ctx)
+{
+	char prefix[PATH_MAX];
+	size_t pl = 0;
+	if (vpath[0]) {
+		pl = strlen(vpath);
+		if (pl + 2 > sizeof(prefix))
+			return 0;
+		memcpy(prefix, vpath, pl);
+		prefix[pl++] = '/';
+	}
+	prefix[pl] = '\0';
+	const char *last_dir = NULL;
+	size_t last_len = 0;
+	for (size_t i = pl ? lower_bound(vs, prefix) : 0; i < vs->n_views; i++) {
+		const lfs_view *v = &vs->views[i];
+		if (strncmp(v->path, prefix, pl) != 0)
+			break;
+		const char *comp = v->path + pl;
+		const char *sl = strchr(comp, '/');
+		if (!*comp)
+			continue;
+		if (sl) {
+			size_t len = (size_t)(sl - comp);
+			if (len == 0 || (last_dir && last_len == len && memcmp(last_dir, comp, len) == 0))
+				continue;
+			last_dir = comp;
+			last_len = len;
+			int r = fn(ctx, comp, len, true, NULL);
+			if (r)
+				return r;
+		} else {
+			int r = fn(ctx, comp, strlen(comp), false, v);
+			if (r)
+				return r;
+		}
+	}
+	return 0;
+}
+
+static int count_dirs_cb(void *ctx, const char *name, size_t len, bool is_dir, const lfs_view *v)
+{
+	(void)name;
+	(void)len;
+	(void)v;
+	if (is_dir)
+		++*(size_t *)ctx;
+	return 0;
+}
+
+/* Is @p vpath a view folder of @p vs? */
+bool view_is_dir(const lfs_viewset *vs, const char *vpath)
+{
+	char key[PATH_MAX];
+	size_t l = strlen(vpath);
+	if (l + 2 > sizeof(key))
+		return false;
+	memcpy(key, vpath, l);
+	key[l] = '/';
+	key[l + 1] = '\0';
+	size_t i = lower_bound(vs, key);
+	return i < vs->n_views && strncmp(vs->views[i].path, key, l + 1) == 0;
+}
+
+/* Does the model have any view that can be written back? */
+bool vs_writable(const lfs_viewset *vs)
+{
+	return lfs_viewset_writable(vs);
+}
+
+void fill_virtual_dir(struct stat *a, const struct stat *src, const lfs_viewset *vs,
+		      const char *vpath, uint64_t ino)
+{
+	memset(a, 0, sizeof(*a));
+	size_t ndirs = 0;
+	view_children(vs, vpath, count_dirs_cb, &ndirs);
+	a->st_ino = ino;
+	a->st_mode = S_IFDIR | dir_perm_from(src->st_mode);
+	/* Folders of writable models take the model file's write bits: editors
+	 * create their swap, backup and temp files there (scratch namespace). */
+	if (vs_writable(vs))
+		a->st_mode |= src->st_mode & 0222;
+	a->st_nlink = 2 + ndirs;
+	a->st_uid = src->st_uid;
+	a->st_gid = src->st_gid;
+	a->st_size = 4096;
+	a->st_blksize = 4096;
+	a->st_atim = src->st_atim;
+	a->st_mtim = src->st_mtim;
+	a->st_ctim = src->st_ctim;
+	a->st_dev = src->st_dev;
+}
+
+/*
+ * A generated file: @p size bytes; times of the model file unless @p mtime
+ * (text being edited); the model file's read bits, plus its write bits when
+ * the view can be written back.
+ */
+void fill_view_file(struct stat *a, const struct stat *src, size_t size,
+		    const struct timespec *mtime, bool writable, uint64_t ino)
+{
+	memset(a, 0, sizeof(*a));
+	a->st_ino = ino;
+	a->st_mode = S_IFREG | (src->st_mode & (writable ? 0666 : 0444));
+	a->st_nlink = 1;
+	a->st_uid = src->st_uid;
+	a->st_gid = src->st_gid;
+	a->st_size = (off_t)size;
+	a->st_blocks = (blkcnt_t)((size + 511) / 512);
+	a->st_blksize = 4096;
+	a->st_atim = src->st_atim;
+	a->st_mtim = mtime ? *mtime : src->st_mtim;
+	a->st_ctim = mtime ? *mtime : src->st_ctim;
+	a->st_dev = src->st_dev;
+}
+
+void fill_ctl(lfs_fs *fs, struct stat *a, bool errors_file)
+{
+	memset(a, 0, sizeof(*a));
+	a->st_uid = fs->uid;
+	a->st_gid = fs->gid;
+	a->st_blksize = 4096;
+	a->st_atim = a->st_ctim = fs->start;
+	if (errors_file) {
+		a->st_ino = ERRORS_INO;
+		a->st_mode = S_IFREG | 0444;
+		a->st_nlink = 1;
+		a->st_size = (off_t)fs->errors.text.len;
+		a->st_blocks = (blkcnt_t)((fs->errors.text.len + 511) / 512);
+		a->st_mtim = fs->errors.n ? fs->errors.mtime : fs->start;
+		a->st_ctim = a->st_mtim;
+	} else {
+		a->st_ino = CTL_INO;
+		a->st_mode = S_IFDIR | 0555;
+		a->st_nlink = 2;
+		a->st_size = 4096;
+		a->st_mtim = fs->start;
+	}
+}
+
+/*
+ * The current views of model folder @p model (a K_MODEL node): stats and
+ * classifies its source again. ESTALE when the file is no longer a model (or
+ * no longer the same inode).
+ */
+int model_views(lfs_fs *fs, const struct node *model, struct srcinfo *si)
+{
+	int r = classify(fs, model->rel, si);
+	if (r)
+		return r == ENOENT ? ESTALE : r;
+	if (si->kind != K_MODEL || (uint64_t)si->st.st_ino != model->src_ino ||
+	    (uint64_t)si->st.st_dev != model->src_dev) {
+		srcinfo_release(fs, si);
+		return ESTALE;
+	}
+	return 0;
+}
+
+/*
+ * Attributes of generated-side node @p c (fs->mu held): view (its overlay
+ * when edited), view folder, scratch object, errors.txt. @p si: the model's
+ * current views.
+ */
+int fill_gen(lfs_fs *fs, struct node *c, const struct srcinfo *si, struct stat *a)
+{
+	const struct node_ops *ops = node_ops_of(c);
+	if (!ops->gen_attr)
+		return EINVAL;
+	return ops->gen_attr(fs, c, si, ms_find(fs, c->model->rel), a);
+}
+
+static int lookup_view(lfs_fs *fs, const struct nodeinfo *pi, const char *name, lfs_fs_entry *e)
+{
+	struct node *p = pi->node;
+	struct node *model = model_of(p);
+	struct srcinfo si;
+	int r = model_views(fs, model, &si);
+	if (r)
+		return r;
+	char *vpath = join_view(p, name);
+	if (!vpath) {
+		srcinfo_release(fs, &si);
+		return ENOMEM;
+	}
+	const lfs_viewset *vs = &si.ce->vs;
+	const lfs_view *v = lfs_viewset_find(vs, vpath);
+	bool isdir = !v && view_is_dir(vs, vpath);
+	fs_lock(fs);
+	struct mstate *ms = ms_find(fs, model->rel);
+	struct node *c = NULL;
+	struct sname *sn;
+	if (v && hidden_active(fs, ms, vpath)) {
+		r = ENOENT; /* deleted, within its grace time */
+	} else if (v || isdir) {
+		c = child_for(fs, p, name, v ? K_VFILE : K_VDIR, model->src_dev, model->src_ino, vpath, &r);
+	} else if ((sn = sname_find(ms, vpath)) != NULL) {
+		c = scratch_node(fs, p, name, sn, &r);
+	} else if (p->kind == K_MODEL && strcmp(name, LFS_FS_MODEL_ERRORS_NAME) == 0 && ms && ms->errs) {
+		c = child_for(fs, p, name, K_MERR, 0, 0, vpath, &r);
+	} else {
+		r = ENOENT;
+	}
+	if (c)
+		r = give_entry(fs, c, &si, e);
+	lfs_cache_release(&fs->cache, si.ce);
+	fs_unlock(fs);
+	free(vpath);
+	return r;
+}
+
+struct vlist_ctx {
+	struct dirsnap *s;
+	size_t cap;
+	const struct node *model;
+	const char *vpath;
+	int err;
+};
+
+static int vlist_cb(void *ctx, const char *name, size_t len, bool is_dir, const lfs_view *v)
+{
+	struct vlist_ctx *c = ctx;
+	(void)v;
+	char path[PATH_MAX];
+	size_t pl = strlen(c->vpath);
+	if (pl + 1 + len + 1 > sizeof(path))
+		return 0;
+	memcpy(path, c->vpath, pl);
+	if (pl)
+		path[pl++] = '/';
+	memcpy(path + pl, name, len);
+	path[pl + len] = '\0';
+	c->err = snap_add(c->s, &c->cap, name, len, view_ino(c->model, path), is_dir ? DT_DIR : DT_REG);
+	return c->err;
+}
+
+/* The listing of a model folder or view folder (built from the cached views). */
+static int snap_build_view(lfs_fs *fs, const struct nodeinfo *ni, off_t off, uint64_t parent_ino,
+			   struct dirsnap **out)
+{
+	(void)off;
+	*out = NULL;
+	struct node *n = ni->node;
+	struct node *model = model_of(n);
+	struct srcinfo si;
+	int r = model_views(fs, model, &si);
+	if (r)
+		return r;
+	const char *vpath = n->kind == K_MODEL ? "" : n->rel;
+	struct vlist_ctx c = { .model = model, .vpath = vpath };
+	c.s = calloc(1, sizeof(*c.s));
+	if (!c.s) {
+		srcinfo_release(fs, &si);
+		return ENOMEM;
+	}
+	c.s->refs = 1;
+	if (n->kind == K_VDIR && !view_is_dir(&si.ce->vs, vpath))
+		r = ESTALE;
+	if (!r)
+		r = snap_add(c.s, &c.cap, ".", 1, n->sino, DT_DIR);
+	if (!r)
+		r = snap_add(c.s, &c.cap, "..", 2, parent_ino, DT_DIR);
+	if (!r) {
+		view_children(&si.ce->vs, vpath, vlist_cb, &c);
+		r = c.err;
+	}
+	if (!r) {
+		/* Editing state: deleted views are absent, scratch names and
+		 * errors.txt present (docs/editing.md). */
+		fs_lock(fs);
+		struct mstate *ms = ms_find(fs, model->rel);
+		if (ms) {
+			size_t pl = strlen(vpath);
+			size_t w = 2;
+			for (size_t i = 2; i < c.s->n; i++) {
+				struct dsent *d = &c.s->ents[i];
+				bool gone = false;
+				if (d->type == DT_REG && ms->hidden) {
+					char *vp = join_view(n, d->name);
+					gone = vp && hidden_active(fs, ms, vp);
+					free(vp);
+				}
+				if (gone)
+					free(d->name);
+				else
+					c.s->ents[w++] = *d;
+			}
+			c.s->n = w;
+			char dir[PATH_MAX];
+			for (struct sname *sn = ms->names; sn && !r; sn = sn->next) {
+				vdir_of(sn->vpath, dir, sizeof(dir));
+				if (strcmp(dir, vpath) != 0)
+					continue;
+				const char *nm = sn->vpath + (pl ? pl + 1 : 0);
+				r = snap_add(c.s, &c.cap, nm, strlen(nm), sn->obj->sino,
+					     S_ISLNK(sn->obj->mode) ? DT_LNK : DT_REG);
+			}
+			if (!r && n->kind == K_MODEL && ms->errs &&
+			    !lfs_viewset_find(&si.ce->vs, LFS_FS_MODEL_ERRORS_NAME))
+				r = snap_add(c.s, &c.cap, LFS_FS_MODEL_ERRORS_NAME,
+					     strlen(LFS_FS_MODEL_ERRORS_NAME),
+					     view_ino(model, LFS_FS_MODEL_ERRORS_NAME), DT_REG);
+		}
+		fs_unlock(fs);
+	}
+	srcinfo_release(fs, &si);
+	if (r) {
+		snap_unref(c.s);
+		return r;
+	}
+	*out = c.s;
+	return 0;
+}
+
+static int snap_build_ctl(lfs_fs *fs, const struct nodeinfo *ni, off_t off, uint64_t parent_ino,
+			  struct dirsnap **out)
+{
+	(void)fs;
+	(void)ni;
+	(void)off;
+	(void)parent_ino;
+	struct dirsnap *s = calloc(1, sizeof(*s));
+	size_t cap = 0;
+	if (!s)
+		return ENOMEM;
+	s->refs = 1;
+	int r = snap_add(s, &cap, ".", 1, CTL_INO, DT_DIR);
+	if (!r)
+		r = snap_add(s, &cap, "..", 2, 0, DT_DIR);
+	if (!r)
+		r = snap_add(s, &cap, LFS_FS_ERRORS_NAME, strlen(LFS_FS_ERRORS_NAME), ERRORS_INO, DT_REG);
+	if (r) {
+		snap_unref(s);
+		return r;
+	}
+	*out = s;
+	return 0;
+}
+
+
+/* Attributes of a generated node: from the model's current views. */
+int gen_getattr(lfs_fs *fs, const struct nodeinfo *ni, struct stat *st)
+{
+	struct srcinfo si;
+	int r = model_views(fs, ni->model, &si);
+	if (r)
+		return r;
+	fs_lock(fs);
+	r = fill_gen(fs, ni->node, &si, st);
+	fs_unlock(fs);
+	srcinfo_release(fs, &si);
+	if (r == ESTALE)
+		detach(fs, ni->node);
+	return r;
+}
+
+static int vfile_attr(lfs_fs *fs, struct node *c, const struct srcinfo *si, struct mstate *ms,
+		      struct stat *a)
+{
+	(void)fs;
+	const lfs_view *v = lfs_viewset_find(&si->ce->vs, c->rel);
+	if (!v)
+		return ESTALE;
+	struct overlay *o = ovl_find(ms, c->rel);
+	bool w = view_is_writable(&si->ce->vs, v);
+	if (o)
+		fill_view_file(a, &si->st, o->text.len, &o->mtime, w, c->sino);
+	else
+		fill_view_file(a, &si->st, v->size, NULL, w, c->sino);
+	return 0;
+}
+
+static int vdir_attr(lfs_fs *fs, struct node *c, const struct srcinfo *si, struct mstate *ms,
+		     struct stat *a)
+{
+	(void)fs;
+	(void)ms;
+	if (!view_is_dir(&si->ce->vs, c->rel))
+		return ESTALE;
+	fill_virtual_dir(a, &si->st, &si->ce->vs, c->rel, c->sino);
+	return 0;
+}
+
+/* Open for writing: EROFS unless the view can be written back. */
+static int vfile_open_write(lfs_fs *fs, const struct nodeinfo *ni)
+{
+	struct srcinfo si;
+	int r = model_views(fs, ni->model, &si);
+	if (r)
+		return r;
+	if (!view_is_writable(&si.ce->vs, lfs_viewset_find(&si.ce->vs, ni->node->rel)))
+		r = EROFS;
+	srcinfo_release(fs, &si);
+	return r;
+}
+
+static int vfile_read(lfs_fs *fs, const struct nodeinfo *ni, size_t size, off_t off, lfs_fs_read *r)
+{
+	struct srcinfo si;
+	int err = model_views(fs, ni->model, &si);
+	if (err)
+		return err;
+	const lfs_view *v = lfs_viewset_find(&si.ce->vs, ni->node->rel);
+	if (!v) {
+		srcinfo_release(fs, &si);
+		return ESTALE;
+	}
+	fs_lock(fs);
+	struct overlay *o = ovl_find(ms_find(fs, ni->model->rel), ni->node->rel);
+	if (o) {
+		/* The text being edited. */
+		err = read_copy(r, o->text.data, o->text.len, size, off);
+		fs_unlock(fs);
+		srcinfo_release(fs, &si);
+		return err;
+	}
+	/* Remember which generated text was served (stale-save check). Only
+	 * for views that can be saved: nothing to remember otherwise. */
+	const lfs_cache_key *k = &si.ce->key;
+	bool track = view_is_writable(&si.ce->vs, v);
+	bool known = !track || served_known(fs, ni->model->rel, ni->node->rel, k);
+	fs_unlock(fs);
+	if (!known) {
+		uint64_t h = text_hash(v->data, v->size);
+		fs_lock(fs);
+		served_set(fs, ni->model->rel, ni->node->rel, h, k);
+		fs_unlock(fs);
+	}
+	if ((uint64_t)off < v->size) {
+		r->data = v->data + off;
+		r->len = v->size - (size_t)off < size ? v->size - (size_t)off : size;
+	}
+	r->hold = si.ce;
+	r->hold_kind = HOLD_ENTRY;
+	return 0;
+}
+
+static int vfile_write(lfs_fs *fs, const struct nodeinfo *ni, const char *buf, size_t size,
+		       off_t off, const lfs_fs_ctx *ctx, size_t *written)
+{
+	int r = view_change(fs, ni->node, buf, size, (uint64_t)off, 0, tgid_of(ctx ? ctx->pid : 0));
+	if (!r)
+		*written = size;
+	return r;
+}
+
+/* Truncation edits the text; mode, owner, times follow the model file: accepted, ignored. */
+static int vfile_setattr(lfs_fs *fs, const struct nodeinfo *ni, const struct stat *a, int to_set)
+{
+	if (!(to_set & LFS_SET_SIZE))
+		return 0;
+	return a->st_size < 0 ? EINVAL : view_change(fs, ni->node, NULL, 0, 0, (uint64_t)a->st_size, 0);
+}
+
+static int vfile_flush(lfs_fs *fs, const struct nodeinfo *ni, const lfs_fs_ctx *ctx)
+{
+	struct node *n = ni->node;
+	/* Cheap first: most closes are of views nobody wrote (grep). */
+	fs_lock(fs);
+	struct mstate *ms = fs->mstates ? ms_find(fs, n->model->rel) : NULL;
+	struct overlay *o = ovl_find(ms, n->rel);
+	bool written = o && o->written;
+	fs_unlock(fs);
+	if (!written)
+		return 0;
+	return commit_overlay(fs, n, false, tgid_of(ctx ? ctx->pid : 0));
+}
+
+static int vfile_fsync(lfs_fs *fs, const struct nodeinfo *ni, bool datasync)
+{
+	(void)datasync;
+	return commit_overlay(fs, ni->node, true, 0);
+}
+
+/* Model folders and view folders: times accepted and ignored, the rest belongs to the model file. */
+static int vdir_setattr(lfs_fs *fs, const struct nodeinfo *ni, const struct stat *a, int to_set)
+{
+	(void)fs;
+	(void)ni;
+	(void)a;
+	return to_set & (LFS_SET_MODE | LFS_SET_UID | LFS_SET_GID | LFS_SET_SIZE) ? EPERM : 0;
+}
+
+/* ---- /.legacyfs ---- */
+
+static int ctldir_getattr(lfs_fs *fs, const struct nodeinfo *ni, struct stat *st)
+{
+	(void)ni;
+	fs_lock(fs);
+	fill_ctl(fs, st, false);
+	fs_unlock(fs);
+	return 0;
+}
+
+static int ctlerr_getattr(lfs_fs *fs, const struct nodeinfo *ni, struct stat *st)
+{
+	(void)ni;
+	fs_lock(fs);
+	fill_ctl(fs, st, true);
+	fs_unlock(fs);
+	return 0;
+}
+
+static int ctl_lookup(lfs_fs *fs, const struct nodeinfo *p, const char *name, lfs_fs_entry *e)
+{
+	(void)p;
+	if (strcmp(name, LFS_FS_ERRORS_NAME) != 0)
+		return ENOENT;
+	fs_lock(fs);
+	struct node *c = fs->slots[ERRORS_ID];
+	c->nlookup++;
+	e->ino = c->id;
+	e->generation = c->gen;
+	fill_ctl(fs, &e->attr, true);
+	entry_timeouts(fs, c, e);
+	fs_unlock(fs);
+	return 0;
+}
+
+static int ctlerr_read(lfs_fs *fs, const struct nodeinfo *ni, size_t size, off_t off, lfs_fs_read *r)
+{
+	(void)ni;
+	fs_lock(fs);
+	int err = read_copy(r, fs->errors.text.data, fs->errors.text.len, size, off);
+	fs_unlock(fs);
+	return err;
+}
+
+/* Names in /.legacyfs cannot be made or removed. */
+static int ctl_mknew(lfs_fs *fs, const struct nodeinfo *p, const char *name, const struct newobj *w,
+		     const lfs_fs_ctx *ctx, lfs_fs_entry *e)
+{
+	(void)fs;
+	(void)p;
+	(void)name;
+	(void)w;
+	(void)ctx;
+	(void)e;
+	return EROFS;
+}
+
+static int ctl_remove(lfs_fs *fs, const struct nodeinfo *p, const char *name)
+{
+	(void)fs;
+	(void)p;
+	(void)name;
+	return EROFS;
+}
+
+/* Control and message files: read-only. */
+int open_write_erofs(lfs_fs *fs, const struct nodeinfo *ni)
+{
+	(void)fs;
+	(void)ni;
+	return EROFS;
+}
+
+int write_erofs(lfs_fs *fs, const struct nodeinfo *ni, const char *buf, size_t size, off_t off,
+		const lfs_fs_ctx *ctx, size_t *written)
+{
+	(void)fs;
+	(void)ni;
+	(void)buf;
+	(void)size;
+	(void)off;
+	(void)ctx;
+	(void)written;
+	return EROFS;
+}
+
+/* Names of model and view folders: views and scratch names (fs_scratch.c). */
+#define MODEL_NS_OPS                                                                         \
+	.is_dir = true, .model_ns = true, .not_file = EISDIR, .setattr = vdir_setattr,       \
+	.link = link_eperm, .lookup = lookup_view, .snap = snap_build_view, .mknew = model_mknew, \
+	.unlink = model_unlink, .rmdir = model_rmdir, .rename = model_rename_op
+
+const struct node_ops fs_model_ops = { MODEL_NS_OPS, .source = true, .getattr = pass_getattr };
+
+const struct node_ops fs_vdir_ops = {
+	MODEL_NS_OPS,
+	.generated = true,
+	.in_model = true,
+	.getattr = gen_getattr,
+	.gen_attr = vdir_attr,
+};
+
+const struct node_ops fs_vfile_ops = {
+	.generated = true,
+	.in_model = true,
+	.is_view = true,
+	.getattr = gen_getattr,
+	.gen_attr = vfile_attr,
+	.open_write = vfile_open_write,
+	.read = vfile_read,
+	.write = vfile_write,
+	.setattr = vfile_setattr,
+	.flush = vfile_flush,
+	.fsync = vfile_fsync,
+	.link = model_link_op,
+};
+
+const struct node_ops fs_ctldir_ops = {
+	.is_dir = true,
+	.not_file = EISDIR,
+	.getattr = ctldir_getattr,
+	.lookup = ctl_lookup,
+	.snap = snap_build_ctl,
+	.mknew = ctl_mknew,
+	.unlink = ctl_remove,
+	.rmdir = ctl_remove,
+};
+
+const struct node_ops fs_ctlerr_ops = {
+	.volatile_attr = true,
+	.getattr = ctlerr_getattr,
+	.open_write = open_write_erofs,
+	.read = ctlerr_read,
+	.write = write_erofs,
+	.link = link_eperm,
+};

@@ -1,0 +1,655 @@
+/**
+ * @file fs_nodes.c
+ * The node table of a mount: node ids and generations, the (parent, name)
+ * hash, lookup counts and forget, moving nodes between names, folder
+ * listings (struct dirsnap), the classification of source objects through
+ * the view cache (plain file, folder, model, ...), and the small helpers
+ * the other parts share (paths, hashes, clocks, logging).
+ */
+#define _GNU_SOURCE
+#include "fs_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <unistd.h>
+
+#include "source.h"
+#include "texture.h"
+#include "../common/mem.h"
+#include "../views/thumb.h"
+
+void fs_log(lfs_fs *fs, int level, const char *fmt, ...)
+{
+	if (level >= LFS_LOG_DEBUG && fs && !fs->o.debug)
+		return;
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (fs && fs->o.log)
+		fs->o.log(level, buf);
+	else
+		fprintf(stderr, "legacyfs: %s\n", buf);
+}
+
+int64_t ts_ns(const struct timespec *t)
+{
+	return (int64_t)t->tv_sec * 1000000000 + t->tv_nsec;
+}
+
+static uint64_t fnv64(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	for (size_t i = 0; i < n; i++) {
+		h ^= s[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+/*
+ * st_ino of a generated file/folder: hash of (model file path, view path).
+ * Not of the model's inode: a save through the mount replaces the model file
+ * (new inode) and the views must keep their numbers.
+ */
+uint64_t view_ino(const struct node *model, const char *vpath)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	h = fnv64(h, model->rel, strlen(model->rel) + 1);
+	h = fnv64(h, vpath, strlen(vpath));
+	h |= VINO_BIT;
+	if (h == CTL_INO || h == ERRORS_INO)
+		h ^= 4;
+	return h;
+}
+
+/* parent_rel + "/" + name (or name under the root). NULL: too long / no memory. */
+char *join_rel(const char *parent_rel, const char *name)
+{
+	size_t pl = strcmp(parent_rel, ".") == 0 ? 0 : strlen(parent_rel);
+	size_t nl = strlen(name);
+	if (pl + 1 + nl + 1 > PATH_MAX)
+		return NULL;
+	char *s = malloc(pl + 1 + nl + 1);
+	if (!s)
+		return NULL;
+	if (pl) {
+		memcpy(s, parent_rel, pl);
+		s[pl] = '/';
+		memcpy(s + pl + 1, name, nl + 1);
+	} else {
+		memcpy(s, name, nl + 1);
+	}
+	return s;
+}
+
+/* View path of a child of a model/view folder. */
+char *join_view(const struct node *parent, const char *name)
+{
+	if (parent->kind == K_MODEL)
+		return strdup(name);
+	size_t pl = strlen(parent->rel), nl = strlen(name);
+	char *s = malloc(pl + 1 + nl + 1);
+	if (!s)
+		return NULL;
+	memcpy(s, parent->rel, pl);
+	s[pl] = '/';
+	memcpy(s + pl + 1, name, nl + 1);
+	return s;
+}
+
+bool is_dot(const char *name)
+{
+	return strcmp(name, ".") == 0 || strcmp(name, "..") == 0;
+}
+
+static size_t name_hash(const struct node *parent, const char *name)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	uintptr_t p = (uintptr_t)parent;
+	h = fnv64(h, &p, sizeof(p));
+	h = fnv64(h, name, strlen(name));
+	return (size_t)h;
+}
+
+static struct node *get_node(lfs_fs *fs, uint64_t id)
+{
+	if (id == 0 || id >= fs->nslots)
+		return NULL;
+	return fs->slots[id];
+}
+
+struct node *find_child(lfs_fs *fs, struct node *parent, const char *name)
+{
+	if (!fs->nh_size)
+		return NULL;
+	for (struct node *n = fs->nh[name_hash(parent, name) & (fs->nh_size - 1)]; n; n = n->hnext)
+		if (n->parent == parent && strcmp(n->name, name) == 0)
+			return n;
+	return NULL;
+}
+
+void nh_remove(lfs_fs *fs, struct node *n)
+{
+	if (!n->hashed)
+		return;
+	struct node **pp = &fs->nh[name_hash(n->parent, n->name) & (fs->nh_size - 1)];
+	while (*pp && *pp != n)
+		pp = &(*pp)->hnext;
+	if (*pp)
+		*pp = n->hnext;
+	n->hnext = NULL;
+	n->hashed = false;
+	fs->nh_count--;
+}
+
+static int nh_insert(lfs_fs *fs, struct node *n)
+{
+	if (fs->nh_count + 1 > fs->nh_size) {
+		/* Double the table (a power of two) and rehash in place: a chain
+		 * of bucket i moves to i or i + old size only. */
+		size_t old = fs->nh_size, ns = old;
+		if (!lfs_grow((void **)&fs->nh, &ns, old ? old * 2 : 1024, sizeof(*fs->nh)))
+			return ENOMEM;
+		memset(fs->nh + old, 0, (ns - old) * sizeof(*fs->nh));
+		for (size_t i = 0; i < old; i++) {
+			struct node *m = fs->nh[i];
+			fs->nh[i] = NULL;
+			while (m) {
+				struct node *nx = m->hnext;
+				size_t h = name_hash(m->parent, m->name) & (ns - 1);
+				m->hnext = fs->nh[h];
+				fs->nh[h] = m;
+				m = nx;
+			}
+		}
+		fs->nh_size = ns;
+	}
+	size_t h = name_hash(n->parent, n->name) & (fs->nh_size - 1);
+	n->hnext = fs->nh[h];
+	fs->nh[h] = n;
+	n->hashed = true;
+	fs->nh_count++;
+	return 0;
+}
+
+void snap_unref(struct dirsnap *s)
+{
+	if (!s || --s->refs > 0)
+		return;
+	for (size_t i = 0; i < s->n; i++)
+		free(s->ents[i].name);
+	free(s->ents);
+	free(s);
+}
+
+int alloc_id(lfs_fs *fs, uint64_t *id)
+{
+	if (fs->nfree) {
+		*id = fs->free_ids[--fs->nfree];
+		return 0;
+	}
+	if (fs->nslots == SIZE_MAX / 2)
+		return ENOMEM;
+	size_t ns = fs->nslots ? fs->nslots * 2 : 1024;
+	struct node **s = realloc(fs->slots, ns * sizeof(*s));
+	if (!s)
+		return ENOMEM;
+	fs->slots = s;
+	uint64_t *g = realloc(fs->slot_gen, ns * sizeof(*g));
+	if (!g)
+		return ENOMEM;
+	fs->slot_gen = g;
+	for (size_t i = fs->nslots; i < ns; i++) {
+		s[i] = NULL;
+		g[i] = 0;
+	}
+	size_t first = fs->nslots < FIRST_FREE_ID ? FIRST_FREE_ID : fs->nslots;
+	/* Push in reverse so low ids come out first. */
+	/* Room for every id to be free at once (maybe_free relies on it). */
+	if (fs->free_cap < ns) {
+		uint64_t *f = realloc(fs->free_ids, ns * sizeof(*f));
+		if (!f)
+			return ENOMEM;
+		fs->free_ids = f;
+		fs->free_cap = ns;
+	}
+	for (size_t i = ns; i-- > first;)
+		fs->free_ids[fs->nfree++] = i;
+	fs->nslots = ns;
+	*id = fs->free_ids[--fs->nfree];
+	return 0;
+}
+
+/* Is @p name, in a folder of kind @p dir, the control folder (/.legacyfs, shadowing SOURCE)? */
+bool is_ctl_name(enum nkind dir, const char *name)
+{
+	return dir == K_ROOT && strcmp(name, LFS_FS_CTL_NAME) == 0;
+}
+
+/* Take @p n out of its parent's list of children (n->parent stays). */
+static void sib_unlink(struct node *n)
+{
+	if (n->prev_sib)
+		n->prev_sib->next_sib = n->next_sib;
+	else
+		n->parent->first_child = n->next_sib;
+	if (n->next_sib)
+		n->next_sib->prev_sib = n->prev_sib;
+	n->prev_sib = n->next_sib = NULL;
+}
+
+/* Make @p n the first child of @p parent. */
+static void sib_link(struct node *n, struct node *parent)
+{
+	n->prev_sib = NULL;
+	n->next_sib = parent->first_child;
+	if (parent->first_child)
+		parent->first_child->prev_sib = n;
+	parent->first_child = n;
+	n->parent = parent;
+}
+
+/* Make a node in slot @p id (or a fresh id when 0) and link it under @p parent. */
+struct node *node_new(lfs_fs *fs, uint64_t id, enum nkind kind, struct node *parent,
+		      const char *name, char *rel_owned)
+{
+	struct node *n = calloc(1, sizeof(*n));
+	if (!n) {
+		free(rel_owned);
+		return NULL;
+	}
+	n->name = strdup(name);
+	n->rel = rel_owned;
+	n->wd = -1;
+	if (!n->name || (!id && alloc_id(fs, &id) != 0)) {
+		free(n->name);
+		free(n->rel);
+		free(n);
+		return NULL;
+	}
+	n->id = id;
+	n->gen = ++fs->slot_gen[id];
+	n->kind = kind;
+	n->parent = parent;
+	fs->slots[id] = n;
+	fs->nnodes++;
+	if (parent) {
+		sib_link(n, parent);
+		if (nh_insert(fs, n) != 0) {
+			/* Unfindable by name but fully linked: freed by its forget. */
+			fs_log(fs, LFS_LOG_WARNING, "out of memory growing the name table");
+		}
+	}
+	return n;
+}
+
+static bool pinned(const struct node *n)
+{
+	return n->id < FIRST_FREE_ID;
+}
+
+/* Free @p n and then its ancestors while nothing references them. */
+static void maybe_free(lfs_fs *fs, struct node *n)
+{
+	while (n && !pinned(n) && n->nlookup == 0 && !n->first_child) {
+		struct node *p = n->parent;
+		nh_remove(fs, n);
+		if (p)
+			sib_unlink(n);
+		if (n->wd >= 0) {
+			wh_remove(fs, n);
+			inotify_rm_watch(fs->ifd, n->wd);
+			fs->nwatches--;
+		}
+		snap_unref(n->snap);
+		if (n->sobj)
+			sobj_unref(fs, n->sobj);
+		fs->slots[n->id] = NULL;
+		if (fs->nfree < fs->free_cap)
+			fs->free_ids[fs->nfree++] = n->id;
+		/* else: the id is leaked (cannot happen: free_cap covers every id) */
+		fs->nnodes--;
+		free(n->name);
+		free(n->rel);
+		free(n);
+		n = p;
+	}
+}
+
+void srcinfo_release(lfs_fs *fs, struct srcinfo *si)
+{
+	if (si->ce) {
+		fs_lock(fs);
+		lfs_cache_release(&fs->cache, si->ce);
+		fs_unlock(fs);
+		si->ce = NULL;
+	}
+}
+
+/*
+ * The cache entry of regular file @p rel whose stat is @p st: from the cache,
+ * or classified/built now (unlocked) and inserted. Failures are logged and
+ * listed in /.legacyfs/errors the first time they are seen. NULL when the file
+ * cannot be read (it is then treated as plain and nothing is cached).
+ */
+lfs_centry *entry_for(lfs_fs *fs, const char *rel, const struct stat *st)
+{
+	lfs_cache_key k = lfs_cache_key_of(st, rel);
+	fs_lock(fs);
+	lfs_centry *e = lfs_cache_get(&fs->cache, &k);
+	fs_unlock(fs);
+	if (e)
+		return e;
+
+	lfs_texture_ctx tc;
+	lfs_texture_ctx_init(&tc, fs->rootfd, rel);
+	lfs_view_opts vo = { .texture_lookup = lfs_texture_lookup, .texture_ctx = &tc,
+			     .texture_read = lfs_texture_read, .thumb_size = fs->o.thumb_size,
+			     .thumb_mtime = (int64_t)st->st_mtime };
+	char *abs = NULL, *uri = NULL;
+	if (fs->o.thumb_size && asprintf(&abs, "%s/%s", fs->source, rel) >= 0) {
+		uri = lfs_thumb_file_uri(abs);
+		vo.thumb_uri = uri;
+	}
+	free(abs);
+	struct stat fst;
+	lfs_source_kind kind;
+	lfs_viewset vs;
+	lfs_error err;
+	memset(&err, 0, sizeof(err));
+	lfs_err r = lfs_source_load(fs->rootfd, rel, fs->o.max_model_size, &vo, &fst, &kind, &vs, &err);
+	lfs_texture_ctx_free(&tc);
+	free(uri);
+	if (r != LFS_OK) {
+		fs_log(fs, r == LFS_ERR_NOMEM ? LFS_LOG_ERR : LFS_LOG_DEBUG, "%s", err.msg);
+		return NULL;
+	}
+	lfs_cache_key fk = lfs_cache_key_of(&fst, rel);
+	e = lfs_centry_new(&fk, kind, &vs, kind == LFS_SOURCE_FAILED ? err.msg : NULL);
+	if (!e) {
+		fs_log(fs, LFS_LOG_ERR, "%s: out of memory caching the views", rel);
+		return NULL;
+	}
+	fs_lock(fs);
+	lfs_centry *got = lfs_cache_put(&fs->cache, e);
+	bool fresh = got == e;
+	bool newline = false;
+	if (fresh && kind != LFS_SOURCE_PLAIN)
+		fs->builds++;
+	if (fresh && kind == LFS_SOURCE_FAILED) {
+		fs->build_failures++;
+		newline = lfs_errlog_add(&fs->errors, rel, got->errmsg ? got->errmsg : "decode failed");
+	}
+	fs_unlock(fs);
+	if (newline)
+		fs_log(fs, LFS_LOG_WARNING, "%s: looks like a model but does not decode, shown as "
+		       "the original file: %s", rel, got->errmsg ? got->errmsg : "");
+	return got;
+}
+
+/* Stat and classify source path @p rel. Returns 0 or errno. */
+int classify(lfs_fs *fs, const char *rel, struct srcinfo *si)
+{
+	si->ce = NULL;
+	if (fstatat(fs->rootfd, rel, &si->st, AT_SYMLINK_NOFOLLOW) != 0)
+		return errno;
+	switch (si->st.st_mode & S_IFMT) {
+	case S_IFDIR:
+		si->kind = K_DIR;
+		return 0;
+	case S_IFLNK:
+		si->kind = K_LINK;
+		return 0;
+	case S_IFREG:
+		break;
+	default:
+		si->kind = K_OTHER;
+		return 0;
+	}
+	si->kind = K_FILE;
+	if (si->st.st_size <= 0 || (uint64_t)si->st.st_size > fs->o.max_model_size)
+		return 0;
+	si->ce = entry_for(fs, rel, &si->st);
+	if (si->ce && si->ce->kind == LFS_SOURCE_MODEL) {
+		si->kind = K_MODEL;
+		/* Report what was built (the file may have changed since our stat). */
+		si->st.st_size = si->ce->key.size;
+	}
+	return 0;
+}
+
+struct timespec now_real(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_REALTIME, &t);
+	return t;
+}
+
+struct timespec now_mono(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t;
+}
+
+uint64_t text_hash(const char *p, size_t n)
+{
+	return fnv64(0xcbf29ce484222325ULL, p, n);
+}
+
+void entry_timeouts(lfs_fs *fs, struct node *n, lfs_fs_entry *e)
+{
+	bool volatile_node = node_ops_of(n)->volatile_attr;
+	e->entry_timeout = volatile_node ? 0 : fs->o.timeout;
+	e->attr_timeout = volatile_node ? 0 : fs->o.timeout;
+}
+
+/* Find the hashed child (@p parent, @p name) of @p kind showing source (dev, ino), or make it. */
+struct node *child_for(lfs_fs *fs, struct node *parent, const char *name, enum nkind kind,
+		       uint64_t dev, uint64_t ino, const char *rel, int *err)
+{
+	struct node *c = find_child(fs, parent, name);
+	/* Generated nodes belong to their model folder whatever its inode (a
+	 * commit replaces the model file); scratch nodes to their object. */
+	const struct node_ops *ops = kind_ops(kind);
+	bool generated = ops->generated;
+	if (c && (c->kind != kind || (!generated && (c->src_dev != dev || c->src_ino != ino)))) {
+		/* SOURCE changed what this name is: the old node lives on, unfindable,
+		 * until the kernel forgets it; requests on it get ESTALE. */
+		nh_remove(fs, c);
+		c = NULL;
+	}
+	if (!c) {
+		char *r = strdup(rel);
+		c = r ? node_new(fs, 0, kind, parent, name, r) : NULL;
+		if (!c) {
+			*err = ENOMEM;
+			return NULL;
+		}
+		c->src_dev = dev;
+		c->src_ino = ino;
+		if (ops->in_model) {
+			c->model = model_of(parent);
+			c->sino = kind == K_SCRATCH ? ino : view_ino(c->model, c->rel);
+		} else {
+			c->sino = ino;
+		}
+		if (kind == K_DIR)
+			add_watch(fs, c);
+	}
+	return c;
+}
+
+void lfs_fs_forget(lfs_fs *fs, uint64_t ino, uint64_t nlookup)
+{
+	fs_lock(fs);
+	struct node *n = get_node(fs, ino);
+	if (n) {
+		n->nlookup = n->nlookup > nlookup ? n->nlookup - nlookup : 0;
+		maybe_free(fs, n);
+	}
+	fs_unlock(fs);
+}
+
+int node_info(lfs_fs *fs, uint64_t ino, struct nodeinfo *ni)
+{
+	fs_lock(fs);
+	struct node *n = get_node(fs, ino);
+	if (n) {
+		ni->kind = n->kind;
+		ni->node = n;
+		ni->model = n->model;
+	}
+	fs_unlock(fs);
+	return n ? 0 : ESTALE;
+}
+
+/* Unhash a node that no longer matches SOURCE so the next lookup makes a new one. */
+void detach(lfs_fs *fs, struct node *n)
+{
+	fs_lock(fs);
+	nh_remove(fs, n);
+	fs_unlock(fs);
+}
+
+int dsent_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct dsent *)a)->name, ((const struct dsent *)b)->name);
+}
+
+int snap_add(struct dirsnap *s, size_t *cap, const char *name, size_t len, uint64_t ino,
+	     unsigned char type)
+{
+	if (!lfs_grow((void **)&s->ents, cap, s->n + 1, sizeof(*s->ents)))
+		return ENOMEM;
+	char *nm = strndup(name, len);
+	if (!nm)
+		return ENOMEM;
+	s->ents[s->n].name = nm;
+	s->ents[s->n].ino = ino;
+	s->ents[s->n].type = type;
+	s->n++;
+	return 0;
+}
+
+/* The answer to a create/link/symlink: node @p c with one lookup count (fs->mu held). */
+int give_entry(lfs_fs *fs, struct node *c, const struct srcinfo *si, lfs_fs_entry *e)
+{
+	int r = fill_gen(fs, c, si, &e->attr);
+	if (r)
+		return r;
+	c->nlookup++;
+	e->ino = c->id;
+	e->generation = c->gen;
+	entry_timeouts(fs, c, e);
+	return 0;
+}
+
+static void update_rels(struct node *n)
+{
+	for (struct node *c = n->first_child; c; c = c->next_sib) {
+		if (!node_ops_of(c)->source)
+			continue;
+		char *r = join_rel(n->rel, c->name);
+		if (r) {
+			free(c->rel);
+			c->rel = r;
+		}
+		update_rels(c);
+	}
+}
+
+/*
+ * Give node @p n the name @p newname in folder @p np (fs->mu held). @p vrel:
+ * the new view path for generated-side nodes, NULL for source nodes (their
+ * source path and their descendants' are recomputed).
+ */
+int node_move(lfs_fs *fs, struct node *n, struct node *np, const char *newname, const char *vrel)
+{
+	nh_remove(fs, n);
+	char *nm = strdup(newname);
+	char *rel = vrel ? strdup(vrel) : join_rel(np->rel, newname);
+	if (!nm || !rel) {
+		/* Left unfindable: the next lookup makes a fresh node. */
+		free(nm);
+		free(rel);
+		return ENOMEM;
+	}
+	struct node *op = n->parent;
+	if (op != np) {
+		sib_unlink(n);
+		sib_link(n, np);
+	}
+	free(n->name);
+	n->name = nm;
+	free(n->rel);
+	n->rel = rel;
+	if (!vrel)
+		update_rels(n);
+	int r = nh_insert(fs, n);
+	if (op != np)
+		maybe_free(fs, op);
+	return r;
+}
+
+
+/*
+ * Copy bytes [@p off, @p off + @p size) of @p src (@p total bytes) into a
+ * malloc'd answer of a READ (nothing past the end). 0 or ENOMEM.
+ */
+int read_copy(lfs_fs_read *r, const char *src, size_t total, size_t size, off_t off)
+{
+	if ((uint64_t)off >= total)
+		return 0;
+	size_t n = total - (size_t)off < size ? total - (size_t)off : size;
+	char *copy = malloc(n);
+	if (!copy)
+		return ENOMEM;
+	memcpy(copy, src + off, n);
+	r->data = copy;
+	r->len = n;
+	r->hold = copy;
+	r->hold_kind = HOLD_MALLOC;
+	return 0;
+}
+
+/* link() of a node whose kind has no link operation, into folder @p np. */
+int link_elsewhere(const struct nodeinfo *np)
+{
+	return np->kind == K_CTLDIR ? EPERM : EXDEV;
+}
+
+/* link() of a folder or a control/message file: never. */
+int link_eperm(lfs_fs *fs, const struct nodeinfo *ni, const struct nodeinfo *np,
+	       const char *newname, lfs_fs_entry *e)
+{
+	(void)fs;
+	(void)ni;
+	(void)np;
+	(void)newname;
+	(void)e;
+	return EPERM;
+}
+
+/* rename() between folders of different sorts (or out of a non-folder). */
+int rename_elsewhere(const struct nodeinfo *p, const struct nodeinfo *np)
+{
+	if (p->kind == K_CTLDIR || np->kind == K_CTLDIR)
+		return EPERM;
+	const struct node_ops *a = kind_ops(p->kind), *b = kind_ops(np->kind);
+	if (!a->source_dir && !a->model_ns)
+		return ENOTDIR;
+	if (!b->source_dir && !b->model_ns)
+		return ENOTDIR;
+	/* Between SOURCE and a model folder: mv copies instead. */
+	return EXDEV;
+}

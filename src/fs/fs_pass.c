@@ -1,0 +1,560 @@
+/**
+ * @file fs_pass.c
+ * Passthrough of SOURCE: the operations of the root, source folders, plain
+ * source files, symlinks and other objects (fifos, sockets, devices), and
+ * the source side of model folders (their attributes). Every call goes to
+ * SOURCE through *at() calls on the root fd.
+ */
+#define _GNU_SOURCE
+#include "fs_int.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Source-backed attributes (passthrough or model folder). */
+static void fill_source(struct stat *a, const struct srcinfo *si)
+{
+	if (si->kind == K_MODEL) {
+		fill_virtual_dir(a, &si->st, &si->ce->vs, "", si->st.st_ino);
+		return;
+	}
+	*a = si->st;
+	if (si->kind == K_DIR)
+		a->st_nlink = 1; /* unknown: model files add folders the source count lacks */
+}
+
+static int lookup_source(lfs_fs *fs, const struct nodeinfo *pi, const char *name, lfs_fs_entry *e)
+{
+	struct node *p = pi->node;
+	char *rel = join_rel(p->rel, name);
+	if (!rel)
+		return ENAMETOOLONG;
+	struct srcinfo si;
+	int r = classify(fs, rel, &si);
+	if (r) {
+		free(rel);
+		return r;
+	}
+	fs_lock(fs);
+	struct node *c = child_for(fs, p, name, si.kind, (uint64_t)si.st.st_dev,
+				   (uint64_t)si.st.st_ino, rel, &r);
+	if (c) {
+		c->nlookup++;
+		e->ino = c->id;
+		e->generation = c->gen;
+		fill_source(&e->attr, &si);
+		entry_timeouts(fs, c, e);
+	}
+	if (si.ce)
+		lfs_cache_release(&fs->cache, si.ce);
+	fs_unlock(fs);
+	free(rel);
+	return r;
+}
+
+/* Is the node still what SOURCE shows under its name? */
+static bool source_matches(const struct node *n, const struct srcinfo *si)
+{
+	if (n->kind == K_ROOT)
+		return si->kind == K_DIR;
+	return si->kind == n->kind && (uint64_t)si->st.st_ino == n->src_ino &&
+	       (uint64_t)si->st.st_dev == n->src_dev;
+}
+
+/* Read source folder @p n into a new listing (unlocked; models are classified and built). */
+static int snap_build_source(lfs_fs *fs, struct node *n, uint64_t parent_ino, uint64_t gen,
+			     struct dirsnap **out)
+{
+	*out = NULL;
+	int fd = openat(fs->rootfd, n->rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? ESTALE : errno;
+	struct stat dst;
+	if (fstat(fd, &dst) != 0) {
+		int e = errno;
+		close(fd);
+		return e;
+	}
+	DIR *dp = fdopendir(fd);
+	if (!dp) {
+		int e = errno;
+		close(fd);
+		return e;
+	}
+	struct dirsnap *s = calloc(1, sizeof(*s));
+	size_t cap = 0;
+	int err = s ? 0 : ENOMEM;
+	if (s) {
+		s->refs = 1;
+		s->gen = gen;
+		s->dev = (uint64_t)dst.st_dev;
+		s->ino = (uint64_t)dst.st_ino;
+		s->mtime_ns = ts_ns(&dst.st_mtim);
+		s->ctime_ns = ts_ns(&dst.st_ctim);
+		err = snap_add(s, &cap, ".", 1, n->sino, DT_DIR);
+		if (!err)
+			err = snap_add(s, &cap, "..", 2, parent_ino, DT_DIR);
+		if (!err && n->kind == K_ROOT)
+			err = snap_add(s, &cap, LFS_FS_CTL_NAME, strlen(LFS_FS_CTL_NAME), CTL_INO, DT_DIR);
+	}
+	size_t first_sorted = s ? s->n : 0;
+	struct dirent *de;
+	while (!err && (errno = 0, de = readdir(dp)) != NULL) {
+		if (is_dot(de->d_name))
+			continue;
+		if (is_ctl_name(n->kind, de->d_name))
+			continue; /* shadowed by the control folder */
+		unsigned char type = de->d_type;
+		uint64_t ino = (uint64_t)de->d_ino;
+		if (type == DT_REG || type == DT_UNKNOWN) {
+			char *rel = join_rel(n->rel, de->d_name);
+			if (!rel)
+				continue;
+			struct srcinfo si;
+			if (classify(fs, rel, &si) == 0) {
+				type = si.kind == K_MODEL ? DT_DIR : IFTODT(si.st.st_mode);
+				ino = (uint64_t)si.st.st_ino;
+				srcinfo_release(fs, &si);
+			}
+			free(rel);
+		}
+		err = snap_add(s, &cap, de->d_name, strlen(de->d_name), ino, type);
+	}
+	if (!err && errno)
+		err = errno;
+	closedir(dp);
+	if (err) {
+		snap_unref(s);
+		return err;
+	}
+	if (s->n - first_sorted > 1)
+		qsort(s->ents + first_sorted, s->n - first_sorted, sizeof(*s->ents), dsent_cmp);
+	*out = s;
+	return 0;
+}
+
+/* The listing of a source folder: the cached one when still valid, else read anew. */
+static int source_snap(lfs_fs *fs, const struct nodeinfo *ni, off_t off, uint64_t parent_ino,
+		       struct dirsnap **out)
+{
+	struct node *n = ni->node;
+	fs_lock(fs);
+	struct dirsnap *s = n->snap;
+	uint64_t gen = n->dirty_gen;
+	if (s)
+		s->refs++;
+	fs_unlock(fs);
+	if (s && off == 0) {
+		/* Restarting a listing: reuse the snapshot only when nothing changed. */
+		struct stat dst;
+		bool valid = fs->ifd >= 0 && s->gen == gen &&
+			     fstatat(fs->rootfd, n->rel, &dst, AT_SYMLINK_NOFOLLOW) == 0 &&
+			     (uint64_t)dst.st_ino == s->ino && (uint64_t)dst.st_dev == s->dev &&
+			     ts_ns(&dst.st_mtim) == s->mtime_ns && ts_ns(&dst.st_ctim) == s->ctime_ns;
+		if (!valid) {
+			fs_lock(fs);
+			snap_unref(s);
+			fs_unlock(fs);
+			s = NULL;
+		}
+	}
+	if (s) {
+		*out = s;
+		return 0;
+	}
+	int r = snap_build_source(fs, n, parent_ino, gen, &s);
+	if (r)
+		return r;
+	fs_lock(fs);
+	snap_unref(n->snap);
+	n->snap = s;
+	s->refs++;
+	fs_unlock(fs);
+	*out = s;
+	return 0;
+}
+
+/* As root (allow_other), new source objects belong to the caller. */
+static void give_owner(lfs_fs *fs, const char *rel, const lfs_fs_ctx *ctx)
+{
+	if (ctx && geteuid() == 0 && (ctx->uid != 0 || ctx->gid != 0))
+		if (fchownat(fs->rootfd, rel, ctx->uid, ctx->gid, AT_SYMLINK_NOFOLLOW) != 0)
+			fs_log(fs, LFS_LOG_DEBUG, "chown %s: %s", rel, strerror(errno));
+}
+
+static int name_check(struct node *p, enum nkind pk, const char *name)
+{
+	if (!name[0] || is_dot(name) || strchr(name, '/'))
+		return EINVAL;
+	if (is_ctl_name(pk, name))
+		return EEXIST;
+	(void)p;
+	return 0;
+}
+
+static int rename_source(lfs_fs *fs, const struct nodeinfo *pi, const char *name,
+			 const struct nodeinfo *npi, const char *newname, unsigned flags)
+{
+	if (!kind_ops(npi->kind)->source_dir)
+		return rename_elsewhere(pi, npi);
+	struct node *p = pi->node, *np = npi->node;
+	enum nkind pk = pi->kind, npk = npi->kind;
+	if (flags & ~(unsigned)(RENAME_NOREPLACE | RENAME_EXCHANGE))
+		return EINVAL;
+	if (!name[0] || is_dot(name) || strchr(name, '/') || !newname[0] || is_dot(newname) ||
+	    strchr(newname, '/'))
+		return EINVAL;
+	if (is_ctl_name(pk, name) || is_ctl_name(npk, newname))
+		return EPERM;
+	char *oldrel = join_rel(p->rel, name), *newrel = join_rel(np->rel, newname);
+	int r = oldrel && newrel ? 0 : ENAMETOOLONG;
+	struct srcinfo si;
+	if (!r) {
+		r = classify(fs, oldrel, &si);
+		if (!r) {
+			if (si.kind == K_MODEL)
+				r = EPERM; /* model folders cannot be renamed through the mount */
+			srcinfo_release(fs, &si);
+		}
+	}
+	if (!r && classify(fs, newrel, &si) == 0) {
+		if (si.kind == K_MODEL)
+			r = EPERM;
+		srcinfo_release(fs, &si);
+	}
+	if (!r && renameat2(fs->rootfd, oldrel, fs->rootfd, newrel, flags) != 0)
+		r = errno;
+	if (!r) {
+		fs_lock(fs);
+		struct node *a = find_child(fs, p, name), *b = find_child(fs, np, newname);
+		if (flags & RENAME_EXCHANGE) {
+			if (a)
+				nh_remove(fs, a);
+			if (b)
+				nh_remove(fs, b);
+			if (a)
+				node_move(fs, a, np, newname, NULL);
+			if (b)
+				node_move(fs, b, p, name, NULL);
+		} else {
+			if (b && b != a)
+				nh_remove(fs, b);
+			if (a)
+				node_move(fs, a, np, newname, NULL);
+			/* Editing state of models inside a renamed folder follows it. */
+			size_t ol = strlen(oldrel);
+			for (struct mstate *ms = fs->mstates; ms; ms = ms->next) {
+				if (strncmp(ms->rel, oldrel, ol) != 0 || ms->rel[ol] != '/')
+					continue;
+				char *nr = join_rel(newrel, ms->rel + ol + 1);
+				if (nr) {
+					free(ms->rel);
+					ms->rel = nr;
+				}
+			}
+		}
+		fs_unlock(fs);
+	}
+	free(oldrel);
+	free(newrel);
+	return r;
+}
+
+static int pass_setattr(lfs_fs *fs, const struct nodeinfo *ni, const struct stat *a, int to_set)
+{
+	struct node *n = ni->node;
+	enum nkind k = ni->kind;
+	fs_lock(fs);
+	char *rel = strdup(n->rel);
+	fs_unlock(fs);
+	if (!rel)
+		return ENOMEM;
+	int r = 0;
+	if ((to_set & LFS_SET_MODE) && k != K_LINK &&
+	    fchmodat(fs->rootfd, rel, a->st_mode & 07777, 0) != 0)
+		r = errno;
+	if (!r && (to_set & (LFS_SET_UID | LFS_SET_GID)) &&
+	    fchownat(fs->rootfd, rel, (to_set & LFS_SET_UID) ? a->st_uid : (uid_t)-1,
+		     (to_set & LFS_SET_GID) ? a->st_gid : (gid_t)-1, AT_SYMLINK_NOFOLLOW) != 0)
+		r = errno;
+	if (!r && (to_set & LFS_SET_SIZE)) {
+		if (kind_ops(k)->not_file) {
+			r = kind_ops(k)->not_file;
+		} else {
+			int fd = openat(fs->rootfd, rel, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+			if (fd < 0 || ftruncate(fd, a->st_size) != 0)
+				r = errno;
+			if (fd >= 0)
+				close(fd);
+		}
+	}
+	if (!r && (to_set & (LFS_SET_ATIME | LFS_SET_MTIME | LFS_SET_ATIME_NOW | LFS_SET_MTIME_NOW))) {
+		struct timespec ts[2] = { { 0, UTIME_OMIT }, { 0, UTIME_OMIT } };
+		if (to_set & LFS_SET_ATIME_NOW)
+			ts[0].tv_nsec = UTIME_NOW;
+		else if (to_set & LFS_SET_ATIME)
+			ts[0] = a->st_atim;
+		if (to_set & LFS_SET_MTIME_NOW)
+			ts[1].tv_nsec = UTIME_NOW;
+		else if (to_set & LFS_SET_MTIME)
+			ts[1] = a->st_mtim;
+		if (utimensat(fs->rootfd, rel, ts, AT_SYMLINK_NOFOLLOW) != 0)
+			r = errno;
+	}
+	free(rel);
+	return r;
+}
+
+
+/* The root: its own names, and /.legacyfs in front of SOURCE's. */
+static int lookup_root(lfs_fs *fs, const struct nodeinfo *p, const char *name, lfs_fs_entry *e)
+{
+	if (strcmp(name, LFS_FS_CTL_NAME) != 0)
+		return lookup_source(fs, p, name, e);
+	fs_lock(fs);
+	struct node *c = fs->slots[CTL_ID];
+	c->nlookup++;
+	e->ino = c->id;
+	e->generation = c->gen;
+	fill_ctl(fs, &e->attr, false);
+	entry_timeouts(fs, c, e);
+	fs_unlock(fs);
+	return 0;
+}
+
+/* Attributes of a source-backed node (passthrough or model folder); ESTALE when SOURCE moved on. */
+int pass_getattr(lfs_fs *fs, const struct nodeinfo *ni, struct stat *st)
+{
+	struct srcinfo si;
+	int r = classify(fs, ni->node->rel, &si);
+	if (r)
+		return r == ENOENT ? ESTALE : r;
+	if (!source_matches(ni->node, &si)) {
+		r = ESTALE;
+		detach(fs, ni->node);
+	} else {
+		fill_source(st, &si);
+	}
+	srcinfo_release(fs, &si);
+	return r;
+}
+
+static int link_readlink(lfs_fs *fs, const struct nodeinfo *ni, char *buf, size_t bufsz)
+{
+	ssize_t n = readlinkat(fs->rootfd, ni->node->rel, buf, bufsz - 1);
+	if (n < 0)
+		return errno;
+	buf[n] = '\0';
+	return 0;
+}
+
+static int file_read(lfs_fs *fs, const struct nodeinfo *ni, size_t size, off_t off, lfs_fs_read *r)
+{
+	(void)size;
+	(void)off;
+	int fd = openat(fs->rootfd, ni->node->rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return errno == ENOENT ? ESTALE : errno;
+	r->fd = fd;
+	return 0;
+}
+
+/* Source path of @p n (copied under the lock: renames change it). */
+static char *rel_copy(lfs_fs *fs, const struct node *n)
+{
+	fs_lock(fs);
+	char *rel = strdup(n->rel);
+	fs_unlock(fs);
+	return rel;
+}
+
+static int file_write(lfs_fs *fs, const struct nodeinfo *ni, const char *buf, size_t size,
+		      off_t off, const lfs_fs_ctx *ctx, size_t *written)
+{
+	(void)ctx;
+	char *rel = rel_copy(fs, ni->node);
+	if (!rel)
+		return ENOMEM;
+	int fd = openat(fs->rootfd, rel, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	free(rel);
+	if (fd < 0)
+		return errno == ENOENT ? ESTALE : errno;
+	int r = 0;
+	size_t done = 0;
+	while (done < size) {
+		ssize_t w = pwrite(fd, buf + done, size - done, off + (off_t)done);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			r = errno;
+			break;
+		}
+		if (w == 0)
+			break;
+		done += (size_t)w;
+	}
+	close(fd);
+	*written = done;
+	return done ? 0 : r;
+}
+
+static int file_fsync(lfs_fs *fs, const struct nodeinfo *ni, bool datasync)
+{
+	char *rel = rel_copy(fs, ni->node);
+	if (!rel)
+		return ENOMEM;
+	int fd = openat(fs->rootfd, rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	free(rel);
+	if (fd < 0)
+		return errno;
+	int r = (datasync ? fdatasync(fd) : fsync(fd)) != 0 ? errno : 0;
+	close(fd);
+	return r;
+}
+
+/* create, mknod, mkdir, symlink in a source folder: made in SOURCE, then looked up. */
+static int pass_mknew(lfs_fs *fs, const struct nodeinfo *p, const char *name,
+		      const struct newobj *w, const lfs_fs_ctx *ctx, lfs_fs_entry *e)
+{
+	int r = name_check(p->node, p->kind, name);
+	if (r)
+		return r;
+	char *rel = join_rel(p->node->rel, name);
+	if (!rel)
+		return ENAMETOOLONG;
+	int fd, ok;
+	switch (w->what) {
+	case NEW_FILE:
+		fd = openat(fs->rootfd, rel, O_CREAT | O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY |
+			    (w->flags & (O_EXCL | O_TRUNC)), w->mode & 07777);
+		ok = fd >= 0;
+		if (ok)
+			close(fd);
+		break;
+	case NEW_NODE:
+		ok = mknodat(fs->rootfd, rel, w->mode, w->rdev) == 0;
+		break;
+	case NEW_DIR:
+		ok = mkdirat(fs->rootfd, rel, w->mode & 07777) == 0;
+		break;
+	default:
+		ok = symlinkat(w->target, fs->rootfd, rel) == 0;
+		break;
+	}
+	if (!ok) {
+		r = errno;
+		free(rel);
+		return r;
+	}
+	give_owner(fs, rel, ctx);
+	free(rel);
+	return lfs_fs_lookup(fs, p->node->id, name, e);
+}
+
+/* A second name of a source object: in a source folder only. */
+static int pass_link(lfs_fs *fs, const struct nodeinfo *ni, const struct nodeinfo *np,
+		     const char *newname, lfs_fs_entry *e)
+{
+	if (!kind_ops(np->kind)->source_dir)
+		return link_elsewhere(np);
+	int r = name_check(np->node, np->kind, newname);
+	if (r)
+		return r;
+	char *rel = join_rel(np->node->rel, newname);
+	char *old = rel_copy(fs, ni->node);
+	if (!rel || !old)
+		r = ENOMEM;
+	else if (linkat(fs->rootfd, old, fs->rootfd, rel, 0) != 0)
+		r = errno;
+	free(rel);
+	free(old);
+	return r ? r : lfs_fs_lookup(fs, np->node->id, newname, e);
+}
+
+/* unlink (@p dir false) or rmdir of a name in a source folder. */
+static int pass_remove(lfs_fs *fs, const struct nodeinfo *p, const char *name, bool dir)
+{
+	if (!name[0] || is_dot(name) || strchr(name, '/'))
+		return EINVAL;
+	if (is_ctl_name(p->kind, name))
+		return EPERM;
+	char *rel = join_rel(p->node->rel, name);
+	if (!rel)
+		return ENAMETOOLONG;
+	/* The kernel sees model files as folders; guard against a stale view of it anyway. */
+	struct srcinfo si;
+	int r = classify(fs, rel, &si);
+	if (!r) {
+		if (!dir && (si.kind == K_MODEL || si.kind == K_DIR))
+			r = EISDIR;
+		else if (dir && si.kind == K_MODEL)
+			r = EPERM; /* a model folder: the model file stays (docs/editing.md) */
+		else if (dir && si.kind != K_DIR)
+			r = ENOTDIR;
+		srcinfo_release(fs, &si);
+	}
+	if (!r && unlinkat(fs->rootfd, rel, dir ? AT_REMOVEDIR : 0) != 0)
+		r = errno;
+	free(rel);
+	if (!r) {
+		fs_lock(fs);
+		struct node *c = find_child(fs, p->node, name);
+		if (c)
+			nh_remove(fs, c);
+		fs_unlock(fs);
+	}
+	return r;
+}
+
+static int pass_unlink(lfs_fs *fs, const struct nodeinfo *p, const char *name)
+{
+	return pass_remove(fs, p, name, false);
+}
+
+static int pass_rmdir(lfs_fs *fs, const struct nodeinfo *p, const char *name)
+{
+	return pass_remove(fs, p, name, true);
+}
+
+/* The operations of a source folder (the root adds /.legacyfs). */
+#define SOURCE_DIR_OPS                                                                         \
+	.is_dir = true, .source_dir = true, .not_file = EISDIR, .getattr = pass_getattr,       \
+	.setattr = pass_setattr, .link = link_eperm, .snap = source_snap, .mknew = pass_mknew, \
+	.unlink = pass_unlink, .rmdir = pass_rmdir, .rename = rename_source
+
+const struct node_ops fs_root_ops = { SOURCE_DIR_OPS, .lookup = lookup_root };
+
+const struct node_ops fs_dir_ops = { SOURCE_DIR_OPS, .source = true, .lookup = lookup_source };
+
+const struct node_ops fs_file_ops = {
+	.source = true,
+	.getattr = pass_getattr,
+	.read = file_read,
+	.write = file_write,
+	.setattr = pass_setattr,
+	.fsync = file_fsync,
+	.link = pass_link,
+};
+
+const struct node_ops fs_link_ops = {
+	.source = true,
+	.not_file = EINVAL,
+	.getattr = pass_getattr,
+	.readlink = link_readlink,
+	.setattr = pass_setattr,
+	.link = pass_link,
+};
+
+const struct node_ops fs_other_ops = {
+	.source = true,
+	.not_file = EINVAL,
+	.getattr = pass_getattr,
+	.setattr = pass_setattr,
+	.link = pass_link,
+};

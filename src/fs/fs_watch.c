@@ -1,0 +1,276 @@
+/**
+ * @file fs_watch.c
+ * The notification thread: follows SOURCE with inotify (one watch per
+ * source folder node, opts.watch) and sends the kernel the invalidations
+ * that SOURCE changes, commits, refused saves and expired deletions of
+ * views call for (lfs_fs_notify callbacks, never under fs->mu). Requests
+ * queue invalidations in fs->pending and kick() the thread.
+ */
+#define _GNU_SOURCE
+#include "fs_int.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <unistd.h>
+
+#include "../common/mem.h"
+
+void wh_remove(lfs_fs *fs, struct node *n)
+{
+	if (n->wd < 0)
+		return;
+	struct node **pp = &fs->wh[(unsigned)n->wd % WATCH_BUCKETS];
+	while (*pp && *pp != n)
+		pp = &(*pp)->wnext;
+	if (*pp)
+		*pp = n->wnext;
+	n->wnext = NULL;
+}
+
+static struct node *wh_find(lfs_fs *fs, int wd)
+{
+	for (struct node *n = fs->wh[(unsigned)wd % WATCH_BUCKETS]; n; n = n->wnext)
+		if (n->wd == wd)
+			return n;
+	return NULL;
+}
+
+void add_watch(lfs_fs *fs, struct node *n)
+{
+	if (fs->ifd < 0)
+		return;
+	char path[PATH_MAX * 2];
+	if (strcmp(n->rel, ".") == 0)
+		snprintf(path, sizeof(path), "%s", fs->source);
+	else if ((size_t)snprintf(path, sizeof(path), "%s/%s", fs->source, n->rel) >= sizeof(path))
+		return;
+	uint32_t mask = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CLOSE_WRITE |
+			IN_ATTRIB | IN_MODIFY | IN_DELETE_SELF | IN_MOVE_SELF | IN_DONT_FOLLOW |
+			IN_ONLYDIR | IN_EXCL_UNLINK;
+	int wd = inotify_add_watch(fs->ifd, path, mask);
+	if (wd < 0) {
+		if (!fs->watch_warned)
+			fs_log(fs, LFS_LOG_WARNING,
+			       "cannot watch %s (%s): changes in it show only after the cache "
+			       "timeout; raise fs.inotify.max_user_watches or use -o timeout=",
+			       path, strerror(errno));
+		fs->watch_warned = true;
+		return;
+	}
+	/* The same folder inode may already be watched by another node: the newest wins. */
+	struct node *old = wh_find(fs, wd);
+	if (old) {
+		wh_remove(fs, old);
+		old->wd = -1;
+	} else {
+		fs->nwatches++;
+	}
+	n->wd = wd;
+	n->wnext = fs->wh[(unsigned)wd % WATCH_BUCKETS];
+	fs->wh[(unsigned)wd % WATCH_BUCKETS] = n;
+}
+
+/* Wake the notification thread (any thread, lock held or not). */
+void kick(lfs_fs *fs)
+{
+	uint64_t one = 1;
+	if (fs->kickfd >= 0 && write(fs->kickfd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		fs_log(fs, LFS_LOG_WARNING, "cannot wake the notification thread: %s", strerror(errno));
+}
+
+void inval_add(struct inval_list *l, uint64_t id, const char *name)
+{
+	if (!lfs_grow((void **)&l->v, &l->cap, l->n + 1, sizeof(*l->v)))
+		return;
+	char *nm = name ? strdup(name) : NULL;
+	if (name && !nm)
+		return;
+	l->v[l->n].id = id;
+	l->v[l->n].name = nm;
+	l->n++;
+}
+
+static int inval_cmp(const void *a, const void *b)
+{
+	const struct inval *x = a, *y = b;
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	if (!x->name || !y->name)
+		return x->name ? 1 : y->name ? -1 : 0;
+	return strcmp(x->name, y->name);
+}
+
+/* Invalidate @p n and (for model folders) everything generated below it. */
+void inval_subtree(struct inval_list *l, struct node *n)
+{
+	struct node *stack[64];
+	size_t sp = 0;
+	stack[sp++] = n;
+	while (sp) {
+		struct node *m = stack[--sp];
+		inval_add(l, m->id, NULL);
+		if (!node_ops_of(m)->model_ns)
+			continue;
+		for (struct node *c = m->first_child; c; c = c->next_sib) {
+			if (sp < sizeof(stack) / sizeof(stack[0]))
+				stack[sp++] = c;
+			else
+				inval_add(l, c->id, NULL);
+		}
+	}
+}
+
+/* One inotify event (fs->mu held). */
+static void watch_event(lfs_fs *fs, const struct inotify_event *ev, struct inval_list *l)
+{
+	if (ev->mask & IN_Q_OVERFLOW) {
+		/* Lost events: forget every listing and drop every cached entry in the kernel. */
+		for (size_t i = 1; i < fs->nslots; i++) {
+			struct node *n = fs->slots[i];
+			if (!n)
+				continue;
+			n->dirty_gen++;
+			inval_add(l, n->id, NULL);
+			if (n->hashed && n->parent && n->kind != K_CTLDIR && n->kind != K_CTLERR)
+				inval_add(l, n->parent->id, n->name);
+		}
+		return;
+	}
+	struct node *d = wh_find(fs, ev->wd);
+	if (!d)
+		return;
+	if (ev->mask & IN_IGNORED) {
+		wh_remove(fs, d);
+		d->wd = -1;
+		fs->nwatches--;
+		return;
+	}
+	if (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF)) {
+		d->dirty_gen++;
+		inval_add(l, d->id, NULL);
+		if (d->parent)
+			inval_add(l, d->parent->id, d->name);
+		return;
+	}
+	if (!ev->len || !ev->name[0])
+		return;
+	d->dirty_gen++;
+	inval_add(l, d->id, NULL); /* folder attributes and cached listing */
+	if (is_ctl_name(d->kind, ev->name))
+		return; /* shadowed */
+	struct node *c = find_child(fs, d, ev->name);
+	if (c && c->kind == K_MODEL && c->self_commit) {
+		/* Our own commit replaced the model file and already updated the
+		 * node: keep the kernel's entry (an editor may sit in the folder),
+		 * refresh attributes and pages only. */
+		if (ev->mask & IN_MOVED_TO)
+			c->self_commit = false;
+		inval_subtree(l, c);
+		return;
+	}
+	inval_add(l, d->id, ev->name);
+	if (c)
+		inval_subtree(l, c);
+}
+
+static void *watch_main(void *arg)
+{
+	lfs_fs *fs = arg;
+	/* Aligned for struct inotify_event. */
+	char buf[16384] __attribute__((aligned(__alignof__(struct inotify_event))));
+	for (;;) {
+		fs_lock(fs);
+		/* Deleted views come back after their grace time: poll for it. */
+		int tmo = fs->nhidden ? 100 : -1;
+		fs_unlock(fs);
+		/* fd -1 (no inotify) is ignored by poll. */
+		struct pollfd pfd[3] = { { fs->ifd, POLLIN, 0 }, { fs->stopfd, POLLIN, 0 },
+					 { fs->kickfd, POLLIN, 0 } };
+		if (poll(pfd, 3, tmo) < 0) {
+			if (errno == EINTR)
+				continue;
+			fs_log(fs, LFS_LOG_ERR, "watcher: poll: %s", strerror(errno));
+			break;
+		}
+		if (pfd[1].revents)
+			break;
+		if (pfd[2].revents) {
+			uint64_t v;
+			if (read(fs->kickfd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+				fs_log(fs, LFS_LOG_WARNING, "notification thread: %s", strerror(errno));
+		}
+		struct inval_list l = { 0 };
+		fs_lock(fs);
+		for (;;) {
+			ssize_t n = fs->ifd >= 0 ? read(fs->ifd, buf, sizeof(buf)) : 0;
+			if (n <= 0)
+				break;
+			for (char *p = buf; p < buf + n;) {
+				const struct inotify_event *ev = (const struct inotify_event *)(void *)p;
+				watch_event(fs, ev, &l);
+				p += sizeof(*ev) + ev->len;
+			}
+		}
+		hidden_expire(fs, &l);
+		/* What requests queued (commits, refused saves). */
+		for (size_t i = 0; i < fs->pending.n; i++) {
+			inval_add(&l, fs->pending.v[i].id, fs->pending.v[i].name);
+			free(fs->pending.v[i].name);
+		}
+		fs->pending.n = 0;
+		fs_unlock(fs);
+		/* Coalesce: an editor's save produces many events for one name. */
+		if (l.n > 1)
+			qsort(l.v, l.n, sizeof(*l.v), inval_cmp);
+		for (size_t i = 0; i < l.n; i++) {
+			if (i && inval_cmp(&l.v[i - 1], &l.v[i]) == 0)
+				continue;
+			if (l.v[i].name)
+				fs->notify.inval_entry(fs->notify.ctx, l.v[i].id, l.v[i].name);
+		}
+		for (size_t i = 0; i < l.n; i++) {
+			if (i && inval_cmp(&l.v[i - 1], &l.v[i]) == 0)
+				continue;
+			if (!l.v[i].name)
+				fs->notify.inval_inode(fs->notify.ctx, l.v[i].id);
+		}
+		for (size_t i = 0; i < l.n; i++)
+			free(l.v[i].name);
+		free(l.v);
+	}
+	return NULL;
+}
+
+int lfs_fs_watch_start(lfs_fs *fs, const lfs_fs_notify *n)
+{
+	if (fs->thread_running)
+		return 0;
+	fs->notify = *n;
+	/* Signals belong to the FUSE loop thread. */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	int r = pthread_create(&fs->thread, NULL, watch_main, fs);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (r)
+		return r;
+	fs->thread_running = true;
+	return 0;
+}
+
+void lfs_fs_watch_stop(lfs_fs *fs)
+{
+	if (!fs->thread_running)
+		return;
+	uint64_t one = 1;
+	if (write(fs->stopfd, &one, sizeof(one)) < 0)
+		fs_log(fs, LFS_LOG_ERR, "watcher: cannot signal stop: %s", strerror(errno));
+	pthread_join(fs->thread, NULL);
+	fs->thread_running = false;
+}
