@@ -21,13 +21,13 @@
 #include <unistd.h>
 
 static const struct node_ops *const ops_by_kind[] = {
-	[K_ROOT] = &fs_root_ops,       [K_DIR] = &fs_dir_ops,         [K_FILE] = &fs_file_ops,
-	[K_LINK] = &fs_link_ops,       [K_OTHER] = &fs_other_ops,     [K_MODEL] = &fs_model_ops,
-	[K_VDIR] = &fs_vdir_ops,       [K_VFILE] = &fs_vfile_ops,     [K_CTLDIR] = &fs_ctldir_ops,
-	[K_CTLERR] = &fs_ctlerr_ops,   [K_SCRATCH] = &fs_scratch_ops, [K_MERR] = &fs_merr_ops,
+	[K_ROOT] = &fsi_root_ops,       [K_DIR] = &fsi_dir_ops,         [K_FILE] = &fsi_file_ops,
+	[K_LINK] = &fsi_link_ops,       [K_OTHER] = &fsi_other_ops,     [K_MODEL] = &fsi_model_ops,
+	[K_VDIR] = &fsi_vdir_ops,       [K_VFILE] = &fsi_vfile_ops,     [K_CTLDIR] = &fsi_ctldir_ops,
+	[K_CTLERR] = &fsi_ctlerr_ops,   [K_SCRATCH] = &fsi_scratch_ops, [K_MERR] = &fsi_merr_ops,
 };
 
-const struct node_ops *kind_ops(enum nkind k)
+const struct node_ops *fsi_kind_ops(enum nkind k)
 {
 	return ops_by_kind[k];
 }
@@ -57,40 +57,40 @@ int lfs_fs_new(const char *source, const lfs_fs_opts *opts, lfs_fs **out)
 	int err = 0;
 	if (!fs->source) {
 		err = errno;
-		fs_log(fs, LFS_LOG_ERR, "%s: %s", source, strerror(err));
+		fsi_log(fs, LFS_LOG_ERR, "%s: %s", source, strerror(err));
 		goto fail;
 	}
 	fs->rootfd = open(fs->source, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fs->rootfd < 0) {
 		err = errno;
-		fs_log(fs, LFS_LOG_ERR, "%s: %s", source, strerror(err));
+		fsi_log(fs, LFS_LOG_ERR, "%s: %s", source, strerror(err));
 		goto fail;
 	}
 	fs->stopfd = eventfd(0, EFD_CLOEXEC);
 	fs->kickfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (fs->stopfd < 0 || fs->kickfd < 0) {
 		err = errno;
-		fs_log(fs, LFS_LOG_ERR, "eventfd: %s", strerror(err));
+		fsi_log(fs, LFS_LOG_ERR, "eventfd: %s", strerror(err));
 		goto fail;
 	}
 	if (fs->o.watch) {
 		fs->ifd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
 		if (fs->ifd < 0) {
-			fs_log(fs, LFS_LOG_WARNING, "inotify unavailable (%s): SOURCE changes show "
+			fsi_log(fs, LFS_LOG_WARNING, "inotify unavailable (%s): SOURCE changes show "
 			       "only after the cache timeout", strerror(errno));
 			fs->o.watch = false;
 		}
 	}
 	/* Slots 1..3: root, /.legacyfs, /.legacyfs/errors (pinned). */
 	uint64_t id;
-	if (alloc_id(fs, &id) != 0) { /* grows the tables */
+	if (fsi_alloc_id(fs, &id) != 0) { /* grows the tables */
 		err = ENOMEM;
 		goto fail;
 	}
 	fs->free_ids[fs->nfree++] = id;
-	struct node *root = node_new(fs, LFS_FS_ROOT_ID, K_ROOT, NULL, "", strdup("."));
-	struct node *ctl = root ? node_new(fs, CTL_ID, K_CTLDIR, root, LFS_FS_CTL_NAME, NULL) : NULL;
-	struct node *errs = ctl ? node_new(fs, ERRORS_ID, K_CTLERR, ctl, LFS_FS_ERRORS_NAME, NULL) : NULL;
+	struct node *root = fsi_node_new(fs, LFS_FS_ROOT_ID, K_ROOT, NULL, "", strdup("."));
+	struct node *ctl = root ? fsi_node_new(fs, CTL_ID, K_CTLDIR, root, LFS_FS_CTL_NAME, NULL) : NULL;
+	struct node *errs = ctl ? fsi_node_new(fs, ERRORS_ID, K_CTLERR, ctl, LFS_FS_ERRORS_NAME, NULL) : NULL;
 	if (!errs || !root->rel) {
 		err = ENOMEM;
 		goto fail;
@@ -104,7 +104,7 @@ int lfs_fs_new(const char *source, const lfs_fs_opts *opts, lfs_fs **out)
 	root->src_ino = root->sino = (uint64_t)st.st_ino;
 	ctl->sino = CTL_INO;
 	errs->sino = ERRORS_INO;
-	add_watch(fs, root);
+	fsi_add_watch(fs, root);
 	*out = fs;
 	return 0;
 fail:
@@ -121,9 +121,9 @@ void lfs_fs_free(lfs_fs *fs)
 		struct node *n = fs->slots[i];
 		if (!n)
 			continue;
-		snap_unref(n->snap);
+		fsi_snap_unref(n->snap);
 		if (n->sobj)
-			sobj_unref(fs, n->sobj);
+			fsi_sobj_unref(fs, n->sobj);
 		free(n->name);
 		free(n->rel);
 		free(n);
@@ -131,7 +131,7 @@ void lfs_fs_free(lfs_fs *fs)
 	while (fs->mstates) {
 		struct mstate *ms = fs->mstates;
 		fs->mstates = ms->next;
-		ms_free(fs, ms);
+		fsi_ms_free(fs, ms);
 	}
 	for (size_t i = 0; i < fs->pending.n; i++)
 		free(fs->pending.v[i].name);
@@ -167,12 +167,12 @@ int lfs_fs_lookup(lfs_fs *fs, uint64_t parent, const char *name, lfs_fs_entry *e
 {
 	memset(e, 0, sizeof(*e));
 	struct nodeinfo p;
-	if (node_info(fs, parent, &p) != 0)
+	if (fsi_node_info(fs, parent, &p) != 0)
 		return ESTALE;
 	/* The kernel holds a reference to @p parent during the request: p stays valid. */
-	const struct node_ops *ops = kind_ops(p.kind);
+	const struct node_ops *ops = fsi_kind_ops(p.kind);
 	int r;
-	if (is_dot(name) || strchr(name, '/'))
+	if (fsi_is_dot(name) || strchr(name, '/'))
 		r = ENOENT;
 	else
 		r = ops->lookup ? ops->lookup(fs, &p, name, e) : ENOTDIR;
@@ -189,10 +189,10 @@ int lfs_fs_lookup(lfs_fs *fs, uint64_t parent, const char *name, lfs_fs_entry *e
 int lfs_fs_getattr(lfs_fs *fs, uint64_t ino, struct stat *st, double *timeout)
 {
 	struct nodeinfo ni;
-	int r = node_info(fs, ino, &ni);
+	int r = fsi_node_info(fs, ino, &ni);
 	if (r)
 		return r;
-	const struct node_ops *ops = kind_ops(ni.kind);
+	const struct node_ops *ops = fsi_kind_ops(ni.kind);
 	*timeout = ops->volatile_attr ? 0 : fs->o.timeout;
 	return ops->getattr(fs, &ni, st);
 }
@@ -200,20 +200,20 @@ int lfs_fs_getattr(lfs_fs *fs, uint64_t ino, struct stat *st, double *timeout)
 int lfs_fs_readlink(lfs_fs *fs, uint64_t ino, char *buf, size_t bufsz)
 {
 	struct nodeinfo ni;
-	int r = node_info(fs, ino, &ni);
+	int r = fsi_node_info(fs, ino, &ni);
 	if (r)
 		return r;
-	const struct node_ops *ops = kind_ops(ni.kind);
+	const struct node_ops *ops = fsi_kind_ops(ni.kind);
 	return ops->readlink ? ops->readlink(fs, &ni, buf, bufsz) : EINVAL;
 }
 
 int lfs_fs_open_check(lfs_fs *fs, uint64_t ino, int flags, bool dir, bool *is_view)
 {
 	struct nodeinfo ni;
-	int r = node_info(fs, ino, &ni);
+	int r = fsi_node_info(fs, ino, &ni);
 	if (r)
 		return r;
-	const struct node_ops *ops = kind_ops(ni.kind);
+	const struct node_ops *ops = fsi_kind_ops(ni.kind);
 	if (is_view)
 		*is_view = ops->is_view;
 	if (dir && !ops->is_dir)
@@ -238,15 +238,15 @@ int lfs_fs_read_begin(lfs_fs *fs, uint64_t ino, size_t size, off_t off, lfs_fs_r
 	memset(r, 0, sizeof(*r));
 	r->fd = -1;
 	struct nodeinfo ni;
-	int err = node_info(fs, ino, &ni);
+	int err = fsi_node_info(fs, ino, &ni);
 	if (err)
 		return err;
 	if (off < 0)
 		return EINVAL;
-	fs_log(fs, LFS_LOG_DEBUG, "read %s%s%s off=%lld size=%zu",
+	fsi_log(fs, LFS_LOG_DEBUG, "read %s%s%s off=%lld size=%zu",
 	       ni.model ? ni.model->rel : "", ni.model ? "/" : "", ni.node->rel ? ni.node->rel : "(ctl)",
 	       (long long)off, size);
-	const struct node_ops *ops = kind_ops(ni.kind);
+	const struct node_ops *ops = fsi_kind_ops(ni.kind);
 	return ops->read ? ops->read(fs, &ni, size, off, r) : ops->not_file;
 }
 
@@ -268,12 +268,12 @@ void lfs_fs_read_end(lfs_fs *fs, lfs_fs_read *r)
 int lfs_fs_readdir(lfs_fs *fs, uint64_t ino, off_t off, bool plus, lfs_fs_dirent_fn fn, void *ctx)
 {
 	struct nodeinfo ni;
-	int r = node_info(fs, ino, &ni);
+	int r = fsi_node_info(fs, ino, &ni);
 	if (r)
 		return r;
 	if (off < 0)
 		return EINVAL;
-	const struct node_ops *ops = kind_ops(ni.kind);
+	const struct node_ops *ops = fsi_kind_ops(ni.kind);
 	if (!ops->snap)
 		return ENOTDIR;
 	fs_lock(fs);
@@ -287,7 +287,7 @@ int lfs_fs_readdir(lfs_fs *fs, uint64_t ino, off_t off, bool plus, lfs_fs_dirent
 		const struct dsent *d = &s->ents[i];
 		lfs_fs_entry e;
 		memset(&e, 0, sizeof(e));
-		if (plus && !is_dot(d->name) && lfs_fs_lookup(fs, ino, d->name, &e) != 0)
+		if (plus && !fsi_is_dot(d->name) && lfs_fs_lookup(fs, ino, d->name, &e) != 0)
 			memset(&e, 0, sizeof(e)); /* vanished meanwhile: list it without attributes */
 		if (!e.ino) {
 			e.attr.st_ino = d->ino;
@@ -300,7 +300,7 @@ int lfs_fs_readdir(lfs_fs *fs, uint64_t ino, off_t off, bool plus, lfs_fs_dirent
 		}
 	}
 	fs_lock(fs);
-	snap_unref(s);
+	fsi_snap_unref(s);
 	fs_unlock(fs);
 	return 0;
 }
@@ -311,9 +311,9 @@ static int make_name(lfs_fs *fs, uint64_t parent, const char *name, const struct
 {
 	memset(e, 0, sizeof(*e));
 	struct nodeinfo p;
-	if (node_info(fs, parent, &p) != 0)
+	if (fsi_node_info(fs, parent, &p) != 0)
 		return ESTALE;
-	const struct node_ops *ops = kind_ops(p.kind);
+	const struct node_ops *ops = fsi_kind_ops(p.kind);
 	return ops->mknew ? ops->mknew(fs, &p, name, what, ctx, e) : ENOTDIR;
 }
 
@@ -349,30 +349,30 @@ int lfs_fs_link(lfs_fs *fs, uint64_t ino, uint64_t newparent, const char *newnam
 {
 	memset(e, 0, sizeof(*e));
 	struct nodeinfo n, np;
-	int rn = node_info(fs, ino, &n), rp = node_info(fs, newparent, &np);
+	int rn = fsi_node_info(fs, ino, &n), rp = fsi_node_info(fs, newparent, &np);
 	if (rn || rp)
 		return ESTALE;
-	const struct node_ops *ops = kind_ops(n.kind);
-	return ops->link ? ops->link(fs, &n, &np, newname, e) : link_elsewhere(&np);
+	const struct node_ops *ops = fsi_kind_ops(n.kind);
+	return ops->link ? ops->link(fs, &n, &np, newname, e) : fsi_link_elsewhere(&np);
 }
 
 int lfs_fs_unlink(lfs_fs *fs, uint64_t parent, const char *name)
 {
 	struct nodeinfo p;
-	if (node_info(fs, parent, &p) != 0)
+	if (fsi_node_info(fs, parent, &p) != 0)
 		return ESTALE;
-	const struct node_ops *ops = kind_ops(p.kind);
+	const struct node_ops *ops = fsi_kind_ops(p.kind);
 	return ops->unlink ? ops->unlink(fs, &p, name) : ENOTDIR;
 }
 
 int lfs_fs_rmdir(lfs_fs *fs, uint64_t parent, const char *name)
 {
 	struct nodeinfo p;
-	if (node_info(fs, parent, &p) != 0)
+	if (fsi_node_info(fs, parent, &p) != 0)
 		return ESTALE;
-	if (!name[0] || is_dot(name) || strchr(name, '/'))
+	if (!name[0] || fsi_is_dot(name) || strchr(name, '/'))
 		return EINVAL;
-	const struct node_ops *ops = kind_ops(p.kind);
+	const struct node_ops *ops = fsi_kind_ops(p.kind);
 	return ops->rmdir ? ops->rmdir(fs, &p, name) : ENOTDIR;
 }
 
@@ -380,11 +380,11 @@ int lfs_fs_rename(lfs_fs *fs, uint64_t parent, const char *name, uint64_t newpar
 		  const char *newname, unsigned flags)
 {
 	struct nodeinfo p, np;
-	int rp = node_info(fs, parent, &p), rn = node_info(fs, newparent, &np);
+	int rp = fsi_node_info(fs, parent, &p), rn = fsi_node_info(fs, newparent, &np);
 	if (rp || rn)
 		return ESTALE;
-	const struct node_ops *ops = kind_ops(p.kind);
-	return ops->rename ? ops->rename(fs, &p, name, &np, newname, flags) : rename_elsewhere(&p, &np);
+	const struct node_ops *ops = fsi_kind_ops(p.kind);
+	return ops->rename ? ops->rename(fs, &p, name, &np, newname, flags) : fsi_rename_elsewhere(&p, &np);
 }
 
 int lfs_fs_setattr(lfs_fs *fs, uint64_t ino, const struct stat *attr, int to_set,
@@ -392,9 +392,9 @@ int lfs_fs_setattr(lfs_fs *fs, uint64_t ino, const struct stat *attr, int to_set
 {
 	(void)ctx;
 	struct nodeinfo ni;
-	if (node_info(fs, ino, &ni) != 0)
+	if (fsi_node_info(fs, ino, &ni) != 0)
 		return ESTALE;
-	const struct node_ops *ops = kind_ops(ni.kind);
+	const struct node_ops *ops = fsi_kind_ops(ni.kind);
 	int r = ops->setattr ? ops->setattr(fs, &ni, attr, to_set) : EPERM;
 	if (r)
 		return r;
@@ -408,27 +408,27 @@ int lfs_fs_write(lfs_fs *fs, uint64_t ino, const char *buf, size_t size, off_t o
 	if (off < 0)
 		return EINVAL;
 	struct nodeinfo ni;
-	if (node_info(fs, ino, &ni) != 0)
+	if (fsi_node_info(fs, ino, &ni) != 0)
 		return ESTALE;
-	const struct node_ops *ops = kind_ops(ni.kind);
+	const struct node_ops *ops = fsi_kind_ops(ni.kind);
 	return ops->write ? ops->write(fs, &ni, buf, size, off, ctx, written) : ops->not_file;
 }
 
 int lfs_fs_flush(lfs_fs *fs, uint64_t ino, const lfs_fs_ctx *ctx)
 {
 	struct nodeinfo ni;
-	if (node_info(fs, ino, &ni) != 0)
+	if (fsi_node_info(fs, ino, &ni) != 0)
 		return 0; /* nothing to commit */
-	const struct node_ops *ops = kind_ops(ni.kind);
+	const struct node_ops *ops = fsi_kind_ops(ni.kind);
 	return ops->flush ? ops->flush(fs, &ni, ctx) : 0;
 }
 
 int lfs_fs_fsync(lfs_fs *fs, uint64_t ino, bool datasync)
 {
 	struct nodeinfo ni;
-	if (node_info(fs, ino, &ni) != 0)
+	if (fsi_node_info(fs, ino, &ni) != 0)
 		return ESTALE;
-	const struct node_ops *ops = kind_ops(ni.kind);
+	const struct node_ops *ops = fsi_kind_ops(ni.kind);
 	return ops->fsync ? ops->fsync(fs, &ni, datasync) : 0;
 }
 

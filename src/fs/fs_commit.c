@@ -31,14 +31,14 @@
  */
 static void served_after_commit(lfs_fs *fs, const char *rel, const char *vpath, const struct stat *st)
 {
-	lfs_centry *ce = entry_for(fs, rel, st);
+	lfs_centry *ce = fsi_entry_for(fs, rel, st);
 	if (!ce)
 		return;
 	const lfs_view *v = ce->kind == LFS_SOURCE_MODEL ? lfs_viewset_find(&ce->vs, vpath) : NULL;
-	uint64_t h = v ? text_hash(v->data, v->size) : 0;
+	uint64_t h = v ? fsi_text_hash(v->data, v->size) : 0;
 	fs_lock(fs);
 	if (v)
-		served_set(fs, rel, vpath, h, &ce->key);
+		fsi_served_set(fs, rel, vpath, h, &ce->key);
 	lfs_cache_release(&fs->cache, ce);
 	fs_unlock(fs);
 }
@@ -63,7 +63,7 @@ static lfs_err commit_apply(lfs_fs *fs, const char *rel, const struct stat *st,
 	}
 	lfs_sibling_ctx sc = { fs->rootfd, dir ? dir : "", fs->o.max_model_size };
 	lfs_siblings sib = { lfs_sibling_model_read, &sc };
-	lfs_centry *ce = entry_for(fs, rel, st);
+	lfs_centry *ce = fsi_entry_for(fs, rel, st);
 	const lfs_view *v =
 		ce && ce->kind == LFS_SOURCE_MODEL ? lfs_viewset_find(&ce->vs, vpath) : NULL;
 	lfs_err e;
@@ -104,10 +104,10 @@ static int do_commit(lfs_fs *fs, struct node *model, const char *rel, const char
 	}
 	if (t->base_valid) {
 		/* Refuse a text based on a generated text that is no longer current. */
-		lfs_centry *ce = entry_for(fs, rel, &st);
+		lfs_centry *ce = fsi_entry_for(fs, rel, &st);
 		bool decodes = ce && ce->kind == LFS_SOURCE_MODEL;
 		const lfs_view *v = decodes ? lfs_viewset_find(&ce->vs, vpath) : NULL;
-		bool same = v && text_hash(v->data, v->size) == t->base_hash;
+		bool same = v && fsi_text_hash(v->data, v->size) == t->base_hash;
 		if (ce) {
 			fs_lock(fs);
 			lfs_cache_release(&fs->cache, ce);
@@ -170,7 +170,7 @@ static int do_commit(lfs_fs *fs, struct node *model, const char *rel, const char
 		return r;
 	}
 	if (!kept)
-		fs_log(fs, LFS_LOG_WARNING, "%s: saved, but the new file belongs to the daemon's user "
+		fsi_log(fs, LFS_LOG_WARNING, "%s: saved, but the new file belongs to the daemon's user "
 		       "(cannot give it back to %u:%u)", rel, (unsigned)st.st_uid, (unsigned)st.st_gid);
 	fs_lock(fs);
 	/* The model folder now shows the new file (same node, new inode). */
@@ -188,18 +188,18 @@ static void commit_done(lfs_fs *fs, struct mstate *ms, struct node *model, const
 {
 	char rej[PATH_MAX];
 	snprintf(rej, sizeof(rej), "%s%s", vpath, LFS_FS_REJECTED_SUFFIX);
-	struct overlay *o = from_overlay ? ovl_find(ms, vpath) : NULL;
+	struct overlay *o = from_overlay ? fsi_ovl_find(ms, vpath) : NULL;
 	if (!r) {
 		if (o && o->gen == t->gen)
-			ovl_drop(fs, ms, vpath); /* the view shows the (re)generated text */
+			fsi_ovl_drop(fs, ms, vpath); /* the view shows the (re)generated text */
 		else if (o)
 			o->written = o->modified = false; /* newer writes arrived meanwhile */
 		/* A real save answers the last refusal; a no-op (e.g. vim putting
 		 * its backup back after a refusal) does not. */
 		if (!noop)
-			merr_clear(ms, vpath);
+			fsi_merr_clear(ms, vpath);
 		uint64_t h;
-		pbase_take(ms, vpath, &h);
+		fsi_pbase_take(ms, vpath, &h);
 		if (noop)
 			fs->commit_noops++;
 		else
@@ -208,7 +208,7 @@ static void commit_done(lfs_fs *fs, struct mstate *ms, struct node *model, const
 		/* The view shows the generated text again; the refused text is
 		 * kept in <view>.rejected (and in the editor's buffer). */
 		if (o && o->gen == t->gen)
-			ovl_drop(fs, ms, vpath);
+			fsi_ovl_drop(fs, ms, vpath);
 		else if (o)
 			o->written = o->modified = false;
 		if (r == EINVAL)
@@ -218,15 +218,15 @@ static void commit_done(lfs_fs *fs, struct mstate *ms, struct node *model, const
 		if (full) {
 			snprintf(full, need, "%s%s: note: the model file %s was not changed; the refused "
 				 "text is kept in %s\n", msg, vpath, model->rel, rej);
-			merr_set(ms, vpath, full);
+			fsi_merr_set(ms, vpath, full);
 			free(full);
 		}
-		scratch_put(fs, ms, rej, t->data, t->n, 0644, fs->uid, fs->gid);
+		fsi_scratch_put(fs, ms, rej, t->data, t->n, 0644, fs->uid, fs->gid);
 	}
 	/* Every view of the model (sizes, pages) and the listings (errors.txt,
 	 * *.rejected): sent by the notification thread. */
-	inval_subtree(&fs->pending, model);
-	kick(fs);
+	fsi_inval_subtree(&fs->pending, model);
+	fsi_kick(fs);
 }
 
 /* Log the outcome of a commit (unlocked). */
@@ -234,7 +234,7 @@ static void commit_log(lfs_fs *fs, const char *rel, const char *vpath, int r, bo
 		       const char *msg)
 {
 	if (!r) {
-		fs_log(fs, LFS_LOG_INFO, "%s: %s %s", rel, noop ? "unchanged by the save of" :
+		fsi_log(fs, LFS_LOG_INFO, "%s: %s %s", rel, noop ? "unchanged by the save of" :
 		       "saved from", vpath);
 		return;
 	}
@@ -243,7 +243,7 @@ static void commit_log(lfs_fs *fs, const char *rel, const char *vpath, int r, bo
 	while (*p) {
 		const char *nl = strchr(p, '\n');
 		int len = nl ? (int)(nl - p) : (int)strlen(p);
-		fs_log(fs, LFS_LOG_WARNING, "%s: %.*s", rel, len, p);
+		fsi_log(fs, LFS_LOG_WARNING, "%s: %.*s", rel, len, p);
 		p += len + (nl ? 1 : 0);
 	}
 }
@@ -288,7 +288,7 @@ static int commit_text(lfs_fs *fs, struct mstate *ms, struct node *model, const 
  * Thread group (process) of thread @p tid, from /proc; @p tid itself when
  * /proc cannot say; 0 for 0.
  */
-pid_t tgid_of(pid_t tid)
+pid_t fsi_tgid_of(pid_t tid)
 {
 	if (tid <= 0)
 		return 0;
@@ -311,12 +311,12 @@ pid_t tgid_of(pid_t tid)
  * Commit the overlay of view node @p nd when it needs it: FSYNC (@p fsync),
  * or FLUSH by process @p closer (0 = any) when it wrote last.
  */
-int commit_overlay(lfs_fs *fs, struct node *nd, bool fsync, pid_t closer)
+int fsi_commit_overlay(lfs_fs *fs, struct node *nd, bool fsync, pid_t closer)
 {
 	fs_lock(fs);
 	struct node *model = nd->model;
-	struct mstate *ms = ms_find(fs, model->rel);
-	struct overlay *o = ovl_find(ms, nd->rel);
+	struct mstate *ms = fsi_ms_find(fs, model->rel);
+	struct overlay *o = fsi_ovl_find(ms, nd->rel);
 	bool need = o && (fsync ? (o->written || o->modified) :
 			  (o->written && (!closer || !o->writer || o->writer == closer)));
 	char *rel = need ? strdup(model->rel) : NULL;
@@ -333,7 +333,7 @@ int commit_overlay(lfs_fs *fs, struct node *nd, bool fsync, pid_t closer)
 	struct commit_out out;
 	pthread_mutex_lock(&ms->commit_mu);
 	fs_lock(fs);
-	o = ovl_find(ms, vpath);
+	o = fsi_ovl_find(ms, vpath);
 	struct ctext t = { 0 };
 	if (o && (o->written || (fsync && o->modified))) {
 		r = ctext_copy(&t, &o->text);
@@ -357,7 +357,7 @@ int commit_overlay(lfs_fs *fs, struct node *nd, bool fsync, pid_t closer)
 }
 
 /* rename(scratch a -> view b): the commit (unlocked), then the namespace change. */
-int rename_commit(lfs_fs *fs, struct mstate *ms, struct mloc *a, struct mloc *b, struct node *p,
+int fsi_rename_commit(lfs_fs *fs, struct mstate *ms, struct mloc *a, struct mloc *b, struct node *p,
 		  const char *name, struct node *np, const char *newname)
 {
 	if (!b->vwritable)
@@ -366,7 +366,7 @@ int rename_commit(lfs_fs *fs, struct mstate *ms, struct mloc *a, struct mloc *b,
 	struct commit_out out;
 	pthread_mutex_lock(&ms->commit_mu);
 	fs_lock(fs);
-	struct sname *sa = sname_find(ms, a->vpath);
+	struct sname *sa = fsi_sname_find(ms, a->vpath);
 	struct ctext t = { 0 };
 	char *rel = strdup(a->model->rel);
 	if (!sa)
@@ -380,10 +380,10 @@ int rename_commit(lfs_fs *fs, struct mstate *ms, struct mloc *a, struct mloc *b,
 		if (o->base_valid) {
 			t.base_valid = true;
 			t.base_hash = o->base_hash;
-		} else if (served_get(fs, a->model->rel, b->vpath, &t.base_hash)) {
+		} else if (fsi_served_get(fs, a->model->rel, b->vpath, &t.base_hash)) {
 			t.base_valid = true;
 		} else {
-			t.base_valid = pbase_peek(ms, b->vpath, &t.base_hash);
+			t.base_valid = fsi_pbase_peek(ms, b->vpath, &t.base_hash);
 		}
 	}
 	fs_unlock(fs);
@@ -391,21 +391,21 @@ int rename_commit(lfs_fs *fs, struct mstate *ms, struct mloc *a, struct mloc *b,
 		r = commit_text(fs, ms, a->model, rel, b->vpath, &t, false, &out);
 		if (!r) {
 			/* The scratch file becomes the view (the kernel moved its inode there). */
-			ovl_drop(fs, ms, b->vpath);
-			hidden_clear(fs, ms, b->vpath);
-			struct node *tn = find_child(fs, np, newname);
-			struct node *sn = find_child(fs, p, name);
+			fsi_ovl_drop(fs, ms, b->vpath);
+			fsi_hidden_clear(fs, ms, b->vpath);
+			struct node *tn = fsi_find_child(fs, np, newname);
+			struct node *sn = fsi_find_child(fs, p, name);
 			if (tn && tn != sn)
-				nh_remove(fs, tn);
-			sa = sname_find(ms, a->vpath);
+				fsi_nh_remove(fs, tn);
+			sa = fsi_sname_find(ms, a->vpath);
 			if (sa)
-				sname_remove(fs, ms, sa);
+				fsi_sname_remove(fs, ms, sa);
 			if (sn && sn->kind == K_SCRATCH) {
-				sobj_unref(fs, sn->sobj);
+				fsi_sobj_unref(fs, sn->sobj);
 				sn->sobj = NULL;
 				sn->kind = K_VFILE;
-				sn->sino = view_ino(a->model, b->vpath);
-				node_move(fs, sn, np, newname, b->vpath);
+				sn->sino = fsi_view_ino(a->model, b->vpath);
+				fsi_node_move(fs, sn, np, newname, b->vpath);
 			}
 		}
 		fs_unlock(fs);

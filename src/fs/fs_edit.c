@@ -35,7 +35,7 @@ static void fill_scratch(struct stat *a, const struct stat *src, const struct so
 	a->st_dev = src->st_dev;
 }
 
-struct mstate *ms_find(lfs_fs *fs, const char *rel)
+struct mstate *fsi_ms_find(lfs_fs *fs, const char *rel)
 {
 	for (struct mstate *m = fs->mstates; m; m = m->next)
 		if (strcmp(m->rel, rel) == 0)
@@ -43,9 +43,9 @@ struct mstate *ms_find(lfs_fs *fs, const char *rel)
 	return NULL;
 }
 
-struct mstate *ms_get(lfs_fs *fs, const char *rel)
+struct mstate *fsi_ms_get(lfs_fs *fs, const char *rel)
 {
-	struct mstate *m = ms_find(fs, rel);
+	struct mstate *m = fsi_ms_find(fs, rel);
 	if (m)
 		return m;
 	m = calloc(1, sizeof(*m));
@@ -62,7 +62,7 @@ struct mstate *ms_get(lfs_fs *fs, const char *rel)
 	return m;
 }
 
-struct sname *sname_find(struct mstate *ms, const char *vpath)
+struct sname *fsi_sname_find(struct mstate *ms, const char *vpath)
 {
 	for (struct sname *s = ms ? ms->names : NULL; s; s = s->next)
 		if (strcmp(s->vpath, vpath) == 0)
@@ -70,7 +70,7 @@ struct sname *sname_find(struct mstate *ms, const char *vpath)
 	return NULL;
 }
 
-struct overlay *ovl_find(struct mstate *ms, const char *vpath)
+struct overlay *fsi_ovl_find(struct mstate *ms, const char *vpath)
 {
 	for (struct overlay *o = ms ? ms->ovl : NULL; o; o = o->next)
 		if (strcmp(o->vpath, vpath) == 0)
@@ -78,7 +78,7 @@ struct overlay *ovl_find(struct mstate *ms, const char *vpath)
 	return NULL;
 }
 
-void ovl_drop(lfs_fs *fs, struct mstate *ms, const char *vpath)
+void fsi_ovl_drop(lfs_fs *fs, struct mstate *ms, const char *vpath)
 {
 	for (struct overlay **pp = &ms->ovl; *pp; pp = &(*pp)->next) {
 		struct overlay *o = *pp;
@@ -101,12 +101,12 @@ static int edit_room(lfs_fs *fs, size_t oldlen, uint64_t newlen)
 	return 0;
 }
 
-void edit_account(lfs_fs *fs, size_t oldlen, size_t newlen)
+void fsi_edit_account(lfs_fs *fs, size_t oldlen, size_t newlen)
 {
 	fs->edit_used = fs->edit_used - oldlen + newlen;
 }
 
-bool pbase_take(struct mstate *ms, const char *vpath, uint64_t *hash)
+bool fsi_pbase_take(struct mstate *ms, const char *vpath, uint64_t *hash)
 {
 	for (struct pbase **pp = &ms->pbase; *pp; pp = &(*pp)->next) {
 		struct pbase *b = *pp;
@@ -121,10 +121,10 @@ bool pbase_take(struct mstate *ms, const char *vpath, uint64_t *hash)
 	return false;
 }
 
-void pbase_set(struct mstate *ms, const char *vpath, uint64_t hash)
+void fsi_pbase_set(struct mstate *ms, const char *vpath, uint64_t hash)
 {
 	uint64_t old;
-	pbase_take(ms, vpath, &old);
+	fsi_pbase_take(ms, vpath, &old);
 	struct pbase *b = calloc(1, sizeof(*b));
 	if (!b || !(b->vpath = strdup(vpath))) {
 		free(b);
@@ -144,12 +144,12 @@ static char *served_key(const char *rel, const char *vpath, size_t *slot)
 	memcpy(k, rel, rl);
 	k[rl] = '\x01';
 	memcpy(k + rl + 1, vpath, vl + 1);
-	*slot = (size_t)(text_hash(k, rl + vl + 1) % SERVED_SLOTS);
+	*slot = (size_t)(fsi_text_hash(k, rl + vl + 1) % SERVED_SLOTS);
 	return k;
 }
 
 /* Base of the next edit of (rel, vpath) (fs->mu held). */
-bool served_get(lfs_fs *fs, const char *rel, const char *vpath, uint64_t *hash)
+bool fsi_served_get(lfs_fs *fs, const char *rel, const char *vpath, uint64_t *hash)
 {
 	size_t slot;
 	if (!fs->served)
@@ -163,7 +163,7 @@ bool served_get(lfs_fs *fs, const char *rel, const char *vpath, uint64_t *hash)
 }
 
 /* Is (rel, vpath) recorded for this source version? (fs->mu held) */
-bool served_known(lfs_fs *fs, const char *rel, const char *vpath, const lfs_cache_key *v)
+bool fsi_served_known(lfs_fs *fs, const char *rel, const char *vpath, const lfs_cache_key *v)
 {
 	size_t slot;
 	if (!fs->served)
@@ -176,7 +176,7 @@ bool served_known(lfs_fs *fs, const char *rel, const char *vpath, const lfs_cach
 	return ok;
 }
 
-void served_set(lfs_fs *fs, const char *rel, const char *vpath, uint64_t hash,
+void fsi_served_set(lfs_fs *fs, const char *rel, const char *vpath, uint64_t hash,
 		const lfs_cache_key *v)
 {
 	size_t slot;
@@ -201,7 +201,7 @@ void served_set(lfs_fs *fs, const char *rel, const char *vpath, uint64_t hash,
  * overlay that moved away, else none. NULL when out of memory / over the
  * bound (*err set).
  */
-struct overlay *ovl_new(lfs_fs *fs, struct mstate *ms, const char *vpath, const char *init,
+struct overlay *fsi_ovl_new(lfs_fs *fs, struct mstate *ms, const char *vpath, const char *init,
 			size_t n, int *err)
 {
 	*err = edit_room(fs, 0, n);
@@ -216,31 +216,31 @@ struct overlay *ovl_new(lfs_fs *fs, struct mstate *ms, const char *vpath, const 
 		return NULL;
 	}
 	uint64_t h;
-	if (served_get(fs, ms->rel, vpath, &h)) {
+	if (fsi_served_get(fs, ms->rel, vpath, &h)) {
 		o->base_valid = true;
 		o->base_hash = h;
-		pbase_take(ms, vpath, &h);
-	} else if (pbase_take(ms, vpath, &h)) {
+		fsi_pbase_take(ms, vpath, &h);
+	} else if (fsi_pbase_take(ms, vpath, &h)) {
 		o->base_valid = true;
 		o->base_hash = h;
 	}
-	o->mtime = now_real();
-	edit_account(fs, 0, n);
+	o->mtime = fsi_now_real();
+	fsi_edit_account(fs, 0, n);
 	o->next = ms->ovl;
 	ms->ovl = o;
 	return o;
 }
 
-bool hidden_active(lfs_fs *fs, struct mstate *ms, const char *vpath)
+bool fsi_hidden_active(lfs_fs *fs, struct mstate *ms, const char *vpath)
 {
 	if (!ms)
 		return false;
-	struct timespec now = now_mono();
+	struct timespec now = fsi_now_mono();
 	for (struct hidden **pp = &ms->hidden; *pp; pp = &(*pp)->next) {
 		struct hidden *h = *pp;
 		if (strcmp(h->vpath, vpath) != 0)
 			continue;
-		if (ts_ns(&now) < ts_ns(&h->until))
+		if (fsi_ts_ns(&now) < fsi_ts_ns(&h->until))
 			return true;
 		*pp = h->next;
 		free(h->vpath);
@@ -251,7 +251,7 @@ bool hidden_active(lfs_fs *fs, struct mstate *ms, const char *vpath)
 	return false;
 }
 
-void hidden_clear(lfs_fs *fs, struct mstate *ms, const char *vpath)
+void fsi_hidden_clear(lfs_fs *fs, struct mstate *ms, const char *vpath)
 {
 	for (struct hidden **pp = &ms->hidden; *pp; pp = &(*pp)->next) {
 		struct hidden *h = *pp;
@@ -265,16 +265,16 @@ void hidden_clear(lfs_fs *fs, struct mstate *ms, const char *vpath)
 	}
 }
 
-int hidden_add(lfs_fs *fs, struct mstate *ms, const char *vpath, uint64_t dir_id)
+int fsi_hidden_add(lfs_fs *fs, struct mstate *ms, const char *vpath, uint64_t dir_id)
 {
-	hidden_clear(fs, ms, vpath);
+	fsi_hidden_clear(fs, ms, vpath);
 	struct hidden *h = calloc(1, sizeof(*h));
 	if (!h || !(h->vpath = strdup(vpath))) {
 		free(h);
 		return ENOMEM;
 	}
-	struct timespec t = now_mono();
-	int64_t until = ts_ns(&t) + (int64_t)(fs->o.unlink_grace * 1e9);
+	struct timespec t = fsi_now_mono();
+	int64_t until = fsi_ts_ns(&t) + (int64_t)(fs->o.unlink_grace * 1e9);
 	h->until.tv_sec = until / 1000000000;
 	h->until.tv_nsec = until % 1000000000;
 	h->dir_id = dir_id;
@@ -285,17 +285,17 @@ int hidden_add(lfs_fs *fs, struct mstate *ms, const char *vpath, uint64_t dir_id
 }
 
 /* Views whose grace time ended: forget them and refresh their folders in the kernel. */
-void hidden_expire(lfs_fs *fs, struct inval_list *l)
+void fsi_hidden_expire(lfs_fs *fs, struct inval_list *l)
 {
-	struct timespec now = now_mono();
+	struct timespec now = fsi_now_mono();
 	for (struct mstate *ms = fs->mstates; ms; ms = ms->next)
 		for (struct hidden **pp = &ms->hidden; *pp;) {
 			struct hidden *h = *pp;
-			if (ts_ns(&now) < ts_ns(&h->until)) {
+			if (fsi_ts_ns(&now) < fsi_ts_ns(&h->until)) {
 				pp = &h->next;
 				continue;
 			}
-			inval_add(l, h->dir_id, NULL);
+			fsi_inval_add(l, h->dir_id, NULL);
 			*pp = h->next;
 			free(h->vpath);
 			free(h);
@@ -303,7 +303,7 @@ void hidden_expire(lfs_fs *fs, struct inval_list *l)
 		}
 }
 
-void merr_clear(struct mstate *ms, const char *vpath)
+void fsi_merr_clear(struct mstate *ms, const char *vpath)
 {
 	for (struct merr **pp = &ms->errs; *pp; pp = &(*pp)->next) {
 		struct merr *e = *pp;
@@ -317,7 +317,7 @@ void merr_clear(struct mstate *ms, const char *vpath)
 	}
 }
 
-void merr_clear_all(struct mstate *ms)
+void fsi_merr_clear_all(struct mstate *ms)
 {
 	while (ms->errs) {
 		struct merr *e = ms->errs;
@@ -328,9 +328,9 @@ void merr_clear_all(struct mstate *ms)
 	}
 }
 
-void merr_set(struct mstate *ms, const char *vpath, const char *text)
+void fsi_merr_set(struct mstate *ms, const char *vpath, const char *text)
 {
-	merr_clear(ms, vpath);
+	fsi_merr_clear(ms, vpath);
 	struct merr *e = calloc(1, sizeof(*e));
 	if (!e || !(e->vpath = strdup(vpath)) || !(e->text = strdup(text))) {
 		if (e)
@@ -338,7 +338,7 @@ void merr_set(struct mstate *ms, const char *vpath, const char *text)
 		free(e);
 		return;
 	}
-	e->when = now_real();
+	e->when = fsi_now_real();
 	/* Append: messages in the order they happened. */
 	struct merr **pp = &ms->errs;
 	while (*pp)
@@ -353,7 +353,7 @@ static size_t merr_render(const struct mstate *ms, char **out, struct timespec *
 	struct timespec t = { 0, 0 };
 	for (const struct merr *e = ms ? ms->errs : NULL; e; e = e->next) {
 		n += strlen(e->text);
-		if (ts_ns(&e->when) > ts_ns(&t))
+		if (fsi_ts_ns(&e->when) > fsi_ts_ns(&t))
 			t = e->when;
 	}
 	if (mtime)
@@ -372,7 +372,7 @@ static size_t merr_render(const struct mstate *ms, char **out, struct timespec *
 	return n;
 }
 
-void sobj_unref(lfs_fs *fs, struct sobj *o)
+void fsi_sobj_unref(lfs_fs *fs, struct sobj *o)
 {
 	if (!o || --o->refs > 0)
 		return;
@@ -389,13 +389,13 @@ static struct sobj *sobj_new(lfs_fs *fs, mode_t mode, uid_t uid, gid_t gid)
 	o->mode = mode;
 	o->uid = uid;
 	o->gid = gid;
-	o->atime = o->mtime = o->ctime = now_real();
+	o->atime = o->mtime = o->ctime = fsi_now_real();
 	o->sino = VINO_BIT | (1ULL << 62) | ++fs->next_sino;
 	return o;
 }
 
 /* Give @p o the name @p vpath (a new name: the caller checked). */
-struct sname *sname_add(struct mstate *ms, const char *vpath, struct sobj *o)
+struct sname *fsi_sname_add(struct mstate *ms, const char *vpath, struct sobj *o)
 {
 	struct sname *s = calloc(1, sizeof(*s));
 	if (!s || !(s->vpath = strdup(vpath))) {
@@ -405,21 +405,21 @@ struct sname *sname_add(struct mstate *ms, const char *vpath, struct sobj *o)
 	s->obj = o;
 	o->refs++;
 	o->nlink++;
-	o->ctime = now_real();
+	o->ctime = fsi_now_real();
 	s->next = ms->names;
 	ms->names = s;
 	return s;
 }
 
-void sname_remove(lfs_fs *fs, struct mstate *ms, struct sname *s)
+void fsi_sname_remove(lfs_fs *fs, struct mstate *ms, struct sname *s)
 {
 	for (struct sname **pp = &ms->names; *pp; pp = &(*pp)->next) {
 		if (*pp != s)
 			continue;
 		*pp = s->next;
 		s->obj->nlink--;
-		s->obj->ctime = now_real();
-		sobj_unref(fs, s->obj);
+		s->obj->ctime = fsi_now_real();
+		fsi_sobj_unref(fs, s->obj);
 		free(s->vpath);
 		free(s);
 		return;
@@ -427,10 +427,10 @@ void sname_remove(lfs_fs *fs, struct mstate *ms, struct sname *s)
 }
 
 /* Replace (or make) scratch file @p vpath with @p n bytes (the ".rejected" copy). */
-void scratch_put(lfs_fs *fs, struct mstate *ms, const char *vpath, const char *data, size_t n,
+void fsi_scratch_put(lfs_fs *fs, struct mstate *ms, const char *vpath, const char *data, size_t n,
 		 mode_t perm, uid_t uid, gid_t gid)
 {
-	struct sname *s = sname_find(ms, vpath);
+	struct sname *s = fsi_sname_find(ms, vpath);
 	struct sobj *o = s && S_ISREG(s->obj->mode) ? s->obj : NULL;
 	if (!o) {
 		if (s)
@@ -438,7 +438,7 @@ void scratch_put(lfs_fs *fs, struct mstate *ms, const char *vpath, const char *d
 		o = sobj_new(fs, S_IFREG | perm, uid, gid);
 		if (!o)
 			return;
-		if (!sname_add(ms, vpath, o)) {
+		if (!fsi_sname_add(ms, vpath, o)) {
 			free(o);
 			return;
 		}
@@ -447,30 +447,30 @@ void scratch_put(lfs_fs *fs, struct mstate *ms, const char *vpath, const char *d
 		return;
 	size_t old = o->data.len;
 	if (lfs_membuf_set(&o->data, data, n) == 0) {
-		edit_account(fs, old, n);
-		o->mtime = o->ctime = now_real();
+		fsi_edit_account(fs, old, n);
+		o->mtime = o->ctime = fsi_now_real();
 	}
 }
 
-void ms_free(lfs_fs *fs, struct mstate *ms)
+void fsi_ms_free(lfs_fs *fs, struct mstate *ms)
 {
 	while (ms->names)
-		sname_remove(fs, ms, ms->names);
+		fsi_sname_remove(fs, ms, ms->names);
 	while (ms->ovl)
-		ovl_drop(fs, ms, ms->ovl->vpath);
+		fsi_ovl_drop(fs, ms, ms->ovl->vpath);
 	while (ms->hidden)
-		hidden_clear(fs, ms, ms->hidden->vpath);
+		fsi_hidden_clear(fs, ms, ms->hidden->vpath);
 	uint64_t h;
 	while (ms->pbase)
-		pbase_take(ms, ms->pbase->vpath, &h);
-	merr_clear_all(ms);
+		fsi_pbase_take(ms, ms->pbase->vpath, &h);
+	fsi_merr_clear_all(ms);
 	pthread_mutex_destroy(&ms->commit_mu);
 	free(ms->rel);
 	free(ms);
 }
 
 /* Parent folder path of view path @p vpath ("" = the model folder), into @p buf. */
-void vdir_of(const char *vpath, char *buf, size_t bufsz)
+void fsi_vdir_of(const char *vpath, char *buf, size_t bufsz)
 {
 	const char *sl = strrchr(vpath, '/');
 	size_t l = sl ? (size_t)(sl - vpath) : 0;
@@ -480,7 +480,7 @@ void vdir_of(const char *vpath, char *buf, size_t bufsz)
 	buf[l] = '\0';
 }
 
-bool pbase_peek(struct mstate *ms, const char *vpath, uint64_t *hash)
+bool fsi_pbase_peek(struct mstate *ms, const char *vpath, uint64_t *hash)
 {
 	for (struct pbase *b = ms->pbase; b; b = b->next)
 		if (strcmp(b->vpath, vpath) == 0) {
@@ -513,39 +513,39 @@ static int edit_buf_change(lfs_fs *fs, lfs_membuf *b, const char *buf, size_t si
 	if (r == EFBIG)
 		r = ENOSPC;
 	if (!r)
-		edit_account(fs, old, b->len);
+		fsi_edit_account(fs, old, b->len);
 	return r;
 }
 
 /* Make/extend the overlay of view node @p nd: a write, or a truncation (buf == NULL). */
-int view_change(lfs_fs *fs, struct node *nd, const char *buf, size_t size, uint64_t off,
+int fsi_view_change(lfs_fs *fs, struct node *nd, const char *buf, size_t size, uint64_t off,
 		uint64_t newsize, pid_t writer)
 {
 	struct srcinfo si;
-	int r = model_views(fs, nd->model, &si);
+	int r = fsi_model_views(fs, nd->model, &si);
 	if (r)
 		return r;
 	const lfs_view *v = lfs_viewset_find(&si.ce->vs, nd->rel);
 	if (!v) {
-		srcinfo_release(fs, &si);
+		fsi_srcinfo_release(fs, &si);
 		return ESTALE;
 	}
-	if (!view_is_writable(&si.ce->vs, v)) {
-		srcinfo_release(fs, &si);
+	if (!fsi_view_is_writable(&si.ce->vs, v)) {
+		fsi_srcinfo_release(fs, &si);
 		return EROFS;
 	}
 	fs_lock(fs);
-	struct mstate *ms = ms_get(fs, nd->model->rel);
-	struct overlay *o = ms ? ovl_find(ms, nd->rel) : NULL;
+	struct mstate *ms = fsi_ms_get(fs, nd->model->rel);
+	struct overlay *o = ms ? fsi_ovl_find(ms, nd->rel) : NULL;
 	if (!ms)
 		r = ENOMEM;
 	else if (!o)
-		o = ovl_new(fs, ms, nd->rel, v->data, v->size, &r);
+		o = fsi_ovl_new(fs, ms, nd->rel, v->data, v->size, &r);
 	if (o) {
 		r = edit_buf_change(fs, &o->text, buf, size, off, newsize);
 		if (!r) {
 			o->gen++;
-			o->mtime = now_real();
+			o->mtime = fsi_now_real();
 			o->modified = true;
 			if (buf) {
 				o->written = true;
@@ -554,7 +554,7 @@ int view_change(lfs_fs *fs, struct node *nd, const char *buf, size_t size, uint6
 		}
 	}
 	fs_unlock(fs);
-	srcinfo_release(fs, &si);
+	fsi_srcinfo_release(fs, &si);
 	return r;
 }
 
@@ -563,9 +563,9 @@ int view_change(lfs_fs *fs, struct node *nd, const char *buf, size_t size, uint6
 /*
  * A new scratch object, not named yet, holding @p n bytes of @p data (fs->mu
  * held). NULL with *err = ENOSPC (edit bound) or ENOMEM. Free an unnamed
- * object with sobj_discard().
+ * object with fsi_sobj_discard().
  */
-struct sobj *sobj_with(lfs_fs *fs, mode_t mode, uid_t uid, gid_t gid, const char *data, size_t n,
+struct sobj *fsi_sobj_with(lfs_fs *fs, mode_t mode, uid_t uid, gid_t gid, const char *data, size_t n,
 		       int *err)
 {
 	struct sobj *o = sobj_new(fs, mode, uid, gid);
@@ -578,14 +578,14 @@ struct sobj *sobj_with(lfs_fs *fs, mode_t mode, uid_t uid, gid_t gid, const char
 		free(o);
 		return NULL;
 	}
-	edit_account(fs, 0, n);
+	fsi_edit_account(fs, 0, n);
 	return o;
 }
 
 /* Free scratch object @p o that never got a name (fs->mu held). */
-void sobj_discard(lfs_fs *fs, struct sobj *o)
+void fsi_sobj_discard(lfs_fs *fs, struct sobj *o)
 {
-	edit_account(fs, o->data.len, 0);
+	fsi_edit_account(fs, o->data.len, 0);
 	lfs_membuf_free(&o->data);
 	free(o);
 }
@@ -620,7 +620,7 @@ static int scratch_read(lfs_fs *fs, const struct nodeinfo *ni, size_t size, off_
 {
 	fs_lock(fs);
 	const struct sobj *o = ni->node->sobj;
-	int err = S_ISLNK(o->mode) ? EINVAL : read_copy(r, o->data.data, o->data.len, size, off);
+	int err = S_ISLNK(o->mode) ? EINVAL : fsi_read_copy(r, o->data.data, o->data.len, size, off);
 	fs_unlock(fs);
 	return err;
 }
@@ -635,7 +635,7 @@ static int scratch_write(lfs_fs *fs, const struct nodeinfo *ni, const char *buf,
 	if (!S_ISLNK(o->mode)) {
 		r = edit_buf_change(fs, &o->data, buf, size, (uint64_t)off, 0);
 		if (!r) {
-			o->mtime = o->ctime = now_real();
+			o->mtime = o->ctime = fsi_now_real();
 			*written = size;
 		}
 	}
@@ -648,7 +648,7 @@ static int scratch_setattr(lfs_fs *fs, const struct nodeinfo *ni, const struct s
 	int r = 0;
 	fs_lock(fs);
 	struct sobj *o = ni->node->sobj;
-	struct timespec now = now_real();
+	struct timespec now = fsi_now_real();
 	if ((to_set & LFS_SET_SIZE) && S_ISLNK(o->mode)) {
 		r = EINVAL;
 	} else if (to_set & LFS_SET_SIZE) {
@@ -678,15 +678,15 @@ static int scratch_setattr(lfs_fs *fs, const struct nodeinfo *ni, const struct s
 	return r;
 }
 
-const struct node_ops fs_scratch_ops = {
+const struct node_ops fsi_scratch_ops = {
 	.in_model = true,
-	.getattr = gen_getattr,
+	.getattr = fsi_gen_getattr,
 	.gen_attr = scratch_attr,
 	.readlink = scratch_readlink,
 	.read = scratch_read,
 	.write = scratch_write,
 	.setattr = scratch_setattr,
-	.link = model_link_op,
+	.link = fsi_model_link_op,
 };
 
 /* ---- <model>/errors.txt ---- */
@@ -697,7 +697,7 @@ static int merr_attr(lfs_fs *fs, struct node *c, const struct srcinfo *si, struc
 	(void)fs;
 	struct timespec t;
 	size_t n = merr_render(ms, NULL, &t);
-	fill_view_file(a, &si->st, n, &t, false, c->sino);
+	fsi_fill_view_file(a, &si->st, n, &t, false, c->sino);
 	a->st_mode = S_IFREG | 0444;
 	return 0;
 }
@@ -706,8 +706,8 @@ static int merr_read(lfs_fs *fs, const struct nodeinfo *ni, size_t size, off_t o
 {
 	fs_lock(fs);
 	char *all = NULL;
-	size_t total = merr_render(ms_find(fs, ni->model->rel), &all, NULL);
-	int err = read_copy(r, all, total, size, off);
+	size_t total = merr_render(fsi_ms_find(fs, ni->model->rel), &all, NULL);
+	int err = fsi_read_copy(r, all, total, size, off);
 	fs_unlock(fs);
 	free(all);
 	return err;
@@ -718,9 +718,9 @@ static int merr_setattr(lfs_fs *fs, const struct nodeinfo *ni, const struct stat
 {
 	if ((to_set & LFS_SET_SIZE) && attr->st_size == 0) {
 		fs_lock(fs);
-		struct mstate *ms = ms_find(fs, ni->node->model->rel);
+		struct mstate *ms = fsi_ms_find(fs, ni->node->model->rel);
 		if (ms)
-			merr_clear_all(ms);
+			fsi_merr_clear_all(ms);
 		fs_unlock(fs);
 	} else if (to_set & (LFS_SET_MODE | LFS_SET_UID | LFS_SET_GID | LFS_SET_SIZE)) {
 		return EPERM;
@@ -728,15 +728,15 @@ static int merr_setattr(lfs_fs *fs, const struct nodeinfo *ni, const struct stat
 	return 0;
 }
 
-const struct node_ops fs_merr_ops = {
+const struct node_ops fsi_merr_ops = {
 	.generated = true,
 	.in_model = true,
 	.volatile_attr = true,
-	.getattr = gen_getattr,
+	.getattr = fsi_gen_getattr,
 	.gen_attr = merr_attr,
-	.open_write = open_write_erofs,
+	.open_write = fsi_open_write_erofs,
 	.read = merr_read,
-	.write = write_erofs,
+	.write = fsi_write_erofs,
 	.setattr = merr_setattr,
-	.link = link_eperm,
+	.link = fsi_link_eperm,
 };

@@ -16,6 +16,9 @@
  *   fs_commit.c  commit of an edited view back into SOURCE
  *   fs_watch.c   the inotify watcher / notification thread
  *
+ * Names: every function and table the parts share carries the prefix fsi_
+ * ("fs internal"); everything else is static to its file.
+ *
  * Invariants:
  *  - Every node has a slot (node id) and, except the root, a parent; a child
  *    keeps its parent alive (the kernel forgets parents after children, but we
@@ -334,7 +337,7 @@ struct node_ops {
 	int (*setattr)(lfs_fs *fs, const struct nodeinfo *ni, const struct stat *a, int to_set); /* NULL: EPERM */
 	int (*flush)(lfs_fs *fs, const struct nodeinfo *ni, const lfs_fs_ctx *ctx);       /* NULL: 0 */
 	int (*fsync)(lfs_fs *fs, const struct nodeinfo *ni, bool datasync);               /* NULL: 0 */
-	/* hard link of this node into folder @p np; NULL: link_elsewhere() */
+	/* hard link of this node into folder @p np; NULL: fsi_link_elsewhere() */
 	int (*link)(lfs_fs *fs, const struct nodeinfo *ni, const struct nodeinfo *np, const char *newname,
 		    lfs_fs_entry *e);
 
@@ -346,23 +349,23 @@ struct node_ops {
 		     const lfs_fs_ctx *ctx, lfs_fs_entry *e);                             /* NULL: ENOTDIR */
 	int (*unlink)(lfs_fs *fs, const struct nodeinfo *p, const char *name);           /* NULL: ENOTDIR */
 	int (*rmdir)(lfs_fs *fs, const struct nodeinfo *p, const char *name);            /* NULL: ENOTDIR */
-	/* rename of @p name to (@p np, @p newname); NULL: rename_elsewhere() */
+	/* rename of @p name to (@p np, @p newname); NULL: fsi_rename_elsewhere() */
 	int (*rename)(lfs_fs *fs, const struct nodeinfo *p, const char *name, const struct nodeinfo *np,
 		      const char *newname, unsigned flags);
 };
 
 /* The tables, one per kind (defined by the part that implements the kind). */
-extern const struct node_ops fs_root_ops, fs_dir_ops, fs_file_ops, fs_link_ops, fs_other_ops;
-extern const struct node_ops fs_model_ops, fs_vdir_ops, fs_vfile_ops, fs_ctldir_ops, fs_ctlerr_ops;
-extern const struct node_ops fs_scratch_ops, fs_merr_ops;
+extern const struct node_ops fsi_root_ops, fsi_dir_ops, fsi_file_ops, fsi_link_ops, fsi_other_ops;
+extern const struct node_ops fsi_model_ops, fsi_vdir_ops, fsi_vfile_ops, fsi_ctldir_ops, fsi_ctlerr_ops;
+extern const struct node_ops fsi_scratch_ops, fsi_merr_ops;
 
 /* The operations of kind @p k. */
-const struct node_ops *kind_ops(enum nkind k);
+const struct node_ops *fsi_kind_ops(enum nkind k);
 
 /* The operations of node @p n (by its current kind). */
 static inline const struct node_ops *node_ops_of(const struct node *n)
 {
-	return kind_ops(n->kind);
+	return fsi_kind_ops(n->kind);
 }
 
 /* The model folder of a model-side node (the node itself for a model folder). */
@@ -382,122 +385,122 @@ static inline void fs_unlock(lfs_fs *fs)
 	pthread_mutex_unlock(&fs->mu);
 }
 
-void fs_log(lfs_fs *fs, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void fsi_log(lfs_fs *fs, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* BEGIN PROTOTYPES: functions the parts share, by defining file (contracts at the definitions) */
 /* fs_nodes.c */
-int64_t ts_ns(const struct timespec *t);
-uint64_t view_ino(const struct node *model, const char *vpath);
-char *join_rel(const char *parent_rel, const char *name);
-char *join_view(const struct node *parent, const char *name);
-bool is_dot(const char *name);
-struct node *find_child(lfs_fs *fs, struct node *parent, const char *name);
-void nh_remove(lfs_fs *fs, struct node *n);
-void snap_unref(struct dirsnap *s);
-int alloc_id(lfs_fs *fs, uint64_t *id);
-bool is_ctl_name(enum nkind dir, const char *name);
-struct node *node_new(lfs_fs *fs, uint64_t id, enum nkind kind, struct node *parent,
+int64_t fsi_ts_ns(const struct timespec *t);
+uint64_t fsi_view_ino(const struct node *model, const char *vpath);
+char *fsi_join_rel(const char *parent_rel, const char *name);
+char *fsi_join_view(const struct node *parent, const char *name);
+bool fsi_is_dot(const char *name);
+struct node *fsi_find_child(lfs_fs *fs, struct node *parent, const char *name);
+void fsi_nh_remove(lfs_fs *fs, struct node *n);
+void fsi_snap_unref(struct dirsnap *s);
+int fsi_alloc_id(lfs_fs *fs, uint64_t *id);
+bool fsi_is_ctl_name(enum nkind dir, const char *name);
+struct node *fsi_node_new(lfs_fs *fs, uint64_t id, enum nkind kind, struct node *parent,
 		      const char *name, char *rel_owned);
-void srcinfo_release(lfs_fs *fs, struct srcinfo *si);
-lfs_centry *entry_for(lfs_fs *fs, const char *rel, const struct stat *st);
-int classify(lfs_fs *fs, const char *rel, struct srcinfo *si);
-struct timespec now_real(void);
-struct timespec now_mono(void);
-uint64_t text_hash(const char *p, size_t n);
-void entry_timeouts(lfs_fs *fs, struct node *n, lfs_fs_entry *e);
-struct node *child_for(lfs_fs *fs, struct node *parent, const char *name, enum nkind kind,
+void fsi_srcinfo_release(lfs_fs *fs, struct srcinfo *si);
+lfs_centry *fsi_entry_for(lfs_fs *fs, const char *rel, const struct stat *st);
+int fsi_classify(lfs_fs *fs, const char *rel, struct srcinfo *si);
+struct timespec fsi_now_real(void);
+struct timespec fsi_now_mono(void);
+uint64_t fsi_text_hash(const char *p, size_t n);
+void fsi_entry_timeouts(lfs_fs *fs, struct node *n, lfs_fs_entry *e);
+struct node *fsi_child_for(lfs_fs *fs, struct node *parent, const char *name, enum nkind kind,
 		       uint64_t dev, uint64_t ino, const char *rel, int *err);
-int node_info(lfs_fs *fs, uint64_t ino, struct nodeinfo *ni);
-void detach(lfs_fs *fs, struct node *n);
-int dsent_cmp(const void *a, const void *b);
-int snap_add(struct dirsnap *s, size_t *cap, const char *name, size_t len, uint64_t ino,
+int fsi_node_info(lfs_fs *fs, uint64_t ino, struct nodeinfo *ni);
+void fsi_detach(lfs_fs *fs, struct node *n);
+int fsi_dsent_cmp(const void *a, const void *b);
+int fsi_snap_add(struct dirsnap *s, size_t *cap, const char *name, size_t len, uint64_t ino,
 	     unsigned char type);
-int give_entry(lfs_fs *fs, struct node *c, const struct srcinfo *si, lfs_fs_entry *e);
-int node_move(lfs_fs *fs, struct node *n, struct node *np, const char *newname, const char *vrel);
-int read_copy(lfs_fs_read *r, const char *src, size_t total, size_t size, off_t off);
-int link_elsewhere(const struct nodeinfo *np);
-int link_eperm(lfs_fs *fs, const struct nodeinfo *ni, const struct nodeinfo *np,
+int fsi_give_entry(lfs_fs *fs, struct node *c, const struct srcinfo *si, lfs_fs_entry *e);
+int fsi_node_move(lfs_fs *fs, struct node *n, struct node *np, const char *newname, const char *vrel);
+int fsi_read_copy(lfs_fs_read *r, const char *src, size_t total, size_t size, off_t off);
+int fsi_link_elsewhere(const struct nodeinfo *np);
+int fsi_link_eperm(lfs_fs *fs, const struct nodeinfo *ni, const struct nodeinfo *np,
 	       const char *newname, lfs_fs_entry *e);
-int rename_elsewhere(const struct nodeinfo *p, const struct nodeinfo *np);
+int fsi_rename_elsewhere(const struct nodeinfo *p, const struct nodeinfo *np);
 
 /* fs_pass.c */
-int pass_getattr(lfs_fs *fs, const struct nodeinfo *ni, struct stat *st);
+int fsi_pass_getattr(lfs_fs *fs, const struct nodeinfo *ni, struct stat *st);
 
 /* fs_model.c */
-bool view_is_writable(const lfs_viewset *vs, const lfs_view *v);
-bool view_is_dir(const lfs_viewset *vs, const char *vpath);
-bool vs_writable(const lfs_viewset *vs);
-void fill_virtual_dir(struct stat *a, const struct stat *src, const lfs_viewset *vs,
+bool fsi_view_is_writable(const lfs_viewset *vs, const lfs_view *v);
+bool fsi_view_is_dir(const lfs_viewset *vs, const char *vpath);
+bool fsi_vs_writable(const lfs_viewset *vs);
+void fsi_fill_virtual_dir(struct stat *a, const struct stat *src, const lfs_viewset *vs,
 		      const char *vpath, uint64_t ino);
-void fill_view_file(struct stat *a, const struct stat *src, size_t size,
+void fsi_fill_view_file(struct stat *a, const struct stat *src, size_t size,
 		    const struct timespec *mtime, bool writable, uint64_t ino);
-void fill_ctl(lfs_fs *fs, struct stat *a, bool errors_file);
-int model_views(lfs_fs *fs, const struct node *model, struct srcinfo *si);
-int fill_gen(lfs_fs *fs, struct node *c, const struct srcinfo *si, struct stat *a);
-int gen_getattr(lfs_fs *fs, const struct nodeinfo *ni, struct stat *st);
-int open_write_erofs(lfs_fs *fs, const struct nodeinfo *ni);
-int write_erofs(lfs_fs *fs, const struct nodeinfo *ni, const char *buf, size_t size, off_t off,
+void fsi_fill_ctl(lfs_fs *fs, struct stat *a, bool errors_file);
+int fsi_model_views(lfs_fs *fs, const struct node *model, struct srcinfo *si);
+int fsi_fill_gen(lfs_fs *fs, struct node *c, const struct srcinfo *si, struct stat *a);
+int fsi_gen_getattr(lfs_fs *fs, const struct nodeinfo *ni, struct stat *st);
+int fsi_open_write_erofs(lfs_fs *fs, const struct nodeinfo *ni);
+int fsi_write_erofs(lfs_fs *fs, const struct nodeinfo *ni, const char *buf, size_t size, off_t off,
 		const lfs_fs_ctx *ctx, size_t *written);
 
 /* fs_edit.c */
-struct mstate *ms_find(lfs_fs *fs, const char *rel);
-struct mstate *ms_get(lfs_fs *fs, const char *rel);
-struct sname *sname_find(struct mstate *ms, const char *vpath);
-struct overlay *ovl_find(struct mstate *ms, const char *vpath);
-void ovl_drop(lfs_fs *fs, struct mstate *ms, const char *vpath);
-void edit_account(lfs_fs *fs, size_t oldlen, size_t newlen);
-bool pbase_take(struct mstate *ms, const char *vpath, uint64_t *hash);
-void pbase_set(struct mstate *ms, const char *vpath, uint64_t hash);
-bool served_get(lfs_fs *fs, const char *rel, const char *vpath, uint64_t *hash);
-bool served_known(lfs_fs *fs, const char *rel, const char *vpath, const lfs_cache_key *v);
-void served_set(lfs_fs *fs, const char *rel, const char *vpath, uint64_t hash,
+struct mstate *fsi_ms_find(lfs_fs *fs, const char *rel);
+struct mstate *fsi_ms_get(lfs_fs *fs, const char *rel);
+struct sname *fsi_sname_find(struct mstate *ms, const char *vpath);
+struct overlay *fsi_ovl_find(struct mstate *ms, const char *vpath);
+void fsi_ovl_drop(lfs_fs *fs, struct mstate *ms, const char *vpath);
+void fsi_edit_account(lfs_fs *fs, size_t oldlen, size_t newlen);
+bool fsi_pbase_take(struct mstate *ms, const char *vpath, uint64_t *hash);
+void fsi_pbase_set(struct mstate *ms, const char *vpath, uint64_t hash);
+bool fsi_served_get(lfs_fs *fs, const char *rel, const char *vpath, uint64_t *hash);
+bool fsi_served_known(lfs_fs *fs, const char *rel, const char *vpath, const lfs_cache_key *v);
+void fsi_served_set(lfs_fs *fs, const char *rel, const char *vpath, uint64_t hash,
 		const lfs_cache_key *v);
-struct overlay *ovl_new(lfs_fs *fs, struct mstate *ms, const char *vpath, const char *init,
+struct overlay *fsi_ovl_new(lfs_fs *fs, struct mstate *ms, const char *vpath, const char *init,
 			size_t n, int *err);
-bool hidden_active(lfs_fs *fs, struct mstate *ms, const char *vpath);
-void hidden_clear(lfs_fs *fs, struct mstate *ms, const char *vpath);
-int hidden_add(lfs_fs *fs, struct mstate *ms, const char *vpath, uint64_t dir_id);
-void hidden_expire(lfs_fs *fs, struct inval_list *l);
-void merr_clear(struct mstate *ms, const char *vpath);
-void merr_clear_all(struct mstate *ms);
-void merr_set(struct mstate *ms, const char *vpath, const char *text);
-void sobj_unref(lfs_fs *fs, struct sobj *o);
-struct sname *sname_add(struct mstate *ms, const char *vpath, struct sobj *o);
-void sname_remove(lfs_fs *fs, struct mstate *ms, struct sname *s);
-void scratch_put(lfs_fs *fs, struct mstate *ms, const char *vpath, const char *data, size_t n,
+bool fsi_hidden_active(lfs_fs *fs, struct mstate *ms, const char *vpath);
+void fsi_hidden_clear(lfs_fs *fs, struct mstate *ms, const char *vpath);
+int fsi_hidden_add(lfs_fs *fs, struct mstate *ms, const char *vpath, uint64_t dir_id);
+void fsi_hidden_expire(lfs_fs *fs, struct inval_list *l);
+void fsi_merr_clear(struct mstate *ms, const char *vpath);
+void fsi_merr_clear_all(struct mstate *ms);
+void fsi_merr_set(struct mstate *ms, const char *vpath, const char *text);
+void fsi_sobj_unref(lfs_fs *fs, struct sobj *o);
+struct sname *fsi_sname_add(struct mstate *ms, const char *vpath, struct sobj *o);
+void fsi_sname_remove(lfs_fs *fs, struct mstate *ms, struct sname *s);
+void fsi_scratch_put(lfs_fs *fs, struct mstate *ms, const char *vpath, const char *data, size_t n,
 		 mode_t perm, uid_t uid, gid_t gid);
-void ms_free(lfs_fs *fs, struct mstate *ms);
-void vdir_of(const char *vpath, char *buf, size_t bufsz);
-bool pbase_peek(struct mstate *ms, const char *vpath, uint64_t *hash);
-int view_change(lfs_fs *fs, struct node *nd, const char *buf, size_t size, uint64_t off,
+void fsi_ms_free(lfs_fs *fs, struct mstate *ms);
+void fsi_vdir_of(const char *vpath, char *buf, size_t bufsz);
+bool fsi_pbase_peek(struct mstate *ms, const char *vpath, uint64_t *hash);
+int fsi_view_change(lfs_fs *fs, struct node *nd, const char *buf, size_t size, uint64_t off,
 		uint64_t newsize, pid_t writer);
-struct sobj *sobj_with(lfs_fs *fs, mode_t mode, uid_t uid, gid_t gid, const char *data, size_t n,
+struct sobj *fsi_sobj_with(lfs_fs *fs, mode_t mode, uid_t uid, gid_t gid, const char *data, size_t n,
 		       int *err);
-void sobj_discard(lfs_fs *fs, struct sobj *o);
+void fsi_sobj_discard(lfs_fs *fs, struct sobj *o);
 
 /* fs_scratch.c */
-struct node *scratch_node(lfs_fs *fs, struct node *p, const char *name, struct sname *sn, int *err);
-int model_mknew(lfs_fs *fs, const struct nodeinfo *pi, const char *name, const struct newobj *w,
+struct node *fsi_scratch_node(lfs_fs *fs, struct node *p, const char *name, struct sname *sn, int *err);
+int fsi_model_mknew(lfs_fs *fs, const struct nodeinfo *pi, const char *name, const struct newobj *w,
 		const lfs_fs_ctx *ctx, lfs_fs_entry *e);
-int model_unlink(lfs_fs *fs, const struct nodeinfo *pi, const char *name);
-int model_rmdir(lfs_fs *fs, const struct nodeinfo *p, const char *name);
-int model_rename_op(lfs_fs *fs, const struct nodeinfo *p, const char *name,
+int fsi_model_unlink(lfs_fs *fs, const struct nodeinfo *pi, const char *name);
+int fsi_model_rmdir(lfs_fs *fs, const struct nodeinfo *p, const char *name);
+int fsi_model_rename_op(lfs_fs *fs, const struct nodeinfo *p, const char *name,
 		    const struct nodeinfo *np, const char *newname, unsigned flags);
-int model_link_op(lfs_fs *fs, const struct nodeinfo *ni, const struct nodeinfo *np,
+int fsi_model_link_op(lfs_fs *fs, const struct nodeinfo *ni, const struct nodeinfo *np,
 		  const char *newname, lfs_fs_entry *e);
 
 /* fs_commit.c */
-pid_t tgid_of(pid_t tid);
-int commit_overlay(lfs_fs *fs, struct node *nd, bool fsync, pid_t closer);
-int rename_commit(lfs_fs *fs, struct mstate *ms, struct mloc *a, struct mloc *b, struct node *p,
+pid_t fsi_tgid_of(pid_t tid);
+int fsi_commit_overlay(lfs_fs *fs, struct node *nd, bool fsync, pid_t closer);
+int fsi_rename_commit(lfs_fs *fs, struct mstate *ms, struct mloc *a, struct mloc *b, struct node *p,
 		  const char *name, struct node *np, const char *newname);
 
 /* fs_watch.c */
-void wh_remove(lfs_fs *fs, struct node *n);
-void add_watch(lfs_fs *fs, struct node *n);
-void kick(lfs_fs *fs);
-void inval_add(struct inval_list *l, uint64_t id, const char *name);
-void inval_subtree(struct inval_list *l, struct node *n);
+void fsi_wh_remove(lfs_fs *fs, struct node *n);
+void fsi_add_watch(lfs_fs *fs, struct node *n);
+void fsi_kick(lfs_fs *fs);
+void fsi_inval_add(struct inval_list *l, uint64_t id, const char *name);
+void fsi_inval_subtree(struct inval_list *l, struct node *n);
 /* END PROTOTYPES */
 
 #endif

@@ -21,7 +21,7 @@
  * Can view @p v of @p vs be written back into its model? Fixed by the format
  * when the views were built (lfs_view.writable); NULL view: no.
  */
-bool view_is_writable(const lfs_viewset *vs, const lfs_view *v)
+bool fsi_view_is_writable(const lfs_viewset *vs, const lfs_view *v)
 {
 	(void)vs;
 	return v && v->writable;
@@ -103,7 +103,7 @@ static int count_dirs_cb(void *ctx, const char *name, size_t len, bool is_dir, c
 }
 
 /* Is @p vpath a view folder of @p vs? */
-bool view_is_dir(const lfs_viewset *vs, const char *vpath)
+bool fsi_view_is_dir(const lfs_viewset *vs, const char *vpath)
 {
 	char key[PATH_MAX];
 	size_t l = strlen(vpath);
@@ -117,12 +117,12 @@ bool view_is_dir(const lfs_viewset *vs, const char *vpath)
 }
 
 /* Does the model have any view that can be written back? */
-bool vs_writable(const lfs_viewset *vs)
+bool fsi_vs_writable(const lfs_viewset *vs)
 {
 	return lfs_viewset_writable(vs);
 }
 
-void fill_virtual_dir(struct stat *a, const struct stat *src, const lfs_viewset *vs,
+void fsi_fill_virtual_dir(struct stat *a, const struct stat *src, const lfs_viewset *vs,
 		      const char *vpath, uint64_t ino)
 {
 	memset(a, 0, sizeof(*a));
@@ -132,7 +132,7 @@ void fill_virtual_dir(struct stat *a, const struct stat *src, const lfs_viewset 
 	a->st_mode = S_IFDIR | dir_perm_from(src->st_mode);
 	/* Folders of writable models take the model file's write bits: editors
 	 * create their swap, backup and temp files there (scratch namespace). */
-	if (vs_writable(vs))
+	if (fsi_vs_writable(vs))
 		a->st_mode |= src->st_mode & 0222;
 	a->st_nlink = 2 + ndirs;
 	a->st_uid = src->st_uid;
@@ -150,7 +150,7 @@ void fill_virtual_dir(struct stat *a, const struct stat *src, const lfs_viewset 
  * (text being edited); the model file's read bits, plus its write bits when
  * the view can be written back.
  */
-void fill_view_file(struct stat *a, const struct stat *src, size_t size,
+void fsi_fill_view_file(struct stat *a, const struct stat *src, size_t size,
 		    const struct timespec *mtime, bool writable, uint64_t ino)
 {
 	memset(a, 0, sizeof(*a));
@@ -168,7 +168,7 @@ void fill_view_file(struct stat *a, const struct stat *src, size_t size,
 	a->st_dev = src->st_dev;
 }
 
-void fill_ctl(lfs_fs *fs, struct stat *a, bool errors_file)
+void fsi_fill_ctl(lfs_fs *fs, struct stat *a, bool errors_file)
 {
 	memset(a, 0, sizeof(*a));
 	a->st_uid = fs->uid;
@@ -197,14 +197,14 @@ void fill_ctl(lfs_fs *fs, struct stat *a, bool errors_file)
  * classifies its source again. ESTALE when the file is no longer a model (or
  * no longer the same inode).
  */
-int model_views(lfs_fs *fs, const struct node *model, struct srcinfo *si)
+int fsi_model_views(lfs_fs *fs, const struct node *model, struct srcinfo *si)
 {
-	int r = classify(fs, model->rel, si);
+	int r = fsi_classify(fs, model->rel, si);
 	if (r)
 		return r == ENOENT ? ESTALE : r;
 	if (si->kind != K_MODEL || (uint64_t)si->st.st_ino != model->src_ino ||
 	    (uint64_t)si->st.st_dev != model->src_dev) {
-		srcinfo_release(fs, si);
+		fsi_srcinfo_release(fs, si);
 		return ESTALE;
 	}
 	return 0;
@@ -215,12 +215,12 @@ int model_views(lfs_fs *fs, const struct node *model, struct srcinfo *si)
  * when edited), view folder, scratch object, errors.txt. @p si: the model's
  * current views.
  */
-int fill_gen(lfs_fs *fs, struct node *c, const struct srcinfo *si, struct stat *a)
+int fsi_fill_gen(lfs_fs *fs, struct node *c, const struct srcinfo *si, struct stat *a)
 {
 	const struct node_ops *ops = node_ops_of(c);
 	if (!ops->gen_attr)
 		return EINVAL;
-	return ops->gen_attr(fs, c, si, ms_find(fs, c->model->rel), a);
+	return ops->gen_attr(fs, c, si, fsi_ms_find(fs, c->model->rel), a);
 }
 
 static int lookup_view(lfs_fs *fs, const struct nodeinfo *pi, const char *name, lfs_fs_entry *e)
@@ -228,34 +228,34 @@ static int lookup_view(lfs_fs *fs, const struct nodeinfo *pi, const char *name, 
 	struct node *p = pi->node;
 	struct node *model = model_of(p);
 	struct srcinfo si;
-	int r = model_views(fs, model, &si);
+	int r = fsi_model_views(fs, model, &si);
 	if (r)
 		return r;
-	char *vpath = join_view(p, name);
+	char *vpath = fsi_join_view(p, name);
 	if (!vpath) {
-		srcinfo_release(fs, &si);
+		fsi_srcinfo_release(fs, &si);
 		return ENOMEM;
 	}
 	const lfs_viewset *vs = &si.ce->vs;
 	const lfs_view *v = lfs_viewset_find(vs, vpath);
-	bool isdir = !v && view_is_dir(vs, vpath);
+	bool isdir = !v && fsi_view_is_dir(vs, vpath);
 	fs_lock(fs);
-	struct mstate *ms = ms_find(fs, model->rel);
+	struct mstate *ms = fsi_ms_find(fs, model->rel);
 	struct node *c = NULL;
 	struct sname *sn;
-	if (v && hidden_active(fs, ms, vpath)) {
+	if (v && fsi_hidden_active(fs, ms, vpath)) {
 		r = ENOENT; /* deleted, within its grace time */
 	} else if (v || isdir) {
-		c = child_for(fs, p, name, v ? K_VFILE : K_VDIR, model->src_dev, model->src_ino, vpath, &r);
-	} else if ((sn = sname_find(ms, vpath)) != NULL) {
-		c = scratch_node(fs, p, name, sn, &r);
+		c = fsi_child_for(fs, p, name, v ? K_VFILE : K_VDIR, model->src_dev, model->src_ino, vpath, &r);
+	} else if ((sn = fsi_sname_find(ms, vpath)) != NULL) {
+		c = fsi_scratch_node(fs, p, name, sn, &r);
 	} else if (p->kind == K_MODEL && strcmp(name, LFS_FS_MODEL_ERRORS_NAME) == 0 && ms && ms->errs) {
-		c = child_for(fs, p, name, K_MERR, 0, 0, vpath, &r);
+		c = fsi_child_for(fs, p, name, K_MERR, 0, 0, vpath, &r);
 	} else {
 		r = ENOENT;
 	}
 	if (c)
-		r = give_entry(fs, c, &si, e);
+		r = fsi_give_entry(fs, c, &si, e);
 	lfs_cache_release(&fs->cache, si.ce);
 	fs_unlock(fs);
 	free(vpath);
@@ -283,7 +283,7 @@ static int vlist_cb(void *ctx, const char *name, size_t len, bool is_dir, const 
 		path[pl++] = '/';
 	memcpy(path + pl, name, len);
 	path[pl + len] = '\0';
-	c->err = snap_add(c->s, &c->cap, name, len, view_ino(c->model, path), is_dir ? DT_DIR : DT_REG);
+	c->err = fsi_snap_add(c->s, &c->cap, name, len, fsi_view_ino(c->model, path), is_dir ? DT_DIR : DT_REG);
 	return c->err;
 }
 
@@ -296,23 +296,23 @@ static int snap_build_view(lfs_fs *fs, const struct nodeinfo *ni, off_t off, uin
 	struct node *n = ni->node;
 	struct node *model = model_of(n);
 	struct srcinfo si;
-	int r = model_views(fs, model, &si);
+	int r = fsi_model_views(fs, model, &si);
 	if (r)
 		return r;
 	const char *vpath = n->kind == K_MODEL ? "" : n->rel;
 	struct vlist_ctx c = { .model = model, .vpath = vpath };
 	c.s = calloc(1, sizeof(*c.s));
 	if (!c.s) {
-		srcinfo_release(fs, &si);
+		fsi_srcinfo_release(fs, &si);
 		return ENOMEM;
 	}
 	c.s->refs = 1;
-	if (n->kind == K_VDIR && !view_is_dir(&si.ce->vs, vpath))
+	if (n->kind == K_VDIR && !fsi_view_is_dir(&si.ce->vs, vpath))
 		r = ESTALE;
 	if (!r)
-		r = snap_add(c.s, &c.cap, ".", 1, n->sino, DT_DIR);
+		r = fsi_snap_add(c.s, &c.cap, ".", 1, n->sino, DT_DIR);
 	if (!r)
-		r = snap_add(c.s, &c.cap, "..", 2, parent_ino, DT_DIR);
+		r = fsi_snap_add(c.s, &c.cap, "..", 2, parent_ino, DT_DIR);
 	if (!r) {
 		view_children(&si.ce->vs, vpath, vlist_cb, &c);
 		r = c.err;
@@ -321,7 +321,7 @@ static int snap_build_view(lfs_fs *fs, const struct nodeinfo *ni, off_t off, uin
 		/* Editing state: deleted views are absent, scratch names and
 		 * errors.txt present (docs/editing.md). */
 		fs_lock(fs);
-		struct mstate *ms = ms_find(fs, model->rel);
+		struct mstate *ms = fsi_ms_find(fs, model->rel);
 		if (ms) {
 			size_t pl = strlen(vpath);
 			size_t w = 2;
@@ -329,8 +329,8 @@ static int snap_build_view(lfs_fs *fs, const struct nodeinfo *ni, off_t off, uin
 				struct dsent *d = &c.s->ents[i];
 				bool gone = false;
 				if (d->type == DT_REG && ms->hidden) {
-					char *vp = join_view(n, d->name);
-					gone = vp && hidden_active(fs, ms, vp);
+					char *vp = fsi_join_view(n, d->name);
+					gone = vp && fsi_hidden_active(fs, ms, vp);
 					free(vp);
 				}
 				if (gone)
@@ -341,24 +341,24 @@ static int snap_build_view(lfs_fs *fs, const struct nodeinfo *ni, off_t off, uin
 			c.s->n = w;
 			char dir[PATH_MAX];
 			for (struct sname *sn = ms->names; sn && !r; sn = sn->next) {
-				vdir_of(sn->vpath, dir, sizeof(dir));
+				fsi_vdir_of(sn->vpath, dir, sizeof(dir));
 				if (strcmp(dir, vpath) != 0)
 					continue;
 				const char *nm = sn->vpath + (pl ? pl + 1 : 0);
-				r = snap_add(c.s, &c.cap, nm, strlen(nm), sn->obj->sino,
+				r = fsi_snap_add(c.s, &c.cap, nm, strlen(nm), sn->obj->sino,
 					     S_ISLNK(sn->obj->mode) ? DT_LNK : DT_REG);
 			}
 			if (!r && n->kind == K_MODEL && ms->errs &&
 			    !lfs_viewset_find(&si.ce->vs, LFS_FS_MODEL_ERRORS_NAME))
-				r = snap_add(c.s, &c.cap, LFS_FS_MODEL_ERRORS_NAME,
+				r = fsi_snap_add(c.s, &c.cap, LFS_FS_MODEL_ERRORS_NAME,
 					     strlen(LFS_FS_MODEL_ERRORS_NAME),
-					     view_ino(model, LFS_FS_MODEL_ERRORS_NAME), DT_REG);
+					     fsi_view_ino(model, LFS_FS_MODEL_ERRORS_NAME), DT_REG);
 		}
 		fs_unlock(fs);
 	}
-	srcinfo_release(fs, &si);
+	fsi_srcinfo_release(fs, &si);
 	if (r) {
-		snap_unref(c.s);
+		fsi_snap_unref(c.s);
 		return r;
 	}
 	*out = c.s;
@@ -377,13 +377,13 @@ static int snap_build_ctl(lfs_fs *fs, const struct nodeinfo *ni, off_t off, uint
 	if (!s)
 		return ENOMEM;
 	s->refs = 1;
-	int r = snap_add(s, &cap, ".", 1, CTL_INO, DT_DIR);
+	int r = fsi_snap_add(s, &cap, ".", 1, CTL_INO, DT_DIR);
 	if (!r)
-		r = snap_add(s, &cap, "..", 2, 0, DT_DIR);
+		r = fsi_snap_add(s, &cap, "..", 2, 0, DT_DIR);
 	if (!r)
-		r = snap_add(s, &cap, LFS_FS_ERRORS_NAME, strlen(LFS_FS_ERRORS_NAME), ERRORS_INO, DT_REG);
+		r = fsi_snap_add(s, &cap, LFS_FS_ERRORS_NAME, strlen(LFS_FS_ERRORS_NAME), ERRORS_INO, DT_REG);
 	if (r) {
-		snap_unref(s);
+		fsi_snap_unref(s);
 		return r;
 	}
 	*out = s;
@@ -392,18 +392,18 @@ static int snap_build_ctl(lfs_fs *fs, const struct nodeinfo *ni, off_t off, uint
 
 
 /* Attributes of a generated node: from the model's current views. */
-int gen_getattr(lfs_fs *fs, const struct nodeinfo *ni, struct stat *st)
+int fsi_gen_getattr(lfs_fs *fs, const struct nodeinfo *ni, struct stat *st)
 {
 	struct srcinfo si;
-	int r = model_views(fs, ni->model, &si);
+	int r = fsi_model_views(fs, ni->model, &si);
 	if (r)
 		return r;
 	fs_lock(fs);
-	r = fill_gen(fs, ni->node, &si, st);
+	r = fsi_fill_gen(fs, ni->node, &si, st);
 	fs_unlock(fs);
-	srcinfo_release(fs, &si);
+	fsi_srcinfo_release(fs, &si);
 	if (r == ESTALE)
-		detach(fs, ni->node);
+		fsi_detach(fs, ni->node);
 	return r;
 }
 
@@ -414,12 +414,12 @@ static int vfile_attr(lfs_fs *fs, struct node *c, const struct srcinfo *si, stru
 	const lfs_view *v = lfs_viewset_find(&si->ce->vs, c->rel);
 	if (!v)
 		return ESTALE;
-	struct overlay *o = ovl_find(ms, c->rel);
-	bool w = view_is_writable(&si->ce->vs, v);
+	struct overlay *o = fsi_ovl_find(ms, c->rel);
+	bool w = fsi_view_is_writable(&si->ce->vs, v);
 	if (o)
-		fill_view_file(a, &si->st, o->text.len, &o->mtime, w, c->sino);
+		fsi_fill_view_file(a, &si->st, o->text.len, &o->mtime, w, c->sino);
 	else
-		fill_view_file(a, &si->st, v->size, NULL, w, c->sino);
+		fsi_fill_view_file(a, &si->st, v->size, NULL, w, c->sino);
 	return 0;
 }
 
@@ -428,9 +428,9 @@ static int vdir_attr(lfs_fs *fs, struct node *c, const struct srcinfo *si, struc
 {
 	(void)fs;
 	(void)ms;
-	if (!view_is_dir(&si->ce->vs, c->rel))
+	if (!fsi_view_is_dir(&si->ce->vs, c->rel))
 		return ESTALE;
-	fill_virtual_dir(a, &si->st, &si->ce->vs, c->rel, c->sino);
+	fsi_fill_virtual_dir(a, &si->st, &si->ce->vs, c->rel, c->sino);
 	return 0;
 }
 
@@ -438,45 +438,45 @@ static int vdir_attr(lfs_fs *fs, struct node *c, const struct srcinfo *si, struc
 static int vfile_open_write(lfs_fs *fs, const struct nodeinfo *ni)
 {
 	struct srcinfo si;
-	int r = model_views(fs, ni->model, &si);
+	int r = fsi_model_views(fs, ni->model, &si);
 	if (r)
 		return r;
-	if (!view_is_writable(&si.ce->vs, lfs_viewset_find(&si.ce->vs, ni->node->rel)))
+	if (!fsi_view_is_writable(&si.ce->vs, lfs_viewset_find(&si.ce->vs, ni->node->rel)))
 		r = EROFS;
-	srcinfo_release(fs, &si);
+	fsi_srcinfo_release(fs, &si);
 	return r;
 }
 
 static int vfile_read(lfs_fs *fs, const struct nodeinfo *ni, size_t size, off_t off, lfs_fs_read *r)
 {
 	struct srcinfo si;
-	int err = model_views(fs, ni->model, &si);
+	int err = fsi_model_views(fs, ni->model, &si);
 	if (err)
 		return err;
 	const lfs_view *v = lfs_viewset_find(&si.ce->vs, ni->node->rel);
 	if (!v) {
-		srcinfo_release(fs, &si);
+		fsi_srcinfo_release(fs, &si);
 		return ESTALE;
 	}
 	fs_lock(fs);
-	struct overlay *o = ovl_find(ms_find(fs, ni->model->rel), ni->node->rel);
+	struct overlay *o = fsi_ovl_find(fsi_ms_find(fs, ni->model->rel), ni->node->rel);
 	if (o) {
 		/* The text being edited. */
-		err = read_copy(r, o->text.data, o->text.len, size, off);
+		err = fsi_read_copy(r, o->text.data, o->text.len, size, off);
 		fs_unlock(fs);
-		srcinfo_release(fs, &si);
+		fsi_srcinfo_release(fs, &si);
 		return err;
 	}
 	/* Remember which generated text was served (stale-save check). Only
 	 * for views that can be saved: nothing to remember otherwise. */
 	const lfs_cache_key *k = &si.ce->key;
-	bool track = view_is_writable(&si.ce->vs, v);
-	bool known = !track || served_known(fs, ni->model->rel, ni->node->rel, k);
+	bool track = fsi_view_is_writable(&si.ce->vs, v);
+	bool known = !track || fsi_served_known(fs, ni->model->rel, ni->node->rel, k);
 	fs_unlock(fs);
 	if (!known) {
-		uint64_t h = text_hash(v->data, v->size);
+		uint64_t h = fsi_text_hash(v->data, v->size);
 		fs_lock(fs);
-		served_set(fs, ni->model->rel, ni->node->rel, h, k);
+		fsi_served_set(fs, ni->model->rel, ni->node->rel, h, k);
 		fs_unlock(fs);
 	}
 	if ((uint64_t)off < v->size) {
@@ -491,7 +491,7 @@ static int vfile_read(lfs_fs *fs, const struct nodeinfo *ni, size_t size, off_t 
 static int vfile_write(lfs_fs *fs, const struct nodeinfo *ni, const char *buf, size_t size,
 		       off_t off, const lfs_fs_ctx *ctx, size_t *written)
 {
-	int r = view_change(fs, ni->node, buf, size, (uint64_t)off, 0, tgid_of(ctx ? ctx->pid : 0));
+	int r = fsi_view_change(fs, ni->node, buf, size, (uint64_t)off, 0, fsi_tgid_of(ctx ? ctx->pid : 0));
 	if (!r)
 		*written = size;
 	return r;
@@ -502,7 +502,7 @@ static int vfile_setattr(lfs_fs *fs, const struct nodeinfo *ni, const struct sta
 {
 	if (!(to_set & LFS_SET_SIZE))
 		return 0;
-	return a->st_size < 0 ? EINVAL : view_change(fs, ni->node, NULL, 0, 0, (uint64_t)a->st_size, 0);
+	return a->st_size < 0 ? EINVAL : fsi_view_change(fs, ni->node, NULL, 0, 0, (uint64_t)a->st_size, 0);
 }
 
 static int vfile_flush(lfs_fs *fs, const struct nodeinfo *ni, const lfs_fs_ctx *ctx)
@@ -510,19 +510,19 @@ static int vfile_flush(lfs_fs *fs, const struct nodeinfo *ni, const lfs_fs_ctx *
 	struct node *n = ni->node;
 	/* Cheap first: most closes are of views nobody wrote (grep). */
 	fs_lock(fs);
-	struct mstate *ms = fs->mstates ? ms_find(fs, n->model->rel) : NULL;
-	struct overlay *o = ovl_find(ms, n->rel);
+	struct mstate *ms = fs->mstates ? fsi_ms_find(fs, n->model->rel) : NULL;
+	struct overlay *o = fsi_ovl_find(ms, n->rel);
 	bool written = o && o->written;
 	fs_unlock(fs);
 	if (!written)
 		return 0;
-	return commit_overlay(fs, n, false, tgid_of(ctx ? ctx->pid : 0));
+	return fsi_commit_overlay(fs, n, false, fsi_tgid_of(ctx ? ctx->pid : 0));
 }
 
 static int vfile_fsync(lfs_fs *fs, const struct nodeinfo *ni, bool datasync)
 {
 	(void)datasync;
-	return commit_overlay(fs, ni->node, true, 0);
+	return fsi_commit_overlay(fs, ni->node, true, 0);
 }
 
 /* Model folders and view folders: times accepted and ignored, the rest belongs to the model file. */
@@ -540,7 +540,7 @@ static int ctldir_getattr(lfs_fs *fs, const struct nodeinfo *ni, struct stat *st
 {
 	(void)ni;
 	fs_lock(fs);
-	fill_ctl(fs, st, false);
+	fsi_fill_ctl(fs, st, false);
 	fs_unlock(fs);
 	return 0;
 }
@@ -549,7 +549,7 @@ static int ctlerr_getattr(lfs_fs *fs, const struct nodeinfo *ni, struct stat *st
 {
 	(void)ni;
 	fs_lock(fs);
-	fill_ctl(fs, st, true);
+	fsi_fill_ctl(fs, st, true);
 	fs_unlock(fs);
 	return 0;
 }
@@ -564,8 +564,8 @@ static int ctl_lookup(lfs_fs *fs, const struct nodeinfo *p, const char *name, lf
 	c->nlookup++;
 	e->ino = c->id;
 	e->generation = c->gen;
-	fill_ctl(fs, &e->attr, true);
-	entry_timeouts(fs, c, e);
+	fsi_fill_ctl(fs, &e->attr, true);
+	fsi_entry_timeouts(fs, c, e);
 	fs_unlock(fs);
 	return 0;
 }
@@ -574,7 +574,7 @@ static int ctlerr_read(lfs_fs *fs, const struct nodeinfo *ni, size_t size, off_t
 {
 	(void)ni;
 	fs_lock(fs);
-	int err = read_copy(r, fs->errors.text.data, fs->errors.text.len, size, off);
+	int err = fsi_read_copy(r, fs->errors.text.data, fs->errors.text.len, size, off);
 	fs_unlock(fs);
 	return err;
 }
@@ -601,14 +601,14 @@ static int ctl_remove(lfs_fs *fs, const struct nodeinfo *p, const char *name)
 }
 
 /* Control and message files: read-only. */
-int open_write_erofs(lfs_fs *fs, const struct nodeinfo *ni)
+int fsi_open_write_erofs(lfs_fs *fs, const struct nodeinfo *ni)
 {
 	(void)fs;
 	(void)ni;
 	return EROFS;
 }
 
-int write_erofs(lfs_fs *fs, const struct nodeinfo *ni, const char *buf, size_t size, off_t off,
+int fsi_write_erofs(lfs_fs *fs, const struct nodeinfo *ni, const char *buf, size_t size, off_t off,
 		const lfs_fs_ctx *ctx, size_t *written)
 {
 	(void)fs;
@@ -624,24 +624,24 @@ int write_erofs(lfs_fs *fs, const struct nodeinfo *ni, const char *buf, size_t s
 /* Names of model and view folders: views and scratch names (fs_scratch.c). */
 #define MODEL_NS_OPS                                                                         \
 	.is_dir = true, .model_ns = true, .not_file = EISDIR, .setattr = vdir_setattr,       \
-	.link = link_eperm, .lookup = lookup_view, .snap = snap_build_view, .mknew = model_mknew, \
-	.unlink = model_unlink, .rmdir = model_rmdir, .rename = model_rename_op
+	.link = fsi_link_eperm, .lookup = lookup_view, .snap = snap_build_view, .mknew = fsi_model_mknew, \
+	.unlink = fsi_model_unlink, .rmdir = fsi_model_rmdir, .rename = fsi_model_rename_op
 
-const struct node_ops fs_model_ops = { MODEL_NS_OPS, .source = true, .getattr = pass_getattr };
+const struct node_ops fsi_model_ops = { MODEL_NS_OPS, .source = true, .getattr = fsi_pass_getattr };
 
-const struct node_ops fs_vdir_ops = {
+const struct node_ops fsi_vdir_ops = {
 	MODEL_NS_OPS,
 	.generated = true,
 	.in_model = true,
-	.getattr = gen_getattr,
+	.getattr = fsi_gen_getattr,
 	.gen_attr = vdir_attr,
 };
 
-const struct node_ops fs_vfile_ops = {
+const struct node_ops fsi_vfile_ops = {
 	.generated = true,
 	.in_model = true,
 	.is_view = true,
-	.getattr = gen_getattr,
+	.getattr = fsi_gen_getattr,
 	.gen_attr = vfile_attr,
 	.open_write = vfile_open_write,
 	.read = vfile_read,
@@ -649,10 +649,10 @@ const struct node_ops fs_vfile_ops = {
 	.setattr = vfile_setattr,
 	.flush = vfile_flush,
 	.fsync = vfile_fsync,
-	.link = model_link_op,
+	.link = fsi_model_link_op,
 };
 
-const struct node_ops fs_ctldir_ops = {
+const struct node_ops fsi_ctldir_ops = {
 	.is_dir = true,
 	.not_file = EISDIR,
 	.getattr = ctldir_getattr,
@@ -663,11 +663,11 @@ const struct node_ops fs_ctldir_ops = {
 	.rmdir = ctl_remove,
 };
 
-const struct node_ops fs_ctlerr_ops = {
+const struct node_ops fsi_ctlerr_ops = {
 	.volatile_attr = true,
 	.getattr = ctlerr_getattr,
-	.open_write = open_write_erofs,
+	.open_write = fsi_open_write_erofs,
 	.read = ctlerr_read,
-	.write = write_erofs,
-	.link = link_eperm,
+	.write = fsi_write_erofs,
+	.link = fsi_link_eperm,
 };

@@ -25,7 +25,7 @@
 #include "../common/mem.h"
 #include "../views/thumb.h"
 
-void fs_log(lfs_fs *fs, int level, const char *fmt, ...)
+void fsi_log(lfs_fs *fs, int level, const char *fmt, ...)
 {
 	if (level >= LFS_LOG_DEBUG && fs && !fs->o.debug)
 		return;
@@ -40,7 +40,7 @@ void fs_log(lfs_fs *fs, int level, const char *fmt, ...)
 		fprintf(stderr, "legacyfs: %s\n", buf);
 }
 
-int64_t ts_ns(const struct timespec *t)
+int64_t fsi_ts_ns(const struct timespec *t)
 {
 	return (int64_t)t->tv_sec * 1000000000 + t->tv_nsec;
 }
@@ -60,7 +60,7 @@ static uint64_t fnv64(uint64_t h, const void *p, size_t n)
  * Not of the model's inode: a save through the mount replaces the model file
  * (new inode) and the views must keep their numbers.
  */
-uint64_t view_ino(const struct node *model, const char *vpath)
+uint64_t fsi_view_ino(const struct node *model, const char *vpath)
 {
 	uint64_t h = 0xcbf29ce484222325ULL;
 	h = fnv64(h, model->rel, strlen(model->rel) + 1);
@@ -72,7 +72,7 @@ uint64_t view_ino(const struct node *model, const char *vpath)
 }
 
 /* parent_rel + "/" + name (or name under the root). NULL: too long / no memory. */
-char *join_rel(const char *parent_rel, const char *name)
+char *fsi_join_rel(const char *parent_rel, const char *name)
 {
 	size_t pl = strcmp(parent_rel, ".") == 0 ? 0 : strlen(parent_rel);
 	size_t nl = strlen(name);
@@ -92,7 +92,7 @@ char *join_rel(const char *parent_rel, const char *name)
 }
 
 /* View path of a child of a model/view folder. */
-char *join_view(const struct node *parent, const char *name)
+char *fsi_join_view(const struct node *parent, const char *name)
 {
 	if (parent->kind == K_MODEL)
 		return strdup(name);
@@ -106,7 +106,7 @@ char *join_view(const struct node *parent, const char *name)
 	return s;
 }
 
-bool is_dot(const char *name)
+bool fsi_is_dot(const char *name)
 {
 	return strcmp(name, ".") == 0 || strcmp(name, "..") == 0;
 }
@@ -127,7 +127,7 @@ static struct node *get_node(lfs_fs *fs, uint64_t id)
 	return fs->slots[id];
 }
 
-struct node *find_child(lfs_fs *fs, struct node *parent, const char *name)
+struct node *fsi_find_child(lfs_fs *fs, struct node *parent, const char *name)
 {
 	if (!fs->nh_size)
 		return NULL;
@@ -137,7 +137,7 @@ struct node *find_child(lfs_fs *fs, struct node *parent, const char *name)
 	return NULL;
 }
 
-void nh_remove(lfs_fs *fs, struct node *n)
+void fsi_nh_remove(lfs_fs *fs, struct node *n)
 {
 	if (!n->hashed)
 		return;
@@ -181,7 +181,7 @@ static int nh_insert(lfs_fs *fs, struct node *n)
 	return 0;
 }
 
-void snap_unref(struct dirsnap *s)
+void fsi_snap_unref(struct dirsnap *s)
 {
 	if (!s || --s->refs > 0)
 		return;
@@ -191,7 +191,7 @@ void snap_unref(struct dirsnap *s)
 	free(s);
 }
 
-int alloc_id(lfs_fs *fs, uint64_t *id)
+int fsi_alloc_id(lfs_fs *fs, uint64_t *id)
 {
 	if (fs->nfree) {
 		*id = fs->free_ids[--fs->nfree];
@@ -230,7 +230,7 @@ int alloc_id(lfs_fs *fs, uint64_t *id)
 }
 
 /* Is @p name, in a folder of kind @p dir, the control folder (/.legacyfs, shadowing SOURCE)? */
-bool is_ctl_name(enum nkind dir, const char *name)
+bool fsi_is_ctl_name(enum nkind dir, const char *name)
 {
 	return dir == K_ROOT && strcmp(name, LFS_FS_CTL_NAME) == 0;
 }
@@ -259,7 +259,7 @@ static void sib_link(struct node *n, struct node *parent)
 }
 
 /* Make a node in slot @p id (or a fresh id when 0) and link it under @p parent. */
-struct node *node_new(lfs_fs *fs, uint64_t id, enum nkind kind, struct node *parent,
+struct node *fsi_node_new(lfs_fs *fs, uint64_t id, enum nkind kind, struct node *parent,
 		      const char *name, char *rel_owned)
 {
 	struct node *n = calloc(1, sizeof(*n));
@@ -270,7 +270,7 @@ struct node *node_new(lfs_fs *fs, uint64_t id, enum nkind kind, struct node *par
 	n->name = strdup(name);
 	n->rel = rel_owned;
 	n->wd = -1;
-	if (!n->name || (!id && alloc_id(fs, &id) != 0)) {
+	if (!n->name || (!id && fsi_alloc_id(fs, &id) != 0)) {
 		free(n->name);
 		free(n->rel);
 		free(n);
@@ -286,7 +286,7 @@ struct node *node_new(lfs_fs *fs, uint64_t id, enum nkind kind, struct node *par
 		sib_link(n, parent);
 		if (nh_insert(fs, n) != 0) {
 			/* Unfindable by name but fully linked: freed by its forget. */
-			fs_log(fs, LFS_LOG_WARNING, "out of memory growing the name table");
+			fsi_log(fs, LFS_LOG_WARNING, "out of memory growing the name table");
 		}
 	}
 	return n;
@@ -302,17 +302,17 @@ static void maybe_free(lfs_fs *fs, struct node *n)
 {
 	while (n && !pinned(n) && n->nlookup == 0 && !n->first_child) {
 		struct node *p = n->parent;
-		nh_remove(fs, n);
+		fsi_nh_remove(fs, n);
 		if (p)
 			sib_unlink(n);
 		if (n->wd >= 0) {
-			wh_remove(fs, n);
+			fsi_wh_remove(fs, n);
 			inotify_rm_watch(fs->ifd, n->wd);
 			fs->nwatches--;
 		}
-		snap_unref(n->snap);
+		fsi_snap_unref(n->snap);
 		if (n->sobj)
-			sobj_unref(fs, n->sobj);
+			fsi_sobj_unref(fs, n->sobj);
 		fs->slots[n->id] = NULL;
 		if (fs->nfree < fs->free_cap)
 			fs->free_ids[fs->nfree++] = n->id;
@@ -325,7 +325,7 @@ static void maybe_free(lfs_fs *fs, struct node *n)
 	}
 }
 
-void srcinfo_release(lfs_fs *fs, struct srcinfo *si)
+void fsi_srcinfo_release(lfs_fs *fs, struct srcinfo *si)
 {
 	if (si->ce) {
 		fs_lock(fs);
@@ -341,7 +341,7 @@ void srcinfo_release(lfs_fs *fs, struct srcinfo *si)
  * listed in /.legacyfs/errors the first time they are seen. NULL when the file
  * cannot be read (it is then treated as plain and nothing is cached).
  */
-lfs_centry *entry_for(lfs_fs *fs, const char *rel, const struct stat *st)
+lfs_centry *fsi_entry_for(lfs_fs *fs, const char *rel, const struct stat *st)
 {
 	lfs_cache_key k = lfs_cache_key_of(st, rel);
 	fs_lock(fs);
@@ -370,13 +370,13 @@ lfs_centry *entry_for(lfs_fs *fs, const char *rel, const struct stat *st)
 	lfs_texture_ctx_free(&tc);
 	free(uri);
 	if (r != LFS_OK) {
-		fs_log(fs, r == LFS_ERR_NOMEM ? LFS_LOG_ERR : LFS_LOG_DEBUG, "%s", err.msg);
+		fsi_log(fs, r == LFS_ERR_NOMEM ? LFS_LOG_ERR : LFS_LOG_DEBUG, "%s", err.msg);
 		return NULL;
 	}
 	lfs_cache_key fk = lfs_cache_key_of(&fst, rel);
 	e = lfs_centry_new(&fk, kind, &vs, kind == LFS_SOURCE_FAILED ? err.msg : NULL);
 	if (!e) {
-		fs_log(fs, LFS_LOG_ERR, "%s: out of memory caching the views", rel);
+		fsi_log(fs, LFS_LOG_ERR, "%s: out of memory caching the views", rel);
 		return NULL;
 	}
 	fs_lock(fs);
@@ -391,13 +391,13 @@ lfs_centry *entry_for(lfs_fs *fs, const char *rel, const struct stat *st)
 	}
 	fs_unlock(fs);
 	if (newline)
-		fs_log(fs, LFS_LOG_WARNING, "%s: looks like a model but does not decode, shown as "
+		fsi_log(fs, LFS_LOG_WARNING, "%s: looks like a model but does not decode, shown as "
 		       "the original file: %s", rel, got->errmsg ? got->errmsg : "");
 	return got;
 }
 
-/* Stat and classify source path @p rel. Returns 0 or errno. */
-int classify(lfs_fs *fs, const char *rel, struct srcinfo *si)
+/* Stat and fsi_classify source path @p rel. Returns 0 or errno. */
+int fsi_classify(lfs_fs *fs, const char *rel, struct srcinfo *si)
 {
 	si->ce = NULL;
 	if (fstatat(fs->rootfd, rel, &si->st, AT_SYMLINK_NOFOLLOW) != 0)
@@ -418,7 +418,7 @@ int classify(lfs_fs *fs, const char *rel, struct srcinfo *si)
 	si->kind = K_FILE;
 	if (si->st.st_size <= 0 || (uint64_t)si->st.st_size > fs->o.max_model_size)
 		return 0;
-	si->ce = entry_for(fs, rel, &si->st);
+	si->ce = fsi_entry_for(fs, rel, &si->st);
 	if (si->ce && si->ce->kind == LFS_SOURCE_MODEL) {
 		si->kind = K_MODEL;
 		/* Report what was built (the file may have changed since our stat). */
@@ -427,26 +427,26 @@ int classify(lfs_fs *fs, const char *rel, struct srcinfo *si)
 	return 0;
 }
 
-struct timespec now_real(void)
+struct timespec fsi_now_real(void)
 {
 	struct timespec t;
 	clock_gettime(CLOCK_REALTIME, &t);
 	return t;
 }
 
-struct timespec now_mono(void)
+struct timespec fsi_now_mono(void)
 {
 	struct timespec t;
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return t;
 }
 
-uint64_t text_hash(const char *p, size_t n)
+uint64_t fsi_text_hash(const char *p, size_t n)
 {
 	return fnv64(0xcbf29ce484222325ULL, p, n);
 }
 
-void entry_timeouts(lfs_fs *fs, struct node *n, lfs_fs_entry *e)
+void fsi_entry_timeouts(lfs_fs *fs, struct node *n, lfs_fs_entry *e)
 {
 	bool volatile_node = node_ops_of(n)->volatile_attr;
 	e->entry_timeout = volatile_node ? 0 : fs->o.timeout;
@@ -454,23 +454,23 @@ void entry_timeouts(lfs_fs *fs, struct node *n, lfs_fs_entry *e)
 }
 
 /* Find the hashed child (@p parent, @p name) of @p kind showing source (dev, ino), or make it. */
-struct node *child_for(lfs_fs *fs, struct node *parent, const char *name, enum nkind kind,
+struct node *fsi_child_for(lfs_fs *fs, struct node *parent, const char *name, enum nkind kind,
 		       uint64_t dev, uint64_t ino, const char *rel, int *err)
 {
-	struct node *c = find_child(fs, parent, name);
+	struct node *c = fsi_find_child(fs, parent, name);
 	/* Generated nodes belong to their model folder whatever its inode (a
 	 * commit replaces the model file); scratch nodes to their object. */
-	const struct node_ops *ops = kind_ops(kind);
+	const struct node_ops *ops = fsi_kind_ops(kind);
 	bool generated = ops->generated;
 	if (c && (c->kind != kind || (!generated && (c->src_dev != dev || c->src_ino != ino)))) {
 		/* SOURCE changed what this name is: the old node lives on, unfindable,
 		 * until the kernel forgets it; requests on it get ESTALE. */
-		nh_remove(fs, c);
+		fsi_nh_remove(fs, c);
 		c = NULL;
 	}
 	if (!c) {
 		char *r = strdup(rel);
-		c = r ? node_new(fs, 0, kind, parent, name, r) : NULL;
+		c = r ? fsi_node_new(fs, 0, kind, parent, name, r) : NULL;
 		if (!c) {
 			*err = ENOMEM;
 			return NULL;
@@ -479,12 +479,12 @@ struct node *child_for(lfs_fs *fs, struct node *parent, const char *name, enum n
 		c->src_ino = ino;
 		if (ops->in_model) {
 			c->model = model_of(parent);
-			c->sino = kind == K_SCRATCH ? ino : view_ino(c->model, c->rel);
+			c->sino = kind == K_SCRATCH ? ino : fsi_view_ino(c->model, c->rel);
 		} else {
 			c->sino = ino;
 		}
 		if (kind == K_DIR)
-			add_watch(fs, c);
+			fsi_add_watch(fs, c);
 	}
 	return c;
 }
@@ -500,7 +500,7 @@ void lfs_fs_forget(lfs_fs *fs, uint64_t ino, uint64_t nlookup)
 	fs_unlock(fs);
 }
 
-int node_info(lfs_fs *fs, uint64_t ino, struct nodeinfo *ni)
+int fsi_node_info(lfs_fs *fs, uint64_t ino, struct nodeinfo *ni)
 {
 	fs_lock(fs);
 	struct node *n = get_node(fs, ino);
@@ -514,19 +514,19 @@ int node_info(lfs_fs *fs, uint64_t ino, struct nodeinfo *ni)
 }
 
 /* Unhash a node that no longer matches SOURCE so the next lookup makes a new one. */
-void detach(lfs_fs *fs, struct node *n)
+void fsi_detach(lfs_fs *fs, struct node *n)
 {
 	fs_lock(fs);
-	nh_remove(fs, n);
+	fsi_nh_remove(fs, n);
 	fs_unlock(fs);
 }
 
-int dsent_cmp(const void *a, const void *b)
+int fsi_dsent_cmp(const void *a, const void *b)
 {
 	return strcmp(((const struct dsent *)a)->name, ((const struct dsent *)b)->name);
 }
 
-int snap_add(struct dirsnap *s, size_t *cap, const char *name, size_t len, uint64_t ino,
+int fsi_snap_add(struct dirsnap *s, size_t *cap, const char *name, size_t len, uint64_t ino,
 	     unsigned char type)
 {
 	if (!lfs_grow((void **)&s->ents, cap, s->n + 1, sizeof(*s->ents)))
@@ -542,15 +542,15 @@ int snap_add(struct dirsnap *s, size_t *cap, const char *name, size_t len, uint6
 }
 
 /* The answer to a create/link/symlink: node @p c with one lookup count (fs->mu held). */
-int give_entry(lfs_fs *fs, struct node *c, const struct srcinfo *si, lfs_fs_entry *e)
+int fsi_give_entry(lfs_fs *fs, struct node *c, const struct srcinfo *si, lfs_fs_entry *e)
 {
-	int r = fill_gen(fs, c, si, &e->attr);
+	int r = fsi_fill_gen(fs, c, si, &e->attr);
 	if (r)
 		return r;
 	c->nlookup++;
 	e->ino = c->id;
 	e->generation = c->gen;
-	entry_timeouts(fs, c, e);
+	fsi_entry_timeouts(fs, c, e);
 	return 0;
 }
 
@@ -559,7 +559,7 @@ static void update_rels(struct node *n)
 	for (struct node *c = n->first_child; c; c = c->next_sib) {
 		if (!node_ops_of(c)->source)
 			continue;
-		char *r = join_rel(n->rel, c->name);
+		char *r = fsi_join_rel(n->rel, c->name);
 		if (r) {
 			free(c->rel);
 			c->rel = r;
@@ -573,11 +573,11 @@ static void update_rels(struct node *n)
  * the new view path for generated-side nodes, NULL for source nodes (their
  * source path and their descendants' are recomputed).
  */
-int node_move(lfs_fs *fs, struct node *n, struct node *np, const char *newname, const char *vrel)
+int fsi_node_move(lfs_fs *fs, struct node *n, struct node *np, const char *newname, const char *vrel)
 {
-	nh_remove(fs, n);
+	fsi_nh_remove(fs, n);
 	char *nm = strdup(newname);
-	char *rel = vrel ? strdup(vrel) : join_rel(np->rel, newname);
+	char *rel = vrel ? strdup(vrel) : fsi_join_rel(np->rel, newname);
 	if (!nm || !rel) {
 		/* Left unfindable: the next lookup makes a fresh node. */
 		free(nm);
@@ -606,7 +606,7 @@ int node_move(lfs_fs *fs, struct node *n, struct node *np, const char *newname, 
  * Copy bytes [@p off, @p off + @p size) of @p src (@p total bytes) into a
  * malloc'd answer of a READ (nothing past the end). 0 or ENOMEM.
  */
-int read_copy(lfs_fs_read *r, const char *src, size_t total, size_t size, off_t off)
+int fsi_read_copy(lfs_fs_read *r, const char *src, size_t total, size_t size, off_t off)
 {
 	if ((uint64_t)off >= total)
 		return 0;
@@ -623,13 +623,13 @@ int read_copy(lfs_fs_read *r, const char *src, size_t total, size_t size, off_t 
 }
 
 /* link() of a node whose kind has no link operation, into folder @p np. */
-int link_elsewhere(const struct nodeinfo *np)
+int fsi_link_elsewhere(const struct nodeinfo *np)
 {
 	return np->kind == K_CTLDIR ? EPERM : EXDEV;
 }
 
 /* link() of a folder or a control/message file: never. */
-int link_eperm(lfs_fs *fs, const struct nodeinfo *ni, const struct nodeinfo *np,
+int fsi_link_eperm(lfs_fs *fs, const struct nodeinfo *ni, const struct nodeinfo *np,
 	       const char *newname, lfs_fs_entry *e)
 {
 	(void)fs;
@@ -641,11 +641,11 @@ int link_eperm(lfs_fs *fs, const struct nodeinfo *ni, const struct nodeinfo *np,
 }
 
 /* rename() between folders of different sorts (or out of a non-folder). */
-int rename_elsewhere(const struct nodeinfo *p, const struct nodeinfo *np)
+int fsi_rename_elsewhere(const struct nodeinfo *p, const struct nodeinfo *np)
 {
 	if (p->kind == K_CTLDIR || np->kind == K_CTLDIR)
 		return EPERM;
-	const struct node_ops *a = kind_ops(p->kind), *b = kind_ops(np->kind);
+	const struct node_ops *a = fsi_kind_ops(p->kind), *b = fsi_kind_ops(np->kind);
 	if (!a->source_dir && !a->model_ns)
 		return ENOTDIR;
 	if (!b->source_dir && !b->model_ns)

@@ -21,7 +21,7 @@
 static void fill_source(struct stat *a, const struct srcinfo *si)
 {
 	if (si->kind == K_MODEL) {
-		fill_virtual_dir(a, &si->st, &si->ce->vs, "", si->st.st_ino);
+		fsi_fill_virtual_dir(a, &si->st, &si->ce->vs, "", si->st.st_ino);
 		return;
 	}
 	*a = si->st;
@@ -32,24 +32,24 @@ static void fill_source(struct stat *a, const struct srcinfo *si)
 static int lookup_source(lfs_fs *fs, const struct nodeinfo *pi, const char *name, lfs_fs_entry *e)
 {
 	struct node *p = pi->node;
-	char *rel = join_rel(p->rel, name);
+	char *rel = fsi_join_rel(p->rel, name);
 	if (!rel)
 		return ENAMETOOLONG;
 	struct srcinfo si;
-	int r = classify(fs, rel, &si);
+	int r = fsi_classify(fs, rel, &si);
 	if (r) {
 		free(rel);
 		return r;
 	}
 	fs_lock(fs);
-	struct node *c = child_for(fs, p, name, si.kind, (uint64_t)si.st.st_dev,
+	struct node *c = fsi_child_for(fs, p, name, si.kind, (uint64_t)si.st.st_dev,
 				   (uint64_t)si.st.st_ino, rel, &r);
 	if (c) {
 		c->nlookup++;
 		e->ino = c->id;
 		e->generation = c->gen;
 		fill_source(&e->attr, &si);
-		entry_timeouts(fs, c, e);
+		fsi_entry_timeouts(fs, c, e);
 	}
 	if (si.ce)
 		lfs_cache_release(&fs->cache, si.ce);
@@ -95,46 +95,46 @@ static int snap_build_source(lfs_fs *fs, struct node *n, uint64_t parent_ino, ui
 		s->gen = gen;
 		s->dev = (uint64_t)dst.st_dev;
 		s->ino = (uint64_t)dst.st_ino;
-		s->mtime_ns = ts_ns(&dst.st_mtim);
-		s->ctime_ns = ts_ns(&dst.st_ctim);
-		err = snap_add(s, &cap, ".", 1, n->sino, DT_DIR);
+		s->mtime_ns = fsi_ts_ns(&dst.st_mtim);
+		s->ctime_ns = fsi_ts_ns(&dst.st_ctim);
+		err = fsi_snap_add(s, &cap, ".", 1, n->sino, DT_DIR);
 		if (!err)
-			err = snap_add(s, &cap, "..", 2, parent_ino, DT_DIR);
+			err = fsi_snap_add(s, &cap, "..", 2, parent_ino, DT_DIR);
 		if (!err && n->kind == K_ROOT)
-			err = snap_add(s, &cap, LFS_FS_CTL_NAME, strlen(LFS_FS_CTL_NAME), CTL_INO, DT_DIR);
+			err = fsi_snap_add(s, &cap, LFS_FS_CTL_NAME, strlen(LFS_FS_CTL_NAME), CTL_INO, DT_DIR);
 	}
 	size_t first_sorted = s ? s->n : 0;
 	struct dirent *de;
 	while (!err && (errno = 0, de = readdir(dp)) != NULL) {
-		if (is_dot(de->d_name))
+		if (fsi_is_dot(de->d_name))
 			continue;
-		if (is_ctl_name(n->kind, de->d_name))
+		if (fsi_is_ctl_name(n->kind, de->d_name))
 			continue; /* shadowed by the control folder */
 		unsigned char type = de->d_type;
 		uint64_t ino = (uint64_t)de->d_ino;
 		if (type == DT_REG || type == DT_UNKNOWN) {
-			char *rel = join_rel(n->rel, de->d_name);
+			char *rel = fsi_join_rel(n->rel, de->d_name);
 			if (!rel)
 				continue;
 			struct srcinfo si;
-			if (classify(fs, rel, &si) == 0) {
+			if (fsi_classify(fs, rel, &si) == 0) {
 				type = si.kind == K_MODEL ? DT_DIR : IFTODT(si.st.st_mode);
 				ino = (uint64_t)si.st.st_ino;
-				srcinfo_release(fs, &si);
+				fsi_srcinfo_release(fs, &si);
 			}
 			free(rel);
 		}
-		err = snap_add(s, &cap, de->d_name, strlen(de->d_name), ino, type);
+		err = fsi_snap_add(s, &cap, de->d_name, strlen(de->d_name), ino, type);
 	}
 	if (!err && errno)
 		err = errno;
 	closedir(dp);
 	if (err) {
-		snap_unref(s);
+		fsi_snap_unref(s);
 		return err;
 	}
 	if (s->n - first_sorted > 1)
-		qsort(s->ents + first_sorted, s->n - first_sorted, sizeof(*s->ents), dsent_cmp);
+		qsort(s->ents + first_sorted, s->n - first_sorted, sizeof(*s->ents), fsi_dsent_cmp);
 	*out = s;
 	return 0;
 }
@@ -156,10 +156,10 @@ static int source_snap(lfs_fs *fs, const struct nodeinfo *ni, off_t off, uint64_
 		bool valid = fs->ifd >= 0 && s->gen == gen &&
 			     fstatat(fs->rootfd, n->rel, &dst, AT_SYMLINK_NOFOLLOW) == 0 &&
 			     (uint64_t)dst.st_ino == s->ino && (uint64_t)dst.st_dev == s->dev &&
-			     ts_ns(&dst.st_mtim) == s->mtime_ns && ts_ns(&dst.st_ctim) == s->ctime_ns;
+			     fsi_ts_ns(&dst.st_mtim) == s->mtime_ns && fsi_ts_ns(&dst.st_ctim) == s->ctime_ns;
 		if (!valid) {
 			fs_lock(fs);
-			snap_unref(s);
+			fsi_snap_unref(s);
 			fs_unlock(fs);
 			s = NULL;
 		}
@@ -172,7 +172,7 @@ static int source_snap(lfs_fs *fs, const struct nodeinfo *ni, off_t off, uint64_
 	if (r)
 		return r;
 	fs_lock(fs);
-	snap_unref(n->snap);
+	fsi_snap_unref(n->snap);
 	n->snap = s;
 	s->refs++;
 	fs_unlock(fs);
@@ -185,14 +185,14 @@ static void give_owner(lfs_fs *fs, const char *rel, const lfs_fs_ctx *ctx)
 {
 	if (ctx && geteuid() == 0 && (ctx->uid != 0 || ctx->gid != 0))
 		if (fchownat(fs->rootfd, rel, ctx->uid, ctx->gid, AT_SYMLINK_NOFOLLOW) != 0)
-			fs_log(fs, LFS_LOG_DEBUG, "chown %s: %s", rel, strerror(errno));
+			fsi_log(fs, LFS_LOG_DEBUG, "chown %s: %s", rel, strerror(errno));
 }
 
 static int name_check(struct node *p, enum nkind pk, const char *name)
 {
-	if (!name[0] || is_dot(name) || strchr(name, '/'))
+	if (!name[0] || fsi_is_dot(name) || strchr(name, '/'))
 		return EINVAL;
-	if (is_ctl_name(pk, name))
+	if (fsi_is_ctl_name(pk, name))
 		return EEXIST;
 	(void)p;
 	return 0;
@@ -201,58 +201,58 @@ static int name_check(struct node *p, enum nkind pk, const char *name)
 static int rename_source(lfs_fs *fs, const struct nodeinfo *pi, const char *name,
 			 const struct nodeinfo *npi, const char *newname, unsigned flags)
 {
-	if (!kind_ops(npi->kind)->source_dir)
-		return rename_elsewhere(pi, npi);
+	if (!fsi_kind_ops(npi->kind)->source_dir)
+		return fsi_rename_elsewhere(pi, npi);
 	struct node *p = pi->node, *np = npi->node;
 	enum nkind pk = pi->kind, npk = npi->kind;
 	if (flags & ~(unsigned)(RENAME_NOREPLACE | RENAME_EXCHANGE))
 		return EINVAL;
-	if (!name[0] || is_dot(name) || strchr(name, '/') || !newname[0] || is_dot(newname) ||
+	if (!name[0] || fsi_is_dot(name) || strchr(name, '/') || !newname[0] || fsi_is_dot(newname) ||
 	    strchr(newname, '/'))
 		return EINVAL;
-	if (is_ctl_name(pk, name) || is_ctl_name(npk, newname))
+	if (fsi_is_ctl_name(pk, name) || fsi_is_ctl_name(npk, newname))
 		return EPERM;
-	char *oldrel = join_rel(p->rel, name), *newrel = join_rel(np->rel, newname);
+	char *oldrel = fsi_join_rel(p->rel, name), *newrel = fsi_join_rel(np->rel, newname);
 	int r = oldrel && newrel ? 0 : ENAMETOOLONG;
 	struct srcinfo si;
 	if (!r) {
-		r = classify(fs, oldrel, &si);
+		r = fsi_classify(fs, oldrel, &si);
 		if (!r) {
 			if (si.kind == K_MODEL)
 				r = EPERM; /* model folders cannot be renamed through the mount */
-			srcinfo_release(fs, &si);
+			fsi_srcinfo_release(fs, &si);
 		}
 	}
-	if (!r && classify(fs, newrel, &si) == 0) {
+	if (!r && fsi_classify(fs, newrel, &si) == 0) {
 		if (si.kind == K_MODEL)
 			r = EPERM;
-		srcinfo_release(fs, &si);
+		fsi_srcinfo_release(fs, &si);
 	}
 	if (!r && renameat2(fs->rootfd, oldrel, fs->rootfd, newrel, flags) != 0)
 		r = errno;
 	if (!r) {
 		fs_lock(fs);
-		struct node *a = find_child(fs, p, name), *b = find_child(fs, np, newname);
+		struct node *a = fsi_find_child(fs, p, name), *b = fsi_find_child(fs, np, newname);
 		if (flags & RENAME_EXCHANGE) {
 			if (a)
-				nh_remove(fs, a);
+				fsi_nh_remove(fs, a);
 			if (b)
-				nh_remove(fs, b);
+				fsi_nh_remove(fs, b);
 			if (a)
-				node_move(fs, a, np, newname, NULL);
+				fsi_node_move(fs, a, np, newname, NULL);
 			if (b)
-				node_move(fs, b, p, name, NULL);
+				fsi_node_move(fs, b, p, name, NULL);
 		} else {
 			if (b && b != a)
-				nh_remove(fs, b);
+				fsi_nh_remove(fs, b);
 			if (a)
-				node_move(fs, a, np, newname, NULL);
+				fsi_node_move(fs, a, np, newname, NULL);
 			/* Editing state of models inside a renamed folder follows it. */
 			size_t ol = strlen(oldrel);
 			for (struct mstate *ms = fs->mstates; ms; ms = ms->next) {
 				if (strncmp(ms->rel, oldrel, ol) != 0 || ms->rel[ol] != '/')
 					continue;
-				char *nr = join_rel(newrel, ms->rel + ol + 1);
+				char *nr = fsi_join_rel(newrel, ms->rel + ol + 1);
 				if (nr) {
 					free(ms->rel);
 					ms->rel = nr;
@@ -284,8 +284,8 @@ static int pass_setattr(lfs_fs *fs, const struct nodeinfo *ni, const struct stat
 		     (to_set & LFS_SET_GID) ? a->st_gid : (gid_t)-1, AT_SYMLINK_NOFOLLOW) != 0)
 		r = errno;
 	if (!r && (to_set & LFS_SET_SIZE)) {
-		if (kind_ops(k)->not_file) {
-			r = kind_ops(k)->not_file;
+		if (fsi_kind_ops(k)->not_file) {
+			r = fsi_kind_ops(k)->not_file;
 		} else {
 			int fd = openat(fs->rootfd, rel, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 			if (fd < 0 || ftruncate(fd, a->st_size) != 0)
@@ -322,26 +322,26 @@ static int lookup_root(lfs_fs *fs, const struct nodeinfo *p, const char *name, l
 	c->nlookup++;
 	e->ino = c->id;
 	e->generation = c->gen;
-	fill_ctl(fs, &e->attr, false);
-	entry_timeouts(fs, c, e);
+	fsi_fill_ctl(fs, &e->attr, false);
+	fsi_entry_timeouts(fs, c, e);
 	fs_unlock(fs);
 	return 0;
 }
 
 /* Attributes of a source-backed node (passthrough or model folder); ESTALE when SOURCE moved on. */
-int pass_getattr(lfs_fs *fs, const struct nodeinfo *ni, struct stat *st)
+int fsi_pass_getattr(lfs_fs *fs, const struct nodeinfo *ni, struct stat *st)
 {
 	struct srcinfo si;
-	int r = classify(fs, ni->node->rel, &si);
+	int r = fsi_classify(fs, ni->node->rel, &si);
 	if (r)
 		return r == ENOENT ? ESTALE : r;
 	if (!source_matches(ni->node, &si)) {
 		r = ESTALE;
-		detach(fs, ni->node);
+		fsi_detach(fs, ni->node);
 	} else {
 		fill_source(st, &si);
 	}
-	srcinfo_release(fs, &si);
+	fsi_srcinfo_release(fs, &si);
 	return r;
 }
 
@@ -425,7 +425,7 @@ static int pass_mknew(lfs_fs *fs, const struct nodeinfo *p, const char *name,
 	int r = name_check(p->node, p->kind, name);
 	if (r)
 		return r;
-	char *rel = join_rel(p->node->rel, name);
+	char *rel = fsi_join_rel(p->node->rel, name);
 	if (!rel)
 		return ENAMETOOLONG;
 	int fd, ok;
@@ -461,12 +461,12 @@ static int pass_mknew(lfs_fs *fs, const struct nodeinfo *p, const char *name,
 static int pass_link(lfs_fs *fs, const struct nodeinfo *ni, const struct nodeinfo *np,
 		     const char *newname, lfs_fs_entry *e)
 {
-	if (!kind_ops(np->kind)->source_dir)
-		return link_elsewhere(np);
+	if (!fsi_kind_ops(np->kind)->source_dir)
+		return fsi_link_elsewhere(np);
 	int r = name_check(np->node, np->kind, newname);
 	if (r)
 		return r;
-	char *rel = join_rel(np->node->rel, newname);
+	char *rel = fsi_join_rel(np->node->rel, newname);
 	char *old = rel_copy(fs, ni->node);
 	if (!rel || !old)
 		r = ENOMEM;
@@ -480,16 +480,16 @@ static int pass_link(lfs_fs *fs, const struct nodeinfo *ni, const struct nodeinf
 /* unlink (@p dir false) or rmdir of a name in a source folder. */
 static int pass_remove(lfs_fs *fs, const struct nodeinfo *p, const char *name, bool dir)
 {
-	if (!name[0] || is_dot(name) || strchr(name, '/'))
+	if (!name[0] || fsi_is_dot(name) || strchr(name, '/'))
 		return EINVAL;
-	if (is_ctl_name(p->kind, name))
+	if (fsi_is_ctl_name(p->kind, name))
 		return EPERM;
-	char *rel = join_rel(p->node->rel, name);
+	char *rel = fsi_join_rel(p->node->rel, name);
 	if (!rel)
 		return ENAMETOOLONG;
 	/* The kernel sees model files as folders; guard against a stale view of it anyway. */
 	struct srcinfo si;
-	int r = classify(fs, rel, &si);
+	int r = fsi_classify(fs, rel, &si);
 	if (!r) {
 		if (!dir && (si.kind == K_MODEL || si.kind == K_DIR))
 			r = EISDIR;
@@ -497,16 +497,16 @@ static int pass_remove(lfs_fs *fs, const struct nodeinfo *p, const char *name, b
 			r = EPERM; /* a model folder: the model file stays (docs/editing.md) */
 		else if (dir && si.kind != K_DIR)
 			r = ENOTDIR;
-		srcinfo_release(fs, &si);
+		fsi_srcinfo_release(fs, &si);
 	}
 	if (!r && unlinkat(fs->rootfd, rel, dir ? AT_REMOVEDIR : 0) != 0)
 		r = errno;
 	free(rel);
 	if (!r) {
 		fs_lock(fs);
-		struct node *c = find_child(fs, p->node, name);
+		struct node *c = fsi_find_child(fs, p->node, name);
 		if (c)
-			nh_remove(fs, c);
+			fsi_nh_remove(fs, c);
 		fs_unlock(fs);
 	}
 	return r;
@@ -524,17 +524,17 @@ static int pass_rmdir(lfs_fs *fs, const struct nodeinfo *p, const char *name)
 
 /* The operations of a source folder (the root adds /.legacyfs). */
 #define SOURCE_DIR_OPS                                                                         \
-	.is_dir = true, .source_dir = true, .not_file = EISDIR, .getattr = pass_getattr,       \
-	.setattr = pass_setattr, .link = link_eperm, .snap = source_snap, .mknew = pass_mknew, \
+	.is_dir = true, .source_dir = true, .not_file = EISDIR, .getattr = fsi_pass_getattr,       \
+	.setattr = pass_setattr, .link = fsi_link_eperm, .snap = source_snap, .mknew = pass_mknew, \
 	.unlink = pass_unlink, .rmdir = pass_rmdir, .rename = rename_source
 
-const struct node_ops fs_root_ops = { SOURCE_DIR_OPS, .lookup = lookup_root };
+const struct node_ops fsi_root_ops = { SOURCE_DIR_OPS, .lookup = lookup_root };
 
-const struct node_ops fs_dir_ops = { SOURCE_DIR_OPS, .source = true, .lookup = lookup_source };
+const struct node_ops fsi_dir_ops = { SOURCE_DIR_OPS, .source = true, .lookup = lookup_source };
 
-const struct node_ops fs_file_ops = {
+const struct node_ops fsi_file_ops = {
 	.source = true,
-	.getattr = pass_getattr,
+	.getattr = fsi_pass_getattr,
 	.read = file_read,
 	.write = file_write,
 	.setattr = pass_setattr,
@@ -542,19 +542,19 @@ const struct node_ops fs_file_ops = {
 	.link = pass_link,
 };
 
-const struct node_ops fs_link_ops = {
+const struct node_ops fsi_link_ops = {
 	.source = true,
 	.not_file = EINVAL,
-	.getattr = pass_getattr,
+	.getattr = fsi_pass_getattr,
 	.readlink = link_readlink,
 	.setattr = pass_setattr,
 	.link = pass_link,
 };
 
-const struct node_ops fs_other_ops = {
+const struct node_ops fsi_other_ops = {
 	.source = true,
 	.not_file = EINVAL,
-	.getattr = pass_getattr,
+	.getattr = fsi_pass_getattr,
 	.setattr = pass_setattr,
 	.link = pass_link,
 };

@@ -20,38 +20,38 @@
 static int mloc_get(lfs_fs *fs, struct node *dir, const char *name, struct mloc *m)
 {
 	memset(m, 0, sizeof(*m));
-	if (is_dot(name) || strchr(name, '/') || !name[0])
+	if (fsi_is_dot(name) || strchr(name, '/') || !name[0])
 		return EINVAL;
 	m->dir = dir;
 	m->model = model_of(dir);
-	int r = model_views(fs, m->model, &m->si);
+	int r = fsi_model_views(fs, m->model, &m->si);
 	if (r)
 		return r;
-	m->vpath = join_view(dir, name);
+	m->vpath = fsi_join_view(dir, name);
 	if (!m->vpath) {
-		srcinfo_release(fs, &m->si);
+		fsi_srcinfo_release(fs, &m->si);
 		return ENOMEM;
 	}
 	const lfs_viewset *vs = &m->si.ce->vs;
 	m->v = lfs_viewset_find(vs, m->vpath);
-	m->isdir = !m->v && view_is_dir(vs, m->vpath);
-	m->writable = vs_writable(vs);
-	m->vwritable = view_is_writable(vs, m->v);
+	m->isdir = !m->v && fsi_view_is_dir(vs, m->vpath);
+	m->writable = fsi_vs_writable(vs);
+	m->vwritable = fsi_view_is_writable(vs, m->v);
 	m->merr_name = !m->v && dir->kind == K_MODEL && strcmp(name, LFS_FS_MODEL_ERRORS_NAME) == 0;
 	return 0;
 }
 
 static void mloc_put(lfs_fs *fs, struct mloc *m)
 {
-	srcinfo_release(fs, &m->si);
+	fsi_srcinfo_release(fs, &m->si);
 	free(m->vpath);
 	m->vpath = NULL;
 }
 
 /* The node of scratch name @p sn under @p p (fs->mu held). */
-struct node *scratch_node(lfs_fs *fs, struct node *p, const char *name, struct sname *sn, int *err)
+struct node *fsi_scratch_node(lfs_fs *fs, struct node *p, const char *name, struct sname *sn, int *err)
 {
-	struct node *c = child_for(fs, p, name, K_SCRATCH, 0, sn->obj->sino, sn->vpath, err);
+	struct node *c = fsi_child_for(fs, p, name, K_SCRATCH, 0, sn->obj->sino, sn->vpath, err);
 	if (c && !c->sobj) {
 		c->sobj = sn->obj;
 		sn->obj->refs++;
@@ -70,7 +70,7 @@ static int mloc_lock(lfs_fs *fs, struct node *dir, const char *name, struct mloc
 	if (r)
 		return r;
 	fs_lock(fs);
-	*ms = ms_get(fs, m->model->rel);
+	*ms = fsi_ms_get(fs, m->model->rel);
 	return 0;
 }
 
@@ -82,7 +82,7 @@ static int mloc_lock(lfs_fs *fs, struct node *dir, const char *name, struct mloc
 static int name_made(lfs_fs *fs, struct node *c, int r, struct mloc *m, lfs_fs_entry *e)
 {
 	if (c && !r)
-		r = give_entry(fs, c, &m->si, e);
+		r = fsi_give_entry(fs, c, &m->si, e);
 	fs_unlock(fs);
 	mloc_put(fs, m);
 	return r;
@@ -92,28 +92,28 @@ static int name_made(lfs_fs *fs, struct node *c, int r, struct mloc *m, lfs_fs_e
 static int view_recreate(lfs_fs *fs, struct mstate *ms, const struct mloc *m, int flags)
 {
 	int r = 0;
-	bool hid = hidden_active(fs, ms, m->vpath);
-	struct overlay *o = ovl_find(ms, m->vpath);
+	bool hid = fsi_hidden_active(fs, ms, m->vpath);
+	struct overlay *o = fsi_ovl_find(ms, m->vpath);
 	if (!m->vwritable) {
 		r = EROFS;
 	} else if (!hid && (flags & O_EXCL)) {
 		r = EEXIST;
 	} else if (hid) {
-		hidden_clear(fs, ms, m->vpath);
+		fsi_hidden_clear(fs, ms, m->vpath);
 		if (o)
-			ovl_drop(fs, ms, m->vpath);
-		o = ovl_new(fs, ms, m->vpath, NULL, 0, &r); /* a new, empty file */
+			fsi_ovl_drop(fs, ms, m->vpath);
+		o = fsi_ovl_new(fs, ms, m->vpath, NULL, 0, &r); /* a new, empty file */
 	} else if (flags & O_TRUNC) {
 		if (!o)
-			o = ovl_new(fs, ms, m->vpath, NULL, 0, &r);
+			o = fsi_ovl_new(fs, ms, m->vpath, NULL, 0, &r);
 		else if (o->text.len) {
-			edit_account(fs, o->text.len, 0);
+			fsi_edit_account(fs, o->text.len, 0);
 			o->text.len = 0;
 		}
 		if (o) {
 			o->modified = true;
 			o->gen++;
-			o->mtime = now_real();
+			o->mtime = fsi_now_real();
 		}
 	}
 	return r;
@@ -125,9 +125,9 @@ static int scratch_reopen(lfs_fs *fs, struct sname *sn, int flags)
 	if ((flags & O_EXCL) || S_ISLNK(sn->obj->mode))
 		return EEXIST;
 	if ((flags & O_TRUNC) && sn->obj->data.len) {
-		edit_account(fs, sn->obj->data.len, 0);
+		fsi_edit_account(fs, sn->obj->data.len, 0);
 		sn->obj->data.len = 0;
-		sn->obj->mtime = sn->obj->ctime = now_real();
+		sn->obj->mtime = sn->obj->ctime = fsi_now_real();
 	}
 	return 0;
 }
@@ -135,13 +135,13 @@ static int scratch_reopen(lfs_fs *fs, struct sname *sn, int flags)
 /*
  * Why a new regular file (@p file) or symlink cannot take the name of
  * @p m, or 0 (fs->mu held). Regular files may take an existing name (a view
- * or a scratch file: see model_mknew); symlinks only a free one.
+ * or a scratch file: see fsi_model_mknew); symlinks only a free one.
  */
 static int new_name_check(lfs_fs *fs, struct mstate *ms, const struct mloc *m, bool file)
 {
 	if (file)
 		return m->isdir ? EISDIR : m->merr_name ? EPERM : !m->writable ? EROFS : 0;
-	if ((m->v && !hidden_active(fs, ms, m->vpath)) || m->isdir || sname_find(ms, m->vpath) ||
+	if ((m->v && !fsi_hidden_active(fs, ms, m->vpath)) || m->isdir || fsi_sname_find(ms, m->vpath) ||
 	    (m->merr_name && ms->errs))
 		return EEXIST;
 	if (m->v || m->merr_name)
@@ -154,7 +154,7 @@ static int new_name_check(lfs_fs *fs, struct mstate *ms, const struct mloc *m, b
  * scratch namespace). A regular file: the name of a writable view (its text
  * is replaced) or a scratch file; a symlink: a scratch symlink.
  */
-int model_mknew(lfs_fs *fs, const struct nodeinfo *pi, const char *name, const struct newobj *w,
+int fsi_model_mknew(lfs_fs *fs, const struct nodeinfo *pi, const char *name, const struct newobj *w,
 		const lfs_fs_ctx *ctx, lfs_fs_entry *e)
 {
 	bool file = w->what == NEW_FILE || (w->what == NEW_NODE && S_ISREG(w->mode));
@@ -168,7 +168,7 @@ int model_mknew(lfs_fs *fs, const struct nodeinfo *pi, const char *name, const s
 	if (r)
 		return r;
 	struct node *c = NULL;
-	struct sname *sn = ms ? sname_find(ms, m.vpath) : NULL;
+	struct sname *sn = ms ? fsi_sname_find(ms, m.vpath) : NULL;
 	if (!ms) {
 		r = ENOMEM;
 	} else if ((r = new_name_check(fs, ms, &m, file)) != 0) {
@@ -176,29 +176,29 @@ int model_mknew(lfs_fs *fs, const struct nodeinfo *pi, const char *name, const s
 	} else if (file && m.v) {
 		r = view_recreate(fs, ms, &m, flags);
 		if (!r)
-			c = child_for(fs, p, name, K_VFILE, m.model->src_dev, m.model->src_ino, m.vpath, &r);
+			c = fsi_child_for(fs, p, name, K_VFILE, m.model->src_dev, m.model->src_ino, m.vpath, &r);
 	} else if (file && sn) {
 		r = scratch_reopen(fs, sn, flags);
 		if (!r)
-			c = scratch_node(fs, p, name, sn, &r);
+			c = fsi_scratch_node(fs, p, name, sn, &r);
 	} else {
 		const char *data = file ? NULL : w->target;
 		size_t n = file ? 0 : strlen(w->target);
 		mode_t mode = file ? S_IFREG | (w->mode & 07777) : S_IFLNK | 0777;
-		struct sobj *o = sobj_with(fs, mode, ctx ? ctx->uid : fs->uid, ctx ? ctx->gid : fs->gid,
+		struct sobj *o = fsi_sobj_with(fs, mode, ctx ? ctx->uid : fs->uid, ctx ? ctx->gid : fs->gid,
 					   data, n, &r);
-		sn = o ? sname_add(ms, m.vpath, o) : NULL;
+		sn = o ? fsi_sname_add(ms, m.vpath, o) : NULL;
 		if (o && !sn)
-			sobj_discard(fs, o);
+			fsi_sobj_discard(fs, o);
 		if (!sn)
 			r = ENOMEM;
 		else
-			c = scratch_node(fs, p, name, sn, &r);
+			c = fsi_scratch_node(fs, p, name, sn, &r);
 	}
 	return name_made(fs, c, r, &m, e);
 }
 
-int model_unlink(lfs_fs *fs, const struct nodeinfo *pi, const char *name)
+int fsi_model_unlink(lfs_fs *fs, const struct nodeinfo *pi, const char *name)
 {
 	struct mloc m;
 	struct mstate *ms;
@@ -212,33 +212,33 @@ int model_unlink(lfs_fs *fs, const struct nodeinfo *pi, const char *name)
 	} else if (m.isdir) {
 		r = EISDIR;
 	} else if (m.v) {
-		if (hidden_active(fs, ms, m.vpath)) {
+		if (fsi_hidden_active(fs, ms, m.vpath)) {
 			r = ENOENT;
 		} else if (!m.vwritable) {
 			r = EROFS;
 		} else {
 			/* The model stays: the text reverts, the name is absent for the
 			 * grace time so that unlink + create (mv, vim) works. */
-			struct node *x = find_child(fs, p, name);
-			struct overlay *o = ovl_find(ms, m.vpath);
+			struct node *x = fsi_find_child(fs, p, name);
+			struct overlay *o = fsi_ovl_find(ms, m.vpath);
 			if (o && o->base_valid)
-				pbase_set(ms, m.vpath, o->base_hash);
+				fsi_pbase_set(ms, m.vpath, o->base_hash);
 			if (o)
-				ovl_drop(fs, ms, m.vpath);
-			r = hidden_add(fs, ms, m.vpath, p->id);
+				fsi_ovl_drop(fs, ms, m.vpath);
+			r = fsi_hidden_add(fs, ms, m.vpath, p->id);
 			if (x)
-				nh_remove(fs, x);
+				fsi_nh_remove(fs, x);
 		}
-	} else if ((sn = sname_find(ms, m.vpath)) != NULL) {
-		struct node *x = find_child(fs, p, name);
+	} else if ((sn = fsi_sname_find(ms, m.vpath)) != NULL) {
+		struct node *x = fsi_find_child(fs, p, name);
 		if (x)
-			nh_remove(fs, x);
-		sname_remove(fs, ms, sn);
+			fsi_nh_remove(fs, x);
+		fsi_sname_remove(fs, ms, sn);
 	} else if (m.merr_name && ms->errs) {
-		struct node *x = find_child(fs, p, name);
+		struct node *x = fsi_find_child(fs, p, name);
 		if (x)
-			nh_remove(fs, x);
-		merr_clear_all(ms);
+			fsi_nh_remove(fs, x);
+		fsi_merr_clear_all(ms);
 	} else {
 		r = ENOENT;
 	}
@@ -263,11 +263,11 @@ static int model_rename(lfs_fs *fs, struct node *p, const char *name, struct nod
 	}
 	bool commit = false;
 	fs_lock(fs);
-	struct mstate *ms = ms_get(fs, a.model->rel);
-	bool a_hid = ms && a.v && hidden_active(fs, ms, a.vpath);
-	bool b_hid = ms && b.v && hidden_active(fs, ms, b.vpath);
-	struct sname *sa = ms && !a.v ? sname_find(ms, a.vpath) : NULL;
-	struct sname *sb = ms && !b.v ? sname_find(ms, b.vpath) : NULL;
+	struct mstate *ms = fsi_ms_get(fs, a.model->rel);
+	bool a_hid = ms && a.v && fsi_hidden_active(fs, ms, a.vpath);
+	bool b_hid = ms && b.v && fsi_hidden_active(fs, ms, b.vpath);
+	struct sname *sa = ms && !a.v ? fsi_sname_find(ms, a.vpath) : NULL;
+	struct sname *sb = ms && !b.v ? fsi_sname_find(ms, b.vpath) : NULL;
 	if (!ms)
 		r = ENOMEM;
 	else if (a.isdir || b.isdir || a.merr_name || b.merr_name)
@@ -287,64 +287,64 @@ static int model_rename(lfs_fs *fs, struct node *p, const char *name, struct nod
 			if (!nv) {
 				r = ENOMEM;
 			} else {
-				struct node *tn = find_child(fs, np, newname);
-				struct node *sn = find_child(fs, p, name);
+				struct node *tn = fsi_find_child(fs, np, newname);
+				struct node *sn = fsi_find_child(fs, p, name);
 				if (sb) {
 					if (tn && tn != sn)
-						nh_remove(fs, tn);
-					sname_remove(fs, ms, sb);
+						fsi_nh_remove(fs, tn);
+					fsi_sname_remove(fs, ms, sb);
 				}
 				free(sa->vpath);
 				sa->vpath = nv;
-				sa->obj->ctime = now_real();
+				sa->obj->ctime = fsi_now_real();
 				if (sn)
-					node_move(fs, sn, np, newname, b.vpath);
+					fsi_node_move(fs, sn, np, newname, b.vpath);
 			}
 		}
 	} else if (!a.vwritable) {
 		r = EROFS;
 	} else {
 		/* view -> scratch: the text moves, the view stays (generated text). */
-		struct overlay *o = ovl_find(ms, a.vpath);
+		struct overlay *o = fsi_ovl_find(ms, a.vpath);
 		const char *txt = o ? o->text.data : a.v->data;
 		size_t tl = o ? o->text.len : a.v->size;
-		struct node *x = find_child(fs, p, name);
-		struct sobj *obj = sobj_with(fs, S_IFREG | (a.si.st.st_mode & 0666), a.si.st.st_uid,
+		struct node *x = fsi_find_child(fs, p, name);
+		struct sobj *obj = fsi_sobj_with(fs, S_IFREG | (a.si.st.st_mode & 0666), a.si.st.st_uid,
 					     a.si.st.st_gid, txt, tl, &r);
 		if (obj) {
 			obj->base_valid = true;
-			obj->base_hash = o ? o->base_hash : text_hash(txt, tl);
+			obj->base_hash = o ? o->base_hash : fsi_text_hash(txt, tl);
 			if (o && !o->base_valid)
 				obj->base_valid = false;
 			/* What the editor read: the base of its next text under the view's name. */
 			if (o && o->base_valid)
-				pbase_set(ms, a.vpath, o->base_hash);
+				fsi_pbase_set(ms, a.vpath, o->base_hash);
 			if (sb) {
-				struct node *tn = find_child(fs, np, newname);
+				struct node *tn = fsi_find_child(fs, np, newname);
 				if (tn && tn != x)
-					nh_remove(fs, tn);
-				sname_remove(fs, ms, sb);
+					fsi_nh_remove(fs, tn);
+				fsi_sname_remove(fs, ms, sb);
 			}
-			if (!sname_add(ms, b.vpath, obj)) {
-				sobj_discard(fs, obj);
+			if (!fsi_sname_add(ms, b.vpath, obj)) {
+				fsi_sobj_discard(fs, obj);
 				r = ENOMEM;
 			} else {
 				if (o)
-					ovl_drop(fs, ms, a.vpath);
+					fsi_ovl_drop(fs, ms, a.vpath);
 				if (x && x->kind == K_VFILE) {
 					/* The kernel moved this inode to the new name. */
 					x->kind = K_SCRATCH;
 					x->sobj = obj;
 					obj->refs++;
 					x->sino = obj->sino;
-					node_move(fs, x, np, newname, b.vpath);
+					fsi_node_move(fs, x, np, newname, b.vpath);
 				}
 			}
 		}
 	}
 	fs_unlock(fs);
 	if (commit)
-		r = rename_commit(fs, ms, &a, &b, p, name, np, newname);
+		r = fsi_rename_commit(fs, ms, &a, &b, p, name, np, newname);
 	mloc_put(fs, &a);
 	mloc_put(fs, &b);
 	return r;
@@ -362,12 +362,12 @@ static int model_link(lfs_fs *fs, struct node *src, struct node *np, const char 
 		return EXDEV;
 	}
 	fs_lock(fs);
-	struct mstate *ms = ms_get(fs, b.model->rel);
+	struct mstate *ms = fsi_ms_get(fs, b.model->rel);
 	struct node *c = NULL;
 	struct sname *sn = NULL;
 	if (!ms)
 		r = ENOMEM;
-	else if ((b.v && !hidden_active(fs, ms, b.vpath)) || b.isdir || sname_find(ms, b.vpath) ||
+	else if ((b.v && !fsi_hidden_active(fs, ms, b.vpath)) || b.isdir || fsi_sname_find(ms, b.vpath) ||
 		 (b.merr_name && ms->errs))
 		r = EEXIST;
 	else if (b.v || b.merr_name)
@@ -375,47 +375,47 @@ static int model_link(lfs_fs *fs, struct node *src, struct node *np, const char 
 	else if (!b.writable)
 		r = EROFS;
 	else if (src->kind == K_SCRATCH) {
-		sn = sname_add(ms, b.vpath, src->sobj); /* a second name of the same file */
+		sn = fsi_sname_add(ms, b.vpath, src->sobj); /* a second name of the same file */
 		r = sn ? 0 : ENOMEM;
 	} else {
 		/* link(view, backup): a scratch copy of the view's current text. */
 		const lfs_view *v = lfs_viewset_find(&b.si.ce->vs, src->rel);
-		struct overlay *o = ovl_find(ms, src->rel);
+		struct overlay *o = fsi_ovl_find(ms, src->rel);
 		if (!v) {
 			r = ESTALE;
 		} else {
 			const char *txt = o ? o->text.data : v->data;
 			size_t tl = o ? o->text.len : v->size;
-			struct sobj *obj = sobj_with(fs, S_IFREG | (b.si.st.st_mode & 0666),
+			struct sobj *obj = fsi_sobj_with(fs, S_IFREG | (b.si.st.st_mode & 0666),
 						     b.si.st.st_uid, b.si.st.st_gid, txt, tl, &r);
 			if (obj) {
 				obj->base_valid = !o || o->base_valid;
-				obj->base_hash = o ? o->base_hash : text_hash(txt, tl);
-				sn = sname_add(ms, b.vpath, obj);
+				obj->base_hash = o ? o->base_hash : fsi_text_hash(txt, tl);
+				sn = fsi_sname_add(ms, b.vpath, obj);
 				if (!sn) {
-					sobj_discard(fs, obj);
+					fsi_sobj_discard(fs, obj);
 					r = ENOMEM;
 				}
 			}
 		}
 	}
 	if (sn)
-		c = scratch_node(fs, np, newname, sn, &r);
+		c = fsi_scratch_node(fs, np, newname, sn, &r);
 	return name_made(fs, c, r, &b, e);
 }
 
 /* rmdir in a model folder: generated folders stay, other names are no folders. */
-int model_rmdir(lfs_fs *fs, const struct nodeinfo *p, const char *name)
+int fsi_model_rmdir(lfs_fs *fs, const struct nodeinfo *p, const char *name)
 {
 	struct mloc m;
 	int r = mloc_get(fs, p->node, name, &m);
 	if (r)
 		return r;
 	fs_lock(fs);
-	struct mstate *ms = ms_find(fs, m.model->rel);
+	struct mstate *ms = fsi_ms_find(fs, m.model->rel);
 	if (m.isdir)
 		r = EPERM; /* generated folders stay */
-	else if ((m.v && !hidden_active(fs, ms, m.vpath)) || sname_find(ms, m.vpath) ||
+	else if ((m.v && !fsi_hidden_active(fs, ms, m.vpath)) || fsi_sname_find(ms, m.vpath) ||
 		 (m.merr_name && ms && ms->errs))
 		r = ENOTDIR;
 	else
@@ -426,11 +426,11 @@ int model_rmdir(lfs_fs *fs, const struct nodeinfo *p, const char *name)
 }
 
 /* rename out of a model or view folder: inside the same model folder only. */
-int model_rename_op(lfs_fs *fs, const struct nodeinfo *p, const char *name,
+int fsi_model_rename_op(lfs_fs *fs, const struct nodeinfo *p, const char *name,
 		    const struct nodeinfo *np, const char *newname, unsigned flags)
 {
-	if (!kind_ops(np->kind)->model_ns)
-		return rename_elsewhere(p, np);
+	if (!fsi_kind_ops(np->kind)->model_ns)
+		return fsi_rename_elsewhere(p, np);
 	fs_lock(fs);
 	bool same = model_of(p->node) == model_of(np->node);
 	fs_unlock(fs);
@@ -438,10 +438,10 @@ int model_rename_op(lfs_fs *fs, const struct nodeinfo *p, const char *name,
 }
 
 /* link of a view or scratch file into a model or view folder. */
-int model_link_op(lfs_fs *fs, const struct nodeinfo *ni, const struct nodeinfo *np,
+int fsi_model_link_op(lfs_fs *fs, const struct nodeinfo *ni, const struct nodeinfo *np,
 		  const char *newname, lfs_fs_entry *e)
 {
-	if (!kind_ops(np->kind)->model_ns)
-		return link_elsewhere(np);
+	if (!fsi_kind_ops(np->kind)->model_ns)
+		return fsi_link_elsewhere(np);
 	return model_link(fs, ni->node, np->node, newname, e);
 }

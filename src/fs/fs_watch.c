@@ -4,7 +4,7 @@
  * source folder node, opts.watch) and sends the kernel the invalidations
  * that SOURCE changes, commits, refused saves and expired deletions of
  * views call for (lfs_fs_notify callbacks, never under fs->mu). Requests
- * queue invalidations in fs->pending and kick() the thread.
+ * queue invalidations in fs->pending and fsi_kick() the thread.
  */
 #define _GNU_SOURCE
 #include "fs_int.h"
@@ -21,7 +21,7 @@
 
 #include "../common/mem.h"
 
-void wh_remove(lfs_fs *fs, struct node *n)
+void fsi_wh_remove(lfs_fs *fs, struct node *n)
 {
 	if (n->wd < 0)
 		return;
@@ -41,7 +41,7 @@ static struct node *wh_find(lfs_fs *fs, int wd)
 	return NULL;
 }
 
-void add_watch(lfs_fs *fs, struct node *n)
+void fsi_add_watch(lfs_fs *fs, struct node *n)
 {
 	if (fs->ifd < 0)
 		return;
@@ -56,7 +56,7 @@ void add_watch(lfs_fs *fs, struct node *n)
 	int wd = inotify_add_watch(fs->ifd, path, mask);
 	if (wd < 0) {
 		if (!fs->watch_warned)
-			fs_log(fs, LFS_LOG_WARNING,
+			fsi_log(fs, LFS_LOG_WARNING,
 			       "cannot watch %s (%s): changes in it show only after the cache "
 			       "timeout; raise fs.inotify.max_user_watches or use -o timeout=",
 			       path, strerror(errno));
@@ -66,7 +66,7 @@ void add_watch(lfs_fs *fs, struct node *n)
 	/* The same folder inode may already be watched by another node: the newest wins. */
 	struct node *old = wh_find(fs, wd);
 	if (old) {
-		wh_remove(fs, old);
+		fsi_wh_remove(fs, old);
 		old->wd = -1;
 	} else {
 		fs->nwatches++;
@@ -77,14 +77,14 @@ void add_watch(lfs_fs *fs, struct node *n)
 }
 
 /* Wake the notification thread (any thread, lock held or not). */
-void kick(lfs_fs *fs)
+void fsi_kick(lfs_fs *fs)
 {
 	uint64_t one = 1;
 	if (fs->kickfd >= 0 && write(fs->kickfd, &one, sizeof(one)) < 0 && errno != EAGAIN)
-		fs_log(fs, LFS_LOG_WARNING, "cannot wake the notification thread: %s", strerror(errno));
+		fsi_log(fs, LFS_LOG_WARNING, "cannot wake the notification thread: %s", strerror(errno));
 }
 
-void inval_add(struct inval_list *l, uint64_t id, const char *name)
+void fsi_inval_add(struct inval_list *l, uint64_t id, const char *name)
 {
 	if (!lfs_grow((void **)&l->v, &l->cap, l->n + 1, sizeof(*l->v)))
 		return;
@@ -107,21 +107,21 @@ static int inval_cmp(const void *a, const void *b)
 }
 
 /* Invalidate @p n and (for model folders) everything generated below it. */
-void inval_subtree(struct inval_list *l, struct node *n)
+void fsi_inval_subtree(struct inval_list *l, struct node *n)
 {
 	struct node *stack[64];
 	size_t sp = 0;
 	stack[sp++] = n;
 	while (sp) {
 		struct node *m = stack[--sp];
-		inval_add(l, m->id, NULL);
+		fsi_inval_add(l, m->id, NULL);
 		if (!node_ops_of(m)->model_ns)
 			continue;
 		for (struct node *c = m->first_child; c; c = c->next_sib) {
 			if (sp < sizeof(stack) / sizeof(stack[0]))
 				stack[sp++] = c;
 			else
-				inval_add(l, c->id, NULL);
+				fsi_inval_add(l, c->id, NULL);
 		}
 	}
 }
@@ -136,9 +136,9 @@ static void watch_event(lfs_fs *fs, const struct inotify_event *ev, struct inval
 			if (!n)
 				continue;
 			n->dirty_gen++;
-			inval_add(l, n->id, NULL);
+			fsi_inval_add(l, n->id, NULL);
 			if (n->hashed && n->parent && n->kind != K_CTLDIR && n->kind != K_CTLERR)
-				inval_add(l, n->parent->id, n->name);
+				fsi_inval_add(l, n->parent->id, n->name);
 		}
 		return;
 	}
@@ -146,37 +146,37 @@ static void watch_event(lfs_fs *fs, const struct inotify_event *ev, struct inval
 	if (!d)
 		return;
 	if (ev->mask & IN_IGNORED) {
-		wh_remove(fs, d);
+		fsi_wh_remove(fs, d);
 		d->wd = -1;
 		fs->nwatches--;
 		return;
 	}
 	if (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF)) {
 		d->dirty_gen++;
-		inval_add(l, d->id, NULL);
+		fsi_inval_add(l, d->id, NULL);
 		if (d->parent)
-			inval_add(l, d->parent->id, d->name);
+			fsi_inval_add(l, d->parent->id, d->name);
 		return;
 	}
 	if (!ev->len || !ev->name[0])
 		return;
 	d->dirty_gen++;
-	inval_add(l, d->id, NULL); /* folder attributes and cached listing */
-	if (is_ctl_name(d->kind, ev->name))
+	fsi_inval_add(l, d->id, NULL); /* folder attributes and cached listing */
+	if (fsi_is_ctl_name(d->kind, ev->name))
 		return; /* shadowed */
-	struct node *c = find_child(fs, d, ev->name);
+	struct node *c = fsi_find_child(fs, d, ev->name);
 	if (c && c->kind == K_MODEL && c->self_commit) {
 		/* Our own commit replaced the model file and already updated the
 		 * node: keep the kernel's entry (an editor may sit in the folder),
 		 * refresh attributes and pages only. */
 		if (ev->mask & IN_MOVED_TO)
 			c->self_commit = false;
-		inval_subtree(l, c);
+		fsi_inval_subtree(l, c);
 		return;
 	}
-	inval_add(l, d->id, ev->name);
+	fsi_inval_add(l, d->id, ev->name);
 	if (c)
-		inval_subtree(l, c);
+		fsi_inval_subtree(l, c);
 }
 
 static void *watch_main(void *arg)
@@ -195,7 +195,7 @@ static void *watch_main(void *arg)
 		if (poll(pfd, 3, tmo) < 0) {
 			if (errno == EINTR)
 				continue;
-			fs_log(fs, LFS_LOG_ERR, "watcher: poll: %s", strerror(errno));
+			fsi_log(fs, LFS_LOG_ERR, "watcher: poll: %s", strerror(errno));
 			break;
 		}
 		if (pfd[1].revents)
@@ -203,7 +203,7 @@ static void *watch_main(void *arg)
 		if (pfd[2].revents) {
 			uint64_t v;
 			if (read(fs->kickfd, &v, sizeof(v)) < 0 && errno != EAGAIN)
-				fs_log(fs, LFS_LOG_WARNING, "notification thread: %s", strerror(errno));
+				fsi_log(fs, LFS_LOG_WARNING, "notification thread: %s", strerror(errno));
 		}
 		struct inval_list l = { 0 };
 		fs_lock(fs);
@@ -217,10 +217,10 @@ static void *watch_main(void *arg)
 				p += sizeof(*ev) + ev->len;
 			}
 		}
-		hidden_expire(fs, &l);
+		fsi_hidden_expire(fs, &l);
 		/* What requests queued (commits, refused saves). */
 		for (size_t i = 0; i < fs->pending.n; i++) {
-			inval_add(&l, fs->pending.v[i].id, fs->pending.v[i].name);
+			fsi_inval_add(&l, fs->pending.v[i].id, fs->pending.v[i].name);
 			free(fs->pending.v[i].name);
 		}
 		fs->pending.n = 0;
@@ -270,7 +270,7 @@ void lfs_fs_watch_stop(lfs_fs *fs)
 		return;
 	uint64_t one = 1;
 	if (write(fs->stopfd, &one, sizeof(one)) < 0)
-		fs_log(fs, LFS_LOG_ERR, "watcher: cannot signal stop: %s", strerror(errno));
+		fsi_log(fs, LFS_LOG_ERR, "watcher: cannot signal stop: %s", strerror(errno));
 	pthread_join(fs->thread, NULL);
 	fs->thread_running = false;
 }
