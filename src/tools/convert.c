@@ -237,6 +237,28 @@ static uint8_t *slurp(const char *path, size_t max, size_t *n, struct stat *st)
 	return buf;
 }
 
+/* Write a result to @p out ("-" = stdout) by atomic replace, keeping OUT's
+ * mode and owner when it exists, else taking @p like's. 0 or EXIT_ERR. */
+static int write_result(const char *out, const uint8_t *res, size_t rn, const struct stat *like)
+{
+	if (strcmp(out, "-") == 0) {
+		if (write_all(STDOUT_FILENO, (const char *)res, rn) == 0)
+			return 0;
+		fprintf(stderr, "legacyfs-convert: stdout: %s\n", strerror(errno));
+		return EXIT_ERR;
+	}
+	struct stat ost;
+	if (stat(out, &ost) != 0)
+		ost = *like;
+	char what[PATH_MAX + 64] = "";
+	int r = lfs_replace_file(AT_FDCWD, out, res, rn, &ost, NULL, NULL, what, sizeof(what));
+	if (r) {
+		fprintf(stderr, "legacyfs-convert: %s: %s: %s\n", out, what, strerror(r));
+		return EXIT_ERR;
+	}
+	return 0;
+}
+
 /* apply MODEL VIEWPATH EDITED -o OUT; a supermodel (NWN) is read from MODEL's
  * folder, as the mount does */
 static int do_apply(const char *model, const char *vpath, const char *edited, const char *out,
@@ -287,24 +309,7 @@ static int do_apply(const char *model, const char *vpath, const char *edited, co
 		free(res);
 		return e == LFS_ERR_UNSUPPORTED ? EXIT_READONLY : EXIT_ERR;
 	}
-	int status = 0;
-	if (strcmp(out, "-") == 0) {
-		if (write_all(STDOUT_FILENO, (const char *)res, rn) != 0) {
-			fprintf(stderr, "legacyfs-convert: stdout: %s\n", strerror(errno));
-			status = EXIT_ERR;
-		}
-	} else {
-		/* Keep OUT's mode and owner when it exists, else take MODEL's. */
-		struct stat ost;
-		if (stat(out, &ost) != 0)
-			ost = mst;
-		char what[PATH_MAX + 64] = "";
-		int r = lfs_replace_file(AT_FDCWD, out, res, rn, &ost, NULL, NULL, what, sizeof(what));
-		if (r) {
-			fprintf(stderr, "legacyfs-convert: %s: %s: %s\n", out, what, strerror(r));
-			status = EXIT_ERR;
-		}
-	}
+	int status = write_result(out, res, rn, &mst);
 	free(orig);
 	free(res);
 	return status;
@@ -345,23 +350,7 @@ static int do_compile(const char *src, const char *out, size_t max_size)
 			fprintf(stderr, "legacyfs-convert: %s: %s\n", src, err.msg);
 		return EXIT_ERR;
 	}
-	int status = 0;
-	if (strcmp(out, "-") == 0) {
-		if (write_all(STDOUT_FILENO, (const char *)res, rn) != 0) {
-			fprintf(stderr, "legacyfs-convert: stdout: %s\n", strerror(errno));
-			status = EXIT_ERR;
-		}
-	} else {
-		struct stat ost;
-		if (stat(out, &ost) != 0)
-			ost = sst;
-		char what[PATH_MAX + 64] = "";
-		int r = lfs_replace_file(AT_FDCWD, out, res, rn, &ost, NULL, NULL, what, sizeof(what));
-		if (r) {
-			fprintf(stderr, "legacyfs-convert: %s: %s: %s\n", out, what, strerror(r));
-			status = EXIT_ERR;
-		}
-	}
+	int status = write_result(out, res, rn, &sst);
 	free(res);
 	return status;
 }
