@@ -18,7 +18,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "formats/nwn_mdl.h"
+#include "formats/nwn/nwn_mdl.h"
 #include "views/viewset.h"
 
 struct file {

@@ -24,7 +24,7 @@
 
 #include "formats/nad.h"
 #include "formats/nod.h"
-#include "formats/nwn_mdl.h"
+#include "formats/nwn/nwn_mdl.h"
 #include "formats/sod.h"
 #include "views/viewset.h"
 

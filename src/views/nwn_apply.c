@@ -29,9 +29,9 @@
 
 #include "../common/floatfmt.h"
 #include "../common/strbuf.h"
-#include "../formats/nwn_mdl.h"
-#include "../formats/nwn_mdl_derive.h" /* nwn_aabb_plane */
-#include "../formats/nwn_mdl_encode.h"
+#include "../formats/nwn/nwn_mdl.h"
+#include "../formats/nwn/nwn_mdl_derive.h" /* nwn_aabb_plane */
+#include "../formats/nwn/nwn_mdl_encode.h"
 #include "mdl_parse.h"
 #include "names.h"
 #include "nwn_apply_struct.h"

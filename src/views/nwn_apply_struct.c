@@ -14,9 +14,9 @@
 #include <strings.h>
 
 #include "../common/strbuf.h"
-#include "../formats/nwn_mdl.h"
-#include "../formats/nwn_mdl_derive.h"
-#include "../formats/nwn_mdl_encode.h"
+#include "../formats/nwn/nwn_mdl.h"
+#include "../formats/nwn/nwn_mdl_derive.h"
+#include "../formats/nwn/nwn_mdl_encode.h"
 #include "mdl_parse.h"
 #include "nwn_ascii.h"
 

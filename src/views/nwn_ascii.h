@@ -15,7 +15,7 @@
 
 #include "../common/error.h"
 #include "../common/strbuf.h"
-#include "../formats/nwn_mdl.h"
+#include "../formats/nwn/nwn_mdl.h"
 
 /**
  * Append model @p m as ASCII MDL to @p out.

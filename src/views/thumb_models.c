@@ -6,7 +6,7 @@
 
 #include "../formats/nil.h"
 #include "../formats/nod.h"
-#include "../formats/nwn_mdl.h"
+#include "../formats/nwn/nwn_mdl.h"
 #include "../formats/sod.h"
 #include "nwn_obj.h"
 #include "sod_views.h"

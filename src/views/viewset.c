@@ -9,7 +9,7 @@
  */
 #include "viewset.h"
 
-#include "../formats/nwn_mdl.h"
+#include "../formats/nwn/nwn_mdl.h"
 #include "names.h"
 #include "vlist.h"
 #include "nad_views.h"

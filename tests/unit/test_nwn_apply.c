@@ -29,7 +29,7 @@
 #include <string.h>
 
 #include "common/strbuf.h"
-#include "formats/nwn_mdl.h"
+#include "formats/nwn/nwn_mdl.h"
 #include "views/nwn_apply.h"
 #include "views/nwn_ascii.h"
 #include "views/mdl_parse.h"

@@ -38,7 +38,7 @@
 #include "corpus.h"
 #include "formats/nil.h"
 #include "formats/nod.h"
-#include "formats/nwn_mdl.h"
+#include "formats/nwn/nwn_mdl.h"
 #include "formats/sod.h"
 #include "fs/texture.h"
 #include "views/nil_views.h"

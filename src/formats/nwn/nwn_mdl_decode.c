@@ -19,7 +19,7 @@
 #include "nwn_mdl.h"
 #include "nwn_mdl_layout.h"
 
-#include "../common/rd.h"
+#include "../../common/rd.h"
 
 #include <stdlib.h>
 #include <string.h>
