@@ -124,4 +124,41 @@ lfs_err nwn_derive_aabb(nwn_mesh *m, const nwn_alloc *a, lfs_error *err);
 /** AABB plane bits of an inner node from its two children (NN rule). */
 uint32_t nwn_aabb_plane(const nwn_aabb_entry *left, const nwn_aabb_entry *right);
 
+/* ---- edit-preserving variants (nwn_derive_edit.c) ------------------------
+ * The apply (nwn_patch_derive.c) recomputes a derived value before and after
+ * a value edit and keeps the stored bits when both agree, so it needs the
+ * variant that reproduces most stored values of the game's files; the
+ * compiler above (nwn_derive_mesh, nwn_derive_bounds) reproduces nwnmdlcomp's
+ * x87 arithmetic. Both are measured in docs/nwn-compile.md; they differ in
+ * the last bits, and tests compare both outputs byte for byte. */
+
+/**
+ * Axis-angle (radians) -> quaternion (x, y, z, w) = (axis*sin(a/2), cos(a/2)),
+ * axis normalised, computed in double and rounded once; a zero axis gives the
+ * identity. Reproduces the stored bits of 31 437 of the corpus's 54 055
+ * orientation keys (nwn_axis_angle_to_quat(): 24 079). Used by the apply's
+ * controller edits; the compiler uses nwn_axis_angle_to_quat().
+ */
+void nwn_axis_angle_to_quat_double(const float aa[4], float q[4]);
+/** Face plane n = normalize((p1-p0) x (p2-p1)), d = -n.p0: differences in
+ * float, cross and length in double. false for a degenerate face. (Compiler:
+ * nwn_derive_face_planes, float.) */
+bool nwn_edit_face_plane(const float *p0, const float *p1, const float *p2, float out[4]);
+/** Bounding box of @p nv vertices (xyz floats) and the origin, extended by
+ * the animmesh vertex sets of @p am (may be NULL). */
+void nwn_edit_bbox(const float *v, size_t nv, const nwn_animmesh *am, float mn[3], float mx[3]);
+/** Mean of the distinct (bitwise) positions, in double. false on no memory. */
+bool nwn_edit_average(const float *v, size_t nv, double out[3]);
+/** Largest distance of a vertex from @p avg, float arithmetic. */
+float nwn_edit_radius(const float *v, size_t nv, const float avg[3]);
+/** Sum of |(p1-p0) x (p2-p0)| / 2 over @p nf faces (@p fv: 3 indices each),
+ * float arithmetic. (Compiler: extended precision, nwn_derive_bounds.) */
+float nwn_edit_area(const float *v, const uint16_t *fv, size_t nf);
+/** Adjacency: for edge k = (v_k, v_k+1) of each face, the first other face
+ * sharing the edge in either winding, or -1; @p adj has nf * 3 entries.
+ * false on no memory. */
+bool nwn_face_adjacency(const uint16_t *fv, size_t nf, int16_t *adj);
+/** Box (min xyz, max xyz) of the face with vertex indices @p fv. */
+void nwn_face_box(const float *v, const uint16_t *fv, float box[6]);
+
 #endif
