@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../common/mem.h"
 #include "../common/strbuf.h"
 #include "../formats/nwn/nwn_mdl.h"
 #include "../formats/nwn/nwn_mdl_derive.h"
@@ -40,11 +41,6 @@ typedef struct rb {
 	bool *chain;           /* model node: it and its ancestors keep their old
 	                          parent, position and orientation (bind pose) */
 } rb;
-
-static lfs_err nomem(rb *r)
-{
-	return lfs_fail(r->err, LFS_ERR_NOMEM, SIZE_MAX, "structural edit", "out of memory");
-}
 
 static void *rz(rb *r, size_t n)
 {
@@ -271,7 +267,7 @@ static lfs_err merge_ctrls(rb *r, nwn_node *x, const nwn_node *p, const nwn_node
 	uint32_t *pp = calloc((size_t)p->n_ctrls + 1, sizeof(*pp));
 	lfs_err e = LFS_OK;
 	if (!gs || !es || !pp) {
-		e = nomem(r);
+		e = lfs_nomem(r->err, "structural edit");
 		goto out;
 	}
 	for (uint32_t i = 0; i < gn->n_stmts; i++)
@@ -307,7 +303,7 @@ static lfs_err merge_ctrls(rb *r, nwn_node *x, const nwn_node *p, const nwn_node
 		total += (size_t)p->ctrls[i].rows * (1 + (size_t)p->ctrls[i].ncols);
 	float *data = rz(r, (total + 1) * sizeof(float));
 	if (!ctrls || !data) {
-		e = nomem(r);
+		e = lfs_nomem(r->err, "structural edit");
 		goto out;
 	}
 	size_t pos = 0;
@@ -570,7 +566,7 @@ static lfs_err reorder_split(rb *r, nwn_mesh *m, const uint32_t *split)
 nomem:
 	free(k);
 	free(ni);
-	return nomem(r);
+	return lfs_nomem(r->err, "structural edit");
 }
 #undef PERMUTE
 
@@ -581,16 +577,16 @@ static lfs_err merge_mesh(rb *r, nwn_node *x, const nwn_node *p, const nwn_node 
 	const nwn_mesh *pm = p->mesh, *nm = nn->mesh;
 	nwn_mesh *m = rdup(r, pm, sizeof(*m));
 	if (!m)
-		return nomem(r);
+		return lfs_nomem(r->err, "structural edit");
 	x->mesh = m;
 	if (pm->skin && !(m->skin = rdup(r, pm->skin, sizeof(nwn_skin))))
-		return nomem(r);
+		return lfs_nomem(r->err, "structural edit");
 	if (pm->dangly && !(m->dangly = rdup(r, pm->dangly, sizeof(nwn_dangly))))
-		return nomem(r);
+		return lfs_nomem(r->err, "structural edit");
 	if (pm->aabb && !(m->aabb = rdup(r, pm->aabb, sizeof(nwn_aabb))))
-		return nomem(r);
+		return lfs_nomem(r->err, "structural edit");
 	if (pm->anim && !(m->anim = rdup(r, pm->anim, sizeof(nwn_animmesh))))
-		return nomem(r);
+		return lfs_nomem(r->err, "structural edit");
 	/* attributes: the text shows them exactly; compiled = old when unedited */
 	memcpy(m->diffuse, nm->diffuse, 12);
 	memcpy(m->ambient, nm->ambient, 12);
@@ -709,7 +705,7 @@ static lfs_err fix_skin(rb *r, uint32_t j, bool geom_changed, const mdl_node *en
 		}
 		int16_t *ntb = rz(r, (size_t)nx * sizeof(int16_t));
 		if (!ntb)
-			return nomem(r);
+			return lfs_nomem(r->err, "structural edit");
 		for (uint32_t i = 0; i < nx; i++) {
 			uint32_t o = r->mn2o[i];
 			ntb[i] = (o != NONE && ps->node_to_bone && o < ps->node_to_bone_count) ? ps->node_to_bone[o]
@@ -723,7 +719,7 @@ static lfs_err fix_skin(rb *r, uint32_t j, bool geom_changed, const mdl_node *en
 	float *q = rz(r, (size_t)nx * 4 * sizeof(float)), *tb = rz(r, (size_t)nx * 3 * sizeof(float));
 	uint32_t *ci = rz(r, (size_t)nx * sizeof(uint32_t));
 	if (!q || !tb || !ci)
-		return nomem(r);
+		return lfs_nomem(r->err, "structural edit");
 	for (uint32_t i = 0; i < nx; i++) {
 		uint32_t o = r->mn2o[i];
 		/* the old bind transform holds while the bind pose of the node and
@@ -759,7 +755,7 @@ static lfs_err merge_light(rb *r, nwn_node *x, const nwn_node *p, const nwn_node
 	nwn_light *l = rdup(r, p->light, sizeof(*l));
 	const nwn_light *t = nn->light;
 	if (!l)
-		return nomem(r);
+		return lfs_nomem(r->err, "structural edit");
 	x->light = l;
 	l->flare_radius = t->flare_radius;
 	l->priority = t->priority;
@@ -793,7 +789,7 @@ static lfs_err merge_emitter(rb *r, nwn_node *x, const nwn_node *p, const nwn_no
 	nwn_emitter *m = rdup(r, p->emitter, sizeof(*m));
 	const nwn_emitter *t = nn->emitter;
 	if (!m)
-		return nomem(r);
+		return lfs_nomem(r->err, "structural edit");
 	x->emitter = m;
 	m->dead_space = t->dead_space;
 	m->blast_radius = t->blast_radius;
@@ -829,7 +825,7 @@ static lfs_err merge_node(rb *r, nwn_geometry *xg, uint32_t j, const nwn_node *n
 				return ce;
 			nwn_mesh *m = rdup(r, x->mesh, sizeof(*m));
 			if (!m)
-				return nomem(r);
+				return lfs_nomem(r->err, "structural edit");
 			x->mesh = m;
 			lfs_err e = reorder_split(r, m, split);
 			if (e)
@@ -872,7 +868,7 @@ static lfs_err merge_node(rb *r, nwn_geometry *xg, uint32_t j, const nwn_node *n
 	if (p->ref && nn->ref) {
 		nwn_reference *f = rdup(r, p->ref, sizeof(*f));
 		if (!f)
-			return nomem(r);
+			return lfs_nomem(r->err, "structural edit");
 		memcpy(f->ref_model, nn->ref->ref_model, sizeof(f->ref_model));
 		f->reattachable = nn->ref->reattachable;
 		x->ref = f;
@@ -922,7 +918,7 @@ static lfs_err merge_geometry(rb *r, nwn_geometry *xg, const nwn_geometry *ng, c
 	lfs_err e = LFS_OK;
 	xg->nodes = rz(r, ((size_t)nn + 1) * sizeof(nwn_node));
 	if (!n2o || !o2n || !gch || !xg->nodes) {
-		e = nomem(r);
+		e = lfs_nomem(r->err, "structural edit");
 		goto out;
 	}
 	xg->n_nodes = nn;
@@ -999,7 +995,7 @@ static lfs_err merge_geometry(rb *r, nwn_geometry *xg, const nwn_geometry *ng, c
 	if (!anim) {
 		r->chain = calloc((size_t)nn + 1, sizeof(bool));
 		if (!r->chain) {
-			e = nomem(r);
+			e = lfs_nomem(r->err, "structural edit");
 			goto out;
 		}
 		for (uint32_t j = 0; j < nn; j++) {
@@ -1087,7 +1083,7 @@ static lfs_err merge_anims(rb *r)
 	lfs_err e = LFS_OK;
 	x->anims = rz(r, ((size_t)na + 1) * sizeof(nwn_anim));
 	if (!n2o || !used || !x->anims) {
-		e = nomem(r);
+		e = lfs_nomem(r->err, "structural edit");
 		goto out;
 	}
 	x->n_anims = na;

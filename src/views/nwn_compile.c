@@ -222,16 +222,8 @@ void nc_head_str(const mdl_stmt *s, char *dst, size_t size)
 
 static bool fvec_push(fvec *v, float f)
 {
-	if (v->n == v->cap) {
-		uint32_t cap = v->cap ? v->cap * 2 : 64;
-		if (cap < v->cap)
-			return false;
-		float *nv = realloc(v->v, (size_t)cap * sizeof(float));
-		if (!nv)
-			return false;
-		v->v = nv;
-		v->cap = cap;
-	}
+	if (v->n == UINT32_MAX || !lfs_grow32((void **)&v->v, &v->cap, v->n + 1, sizeof(float)))
+		return false;
 	v->v[v->n++] = f;
 	return true;
 }
@@ -438,15 +430,9 @@ lfs_err nc_add_controller(comp *c, cnode *cn, const mdl_stmt *s, uint32_t id)
 		       s->head.tok[0].s);
 		goto out;
 	}
-	if (cn->nctrl == cn->capc) {
-		uint32_t cap = cn->capc ? cn->capc * 2 : 8;
-		nwn_controller *nc = realloc(cn->ctrls, (size_t)cap * sizeof(*nc));
-		if (!nc) {
-			e = lfs_nomem(c->err, NULL);
-			goto out;
-		}
-		cn->ctrls = nc;
-		cn->capc = cap;
+	if (!lfs_grow32((void **)&cn->ctrls, &cn->capc, cn->nctrl + 1, sizeof(*cn->ctrls))) {
+		e = lfs_nomem(c->err, NULL);
+		goto out;
 	}
 	nwn_controller *k = &cn->ctrls[cn->nctrl++];
 	memset(k, 0, sizeof(*k));

@@ -62,14 +62,8 @@ static lfs_err attach(comp *c, cgeom *g, uint32_t idx)
 				   "node '%s': unknown parent node '%s' (a parent must be defined earlier in the same geometry)",
 				   cn->n.name, src->parent);
 	cnode *pn = &g->nodes[p];
-	if (pn->nkids == pn->capk) {
-		uint32_t cap = pn->capk ? pn->capk * 2 : 4;
-		uint32_t *nk = realloc(pn->kids, (size_t)cap * sizeof(uint32_t));
-		if (!nk)
-			return lfs_nomem(c->err, NULL);
-		pn->kids = nk;
-		pn->capk = cap;
-	}
+	if (!lfs_grow32((void **)&pn->kids, &pn->capk, pn->nkids + 1, sizeof(uint32_t)))
+		return lfs_nomem(c->err, NULL);
 	pn->kids[pn->nkids++] = idx;
 	cn->parent = p;
 	cn->attached = true;

@@ -19,6 +19,7 @@
 #include "nwn_mdl.h"
 #include "nwn_mdl_layout.h"
 
+#include "../../common/mem.h"
 #include "../../common/rd.h"
 
 #include <stdlib.h>
@@ -100,7 +101,7 @@ static void *alloc(dec *d, size_t count, size_t size)
 	return arena_alloc(&d->box->arena, count * size);
 }
 
-#define NOMEM(d) lfs_fail((d)->err, LFS_ERR_NOMEM, SIZE_MAX, NULL, "out of memory")
+#define NOMEM(d) lfs_nomem((d)->err, NULL)
 
 /* Checked model-data reads: any failure means the structure at `off` (a
  * model offset) does not fit in the model data block. The callers check the
@@ -751,15 +752,9 @@ static lfs_err decode_node(dec *d, node_vec *nv, uint32_t off, int32_t parent, u
 	if (bit_test_set(d->seen, off))
 		return corrupt(d, from, "node header",
 			       "node reached twice (pointer cycle or node shared by two parents)");
-	if (nv->n == nv->cap) {
-		/* nodes are at least 0x70 bytes apart, so this is bounded by the file */
-		uint32_t cap = nv->cap ? nv->cap * 2 : 16;
-		nwn_node *nn = realloc(nv->v, (size_t)cap * sizeof(*nn));
-		if (!nn)
-			return NOMEM(d);
-		nv->v = nn;
-		nv->cap = cap;
-	}
+	/* nodes are at least 0x70 bytes apart, so this is bounded by the file */
+	if (!lfs_grow32((void **)&nv->v, &nv->cap, nv->n + 1, sizeof(*nv->v)))
+		return NOMEM(d);
 	uint32_t idx = nv->n++;
 	nwn_node *n = &nv->v[idx];
 	memset(n, 0, sizeof(*n));

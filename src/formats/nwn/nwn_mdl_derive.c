@@ -4,6 +4,8 @@
  */
 #include "nwn_mdl_derive.h"
 
+#include "../../common/mem.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -359,14 +361,8 @@ typedef struct blist {
 
 static bool blist_add(blist *l, const built *b)
 {
-	if (l->n == l->cap) {
-		uint32_t cap = l->cap ? l->cap * 2 : 64;
-		built *nv = realloc(l->v, (size_t)cap * sizeof(*nv));
-		if (!nv)
-			return false;
-		l->v = nv;
-		l->cap = cap;
-	}
+	if (!lfs_grow32((void **)&l->v, &l->cap, l->n + 1, sizeof(*l->v)))
+		return false;
 	l->v[l->n++] = *b;
 	return true;
 }

@@ -10,6 +10,8 @@
 #include "nwn_mdl_encode.h"
 #include "nwn_mdl_layout.h"
 
+#include "../../common/mem.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,11 +34,6 @@ typedef struct enc {
 
 /* ------------------------------------------------------------------ buffers */
 
-static lfs_err nomem(enc *e)
-{
-	return lfs_fail(e->err, LFS_ERR_NOMEM, SIZE_MAX, NULL, "out of memory");
-}
-
 /* Reserve @p size zero bytes at the end of @p b; offset in *at. */
 static lfs_err reserve(enc *e, buf *b, size_t size, uint32_t *at)
 {
@@ -44,16 +41,8 @@ static lfs_err reserve(enc *e, buf *b, size_t size, uint32_t *at)
 	if (size > UINT32_MAX || b->n > UINT32_MAX - size)
 		return lfs_fail(e->err, LFS_ERR_CORRUPT, SIZE_MAX, "model",
 				"encoded model data would exceed 4 GiB");
-	if (b->n + size > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		while (cap < b->n + size)
-			cap *= 2;
-		uint8_t *np = realloc(b->p, cap);
-		if (!np)
-			return nomem(e);
-		b->p = np;
-		b->cap = cap;
-	}
+	if (!lfs_grow((void **)&b->p, &b->cap, b->n + size, 1))
+		return lfs_nomem(e->err, NULL);
 	memset(b->p + b->n, 0, size);
 	*at = (uint32_t)b->n;
 	b->n += size;
@@ -639,7 +628,7 @@ static lfs_err write_geometry(enc *e, const nwn_geometry *g, uint32_t o)
 	free(e->visited);
 	e->visited = calloc(g->n_nodes, 1);
 	if (!e->visited)
-		return nomem(e);
+		return lfs_nomem(e->err, NULL);
 	uint32_t root;
 	lfs_err r = write_node(e, g, 0, 0, o, 0, &root);
 	if (r)
@@ -717,7 +706,7 @@ lfs_err nwn_mdl_encode_ex(const nwn_model *m, unsigned flags, uint8_t **out, siz
 	size_t total = 12 + e.md.n + e.raw.n;
 	uint8_t *res = malloc(total);
 	if (!res) {
-		r = nomem(&e);
+		r = lfs_nomem(e.err, NULL);
 		goto fail;
 	}
 	memset(res, 0, 4);
