@@ -93,7 +93,10 @@ static bool row_same(const mdl_row *x, const mdl_row *y, uint32_t from)
 	return true;
 }
 
-static bool stmt_same(const mdl_stmt *x, const mdl_stmt *y)
+/* Same keyword, kind and shape, and every value token the same text or the
+ * same float32 value ("1" = "1.0"): the statement compiles to the same
+ * values (unlike ap_stmt_text_equal, which compares text). */
+static bool stmt_value_equal(const mdl_stmt *x, const mdl_stmt *y)
 {
 	if (x->kind != y->kind || x->n_rows != y->n_rows || x->bezier != y->bezier ||
 	    strcasecmp(stmt_key(x), stmt_key(y)))
@@ -121,7 +124,7 @@ static bool kw_same(const mdl_stmt *gs, uint32_t gn, const mdl_stmt *es, uint32_
 	const mdl_stmt *x = find_kw(gs, gn, kw), *y = find_kw(es, en, kw);
 	if (!x || !y)
 		return !x && !y;
-	return stmt_same(x, y);
+	return stmt_value_equal(x, y);
 }
 
 static bool node_kw_same(const mdl_node *g, const mdl_node *e, const char *kw)
@@ -229,18 +232,6 @@ static void new_node_fn(const rb *r, nwn_node *x)
 
 /* ---- controllers ------------------------------------------------------------------ */
 
-static bool ctrl_printable(const nwn_node *n, const nwn_controller *c)
-{
-	if (!nwn_controller_name(n->flags, c->type))
-		return false;
-	size_t rows = c->rows;
-	if ((size_t)c->key_offset + rows > n->n_ctrl_data)
-		return false;
-	if ((size_t)c->data_offset + rows * c->ncols > n->n_ctrl_data)
-		return false;
-	return n->ctrl_data != NULL || rows == 0;
-}
-
 /* Row @p r of a controller statement as written (PLAIN: the head line, with
  * the keyword as token 0; KEYS: rows[r]). */
 static const mdl_row *ctrl_row_text(const mdl_stmt *s, uint32_t r, uint32_t *from)
@@ -278,7 +269,7 @@ static lfs_err merge_ctrls(rb *r, nwn_node *x, const nwn_node *p, const nwn_node
 			es[ne++] = &en->stmts[i];
 	uint32_t np = 0, nunk = 0;
 	for (uint32_t i = 0; i < p->n_ctrls; i++) {
-		if (ctrl_printable(p, &p->ctrls[i]))
+		if (nwn_ascii_controller_shown(p, &p->ctrls[i]))
 			pp[np++] = i;
 		else if (!nwn_controller_name(p->flags, p->ctrls[i].type) && p->ctrl_data &&
 			 (size_t)p->ctrls[i].key_offset + p->ctrls[i].rows <= p->n_ctrl_data &&
@@ -290,7 +281,7 @@ static lfs_err merge_ctrls(rb *r, nwn_node *x, const nwn_node *p, const nwn_node
 	if (aligned && ng == ne) {
 		bool same = true;
 		for (uint32_t i = 0; i < ng && same; i++)
-			same = stmt_same(gs[i], es[i]);
+			same = stmt_value_equal(gs[i], es[i]);
 		if (same)
 			goto out; /* every controller unchanged: x keeps p's */
 	}
@@ -325,7 +316,7 @@ static lfs_err merge_ctrls(rb *r, nwn_node *x, const nwn_node *p, const nwn_node
 		const mdl_stmt *g = (aligned && gi >= 0) ? gs[gi] : NULL;
 		const mdl_stmt *s = aligned ? es[k] : NULL;
 		nwn_controller *o = &ctrls[k2++];
-		bool keep = pc && g && s && stmt_same(g, s);
+		bool keep = pc && g && s && stmt_value_equal(g, s);
 		const nwn_controller *src = keep ? pc : c;
 		const float *sd = keep ? p->ctrl_data : nn->ctrl_data;
 		*o = *src;
@@ -1066,7 +1057,7 @@ static bool events_same(const mdl_anim *g, const mdl_anim *e)
 			j++;
 		if (i >= g->n_stmts || j >= e->n_stmts)
 			return i >= g->n_stmts && j >= e->n_stmts;
-		if (!stmt_same(&g->stmts[i], &e->stmts[j]))
+		if (!stmt_value_equal(&g->stmts[i], &e->stmts[j]))
 			return false;
 		i++;
 		j++;

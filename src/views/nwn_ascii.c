@@ -49,6 +49,7 @@ static void kv_str(lfs_sb *o, const char *key, const char *s)
 		lfs_sb_printf(o, "  %s %s\n", key, s);
 }
 
+/* The controller's times and values lie inside the node's float array. */
 static bool ctrl_in_range(const nwn_node *n, const nwn_controller *c)
 {
 	size_t rows = c->rows;
@@ -57,6 +58,11 @@ static bool ctrl_in_range(const nwn_node *n, const nwn_controller *c)
 	if ((size_t)c->data_offset + rows * c->ncols > n->n_ctrl_data)
 		return false;
 	return n->ctrl_data != NULL || rows == 0;
+}
+
+bool nwn_ascii_controller_shown(const nwn_node *n, const nwn_controller *c)
+{
+	return nwn_controller_name(n->flags, c->type) && ctrl_in_range(n, c);
 }
 
 /* One key row's values; orientation quaternions become axis-angle. */
@@ -74,8 +80,8 @@ static void ctrl_values(lfs_sb *o, const nwn_controller *c, const float *v, bool
 void nwn_ascii_controller(lfs_sb *o, const nwn_node *n, const nwn_controller *c, int ind)
 {
 	const char *name = nwn_controller_name(n->flags, c->type);
-	bool ok = ctrl_in_range(n, c);
-	if (!name || !ok) {
+	if (!nwn_ascii_controller_shown(n, c)) {
+		bool ok = ctrl_in_range(n, c);
 		/* Unknown id (or data outside the node's float array): keep
 		 * everything visible as comments. */
 		indent(o, ind);
