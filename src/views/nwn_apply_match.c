@@ -118,7 +118,7 @@ static lfs_err node_pair(ap *a, void *ctx, const mdl_stmt *gs, const mdl_stmt *e
 	}
 	if (any->kind == MDL_ST_LIST)
 		return ap_mdl_list(a, c, gs, es, key);
-	const attr *t = ap_find_attr(n, c->anim, key);
+	const nwn_field *t = ap_find_attr(n, c->anim, key);
 	if (!t) {
 		if (es)
 			return unknown_stmt(a, es, "this node");
@@ -126,7 +126,7 @@ static lfs_err node_pair(ap *a, void *ctx, const mdl_stmt *gs, const mdl_stmt *e
 	}
 	if (occ > 0 && es)
 		return ap_perr(a, &es->head, 0, "'%s' given twice in node '%s'", key, n->name);
-	if (gs && !es && !t->opt)
+	if (gs && !es && !(t->flags & NWN_FF_OPT))
 		return ap_structural(a, c->en->head.line, 1, "'%s' removed from node '%s'", key, n->name);
 	return ap_mdl_attr(a, n->off, t, gs, es);
 }
@@ -215,12 +215,7 @@ static lfs_err anim_pair(ap *a, void *ctx, const mdl_stmt *gs, const mdl_stmt *e
 			return nwn_patch_md_str(&a->p, eo + 4, 32, nm);
 		return LFS_OK;
 	}
-	static const attr anim_attrs[] = {
-		{ "length", 0x70, AT_F, 0, false },
-		{ "transtime", 0x74, AT_F, 0, false },
-		{ "animroot", 0x78, AT_STR, 64, true },
-	};
-	const attr *t = ap_find_in_attrs(anim_attrs, NA(anim_attrs), key);
+	const nwn_field *t = nwn_field_find(NWN_FK_ANIM, key, false);
 	if (!t) {
 		if (es)
 			return unknown_stmt(a, es, "this animation");
@@ -263,8 +258,7 @@ static lfs_err model_pair(ap *a, void *ctx, const mdl_stmt *gs, const mdl_stmt *
 	    !strcasecmp(key, "donemodel"))
 		return LFS_OK; /* the model name comes from newmodel */
 	if (!strcasecmp(key, "setanimationscale")) {
-		static const attr t = { "setanimationscale", 0xA4, AT_F, 0, false };
-		return ap_mdl_attr(a, 0, &t, gs, es);
+		return ap_mdl_attr(a, 0, nwn_field_find(NWN_FK_MODEL, key, false), gs, es);
 	}
 	if (!strcasecmp(key, "classification")) {
 		/* the writer prints the byte as a word or number, nothing for 0 */

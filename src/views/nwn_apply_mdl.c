@@ -116,119 +116,67 @@ lfs_err ap_mdl_controller(ap *a, nctx *c, const mdl_stmt *gs, const mdl_stmt *es
 }
 
 
-static const attr node_attrs[] = { { "inheritcolor", 0x18, AT_I32, 0, true } };
-static const attr mesh_attrs[] = {
-	{ "ambient", 0xB8, AT_F3, 0, false },      { "diffuse", 0xAC, AT_F3, 0, false },
-	{ "specular", 0xC4, AT_F3, 0, false },     { "shininess", 0xD0, AT_F, 0, false },
-	{ "shadow", 0xD4, AT_I32, 0, false },      { "beaming", 0xD8, AT_I32, 0, false },
-	{ "render", 0xDC, AT_I32, 0, false },      { "transparencyhint", 0xE0, AT_I32, 0, false },
-	{ "tilefade", 0x1E8, AT_I32, 0, false },   { "rotatetexture", 0x265, AT_U8, 0, false },
-	{ "lightmapped", 0x264, AT_U8, 0, false }, { "bitmap", 0xE8, AT_STR, 64, true },
-	{ "texture1", 0x128, AT_STR, 64, true },   { "texture2", 0x168, AT_STR, 64, true },
-	{ "materialname", 0x1A8, AT_STR, 64, true }, { "renderhint", 0xE4, AT_RHINT, 0, true },
-};
-static const attr dangly_attrs[] = {
-	{ "displacement", 0x27C, AT_F, 0, false },
-	{ "tightness", 0x280, AT_F, 0, false },
-	{ "period", 0x284, AT_F, 0, false },
-};
-static const attr animmesh_attrs[] = { { "sampleperiod", 0x270, AT_F, 0, false } };
-static const attr light_attrs[] = {
-	{ "ambientonly", 0xB4, AT_I32, 0, false },   { "nDynamicType", 0xB8, AT_I32, 0, false },
-	{ "affectdynamic", 0xBC, AT_I32, 0, false }, { "shadow", 0xC0, AT_I32, 0, false },
-	{ "generateflare", 0xC4, AT_I32, 0, false }, { "fadingLight", 0xC8, AT_I32, 0, false },
-	{ "lightpriority", 0xB0, AT_I32, 0, false }, { "flareradius", 0x70, AT_F, 0, false },
-};
-static const attr emitter_attrs[] = {
-	{ "p2p", 0x144, AT_EFLAG, 0, false },           { "p2p_sel", 0x144, AT_EFLAG, 1, false },
-	{ "affectedByWind", 0x144, AT_EFLAG, 2, false }, { "m_isTinted", 0x144, AT_EFLAG, 3, false },
-	{ "bounce", 0x144, AT_EFLAG, 4, false },        { "random", 0x144, AT_EFLAG, 5, false },
-	{ "inherit", 0x144, AT_EFLAG, 6, false },       { "inheritvel", 0x144, AT_EFLAG, 7, false },
-	{ "inherit_local", 0x144, AT_EFLAG, 8, false }, { "splat", 0x144, AT_EFLAG, 9, false },
-	{ "inherit_part", 0x144, AT_EFLAG, 10, false }, { "renderorder", 0x140, AT_U16, 0, false },
-	{ "spawntype", 0x84, AT_I32, 0, false },        { "update", 0x88, AT_STR, 32, true },
-	{ "render", 0xA8, AT_STR, 32, true },           { "blend", 0xC8, AT_STR, 32, true },
-	{ "texture", 0xE8, AT_STR, 64, true },          { "chunkName", 0x128, AT_STR, 16, true },
-	{ "xgrid", 0x7C, AT_I32, 0, false },            { "ygrid", 0x80, AT_I32, 0, false },
-	{ "loop", 0x13C, AT_I32, 0, false },            { "deadspace", 0x70, AT_F, 0, false },
-	{ "twosidedtex", 0x138, AT_I32, 0, false },     { "blastRadius", 0x74, AT_F, 0, false },
-	{ "blastLength", 0x78, AT_F, 0, false },
-};
-static const attr ref_attrs[] = {
-	{ "refModel", 0x70, AT_STR, 64, true },
-	{ "reattachable", 0xB0, AT_I32, 0, false },
-};
-
-
-const attr *ap_find_in_attrs(const attr *t, size_t n, const char *kw)
+const nwn_field *ap_find_attr(const nwn_node *n, bool anim, const char *kw)
 {
-	for (size_t i = 0; i < n; i++)
-		if (!strcasecmp(t[i].kw, kw))
-			return &t[i];
-	return NULL;
-}
-
-const attr *ap_find_attr(const nwn_node *n, bool anim, const char *kw)
-{
-	const attr *r = ap_find_in_attrs(node_attrs, NA(node_attrs), kw);
+	const nwn_field *r = nwn_field_find(NWN_FK_NODE, kw, false);
 	if (r)
 		return r;
-	if (n->mesh && n->mesh->anim && (r = ap_find_in_attrs(animmesh_attrs, NA(animmesh_attrs), kw)))
+	if (n->mesh && n->mesh->anim && (r = nwn_field_find(NWN_FK_ANIMMESH, kw, false)))
 		return r;
 	if (anim)
 		return NULL;
-	if (n->mesh && (r = ap_find_in_attrs(mesh_attrs, NA(mesh_attrs), kw)))
+	if (n->mesh && (r = nwn_field_find(NWN_FK_MESH, kw, false)))
 		return r;
-	if (n->mesh && n->mesh->dangly && (r = ap_find_in_attrs(dangly_attrs, NA(dangly_attrs), kw)))
+	if (n->mesh && n->mesh->dangly && (r = nwn_field_find(NWN_FK_DANGLY, kw, false)))
 		return r;
-	if (n->light && (r = ap_find_in_attrs(light_attrs, NA(light_attrs), kw)))
+	if (n->light && (r = nwn_field_find(NWN_FK_LIGHT, kw, false)))
 		return r;
-	if (n->emitter && (r = ap_find_in_attrs(emitter_attrs, NA(emitter_attrs), kw)))
+	if (n->emitter && (r = nwn_field_find(NWN_FK_EMITTER, kw, false)))
 		return r;
-	if (n->ref && (r = ap_find_in_attrs(ref_attrs, NA(ref_attrs), kw)))
+	if (n->ref && (r = nwn_field_find(NWN_FK_REF, kw, false)))
 		return r;
 	return NULL;
 }
 
 
 /* Interpret an attribute statement (NULL = absent: the default). */
-lfs_err ap_attr_value(ap *a, const attr *t, const mdl_stmt *s, aval *v)
+lfs_err ap_attr_value(ap *a, const nwn_field *t, const mdl_stmt *s, aval *v)
 {
 	memset(v, 0, sizeof(*v));
 	v->s = "";
 	if (!s)
 		return LFS_OK;
 	const mdl_row *h = &s->head;
-	uint32_t want = t->type == AT_F3 ? 3 : 1;
+	uint32_t want = t->type == NWN_FT_F32X3 ? 3 : 1;
 	if (s->kind != MDL_ST_PLAIN || h->ntok != want + 1)
 		return ap_perr(a, h, h->ntok > want + 1 ? want + 1 : h->ntok,
 			    "expected %u %s after '%s'", want,
-			    t->type == AT_STR ? "name" : want == 1 ? "value" : "numbers", t->kw);
+			    t->type == NWN_FT_STR ? "name" : want == 1 ? "value" : "numbers", t->kw);
 	switch (t->type) {
-	case AT_F:
+	case NWN_FT_F32:
 		return ap_tok_f(a, h, 1, &v->f[0]);
-	case AT_F3:
+	case NWN_FT_F32X3:
 		for (uint32_t k = 0; k < 3; k++) {
 			lfs_err e = ap_tok_f(a, h, 1 + k, &v->f[k]);
 			if (e)
 				return e;
 		}
 		return LFS_OK;
-	case AT_I32:
+	case NWN_FT_I32:
 		return ap_tok_i(a, h, 1, INT32_MIN, UINT32_MAX, &v->i);
-	case AT_U8:
+	case NWN_FT_U8:
 		return ap_tok_i(a, h, 1, 0, 255, &v->i);
-	case AT_U16:
+	case NWN_FT_U16:
 		return ap_tok_i(a, h, 1, 0, 65535, &v->i);
-	case AT_EFLAG:
+	case NWN_FT_EFLAG:
 		return ap_tok_i(a, h, 1, 0, 1, &v->i);
-	case AT_RHINT:
+	case NWN_FT_RHINT:
 		if (!strcasecmp(h->tok[1].s, "NormalAndSpecMapped")) {
 			v->i = 2;
 			return LFS_OK;
 		}
 		return ap_tok_i(a, h, 1, INT32_MIN, UINT32_MAX, &v->i);
-	case AT_STR:
+	case NWN_FT_STR:
 		v->s = h->tok[1].s;
 		if (strlen(v->s) >= t->size)
 			return ap_perr(a, h, 1, "'%s' holds at most %u bytes", t->kw, (unsigned)t->size - 1);
@@ -237,10 +185,10 @@ lfs_err ap_attr_value(ap *a, const attr *t, const mdl_stmt *s, aval *v)
 	return LFS_OK;
 }
 
-lfs_err ap_mdl_attr(ap *a, uint32_t base, const attr *t, const mdl_stmt *gs,
+lfs_err ap_mdl_attr(ap *a, uint32_t base, const nwn_field *t, const mdl_stmt *gs,
 			const mdl_stmt *es)
 {
-	if (gs && !es && !t->opt)
+	if (gs && !es && !(t->flags & NWN_FF_OPT))
 		return ap_structural(a, 1, 1, "'%s' removed (every value model.mdl shows must stay)",
 				  t->kw);
 	aval gv, ev;
@@ -252,20 +200,20 @@ lfs_err ap_mdl_attr(ap *a, uint32_t base, const attr *t, const mdl_stmt *gs,
 		return e;
 	uint32_t off = base + t->off;
 	switch (t->type) {
-	case AT_F:
-	case AT_F3:
-		for (unsigned k = 0; k < (t->type == AT_F3 ? 3u : 1u) && !e; k++)
+	case NWN_FT_F32:
+	case NWN_FT_F32X3:
+		for (unsigned k = 0; k < (t->type == NWN_FT_F32X3 ? 3u : 1u) && !e; k++)
 			if (!nwn_feq(gv.f[k], ev.f[k]))
 				e = nwn_patch_md_f32(&a->p, off + 4 * k, ev.f[k]);
 		return e;
-	case AT_I32:
-	case AT_RHINT:
+	case NWN_FT_I32:
+	case NWN_FT_RHINT:
 		return gv.i == ev.i ? LFS_OK : nwn_patch_md_u32(&a->p, off, (uint32_t)ev.i);
-	case AT_U8:
+	case NWN_FT_U8:
 		return gv.i == ev.i ? LFS_OK : nwn_patch_md_u8(&a->p, off, (uint8_t)ev.i);
-	case AT_U16:
+	case NWN_FT_U16:
 		return gv.i == ev.i ? LFS_OK : nwn_patch_md_u16(&a->p, off, (uint16_t)ev.i);
-	case AT_EFLAG: {
+	case NWN_FT_EFLAG: {
 		if (gv.i == ev.i)
 			return LFS_OK;
 		size_t fo = a->p.md0 + off;
@@ -279,7 +227,7 @@ lfs_err ap_mdl_attr(ap *a, uint32_t base, const attr *t, const mdl_stmt *gs,
 			fl &= ~(1u << t->size);
 		return nwn_patch_md_u32(&a->p, off, fl);
 	}
-	case AT_STR:
+	case NWN_FT_STR:
 		return strcmp(gv.s, ev.s) ? nwn_patch_md_str(&a->p, off, t->size, ev.s) : LFS_OK;
 	}
 	return LFS_OK;

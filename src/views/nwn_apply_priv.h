@@ -15,6 +15,7 @@
 
 #include "../common/error.h"
 #include "../common/strbuf.h"
+#include "../formats/nwn/nwn_fields.h"
 #include "../formats/nwn/nwn_mdl.h"
 #include "../formats/nwn/nwn_mdl_derive.h"
 #include "../formats/nwn/nwn_mdl_encode.h"
@@ -49,28 +50,12 @@ typedef struct nctx {
 	const mdl_node *en;
 } nctx;
 
-/* Attributes: keyword, where its value lives (offset from the node header),
- * its type; `opt` = the writer leaves it out when it is 0 / empty, so a
- * missing statement means that default. */
-enum atype { AT_F, AT_F3, AT_I32, AT_U8, AT_U16, AT_STR, AT_RHINT, AT_EFLAG };
-typedef struct attr {
-	const char *kw;
-	uint16_t off;
-	uint8_t type;
-	uint8_t size; /* string field size; AT_EFLAG: bit */
-	bool opt;
-} attr;
 
 typedef struct aval {
 	float f[3];
 	int64_t i;
 	const char *s;
 } aval;
-
-#define NA(t) (sizeof(t) / sizeof((t)[0]))
-
-/** The entry of @p t (@p n entries) with keyword @p kw (any case), or NULL. */
-const attr *ap_find_in_attrs(const attr *t, size_t n, const char *kw);
 
 /* errors (file:line:col of the edited text) */
 unsigned ap_row_col(const mdl_row *r, uint32_t i);
@@ -101,9 +86,9 @@ bool ap_stmt_text_equal(const mdl_stmt *x, const mdl_stmt *y);
 const char *ap_stmt_key(const mdl_stmt *s);
 lfs_err ap_mdl_controller(ap *a, nctx *c, const mdl_stmt *gs, const mdl_stmt *es, uint32_t occ,
 			  const char *key);
-const attr *ap_find_attr(const nwn_node *n, bool anim, const char *kw);
-lfs_err ap_attr_value(ap *a, const attr *t, const mdl_stmt *s, aval *v);
-lfs_err ap_mdl_attr(ap *a, uint32_t base, const attr *t, const mdl_stmt *gs, const mdl_stmt *es);
+const nwn_field *ap_find_attr(const nwn_node *n, bool anim, const char *kw);
+lfs_err ap_attr_value(ap *a, const nwn_field *t, const mdl_stmt *s, aval *v);
+lfs_err ap_mdl_attr(ap *a, uint32_t base, const nwn_field *t, const mdl_stmt *gs, const mdl_stmt *es);
 lfs_err ap_mdl_list(ap *a, nctx *c, const mdl_stmt *gs, const mdl_stmt *es, const char *kw);
 
 /* the views: model.mdl (nwn_apply_match.c), meshes/<node>.obj

@@ -267,7 +267,13 @@ static void fields(lfs_sb *o, nwn_field_kind kind, const void *obj)
 		uint32_t v = 0;
 		switch ((nwn_field_type)f->type) {
 		case NWN_FT_F32:
-			kv_floats(o, f->kw, p, 1);
+			if (kind == NWN_FK_MODEL) { /* model header: top level */
+				lfs_sb_printf(o, "%s ", f->kw);
+				lfs_sb_floats(o, p, 1);
+				lfs_sb_putc(o, '\n');
+			} else {
+				kv_floats(o, f->kw, p, 1);
+			}
 			break;
 		case NWN_FT_F32X3:
 			kv_floats(o, f->kw, p, 3);
@@ -398,9 +404,7 @@ lfs_err nwn_ascii_write(const nwn_model *m, lfs_sb *o, lfs_error *err)
 		else
 			lfs_sb_printf(o, "classification %u\n", (unsigned)m->classification);
 	}
-	lfs_sb_puts(o, "setanimationscale ");
-	lfs_sb_float(o, m->animation_scale);
-	lfs_sb_putc(o, '\n');
+	fields(o, NWN_FK_MODEL, m);
 	/* fog byte (model header +0x73): 1 in every corpus file; NN's keyword
 	 * for 0 is "ignorefog 1" (notes §2.1) */
 	if (m->fog == 0)

@@ -18,44 +18,85 @@
 
 /* ------------------------------------------------------------ attributes */
 
-static const char *const emitter_flags[11] = {
-	"p2p", "p2p_sel", "affectedByWind", "m_isTinted", "bounce", "random",
-	"inherit", "inheritvel", "inherit_local", "splat", "inherit_part",
-};
-
 bool nc_kw(const char *a, const char *b)
 {
 	return strcasecmp(a, b) == 0;
 }
 
+/* A statement setting a scalar field of part @p kind (nwn_fields.def,
+ * aliases included) of @p obj; *done = false when @p k names none. */
+lfs_err nc_field_stmt(comp *c, const mdl_stmt *s, nwn_field_kind kind, void *obj, const char *k,
+		      bool *done)
+{
+	const nwn_field *f = nwn_field_find(kind, k, true);
+	*done = f != NULL;
+	if (!f)
+		return LFS_OK;
+	void *p = nwn_field_ptr(f, obj);
+	int32_t iv;
+	uint32_t v;
+	lfs_err e;
+	switch ((nwn_field_type)f->type) {
+	case NWN_FT_F32:
+		return nc_head_f(c, s, 0, p);
+	case NWN_FT_F32X3: {
+		float t[3];
+		if (!(e = nc_head_fv(c, s, t, 3)))
+			memcpy(p, t, sizeof(t));
+		return e;
+	}
+	case NWN_FT_I32:
+		if (!(e = nc_head_i(c, s, &iv))) {
+			v = (uint32_t)iv;
+			memcpy(p, &v, sizeof(v));
+		}
+		return e;
+	case NWN_FT_U16:
+		if (!(e = nc_head_i(c, s, &iv))) {
+			uint16_t h = (uint16_t)iv;
+			memcpy(p, &h, sizeof(h));
+		}
+		return e;
+	case NWN_FT_U8:
+		if (!(e = nc_head_i(c, s, &iv)))
+			*(uint8_t *)p = (uint8_t)iv;
+		return e;
+	case NWN_FT_STR:
+		nc_head_str(s, p, f->size);
+		return LFS_OK;
+	case NWN_FT_RHINT: { /* EE [N §3.3] */
+		const char *t = mdl_stmt_arg(s, 0);
+		if (t && nc_kw(t, "NormalAndSpecMapped"))
+			v = 2;
+		else if (t && nc_tok_i(t, &iv))
+			v = (uint32_t)iv;
+		else
+			v = 0;
+		memcpy(p, &v, sizeof(v));
+		return LFS_OK;
+	}
+	case NWN_FT_EFLAG:
+		if ((e = nc_head_i(c, s, &iv)))
+			return e;
+		memcpy(&v, p, sizeof(v));
+		if (iv)
+			v |= 1u << f->size;
+		else
+			v &= ~(1u << f->size);
+		memcpy(p, &v, sizeof(v));
+		return LFS_OK;
+	}
+	return LFS_OK;
+}
+
 static lfs_err attr_light(comp *c, cnode *cn, const mdl_stmt *s, const char *k, bool *done)
 {
 	nwn_light *l = cn->n.light;
-	int32_t iv;
 	lfs_err e = LFS_OK;
 	*done = true;
-	uint32_t *ip = NULL;
-	if (nc_kw(k, "ambientonly"))
-		ip = &l->ambient_only;
-	else if (nc_kw(k, "shadow"))
-		ip = &l->shadow;
-	else if (nc_kw(k, "ndynamictype") || nc_kw(k, "isdynamic"))
-		ip = &l->dynamic_type;
-	else if (nc_kw(k, "affectdynamic"))
-		ip = &l->affect_dynamic;
-	else if (nc_kw(k, "lightpriority"))
-		ip = &l->priority;
-	else if (nc_kw(k, "generateflare"))
-		ip = &l->generate_flare;
-	else if (nc_kw(k, "fadinglight"))
-		ip = &l->fading_light;
-	if (ip) {
-		if (!(e = nc_head_i(c, s, &iv)))
-			*ip = (uint32_t)iv;
+	if ((e = nc_field_stmt(c, s, NWN_FK_LIGHT, l, k, done)) || *done)
 		return e;
-	}
-	if (nc_kw(k, "flareradius"))
-		return nc_head_f(c, s, 0, &l->flare_radius);
+	*done = true;
 	fvec v = { 0 };
 	if (nc_kw(k, "flaresizes") || nc_kw(k, "flarepositions") || nc_kw(k, "flarecolorshifts")) {
 		uint32_t cols = nc_kw(k, "flarecolorshifts") ? 3 : 1;
@@ -104,68 +145,9 @@ static lfs_err attr_light(comp *c, cnode *cn, const mdl_stmt *s, const char *k, 
 	return LFS_OK;
 }
 
-static lfs_err attr_emitter(comp *c, cnode *cn, const mdl_stmt *s, const char *k, bool *done)
-{
-	nwn_emitter *m = cn->n.emitter;
-	int32_t iv;
-	lfs_err e;
-	*done = true;
-	for (int i = 0; i < 11; i++)
-		if (nc_kw(k, emitter_flags[i])) {
-			if ((e = nc_head_i(c, s, &iv)))
-				return e;
-			if (iv)
-				m->flags |= 1u << i;
-			else
-				m->flags &= ~(1u << i);
-			return LFS_OK;
-		}
-	uint32_t *ip = NULL;
-	if (nc_kw(k, "xgrid"))
-		ip = &m->x_grid;
-	else if (nc_kw(k, "ygrid"))
-		ip = &m->y_grid;
-	else if (nc_kw(k, "loop"))
-		ip = &m->loop;
-	else if (nc_kw(k, "twosidedtex"))
-		ip = &m->two_sided_tex;
-	else if (nc_kw(k, "spawntype"))
-		ip = &m->spawn_type; /* any value, e.g. EE's -1 [N §2.2] */
-	if (ip) {
-		if (!(e = nc_head_i(c, s, &iv)))
-			*ip = (uint32_t)iv;
-		return e;
-	}
-	if (nc_kw(k, "renderorder")) {
-		if (!(e = nc_head_i(c, s, &iv)))
-			m->render_order = (uint16_t)iv;
-		return e;
-	}
-	if (nc_kw(k, "deadspace"))
-		return nc_head_f(c, s, 0, &m->dead_space);
-	if (nc_kw(k, "blastradius"))
-		return nc_head_f(c, s, 0, &m->blast_radius);
-	if (nc_kw(k, "blastlength"))
-		return nc_head_f(c, s, 0, &m->blast_length);
-	if (nc_kw(k, "update"))
-		nc_head_str(s, m->update, 32);
-	else if (nc_kw(k, "render"))
-		nc_head_str(s, m->render, 32);
-	else if (nc_kw(k, "blend"))
-		nc_head_str(s, m->blend, 32);
-	else if (nc_kw(k, "texture"))
-		nc_head_str(s, m->texture, 64);
-	else if (nc_kw(k, "chunkname"))
-		nc_head_str(s, m->chunk_name, 16);
-	else
-		*done = false;
-	return LFS_OK;
-}
-
 static lfs_err attr_mesh(comp *c, cnode *cn, const mdl_stmt *s, const char *k, bool *done)
 {
 	nwn_mesh *m = cn->n.mesh;
-	int32_t iv;
 	lfs_err e = LFS_OK;
 	*done = true;
 	float *vp = NULL;
@@ -173,63 +155,15 @@ static lfs_err attr_mesh(comp *c, cnode *cn, const mdl_stmt *s, const char *k, b
 		vp = m->bmin;
 	else if (nc_kw(k, "bmax"))
 		vp = m->bmax;
-	else if (nc_kw(k, "diffuse"))
-		vp = m->diffuse;
-	else if (nc_kw(k, "ambient"))
-		vp = m->ambient;
-	else if (nc_kw(k, "specular"))
-		vp = m->specular;
 	if (vp) {
 		float t[3];
 		if (!(e = nc_head_fv(c, s, t, 3)))
 			memcpy(vp, t, sizeof(t));
 		return e;
 	}
-	if (nc_kw(k, "shininess"))
-		return nc_head_f(c, s, 0, &m->shininess);
-	uint32_t *ip = NULL;
-	if (nc_kw(k, "shadow"))
-		ip = &m->shadow;
-	else if (nc_kw(k, "beaming"))
-		ip = &m->beaming;
-	else if (nc_kw(k, "render"))
-		ip = &m->render;
-	else if (nc_kw(k, "transparencyhint"))
-		ip = &m->transparency_hint;
-	else if (nc_kw(k, "tilefade"))
-		ip = &m->tile_fade;
-	if (ip) {
-		if (!(e = nc_head_i(c, s, &iv)))
-			*ip = (uint32_t)iv;
+	if ((e = nc_field_stmt(c, s, NWN_FK_MESH, m, k, done)) || *done)
 		return e;
-	}
-	if (nc_kw(k, "rotatetexture") || nc_kw(k, "lightmapped")) {
-		if (!(e = nc_head_i(c, s, &iv)))
-			*(nc_kw(k, "lightmapped") ? &m->lightmapped : &m->rotate_texture) = (uint8_t)iv;
-		return e;
-	}
-	if (nc_kw(k, "bitmap") || nc_kw(k, "texture0")) {
-		nc_head_str(s, m->textures[0], 64);
-		return LFS_OK;
-	}
-	if (nc_kw(k, "texture1") || nc_kw(k, "texture2") || nc_kw(k, "texture3")) {
-		nc_head_str(s, m->textures[k[7] - '0'], 64);
-		return LFS_OK;
-	}
-	if (nc_kw(k, "materialname")) { /* EE: the 4th texture slot [N §3.3] */
-		nc_head_str(s, m->textures[3], 64);
-		return LFS_OK;
-	}
-	if (nc_kw(k, "renderhint")) { /* EE [N §3.3] */
-		const char *t = mdl_stmt_arg(s, 0);
-		if (t && nc_kw(t, "NormalAndSpecMapped"))
-			m->render_hint = 2;
-		else if (t && nc_tok_i(t, &iv))
-			m->render_hint = (uint32_t)iv;
-		else
-			m->render_hint = 0;
-		return LFS_OK;
-	}
+	*done = true;
 	if (s->kind != MDL_ST_LIST) {
 		*done = false;
 		return LFS_OK;
@@ -336,21 +270,18 @@ static lfs_err attr_part(comp *c, cnode *cn, const mdl_stmt *s, const char *k, b
 	}
 	if (n->flags & NWN_HAS_DANGLY) {
 		*done = true;
-		nwn_dangly *d = n->mesh->dangly;
-		if (nc_kw(k, "displacement"))
-			return nc_head_f(c, s, 0, &d->displacement);
-		if (nc_kw(k, "tightness"))
-			return nc_head_f(c, s, 0, &d->tightness);
-		if (nc_kw(k, "period"))
-			return nc_head_f(c, s, 0, &d->period);
+		if ((e = nc_field_stmt(c, s, NWN_FK_DANGLY, n->mesh->dangly, k, done)) || *done)
+			return e;
+		*done = true;
 		if (nc_kw(k, "constraints"))
 			return nc_rows_f(c, s, 1, &cn->constraints);
 		*done = false;
 	}
 	if (n->flags & NWN_HAS_ANIM) {
 		*done = true;
-		if (nc_kw(k, "sampleperiod"))
-			return nc_head_f(c, s, 0, &n->mesh->anim->sample_period);
+		if ((e = nc_field_stmt(c, s, NWN_FK_ANIMMESH, n->mesh->anim, k, done)) || *done)
+			return e;
+		*done = true;
 		if (nc_kw(k, "animverts"))
 			return nc_rows_f(c, s, 3, &cn->animverts);
 		if (nc_kw(k, "animtverts"))
@@ -461,28 +392,14 @@ lfs_err nc_node_statement(comp *c, cnode *cn, const mdl_stmt *s)
 	lfs_err e = LFS_OK;
 	if (nc_kw(k, "wirecolor"))
 		return LFS_OK;
-	if (nc_kw(k, "inheritcolor")) {
-		int32_t iv;
-		if (!(e = nc_head_i(c, s, &iv)))
-			n->inherit_color = (uint32_t)iv;
+	if ((e = nc_field_stmt(c, s, NWN_FK_NODE, n, k, &done)) || done)
 		return e;
-	}
 	if (n->light && ((e = attr_light(c, cn, s, k, &done)) || done))
 		return e;
-	if (n->emitter && ((e = attr_emitter(c, cn, s, k, &done)) || done))
+	if (n->emitter && ((e = nc_field_stmt(c, s, NWN_FK_EMITTER, n->emitter, k, &done)) || done))
 		return e;
-	if (n->ref) {
-		if (nc_kw(k, "reattachable")) {
-			int32_t iv;
-			if (!(e = nc_head_i(c, s, &iv)))
-				n->ref->reattachable = (uint32_t)iv;
-			return e;
-		}
-		if (nc_kw(k, "refmodel")) {
-			nc_head_str(s, n->ref->ref_model, 64);
-			return LFS_OK;
-		}
-	}
+	if (n->ref && ((e = nc_field_stmt(c, s, NWN_FK_REF, n->ref, k, &done)) || done))
+		return e;
 	if (n->mesh) {
 		if ((e = attr_part(c, cn, s, k, &done)) || done)
 			return e;

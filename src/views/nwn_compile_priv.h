@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../formats/nwn/nwn_fields.h"
 #include "../formats/nwn/nwn_mdl.h"
 #include "../formats/nwn/nwn_mdl_derive.h"
 #include "../formats/nwn/nwn_mdl_encode.h"
@@ -112,7 +113,9 @@ bool nc_kw(const char *a, const char *b);
 lfs_err nc_init_node(comp *c, cnode *cn, const mdl_node *src, bool anim);
 uint32_t nc_controller_id(uint32_t flags, const char *name);
 lfs_err nc_add_controller(comp *c, cnode *cn, const mdl_stmt *s, uint32_t id);
-/* one statement of a node (nwn_compile_attr.c) */
+/* one statement of a node (nwn_compile_attr.c); a scalar field statement */
+lfs_err nc_field_stmt(comp *c, const mdl_stmt *s, nwn_field_kind kind, void *obj, const char *k,
+		      bool *done);
 lfs_err nc_node_statement(comp *c, cnode *cn, const mdl_stmt *s);
 
 #endif

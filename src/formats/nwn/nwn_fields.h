@@ -15,6 +15,7 @@
 
 /** Node part (struct) a field belongs to. */
 typedef enum nwn_field_kind {
+	NWN_FK_MODEL,    /**< nwn_model: model header */
 	NWN_FK_NODE,     /**< nwn_node: node header */
 	NWN_FK_MESH,     /**< nwn_mesh: trimesh part */
 	NWN_FK_DANGLY,   /**< nwn_dangly */

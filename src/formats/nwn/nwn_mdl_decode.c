@@ -951,7 +951,7 @@ lfs_err nwn_mdl_decode(const uint8_t *data, size_t n, nwn_model **out, lfs_error
 	mdfv(&d, 0x88, m->bmin, 3);
 	mdfv(&d, 0x94, m->bmax, 3);
 	m->radius = mdf(&d, 0xA0);
-	m->animation_scale = mdf(&d, 0xA4);
+	read_fields(&d, NWN_FK_MODEL, 0, m);
 	mdstr(&d, 0xA8, 64, m->supermodel);
 
 	if ((e = decode_geometry(&d, 0, &m->geom, 2, "model geometry header", 12)))

@@ -695,7 +695,7 @@ lfs_err nwn_mdl_encode_ex(const nwn_model *m, unsigned flags, uint8_t **out, siz
 	wfv(b, 0x88, m->bmin, 3);
 	wfv(b, 0x94, m->bmax, 3);
 	wf(b, 0xA0, m->radius);
-	wf(b, 0xA4, m->animation_scale);
+	write_fields(&e, b, NWN_FK_MODEL, 0, 0, false, m);
 	wstr(&e, b, 0xA8, m->supermodel, 64, 0xA8, same);
 
 	uint32_t na = m->anims ? m->n_anims : 0;
