@@ -17,6 +17,7 @@
 #include <strings.h>
 
 #include "../common/mem.h"
+#include "../formats/nwn/nwn_fields.h"
 #include "nwn_ascii.h"
 
 
@@ -360,14 +361,7 @@ static lfs_err merge_light(rb *r, nwn_node *x, const nwn_node *p, const nwn_node
 	if (!l)
 		return lfs_nomem(r->err, "structural edit");
 	x->light = l;
-	l->flare_radius = t->flare_radius;
-	l->priority = t->priority;
-	l->ambient_only = t->ambient_only;
-	l->dynamic_type = t->dynamic_type;
-	l->affect_dynamic = t->affect_dynamic;
-	l->shadow = t->shadow;
-	l->generate_flare = t->generate_flare;
-	l->fading_light = t->fading_light;
+	nwn_fields_copy(NWN_FK_LIGHT, l, t);
 	if (!sa_node_kw_same(gn, en, "texturenames")) {
 		l->flare_textures = t->flare_textures;
 		sa_arr_set(&l->texnames_arr, t->flare_textures ? t->texnames_arr.count : 0);
@@ -394,20 +388,7 @@ static lfs_err merge_emitter(rb *r, nwn_node *x, const nwn_node *p, const nwn_no
 	if (!m)
 		return lfs_nomem(r->err, "structural edit");
 	x->emitter = m;
-	m->dead_space = t->dead_space;
-	m->blast_radius = t->blast_radius;
-	m->blast_length = t->blast_length;
-	m->x_grid = t->x_grid;
-	m->y_grid = t->y_grid;
-	m->spawn_type = t->spawn_type;
-	memcpy(m->update, t->update, sizeof(m->update));
-	memcpy(m->render, t->render, sizeof(m->render));
-	memcpy(m->blend, t->blend, sizeof(m->blend));
-	memcpy(m->texture, t->texture, sizeof(m->texture));
-	memcpy(m->chunk_name, t->chunk_name, sizeof(m->chunk_name));
-	m->two_sided_tex = t->two_sided_tex;
-	m->loop = t->loop;
-	m->render_order = t->render_order;
+	nwn_fields_copy(NWN_FK_EMITTER, m, t);
 	/* the text shows the 11 known flag bits; unknown ones are kept */
 	m->flags = (p->emitter->flags & ~(uint32_t)0x7FF) | (t->flags & 0x7FF);
 	return LFS_OK;
@@ -448,7 +429,7 @@ static lfs_err merge_node(rb *r, nwn_geometry *xg, uint32_t j, const nwn_node *n
 	x->n_children = nn->n_children;
 	x->depth = nn->depth;
 	sa_arr_set(&x->children_arr, nn->n_children);
-	x->inherit_color = nn->inherit_color;
+	nwn_fields_copy(NWN_FK_NODE, x, nn);
 	lfs_err e = merge_ctrls(r, x, p, nn, gn, en);
 	if (e)
 		return e;
@@ -472,8 +453,7 @@ static lfs_err merge_node(rb *r, nwn_geometry *xg, uint32_t j, const nwn_node *n
 		nwn_reference *f = sa_rdup(r, p->ref, sizeof(*f));
 		if (!f)
 			return lfs_nomem(r->err, "structural edit");
-		memcpy(f->ref_model, nn->ref->ref_model, sizeof(f->ref_model));
-		f->reattachable = nn->ref->reattachable;
+		nwn_fields_copy(NWN_FK_REF, f, nn->ref);
 		x->ref = f;
 	}
 	if (p->mesh && nn->mesh && (e = sa_merge_mesh(r, x, p, nn, gn, en, split, geom_changed)))
@@ -737,9 +717,7 @@ static lfs_err merge_anims(rb *r)
 		const mdl_anim *ga = &r->dg->anims[n2o[a]];
 		*y = *p;
 		memcpy(y->geom.name, t->geom.name, sizeof(y->geom.name));
-		y->length = t->length;
-		y->trans_time = t->trans_time;
-		memcpy(y->anim_root, t->anim_root, sizeof(y->anim_root));
+		nwn_fields_copy(NWN_FK_ANIM, y, t);
 		if (!events_same(ga, ea)) {
 			y->events = t->events;
 			y->n_events = t->n_events;

@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "../common/mem.h"
+#include "../formats/nwn/nwn_fields.h"
 #include "nwn_ascii.h"
 
 /* Mesh data lists of the model geometry: any change re-derives the mesh. */
@@ -223,26 +224,11 @@ lfs_err sa_merge_mesh(rb *r, nwn_node *x, const nwn_node *p, const nwn_node *nn,
 	if (pm->anim && !(m->anim = sa_rdup(r, pm->anim, sizeof(nwn_animmesh))))
 		return lfs_nomem(r->err, "structural edit");
 	/* attributes: the text shows them exactly; compiled = old when unedited */
-	memcpy(m->diffuse, nm->diffuse, 12);
-	memcpy(m->ambient, nm->ambient, 12);
-	memcpy(m->specular, nm->specular, 12);
-	m->shininess = nm->shininess;
-	m->shadow = nm->shadow;
-	m->beaming = nm->beaming;
-	m->render = nm->render;
-	m->transparency_hint = nm->transparency_hint;
-	m->render_hint = nm->render_hint;
-	memcpy(m->textures, nm->textures, sizeof(m->textures));
-	m->tile_fade = nm->tile_fade;
-	m->rotate_texture = nm->rotate_texture;
-	m->lightmapped = nm->lightmapped;
-	if (m->dangly && nm->dangly) {
-		m->dangly->displacement = nm->dangly->displacement;
-		m->dangly->tightness = nm->dangly->tightness;
-		m->dangly->period = nm->dangly->period;
-	}
+	nwn_fields_copy(NWN_FK_MESH, m, nm);
+	if (m->dangly && nm->dangly)
+		nwn_fields_copy(NWN_FK_DANGLY, m->dangly, nm->dangly);
 	if (m->anim && nm->anim)
-		m->anim->sample_period = nm->anim->sample_period;
+		nwn_fields_copy(NWN_FK_ANIMMESH, m->anim, nm->anim);
 	*geom_changed = !sa_node_kws_same(gn, en, GEOM_KWS, sizeof(GEOM_KWS) / sizeof(GEOM_KWS[0]));
 	bool aabb_changed = !sa_node_kw_same(gn, en, "aabb");
 	if (!*geom_changed) {
