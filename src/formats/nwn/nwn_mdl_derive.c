@@ -24,12 +24,6 @@ static v3 v3_sub(v3 a, v3 b)
 {
 	return (v3){ a.x - b.x, a.y - b.y, a.z - b.z };
 }
-static v3 v3_cross(v3 a, v3 b)
-{
-	return (v3){ (float)((double)a.y * b.z - (double)a.z * b.y),
-		     (float)((double)a.z * b.x - (double)a.x * b.z),
-		     (float)((double)a.x * b.y - (double)a.y * b.x) };
-}
 static float v3_len(v3 a)
 {
 	float sq = (float)((double)a.x * a.x + (double)a.y * a.y + (double)a.z * a.z);
@@ -42,10 +36,6 @@ static v3 v3_norm(v3 a)
 	if (l == 0)
 		return a;
 	return (v3){ a.x / l, a.y / l, a.z / l };
-}
-static float v3_dot(v3 a, v3 b)
-{
-	return (float)((double)a.x * b.x + (double)a.y * b.y + (double)a.z * b.z);
 }
 /* Extended precision, as the reference's x87 code keeps temporaries. */
 typedef long double xf;
@@ -511,20 +501,9 @@ static void bounds_from(nwn_mesh *m, const float *pts, size_t n)
 {
 	/* the reference accumulates in x87 registers: extended precision */
 	long double sx = 0, sy = 0, sz = 0;
+	nwn_bbox_extend(pts, n, m->bmin, m->bmax);
 	for (size_t i = 0; i < n; i++) {
 		const float *p = pts + 3 * i;
-		if (m->bmin[0] > p[0])
-			m->bmin[0] = p[0];
-		if (m->bmin[1] > p[1])
-			m->bmin[1] = p[1];
-		if (m->bmin[2] > p[2])
-			m->bmin[2] = p[2];
-		if (m->bmax[0] < p[0])
-			m->bmax[0] = p[0];
-		if (m->bmax[1] < p[1])
-			m->bmax[1] = p[1];
-		if (m->bmax[2] < p[2])
-			m->bmax[2] = p[2];
 		sx += p[0];
 		sy += p[1];
 		sz += p[2];
@@ -572,15 +551,7 @@ lfs_err nwn_derive_mesh(nwn_node *node, const nwn_mesh_src *s, const nwn_alloc *
 			am->n_vert_sets = s->n_anim_verts / s->n_verts;
 		if (s->n_tverts[0])
 			am->n_tvert_sets = s->n_anim_tverts / s->n_tverts[0];
-		for (uint32_t i = 0; i < s->n_anim_verts; i++) {
-			const float *p = s->anim_verts + 3 * (size_t)i;
-			for (int k = 0; k < 3; k++) {
-				if (m->bmin[k] > p[k])
-					m->bmin[k] = p[k];
-				if (m->bmax[k] < p[k])
-					m->bmax[k] = p[k];
-			}
-		}
+		nwn_bbox_extend(s->anim_verts, s->n_anim_verts, m->bmin, m->bmax);
 	}
 	if (!c.faces_ok)
 		return LFS_OK;
@@ -891,37 +862,6 @@ lfs_err nwn_derive_skin(const nwn_geometry *g, uint32_t si, const nwn_src_weight
 		}
 	}
 	return LFS_OK;
-}
-
-/* ---------------------------------------------------------- value edits */
-
-void nwn_derive_face_planes(nwn_mesh *m)
-{
-	if (!m->faces || !m->verts)
-		return;
-	for (uint32_t i = 0; i < m->n_faces; i++) {
-		nwn_face *f = &m->faces[i];
-		if (f->v[0] >= m->n_verts || f->v[1] >= m->n_verts || f->v[2] >= m->n_verts)
-			continue;
-		v3 p1 = v3_at(m->verts + 3 * (size_t)f->v[0]);
-		v3 p2 = v3_at(m->verts + 3 * (size_t)f->v[1]);
-		v3 p3 = v3_at(m->verts + 3 * (size_t)f->v[2]);
-		v3 n = v3_norm(v3_cross(v3_sub(p2, p1), v3_sub(p3, p2)));
-		f->plane_normal[0] = n.x;
-		f->plane_normal[1] = n.y;
-		f->plane_normal[2] = n.z;
-		f->plane_distance = -v3_dot(n, p1);
-	}
-}
-
-void nwn_derive_bounds(nwn_mesh *m, bool with_area)
-{
-	for (int k = 0; k < 3; k++)
-		m->bmin[k] = m->bmax[k] = m->average[k] = 0;
-	m->radius = 0;
-	bounds_from(m, m->verts, m->verts ? m->n_verts : 0);
-	if (with_area && m->faces && m->verts)
-		m->area = mesh_area(m);
 }
 
 /* ------------------------------------------------------------------ aabb */

@@ -1,5 +1,5 @@
 /**
- * @file nwn_derive_edit.c
+ * @file nwn_mdl_derive_edit.c
  * Derived quantities as the edit-preserving apply recomputes them after a
  * value edit (src/views/nwn_apply*.c through nwn_patch_derive.c): face plane,
  * bounding box, average point, radius, area, adjacency, face box, and the
@@ -60,11 +60,9 @@ bool nwn_edit_face_plane(const float *p0, const float *p1, const float *p2, floa
 
 /* Mesh bounding box: vertices and the node origin (reproduces all 248
  * corpus meshes); animmesh vertex sets extend it [notes §3.3]. */
-void nwn_edit_bbox(const float *v, size_t nv, const nwn_animmesh *am, float mn[3], float mx[3])
+void nwn_bbox_extend(const float *v, size_t n, float mn[3], float mx[3])
 {
-	for (int k = 0; k < 3; k++)
-		mn[k] = mx[k] = 0.0f;
-	for (size_t i = 0; i < nv; i++)
+	for (size_t i = 0; i < n; i++)
 		for (int k = 0; k < 3; k++) {
 			float x = v[3 * i + k];
 			if (x < mn[k])
@@ -72,17 +70,15 @@ void nwn_edit_bbox(const float *v, size_t nv, const nwn_animmesh *am, float mn[3
 			if (x > mx[k])
 				mx[k] = x;
 		}
-	if (am && am->anim_verts) {
-		size_t n = (size_t)am->n_vert_sets * nv;
-		for (size_t i = 0; i < n; i++)
-			for (int k = 0; k < 3; k++) {
-				float x = am->anim_verts[3 * i + k];
-				if (x < mn[k])
-					mn[k] = x;
-				if (x > mx[k])
-					mx[k] = x;
-			}
-	}
+}
+
+void nwn_edit_bbox(const float *v, size_t nv, const nwn_animmesh *am, float mn[3], float mx[3])
+{
+	for (int k = 0; k < 3; k++)
+		mn[k] = mx[k] = 0.0f;
+	nwn_bbox_extend(v, nv, mn, mx);
+	if (am && am->anim_verts)
+		nwn_bbox_extend(am->anim_verts, (size_t)am->n_vert_sets * nv, mn, mx);
 }
 
 typedef struct pos3 {
