@@ -169,58 +169,10 @@ bool ap_stmt_text_equal(const mdl_stmt *x, const mdl_stmt *y)
 lfs_err ap_apply_csv(ap *a, const char *text, size_t tn)
 {
 	nwn_model *m = a->p.m;
-	char path[1024];
-	lfs_nameset anims;
-	lfs_nameset_init(&anims);
-	nwn_node *hit = NULL;
-	nwn_controller *hc = NULL;
-	uint32_t hit_anim = 0, hit_node = 0;
-	lfs_err e = LFS_OK;
-	for (uint32_t ai = 0; ai < m->n_anims && !hit && !e; ai++) {
-		nwn_anim *an = &m->anims[ai];
-		const char *aname = lfs_nameset_add(&anims, an->geom.name);
-		if (!aname) {
-			e = lfs_nomem(a->p.err, "apply view");
-			break;
-		}
-		lfs_nameset nodes;
-		lfs_nameset_init(&nodes);
-		for (uint32_t i = 0; i < an->geom.n_nodes && !hit && !e; i++) {
-			nwn_node *n = &an->geom.nodes[i];
-			if (!n->n_ctrls)
-				continue;
-			const char *nn = lfs_nameset_add(&nodes, n->name);
-			if (!nn) {
-				e = lfs_nomem(a->p.err, "apply view");
-				break;
-			}
-			for (uint32_t k = 0; k < n->n_ctrls; k++) {
-				unsigned dup = 1;
-				for (uint32_t j = 0; j < k; j++)
-					dup += n->ctrls[j].type == n->ctrls[k].type;
-				char lb[48];
-				const char *label = nwn_csv_controller_label(n, &n->ctrls[k], lb, sizeof(lb));
-				if (dup > 1)
-					snprintf(path, sizeof(path), "anims/%s/%s.%s~%u.csv", aname, nn,
-						 label, dup);
-				else
-					snprintf(path, sizeof(path), "anims/%s/%s.%s.csv", aname, nn, label);
-				if (!strcmp(path, a->p.file)) {
-					hit = n;
-					hc = &n->ctrls[k];
-					hit_anim = ai;
-					hit_node = i;
-					break;
-				}
-			}
-		}
-		lfs_nameset_free(&nodes);
-	}
-	lfs_nameset_free(&anims);
-	if (e)
-		return e;
-	if (!hit)
-		return lfs_fail(a->p.err, LFS_ERR_UNSUPPORTED, SIZE_MAX, NULL, "%s: no such view", a->p.file);
+	uint32_t hit_anim = a->target.anim, hit_node = a->target.node;
+	nwn_node *hit = &m->anims[hit_anim].geom.nodes[hit_node];
+	nwn_controller *hc = &hit->ctrls[a->target.item];
+	lfs_err e;
 	lfs_sb g = { 0 };
 	nwn_csvdoc dg = { 0 }, de = { 0 };
 	if ((e = nwn_csv_controller(hit, hc, &g, a->p.err)))
@@ -301,6 +253,108 @@ static bool has_suffix(const char *s, const char *x)
 	return a >= b && !strcmp(s + a - b, x);
 }
 
+/*
+ * The one place that reads the view path: it goes when the entry receives
+ * the lfs_view, whose kind and target say the same. With @p m NULL only the
+ * kind is decided (read-only and unknown views are refused before the model
+ * is decoded); with the decoded model the target is found: the mesh node of
+ * meshes/<node>.obj, the animation, node and controller of
+ * anims/<anim>/<node>.<controller>[~N].csv. The names are built exactly as
+ * src/views/viewset.c builds them (names.h namesets, nwn_csv labels): the
+ * two must stay identical.
+ */
+static lfs_err view_of_path(const nwn_model *m, const char *path, ap_kind *kind, ap_target *t,
+			    lfs_error *err)
+{
+	if (!m) {
+		if (!strcmp(path, "model.obj") || !strcmp(path, "model.mtl"))
+			return lfs_fail(err, LFS_ERR_UNSUPPORTED, SIZE_MAX, NULL,
+					"%s: this view is read-only (edit meshes/<node>.obj or model.mdl)",
+					path);
+		if (!strcmp(path, "model.mdl"))
+			*kind = AP_TEXT;
+		else if (has_prefix(path, "meshes/") && has_suffix(path, ".obj"))
+			*kind = AP_MESH_OBJ;
+		else if (has_prefix(path, "anims/") && has_suffix(path, ".csv"))
+			*kind = AP_TRACK_CSV;
+		else
+			return lfs_fail(err, LFS_ERR_UNSUPPORTED, SIZE_MAX, NULL, "%s: not a writable view",
+					path);
+		return LFS_OK;
+	}
+	*t = (ap_target){ UINT32_MAX, UINT32_MAX, UINT32_MAX };
+	if (*kind == AP_TEXT)
+		return LFS_OK;
+	lfs_err e = LFS_OK;
+	bool hit = false;
+	if (*kind == AP_MESH_OBJ) {
+		lfs_nameset ns;
+		lfs_nameset_init(&ns);
+		char mp[1024];
+		for (uint32_t i = 0; i < m->geom.n_nodes && !hit; i++) {
+			if (!m->geom.nodes[i].mesh)
+				continue;
+			const char *nm = lfs_nameset_add(&ns, m->geom.nodes[i].name);
+			if (!nm) {
+				e = lfs_nomem(err, "apply view");
+				break;
+			}
+			snprintf(mp, sizeof(mp), "meshes/%s.obj", nm);
+			if (!strcmp(mp, path)) {
+				t->node = i;
+				hit = true;
+			}
+		}
+		lfs_nameset_free(&ns);
+	} else {
+		char cp[1024];
+		lfs_nameset anims;
+		lfs_nameset_init(&anims);
+		for (uint32_t ai = 0; ai < m->n_anims && !hit && !e; ai++) {
+			const nwn_anim *an = &m->anims[ai];
+			const char *aname = lfs_nameset_add(&anims, an->geom.name);
+			if (!aname) {
+				e = lfs_nomem(err, "apply view");
+				break;
+			}
+			lfs_nameset nodes;
+			lfs_nameset_init(&nodes);
+			for (uint32_t i = 0; i < an->geom.n_nodes && !hit && !e; i++) {
+				const nwn_node *n = &an->geom.nodes[i];
+				if (!n->n_ctrls)
+					continue;
+				const char *nn = lfs_nameset_add(&nodes, n->name);
+				if (!nn) {
+					e = lfs_nomem(err, "apply view");
+					break;
+				}
+				for (uint32_t k = 0; k < n->n_ctrls; k++) {
+					unsigned dup = 1;
+					for (uint32_t j = 0; j < k; j++)
+						dup += n->ctrls[j].type == n->ctrls[k].type;
+					char lb[48];
+					const char *label = nwn_csv_controller_label(n, &n->ctrls[k], lb, sizeof(lb));
+					if (dup > 1)
+						snprintf(cp, sizeof(cp), "anims/%s/%s.%s~%u.csv", aname, nn,
+							 label, dup);
+					else
+						snprintf(cp, sizeof(cp), "anims/%s/%s.%s.csv", aname, nn, label);
+					if (!strcmp(cp, path)) {
+						*t = (ap_target){ ai, i, k };
+						hit = true;
+						break;
+					}
+				}
+			}
+			lfs_nameset_free(&nodes);
+		}
+		lfs_nameset_free(&anims);
+	}
+	if (!e && !hit)
+		e = lfs_fail(err, LFS_ERR_UNSUPPORTED, SIZE_MAX, NULL, "%s: no such view", path);
+	return e;
+}
+
 lfs_err nwn_apply_view(const uint8_t *orig, size_t n, const char *viewpath, const char *text,
 		       size_t tn, uint8_t **out, size_t *outn, lfs_error *err)
 {
@@ -315,22 +369,18 @@ lfs_err nwn_apply_view_ex(const uint8_t *orig, size_t n, const char *viewpath, c
 	*outn = 0;
 	if (!viewpath)
 		viewpath = "";
-	if (!strcmp(viewpath, "model.obj") || !strcmp(viewpath, "model.mtl"))
-		return lfs_fail(err, LFS_ERR_UNSUPPORTED, SIZE_MAX, NULL,
-				"%s: this view is read-only (edit meshes/<node>.obj or model.mdl)",
-				viewpath);
-	bool is_mdl = !strcmp(viewpath, "model.mdl");
-	bool is_obj = has_prefix(viewpath, "meshes/") && has_suffix(viewpath, ".obj");
-	bool is_csv = has_prefix(viewpath, "anims/") && has_suffix(viewpath, ".csv");
-	if (!is_mdl && !is_obj && !is_csv)
-		return lfs_fail(err, LFS_ERR_UNSUPPORTED, SIZE_MAX, NULL, "%s: not a writable view",
-				viewpath);
+	ap a = { .text = text ? text : "", .tn = tn };
+	lfs_err e = view_of_path(NULL, viewpath, &a.kind, &a.target, err);
+	if (e)
+		return e;
 	if (tn > MDL_MAX_INPUT || (tn && !text))
 		return lfs_fail_at(err, viewpath, 1, 1, "edited text too large (%zu bytes)", tn);
-	ap a = { .text = text ? text : "", .tn = tn };
-	lfs_err e = nwn_patch_open(&a.p, orig, n, viewpath, err);
+	e = nwn_patch_open(&a.p, orig, n, viewpath, err);
+	if (!e)
+		e = view_of_path(a.p.m, viewpath, &a.kind, &a.target, err);
 	if (e)
 		goto out;
+	bool is_mdl = a.kind == AP_TEXT, is_obj = a.kind == AP_MESH_OBJ;
 	if (is_mdl)
 		e = ap_apply_mdl(&a, a.text, tn);
 	else if (is_obj)

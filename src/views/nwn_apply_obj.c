@@ -23,24 +23,16 @@
 #include "nwn_obj.h"
 #include "nwn_obj_read.h"
 
-static const char *mesh_view_node(const nwn_model *m, const char *viewpath, int32_t *idx,
-				  lfs_nameset *ns)
+const char *ap_mesh_obj_name(const nwn_model *m, uint32_t idx, lfs_nameset *ns)
 {
-	*idx = -1;
-	char path[1024];
-	for (uint32_t i = 0; i < m->geom.n_nodes; i++) {
+	const char *nm = "";
+	for (uint32_t i = 0; i <= idx && i < m->geom.n_nodes; i++) {
 		if (!m->geom.nodes[i].mesh)
 			continue;
-		const char *nm = lfs_nameset_add(ns, m->geom.nodes[i].name);
-		if (!nm)
+		if (!(nm = lfs_nameset_add(ns, m->geom.nodes[i].name)))
 			return NULL;
-		snprintf(path, sizeof(path), "meshes/%s.obj", nm);
-		if (!strcmp(path, viewpath)) {
-			*idx = (int32_t)i;
-			return nm;
-		}
 	}
-	return "";
+	return nm;
 }
 
 lfs_err ap_apply_obj(ap *a, const char *text, size_t tn)
@@ -48,17 +40,13 @@ lfs_err ap_apply_obj(ap *a, const char *text, size_t tn)
 	nwn_model *m = a->p.m;
 	lfs_nameset ns;
 	lfs_nameset_init(&ns);
-	int32_t idx;
-	const char *oname = mesh_view_node(m, a->p.file, &idx, &ns);
+	uint32_t idx = a->target.node;
+	const char *oname = ap_mesh_obj_name(m, idx, &ns);
 	lfs_err e = LFS_OK;
 	lfs_sb g = { 0 };
 	nwn_objdoc dg = { 0 }, de = { 0 };
 	if (!oname) {
 		e = lfs_nomem(a->p.err, "apply view");
-		goto out;
-	}
-	if (idx < 0) {
-		e = lfs_fail(a->p.err, LFS_ERR_UNSUPPORTED, SIZE_MAX, NULL, "%s: no such view", a->p.file);
 		goto out;
 	}
 	if ((e = nwn_obj_mesh(m, (uint32_t)idx, oname, NULL, &g, a->p.err)))
@@ -355,19 +343,10 @@ out:
 lfs_err ap_structural_obj(ap *a, const uint8_t *orig, size_t n, const char *text, size_t tn,
 			      nwn_supermodel_lookup_fn lookup, void *ctx, uint8_t **out, size_t *outn)
 {
-	lfs_nameset ns;
-	lfs_nameset_init(&ns);
-	int32_t idx;
+	int32_t idx = (int32_t)a->target.node;
 	nwn_objdoc de = { 0 };
 	lfs_sb sb = { 0 };
-	const char *oname = mesh_view_node(a->p.m, a->p.file, &idx, &ns);
-	lfs_err e = LFS_OK;
-	if (!oname)
-		e = lfs_nomem(a->p.err, "apply view");
-	else if (idx < 0)
-		e = lfs_fail(a->p.err, LFS_ERR_UNSUPPORTED, SIZE_MAX, NULL, "%s: no such view", a->p.file);
-	if (!e)
-		e = nwn_obj_read(a->p.err, a->p.file, text, tn, &de);
+	lfs_err e = nwn_obj_read(a->p.err, a->p.file, text, tn, &de);
 	if (!e)
 		e = obj_to_mdl(a, orig, n, idx, &de, &sb);
 	if (!e) {
@@ -377,7 +356,6 @@ lfs_err ap_structural_obj(ap *a, const uint8_t *orig, size_t n, const char *text
 	}
 	lfs_sb_free(&sb);
 	nwn_obj_free_doc(&de);
-	lfs_nameset_free(&ns);
 	return e;
 }
 

@@ -21,14 +21,32 @@
 #include "../formats/nwn/nwn_mdl_encode.h"
 #include "../formats/nwn/nwn_patch.h"
 #include "mdl_parse.h"
+#include "names.h"
 #include "nwn_apply.h"
 
 #define RAW_NULL 0xFFFFFFFFu
 #define FACE_SIZE 32u
 
-/** The apply in progress: the byte patch and the edited text. */
+/** Which view was edited: the writable subset of lfs_view_kind
+ * (src/formats/format.h), which will replace it. */
+typedef enum ap_kind {
+	AP_TEXT,      /* model.mdl (LFS_VIEW_TEXT) */
+	AP_MESH_OBJ,  /* meshes/<node>.obj (LFS_VIEW_MESH_OBJ) */
+	AP_TRACK_CSV, /* anims/<anim>/<node>.<controller>.csv (LFS_VIEW_TRACK_CSV) */
+} ap_kind;
+
+/** What the view shows, as indices (lfs_view_target of format.h). */
+typedef struct ap_target {
+	uint32_t anim; /* animation index (CSV) */
+	uint32_t node; /* node index: model geometry (OBJ) or the animation's (CSV) */
+	uint32_t item; /* controller index within the node (CSV) */
+} ap_target;
+
+/** The apply in progress: the byte patch, the view, the edited text. */
 typedef struct ap {
 	nwn_patch p;
+	ap_kind kind;
+	ap_target target;
 	const char *text;    /* edited text (for column lookups) */
 	size_t tn;
 	const mdl_row *crow; /* edited row being applied (for messages) */
@@ -95,6 +113,9 @@ lfs_err ap_mdl_list(ap *a, nctx *c, const mdl_stmt *gs, const mdl_stmt *es, cons
  * (nwn_apply_obj.c), anims/.../<track>.csv (nwn_apply.c) */
 lfs_err ap_apply_mdl(ap *a, const char *text, size_t tn);
 lfs_err ap_apply_obj(ap *a, const char *text, size_t tn);
+/** The meshes/<name>.obj name of mesh node @p idx (as viewset.c names it),
+ * owned by @p ns; NULL when out of memory. */
+const char *ap_mesh_obj_name(const nwn_model *m, uint32_t idx, lfs_nameset *ns);
 lfs_err ap_structural_obj(ap *a, const uint8_t *orig, size_t n, const char *text, size_t tn,
 			  nwn_supermodel_lookup_fn lookup, void *ctx, uint8_t **out, size_t *outn);
 lfs_err ap_apply_csv(ap *a, const char *text, size_t tn);
