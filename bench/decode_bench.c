@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "benchlib.h"
-#include "formats/nwn_mdl.h"
+#include "formats/nwn/nwn_mdl.h"
 #include "views/viewset.h"
 
 static void report(const char *what, double *t, int runs, size_t bytes, size_t nfiles)

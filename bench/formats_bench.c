@@ -22,7 +22,7 @@
 #include "benchlib.h"
 #include "formats/nad.h"
 #include "formats/nod.h"
-#include "formats/nwn_mdl.h"
+#include "formats/nwn/nwn_mdl.h"
 #include "formats/sod.h"
 #include "views/viewset.h"
 

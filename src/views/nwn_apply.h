@@ -39,39 +39,40 @@
 #include <stdint.h>
 
 #include "../common/error.h"
+#include "../formats/format.h"
 #include "nwn_compile.h"
 
 /**
- * Apply the edited text of view @p viewpath to the NWN binary @p orig.
+ * Apply the edited text of view @p v to the NWN binary @p orig: the apply of
+ * the NWN registry row (lfs_format_nwn_mdl, src/views/nwn_views.c).
  *
- * @param orig      the binary model file (@p n bytes); not retained
- * @param viewpath  "model.mdl", "meshes/<node>.obj" or
- *                  "anims/<anim>/<node>.<controller>[~k].csv"
- * @param text      the edited view (@p tn bytes, need not be NUL-terminated)
- * @param out       receives the new file (malloc'd; caller frees); equal to
- *                  @p orig byte for byte when the text holds no change
- * @param outn      receives its size
- * @param err       optional; parse errors read `viewpath:line:col: message`
+ * @param orig  the binary model file (@p n bytes); not retained
+ * @param v     a view of the set built from @p orig: kind LFS_VIEW_TEXT
+ *              (model.mdl), LFS_VIEW_MESH_OBJ (meshes/<node>.obj, target.node
+ *              = geometry node index) or LFS_VIEW_TRACK_CSV
+ *              (anims/<anim>/<node>.<controller>[~k].csv, target = animation,
+ *              node within its geometry, controller index); the target is
+ *              checked against the decoded model; v->path is used in messages
+ * @param text  the edited view (@p tn bytes, need not be NUL-terminated)
+ * @param sib   may be NULL; when it finds the model's supermodel (binary or
+ *              ASCII bytes, see nwn_compile.h), part numbers and the
+ *              node-count field of a re-laid file come from it; without it
+ *              they are kept from the old binary and new nodes follow the
+ *              rule in docs/nwn-compile.md ("Structural edits")
+ * @param out   receives the new file (malloc'd; caller frees); equal to
+ *              @p orig byte for byte when the text holds no change
+ * @param outn  receives its size
+ * @param err   optional; parse errors read `path:line:col: message`
  * @return LFS_OK; LFS_ERR_PARSE (bad edit: unknown statement, wrong number of
  *         values, non-number, unknown node, parent or bone name, value out of
  *         range, a face indexing a missing vertex); LFS_ERR_UNSUPPORTED
- *         (read-only or unknown view; limits of the binary layout such as
- *         more than 65535 vertices or 17 bones per skin); LFS_ERR_NOTFORMAT /
- *         LFS_ERR_CORRUPT when @p orig does not decode; LFS_ERR_NOMEM.
+ *         (read-only view, a target outside the model; limits of the binary
+ *         layout such as more than 65535 vertices or 17 bones per skin);
+ *         LFS_ERR_NOTFORMAT / LFS_ERR_CORRUPT when @p orig does not decode;
+ *         LFS_ERR_NOMEM.
  */
-lfs_err nwn_apply_view(const uint8_t *orig, size_t n, const char *viewpath, const char *text,
-		       size_t tn, uint8_t **out, size_t *outn, lfs_error *err);
-
-/**
- * nwn_apply_view() with a supermodel lookup for structural edits: when
- * @p lookup finds the model's supermodel (binary or ASCII bytes, see
- * nwn_compile.h), part numbers and the node-count field of a re-laid file
- * come from it [notes §3.8]; with NULL (what nwn_apply_view() passes) they
- * are kept from the old binary and new nodes follow the rule in
- * docs/nwn-compile.md ("Structural edits").
- */
-lfs_err nwn_apply_view_ex(const uint8_t *orig, size_t n, const char *viewpath, const char *text,
-			  size_t tn, nwn_supermodel_lookup_fn lookup, void *lookup_ctx, uint8_t **out,
-			  size_t *outn, lfs_error *err);
+lfs_err nwn_apply_view(const uint8_t *orig, size_t n, const lfs_view *v, const char *text,
+		       size_t tn, const lfs_siblings *sib, uint8_t **out, size_t *outn,
+		       lfs_error *err);
 
 #endif

@@ -2,9 +2,12 @@
  * @file nwn_apply_struct.c
  * Structural edits: compile the edited model.mdl, merge it with the old
  * binary as template, re-lay the file (see nwn_apply_struct.h and
- * docs/nwn-compile.md "Structural edits").
+ * docs/nwn-compile.md "Structural edits"): this part holds the statement
+ * comparison, controllers, nodes, animations, the model header and the
+ * entry. Meshes and skins: nwn_apply_struct_mesh.c.
  */
 #include "nwn_apply_struct.h"
+#include "nwn_apply_struct_priv.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -13,47 +16,19 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../common/strbuf.h"
-#include "../formats/nwn_mdl.h"
-#include "../formats/nwn_mdl_derive.h"
-#include "../formats/nwn_mdl_encode.h"
-#include "mdl_parse.h"
+#include "../common/mem.h"
+#include "../formats/nwn/nwn_fields.h"
 #include "nwn_ascii.h"
 
-/* Offset given to new structures: beyond any image, so the encoder takes no
- * string tails or pad bytes for them (and no uint32 wrap-around). */
-#define NEWOFF 0x7FFFFFFFu
-#define NONE UINT32_MAX
 
-typedef struct rb {
-	nwn_model *O;      /* the old binary, decoded */
-	nwn_model *N;      /* the edited text, compiled */
-	nwn_model X;       /* the result */
-	nwn_compiled nc;
-	mdl_doc *dg, *de;  /* generated (from O) and edited text */
-	const char *file;
-	lfs_error *err;
-	bool bioware;      /* empty arrays keep a position (BioWare layout) */
-	bool new_emitter;
-	nwn_alloc alloc;
-	uint32_t *mo2n, *mn2o; /* model geometry: old <-> new node index */
-	bool *chain;           /* model node: it and its ancestors keep their old
-	                          parent, position and orientation (bind pose) */
-} rb;
-
-static lfs_err nomem(rb *r)
-{
-	return lfs_fail(r->err, LFS_ERR_NOMEM, SIZE_MAX, "structural edit", "out of memory");
-}
-
-static void *rz(rb *r, size_t n)
+void *sa_rz(rb *r, size_t n)
 {
 	return nwn_compiled_zalloc(&r->nc, n ? n : 1);
 }
 
-static void *rdup(rb *r, const void *p, size_t n)
+void *sa_rdup(rb *r, const void *p, size_t n)
 {
-	void *q = rz(r, n);
+	void *q = sa_rz(r, n);
 	if (q && p && n)
 		memcpy(q, p, n);
 	return q;
@@ -97,7 +72,10 @@ static bool row_same(const mdl_row *x, const mdl_row *y, uint32_t from)
 	return true;
 }
 
-static bool stmt_same(const mdl_stmt *x, const mdl_stmt *y)
+/* Same keyword, kind and shape, and every value token the same text or the
+ * same float32 value ("1" = "1.0"): the statement compiles to the same
+ * values (unlike ap_stmt_text_equal, which compares text). */
+static bool stmt_value_equal(const mdl_stmt *x, const mdl_stmt *y)
 {
 	if (x->kind != y->kind || x->n_rows != y->n_rows || x->bezier != y->bezier ||
 	    strcasecmp(stmt_key(x), stmt_key(y)))
@@ -110,7 +88,7 @@ static bool stmt_same(const mdl_stmt *x, const mdl_stmt *y)
 	return true;
 }
 
-static const mdl_stmt *find_kw(const mdl_stmt *s, uint32_t n, const char *kw)
+const mdl_stmt *sa_find_kw(const mdl_stmt *s, uint32_t n, const char *kw)
 {
 	for (uint32_t i = 0; i < n; i++)
 		if (!strcasecmp(stmt_key(&s[i]), kw))
@@ -122,32 +100,25 @@ static const mdl_stmt *find_kw(const mdl_stmt *s, uint32_t n, const char *kw)
  * (or both absent). */
 static bool kw_same(const mdl_stmt *gs, uint32_t gn, const mdl_stmt *es, uint32_t en, const char *kw)
 {
-	const mdl_stmt *x = find_kw(gs, gn, kw), *y = find_kw(es, en, kw);
+	const mdl_stmt *x = sa_find_kw(gs, gn, kw), *y = sa_find_kw(es, en, kw);
 	if (!x || !y)
 		return !x && !y;
-	return stmt_same(x, y);
+	return stmt_value_equal(x, y);
 }
 
-static bool node_kw_same(const mdl_node *g, const mdl_node *e, const char *kw)
+bool sa_node_kw_same(const mdl_node *g, const mdl_node *e, const char *kw)
 {
 	return kw_same(g->stmts, g->n_stmts, e->stmts, e->n_stmts, kw);
 }
 
-static bool node_kws_same(const mdl_node *g, const mdl_node *e, const char *const *kws, size_t n)
+bool sa_node_kws_same(const mdl_node *g, const mdl_node *e, const char *const *kws, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (!node_kw_same(g, e, kws[i]))
+		if (!sa_node_kw_same(g, e, kws[i]))
 			return false;
 	return true;
 }
 
-/* Mesh data lists of the model geometry: any change re-derives the mesh. */
-static const char *const GEOM_KWS[] = {
-	"verts", "tverts", "tverts1", "tverts2", "tverts3", "normals", "colors", "faces",
-	"weights", "constraints", "texindices1", "texindices2", "texindices3", "mirrorlist",
-	"animverts", "animtverts", "qbone_ref_inv", "tbone_ref_inv",
-};
-/* Animmesh data of an animation node. */
 static const char *const ANIM_GEOM_KWS[] = { "sampleperiod", "animverts", "animtverts" };
 
 /* Controller statements as nwn_compile turns them into controllers. */
@@ -163,7 +134,7 @@ static uint32_t stmt_ctrl_id(uint32_t flags, const mdl_stmt *s)
 
 /* ---- arrays and styles ----------------------------------------------------------- */
 
-static void arr_set(nwn_array *a, uint32_t count)
+void sa_arr_set(nwn_array *a, uint32_t count)
 {
 	if (a->count != count || a->alloc < count)
 		a->alloc = count;
@@ -233,18 +204,6 @@ static void new_node_fn(const rb *r, nwn_node *x)
 
 /* ---- controllers ------------------------------------------------------------------ */
 
-static bool ctrl_printable(const nwn_node *n, const nwn_controller *c)
-{
-	if (!nwn_controller_name(n->flags, c->type))
-		return false;
-	size_t rows = c->rows;
-	if ((size_t)c->key_offset + rows > n->n_ctrl_data)
-		return false;
-	if ((size_t)c->data_offset + rows * c->ncols > n->n_ctrl_data)
-		return false;
-	return n->ctrl_data != NULL || rows == 0;
-}
-
 /* Row @p r of a controller statement as written (PLAIN: the head line, with
  * the keyword as token 0; KEYS: rows[r]). */
 static const mdl_row *ctrl_row_text(const mdl_stmt *s, uint32_t r, uint32_t *from)
@@ -271,7 +230,7 @@ static lfs_err merge_ctrls(rb *r, nwn_node *x, const nwn_node *p, const nwn_node
 	uint32_t *pp = calloc((size_t)p->n_ctrls + 1, sizeof(*pp));
 	lfs_err e = LFS_OK;
 	if (!gs || !es || !pp) {
-		e = nomem(r);
+		e = lfs_nomem(r->err, "structural edit");
 		goto out;
 	}
 	for (uint32_t i = 0; i < gn->n_stmts; i++)
@@ -282,7 +241,7 @@ static lfs_err merge_ctrls(rb *r, nwn_node *x, const nwn_node *p, const nwn_node
 			es[ne++] = &en->stmts[i];
 	uint32_t np = 0, nunk = 0;
 	for (uint32_t i = 0; i < p->n_ctrls; i++) {
-		if (ctrl_printable(p, &p->ctrls[i]))
+		if (nwn_ascii_controller_shown(p, &p->ctrls[i]))
 			pp[np++] = i;
 		else if (!nwn_controller_name(p->flags, p->ctrls[i].type) && p->ctrl_data &&
 			 (size_t)p->ctrls[i].key_offset + p->ctrls[i].rows <= p->n_ctrl_data &&
@@ -294,20 +253,20 @@ static lfs_err merge_ctrls(rb *r, nwn_node *x, const nwn_node *p, const nwn_node
 	if (aligned && ng == ne) {
 		bool same = true;
 		for (uint32_t i = 0; i < ng && same; i++)
-			same = stmt_same(gs[i], es[i]);
+			same = stmt_value_equal(gs[i], es[i]);
 		if (same)
 			goto out; /* every controller unchanged: x keeps p's */
 	}
 	uint32_t nc = nn->n_ctrls + nunk;
-	nwn_controller *ctrls = rz(r, (size_t)nc * sizeof(*ctrls));
+	nwn_controller *ctrls = sa_rz(r, (size_t)nc * sizeof(*ctrls));
 	size_t total = 0;
 	for (uint32_t k = 0; k < nn->n_ctrls; k++)
 		total += (size_t)nn->ctrls[k].rows * (1 + (size_t)nn->ctrls[k].ncols);
 	for (uint32_t i = 0; i < p->n_ctrls; i++)
 		total += (size_t)p->ctrls[i].rows * (1 + (size_t)p->ctrls[i].ncols);
-	float *data = rz(r, (total + 1) * sizeof(float));
+	float *data = sa_rz(r, (total + 1) * sizeof(float));
 	if (!ctrls || !data) {
-		e = nomem(r);
+		e = lfs_nomem(r->err, "structural edit");
 		goto out;
 	}
 	size_t pos = 0;
@@ -329,7 +288,7 @@ static lfs_err merge_ctrls(rb *r, nwn_node *x, const nwn_node *p, const nwn_node
 		const mdl_stmt *g = (aligned && gi >= 0) ? gs[gi] : NULL;
 		const mdl_stmt *s = aligned ? es[k] : NULL;
 		nwn_controller *o = &ctrls[k2++];
-		bool keep = pc && g && s && stmt_same(g, s);
+		bool keep = pc && g && s && stmt_value_equal(g, s);
 		const nwn_controller *src = keep ? pc : c;
 		const float *sd = keep ? p->ctrl_data : nn->ctrl_data;
 		*o = *src;
@@ -383,8 +342,8 @@ static lfs_err merge_ctrls(rb *r, nwn_node *x, const nwn_node *p, const nwn_node
 	x->n_ctrls = k2;
 	x->ctrl_data = data;
 	x->n_ctrl_data = (uint32_t)pos;
-	arr_set(&x->ctrl_arr, k2);
-	arr_set(&x->ctrl_data_arr, (uint32_t)pos);
+	sa_arr_set(&x->ctrl_arr, k2);
+	sa_arr_set(&x->ctrl_data_arr, (uint32_t)pos);
 out:
 	free(gs);
 	free(es);
@@ -392,423 +351,44 @@ out:
 	return e;
 }
 
-/* ---- mesh ----------------------------------------------------------------------- */
-
-/* Faces of an edited mesh must index existing vertices and tverts (the
- * compiler silently drops every face of the node otherwise). */
-static lfs_err check_faces(rb *r, const mdl_node *en)
-{
-	const mdl_stmt *f = find_kw(en->stmts, en->n_stmts, "faces");
-	const mdl_stmt *v = find_kw(en->stmts, en->n_stmts, "verts");
-	const mdl_stmt *t = find_kw(en->stmts, en->n_stmts, "tverts");
-	if (!f || f->kind != MDL_ST_LIST)
-		return LFS_OK;
-	uint32_t nv = v ? v->n_rows : 0, nt = t ? t->n_rows : 0;
-	for (uint32_t i = 0; i < f->n_rows; i++) {
-		const mdl_row *row = &f->rows[i];
-		for (uint32_t k = 0; k < 7 && k < row->ntok; k++) {
-			if (k == 3)
-				continue;
-			int64_t x;
-			if (!mdl_tok_int(row->tok[k].s, &x))
-				return lfs_fail_at(r->err, r->file, row->line, row->tok[k].col,
-						   "'%.40s' is not an integer", row->tok[k].s);
-			uint32_t lim = k < 3 ? nv : nt;
-			if (k >= 4 && nt == 0 && x == 0)
-				continue; /* no tverts: the writer's "0 0 0" */
-			if (x < 0 || x >= (int64_t)lim)
-				return lfs_fail_at(r->err, r->file, row->line, row->tok[k].col,
-						   "%s index %lld out of range (the node has %u %s)",
-						   k < 3 ? "vertex" : "tvert", (long long)x, lim,
-						   k < 3 ? "verts" : "tverts");
-		}
-	}
-	return LFS_OK;
-}
-
-/* Faces of the new mesh whose three corner positions are those of an old
- * face (same order) keep that face's stored plane (the compiler computed it
- * from the same positions; the stored bits may come from unsplit vertices). */
-static void keep_planes(nwn_mesh *x, const nwn_mesh *p)
-{
-	if (!x->faces || !p->faces || !x->verts || !p->verts || !p->n_faces)
-		return;
-	uint32_t hs = 1;
-	while (hs < p->n_faces * 2u && hs < (1u << 24))
-		hs <<= 1;
-	int32_t *h = malloc((size_t)hs * sizeof(int32_t));
-	if (!h)
-		return;
-	memset(h, 0xFF, (size_t)hs * sizeof(int32_t));
-#define FKEY(m, f, out)                                                                   \
-	do {                                                                               \
-		for (int k_ = 0; k_ < 3; k_++)                                              \
-			memcpy((out) + 3 * k_, (m)->verts + 3 * (size_t)(m)->faces[f].v[k_], 12); \
-	} while (0)
-	uint32_t nfo = p->n_faces;
-	for (uint32_t f = 0; f < nfo; f++) {
-		bool ok = true;
-		for (int k = 0; k < 3; k++)
-			ok &= p->faces[f].v[k] < p->n_verts;
-		if (!ok)
-			continue;
-		float key[9];
-		FKEY(p, f, key);
-		uint32_t hv = 2166136261u;
-		for (size_t b = 0; b < sizeof(key); b++)
-			hv = (hv ^ ((const uint8_t *)key)[b]) * 16777619u;
-		uint32_t s = hv & (hs - 1), probes = 0;
-		while (h[s] >= 0 && probes++ < hs)
-			s = (s + 1) & (hs - 1);
-		if (h[s] < 0)
-			h[s] = (int32_t)f;
-	}
-	for (uint32_t f = 0; f < x->n_faces; f++) {
-		bool ok = true;
-		for (int k = 0; k < 3; k++)
-			ok &= x->faces[f].v[k] < x->n_verts;
-		if (!ok)
-			continue;
-		float key[9], ok2[9];
-		FKEY(x, f, key);
-		uint32_t hv = 2166136261u;
-		for (size_t b = 0; b < sizeof(key); b++)
-			hv = (hv ^ ((const uint8_t *)key)[b]) * 16777619u;
-		uint32_t s = hv & (hs - 1), probes = 0;
-		while (h[s] >= 0 && probes++ < hs) {
-			FKEY(p, (uint32_t)h[s], ok2);
-			if (!memcmp(key, ok2, sizeof(key))) {
-				memcpy(x->faces[f].plane_normal, p->faces[h[s]].plane_normal, 12);
-				x->faces[f].plane_distance = p->faces[h[s]].plane_distance;
-				break;
-			}
-			s = (s + 1) & (hs - 1);
-		}
-	}
-#undef FKEY
-	free(h);
-}
-
-static int u64_cmp(const void *x, const void *y)
-{
-	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-	return a < b ? -1 : a > b;
-}
-
-#define PERMUTE(arr, type, per)                                                             \
-	do {                                                                                \
-		if (arr) {                                                                  \
-			type *n_ = rz(r, (size_t)nv * (per) * sizeof(type));                \
-			if (!n_)                                                            \
-				goto nomem;                                                 \
-			for (uint32_t i_ = 0; i_ < nv; i_++)                                \
-				memcpy(n_ + (size_t)ni[i_] * (per), (arr) + (size_t)i_ * (per), \
-				       (per) * sizeof(type));                               \
-			(arr) = n_;                                                         \
-		}                                                                           \
-	} while (0)
-
-/* Order the compiled (split) vertices by the text vertex they come from
- * (stable): a text that is already split — every model.mdl this program
- * writes — keeps its vertex order. */
-static lfs_err reorder_split(rb *r, nwn_mesh *m, const uint32_t *split)
-{
-	uint32_t nv = m->n_verts;
-	if (!split || nv < 2 || !m->verts)
-		return LFS_OK;
-	uint64_t *k = malloc((size_t)nv * sizeof(uint64_t));
-	uint32_t *ni = malloc((size_t)nv * sizeof(uint32_t));
-	if (!k || !ni)
-		goto nomem;
-	for (uint32_t i = 0; i < nv; i++)
-		k[i] = (uint64_t)split[i] << 32 | i;
-	qsort(k, nv, sizeof(uint64_t), u64_cmp);
-	bool ident = true;
-	for (uint32_t i = 0; i < nv; i++) {
-		ni[(uint32_t)k[i]] = i;
-		ident &= (uint32_t)k[i] == i;
-	}
-	if (!ident) {
-		PERMUTE(m->verts, float, 3);
-		for (int t = 0; t < 4; t++)
-			PERMUTE(m->tverts[t], float, 2);
-		PERMUTE(m->normals, float, 3);
-		PERMUTE(m->colors, uint32_t, 1);
-		if (m->skin) {
-			PERMUTE(m->skin->weights, float, 4);
-			PERMUTE(m->skin->bonerefs, int16_t, 4);
-		}
-		if (m->dangly && m->dangly->constraints && m->dangly->constraints_arr.count == nv)
-			PERMUTE(m->dangly->constraints, float, 1);
-		if (m->anim) {
-			uint32_t ns = m->anim->n_vert_sets, nt = m->anim->n_tvert_sets;
-			if (ns)
-				PERMUTE(m->anim->anim_verts, float, 3 * ns);
-			if (nt)
-				PERMUTE(m->anim->anim_tverts, float, 2 * nt);
-		}
-		uint16_t *vi = m->vindices ? rz(r, (size_t)m->n_vindices * sizeof(uint16_t)) : NULL;
-		nwn_face *f = m->faces ? rz(r, (size_t)m->n_faces * sizeof(nwn_face)) : NULL;
-		if ((m->vindices && !vi) || (m->faces && !f))
-			goto nomem;
-		for (uint32_t i = 0; vi && i < m->n_vindices; i++)
-			vi[i] = m->vindices[i] < nv ? (uint16_t)ni[m->vindices[i]] : m->vindices[i];
-		for (uint32_t i = 0; f && i < m->n_faces; i++) {
-			f[i] = m->faces[i];
-			for (int c = 0; c < 3; c++)
-				if (f[i].v[c] < nv)
-					f[i].v[c] = (uint16_t)ni[f[i].v[c]];
-		}
-		if (vi)
-			m->vindices = vi;
-		if (f)
-			m->faces = f;
-	}
-	free(k);
-	free(ni);
-	return LFS_OK;
-nomem:
-	free(k);
-	free(ni);
-	return nomem(r);
-}
-#undef PERMUTE
-
-/* Mesh of matched model node @p x (old @p p, compiled @p nn). */
-static lfs_err merge_mesh(rb *r, nwn_node *x, const nwn_node *p, const nwn_node *nn, const mdl_node *gn,
-			  const mdl_node *en, const uint32_t *split, bool *geom_changed)
-{
-	const nwn_mesh *pm = p->mesh, *nm = nn->mesh;
-	nwn_mesh *m = rdup(r, pm, sizeof(*m));
-	if (!m)
-		return nomem(r);
-	x->mesh = m;
-	if (pm->skin && !(m->skin = rdup(r, pm->skin, sizeof(nwn_skin))))
-		return nomem(r);
-	if (pm->dangly && !(m->dangly = rdup(r, pm->dangly, sizeof(nwn_dangly))))
-		return nomem(r);
-	if (pm->aabb && !(m->aabb = rdup(r, pm->aabb, sizeof(nwn_aabb))))
-		return nomem(r);
-	if (pm->anim && !(m->anim = rdup(r, pm->anim, sizeof(nwn_animmesh))))
-		return nomem(r);
-	/* attributes: the text shows them exactly; compiled = old when unedited */
-	memcpy(m->diffuse, nm->diffuse, 12);
-	memcpy(m->ambient, nm->ambient, 12);
-	memcpy(m->specular, nm->specular, 12);
-	m->shininess = nm->shininess;
-	m->shadow = nm->shadow;
-	m->beaming = nm->beaming;
-	m->render = nm->render;
-	m->transparency_hint = nm->transparency_hint;
-	m->render_hint = nm->render_hint;
-	memcpy(m->textures, nm->textures, sizeof(m->textures));
-	m->tile_fade = nm->tile_fade;
-	m->rotate_texture = nm->rotate_texture;
-	m->lightmapped = nm->lightmapped;
-	if (m->dangly && nm->dangly) {
-		m->dangly->displacement = nm->dangly->displacement;
-		m->dangly->tightness = nm->dangly->tightness;
-		m->dangly->period = nm->dangly->period;
-	}
-	if (m->anim && nm->anim)
-		m->anim->sample_period = nm->anim->sample_period;
-	*geom_changed = !node_kws_same(gn, en, GEOM_KWS, sizeof(GEOM_KWS) / sizeof(GEOM_KWS[0]));
-	bool aabb_changed = !node_kw_same(gn, en, "aabb");
-	if (!*geom_changed) {
-		if (aabb_changed && m->aabb && nm->aabb) {
-			m->aabb->entries = nm->aabb->entries;
-			m->aabb->n_entries = nm->aabb->n_entries;
-			m->aabb->root_ptr = nm->aabb->n_entries ? 1 : 0;
-		}
-		return LFS_OK;
-	}
-	lfs_err e = check_faces(r, en);
-	if (e)
-		return e;
-	/* the compiled geometry */
-	m->faces = nm->faces;
-	m->n_faces = nm->n_faces;
-	arr_set(&m->faces_arr, nm->faces ? nm->n_faces : 0);
-	memcpy(m->bmin, nm->bmin, 12);
-	memcpy(m->bmax, nm->bmax, 12);
-	m->radius = nm->radius;
-	memcpy(m->average, nm->average, 12);
-	m->verts = nm->verts;
-	m->n_verts = nm->n_verts;
-	m->n_textures = nm->n_textures;
-	memcpy(m->tverts, nm->tverts, sizeof(m->tverts));
-	m->normals = nm->normals;
-	m->colors = nm->colors;
-	m->vindices = nm->vindices;
-	m->n_vindices = nm->n_vindices;
-	m->vindex_counts = nm->vindex_counts;
-	m->vindex_offsets = nm->vindex_offsets;
-	arr_set(&m->vindex_count_arr, nm->vindex_counts ? nm->vindex_count_arr.count : 0);
-	arr_set(&m->vindex_offset_arr, nm->vindex_offsets ? nm->vindex_offset_arr.count : 0);
-	if (nm->faces && nm->n_faces)
-		m->triangle_mode = nm->triangle_mode;
-	m->area = nm->area;
-	if (m->skin && nm->skin) {
-		nwn_skin *s = m->skin;
-		const nwn_skin *t = nm->skin;
-		s->weights = t->weights;
-		s->bonerefs = t->bonerefs;
-		memcpy(s->bone_node_numbers, t->bone_node_numbers, sizeof(s->bone_node_numbers));
-		s->node_to_bone = t->node_to_bone;
-		s->node_to_bone_count = t->node_to_bone_count;
-	}
-	if (m->dangly && nm->dangly) {
-		m->dangly->constraints = nm->dangly->constraints;
-		arr_set(&m->dangly->constraints_arr, nm->dangly->constraints ? nm->dangly->constraints_arr.count : 0);
-	}
-	if (m->anim && nm->anim) {
-		m->anim->n_vert_sets = nm->anim->n_vert_sets;
-		m->anim->anim_verts = nm->anim->anim_verts;
-		m->anim->n_tvert_sets = nm->anim->n_tvert_sets;
-		m->anim->anim_tverts = nm->anim->anim_tverts;
-	}
-	if ((e = reorder_split(r, m, split)))
-		return e;
-	keep_planes(m, pm);
-	if (m->aabb) {
-		if (aabb_changed && nm->aabb) {
-			m->aabb->entries = nm->aabb->entries;
-			m->aabb->n_entries = nm->aabb->n_entries;
-			m->aabb->root_ptr = nm->aabb->n_entries ? 1 : 0;
-		} else {
-			/* the faces changed under an unchanged tree: build one */
-			m->aabb->entries = NULL;
-			m->aabb->n_entries = 0;
-			m->aabb->root_ptr = 0;
-			if (m->faces && m->n_faces && (e = nwn_derive_aabb(m, &r->alloc, r->err)))
-				return e;
-		}
-	}
-	return LFS_OK;
-}
-
-/* Skin of model node @p j after every node is in place: bone maps and bind
- * transforms re-indexed for the new node list. */
-static lfs_err fix_skin(rb *r, uint32_t j, bool geom_changed, const mdl_node *en)
-{
-	nwn_geometry *xg = &r->X.geom;
-	nwn_node *x = &xg->nodes[j];
-	nwn_skin *s = x->mesh->skin;
-	const nwn_skin *t = r->N->geom.nodes[j].mesh ? r->N->geom.nodes[j].mesh->skin : NULL;
-	uint32_t oi = r->mn2o[j];
-	const nwn_node *p = oi != NONE ? &r->O->geom.nodes[oi] : NULL;
-	const nwn_skin *ps = (p && p->flags == x->flags && p->mesh) ? p->mesh->skin : NULL;
-	uint32_t nx = xg->n_nodes, no = r->O->geom.n_nodes;
-	if (!ps || !t)
-		return LFS_OK; /* new skin: the compiled one */
-	if (!geom_changed) {
-		for (int b = 0; b < 17; b++) {
-			int16_t v = ps->bone_node_numbers[b];
-			if (v >= 0 && (uint32_t)v < no)
-				s->bone_node_numbers[b] = r->mo2n[v] == NONE ? -1 : (int16_t)r->mo2n[v];
-		}
-		int16_t *ntb = rz(r, (size_t)nx * sizeof(int16_t));
-		if (!ntb)
-			return nomem(r);
-		for (uint32_t i = 0; i < nx; i++) {
-			uint32_t o = r->mn2o[i];
-			ntb[i] = (o != NONE && ps->node_to_bone && o < ps->node_to_bone_count) ? ps->node_to_bone[o]
-											      : -1;
-		}
-		s->node_to_bone = ntb;
-		s->node_to_bone_count = nx;
-	}
-	bool explicit_q = find_kw(en->stmts, en->n_stmts, "qbone_ref_inv") != NULL;
-	bool explicit_t = find_kw(en->stmts, en->n_stmts, "tbone_ref_inv") != NULL;
-	float *q = rz(r, (size_t)nx * 4 * sizeof(float)), *tb = rz(r, (size_t)nx * 3 * sizeof(float));
-	uint32_t *ci = rz(r, (size_t)nx * sizeof(uint32_t));
-	if (!q || !tb || !ci)
-		return nomem(r);
-	for (uint32_t i = 0; i < nx; i++) {
-		uint32_t o = r->mn2o[i];
-		/* the old bind transform holds while the bind pose of the node and
-		 * of the skin is unchanged */
-		bool pose = r->chain[i] && r->chain[j];
-		bool oq = pose && !explicit_q && o != NONE && ps->qbone_ref_inv && o < ps->qbone_arr.count;
-		bool ot = pose && !explicit_t && o != NONE && ps->tbone_ref_inv && o < ps->tbone_arr.count;
-		if (oq)
-			memcpy(q + 4 * (size_t)i, ps->qbone_ref_inv + 4 * (size_t)o, 16);
-		else if (t->qbone_ref_inv && i < t->qbone_arr.count)
-			memcpy(q + 4 * (size_t)i, t->qbone_ref_inv + 4 * (size_t)i, 16);
-		if (ot)
-			memcpy(tb + 3 * (size_t)i, ps->tbone_ref_inv + 3 * (size_t)o, 12);
-		else if (t->tbone_ref_inv && i < t->tbone_arr.count)
-			memcpy(tb + 3 * (size_t)i, t->tbone_ref_inv + 3 * (size_t)i, 12);
-		if (o != NONE && ps->const_indices && o < ps->const_idx_arr.count)
-			ci[i] = ps->const_indices[o];
-	}
-	s->qbone_ref_inv = q;
-	s->tbone_ref_inv = tb;
-	s->const_indices = ci;
-	arr_set(&s->qbone_arr, nx);
-	arr_set(&s->tbone_arr, nx);
-	arr_set(&s->const_idx_arr, nx);
-	return LFS_OK;
-}
-
 /* ---- nodes ------------------------------------------------------------------------ */
 
 static lfs_err merge_light(rb *r, nwn_node *x, const nwn_node *p, const nwn_node *nn, const mdl_node *gn,
 			   const mdl_node *en)
 {
-	nwn_light *l = rdup(r, p->light, sizeof(*l));
+	nwn_light *l = sa_rdup(r, p->light, sizeof(*l));
 	const nwn_light *t = nn->light;
 	if (!l)
-		return nomem(r);
+		return lfs_nomem(r->err, "structural edit");
 	x->light = l;
-	l->flare_radius = t->flare_radius;
-	l->priority = t->priority;
-	l->ambient_only = t->ambient_only;
-	l->dynamic_type = t->dynamic_type;
-	l->affect_dynamic = t->affect_dynamic;
-	l->shadow = t->shadow;
-	l->generate_flare = t->generate_flare;
-	l->fading_light = t->fading_light;
-	if (!node_kw_same(gn, en, "texturenames")) {
+	nwn_fields_copy(NWN_FK_LIGHT, l, t);
+	if (!sa_node_kw_same(gn, en, "texturenames")) {
 		l->flare_textures = t->flare_textures;
-		arr_set(&l->texnames_arr, t->flare_textures ? t->texnames_arr.count : 0);
+		sa_arr_set(&l->texnames_arr, t->flare_textures ? t->texnames_arr.count : 0);
 	}
-	if (!node_kw_same(gn, en, "flaresizes")) {
+	if (!sa_node_kw_same(gn, en, "flaresizes")) {
 		l->flare_sizes = t->flare_sizes;
-		arr_set(&l->sizes_arr, t->flare_sizes ? t->sizes_arr.count : 0);
+		sa_arr_set(&l->sizes_arr, t->flare_sizes ? t->sizes_arr.count : 0);
 	}
-	if (!node_kw_same(gn, en, "flarepositions")) {
+	if (!sa_node_kw_same(gn, en, "flarepositions")) {
 		l->flare_positions = t->flare_positions;
-		arr_set(&l->positions_arr, t->flare_positions ? t->positions_arr.count : 0);
+		sa_arr_set(&l->positions_arr, t->flare_positions ? t->positions_arr.count : 0);
 	}
-	if (!node_kw_same(gn, en, "flarecolorshifts")) {
+	if (!sa_node_kw_same(gn, en, "flarecolorshifts")) {
 		l->flare_colorshifts = t->flare_colorshifts;
-		arr_set(&l->colorshifts_arr, t->flare_colorshifts ? t->colorshifts_arr.count : 0);
+		sa_arr_set(&l->colorshifts_arr, t->flare_colorshifts ? t->colorshifts_arr.count : 0);
 	}
 	return LFS_OK;
 }
 
 static lfs_err merge_emitter(rb *r, nwn_node *x, const nwn_node *p, const nwn_node *nn)
 {
-	nwn_emitter *m = rdup(r, p->emitter, sizeof(*m));
+	nwn_emitter *m = sa_rdup(r, p->emitter, sizeof(*m));
 	const nwn_emitter *t = nn->emitter;
 	if (!m)
-		return nomem(r);
+		return lfs_nomem(r->err, "structural edit");
 	x->emitter = m;
-	m->dead_space = t->dead_space;
-	m->blast_radius = t->blast_radius;
-	m->blast_length = t->blast_length;
-	m->x_grid = t->x_grid;
-	m->y_grid = t->y_grid;
-	m->spawn_type = t->spawn_type;
-	memcpy(m->update, t->update, sizeof(m->update));
-	memcpy(m->render, t->render, sizeof(m->render));
-	memcpy(m->blend, t->blend, sizeof(m->blend));
-	memcpy(m->texture, t->texture, sizeof(m->texture));
-	memcpy(m->chunk_name, t->chunk_name, sizeof(m->chunk_name));
-	m->two_sided_tex = t->two_sided_tex;
-	m->loop = t->loop;
-	m->render_order = t->render_order;
+	nwn_fields_copy(NWN_FK_EMITTER, m, t);
 	/* the text shows the 11 known flag bits; unknown ones are kept */
 	m->flags = (p->emitter->flags & ~(uint32_t)0x7FF) | (t->flags & 0x7FF);
 	return LFS_OK;
@@ -824,14 +404,14 @@ static lfs_err merge_node(rb *r, nwn_geometry *xg, uint32_t j, const nwn_node *n
 	if (!p || p->flags != nn->flags || !gn) {
 		*x = *nn;
 		if (x->mesh && !anim) {
-			lfs_err ce = check_faces(r, en);
+			lfs_err ce = sa_check_faces(r, en);
 			if (ce)
 				return ce;
-			nwn_mesh *m = rdup(r, x->mesh, sizeof(*m));
+			nwn_mesh *m = sa_rdup(r, x->mesh, sizeof(*m));
 			if (!m)
-				return nomem(r);
+				return lfs_nomem(r->err, "structural edit");
 			x->mesh = m;
-			lfs_err e = reorder_split(r, m, split);
+			lfs_err e = sa_reorder_split(r, m, split);
 			if (e)
 				return e;
 		}
@@ -848,8 +428,8 @@ static lfs_err merge_node(rb *r, nwn_geometry *xg, uint32_t j, const nwn_node *n
 	x->children = nn->children;
 	x->n_children = nn->n_children;
 	x->depth = nn->depth;
-	arr_set(&x->children_arr, nn->n_children);
-	x->inherit_color = nn->inherit_color;
+	sa_arr_set(&x->children_arr, nn->n_children);
+	nwn_fields_copy(NWN_FK_NODE, x, nn);
 	lfs_err e = merge_ctrls(r, x, p, nn, gn, en);
 	if (e)
 		return e;
@@ -857,7 +437,7 @@ static lfs_err merge_node(rb *r, nwn_geometry *xg, uint32_t j, const nwn_node *n
 		/* animation nodes show controllers only (and animmesh sets) */
 		*geom_changed = false;
 		if (p->mesh && p->mesh->anim &&
-		    !node_kws_same(gn, en, ANIM_GEOM_KWS, sizeof(ANIM_GEOM_KWS) / sizeof(ANIM_GEOM_KWS[0])))
+		    !sa_node_kws_same(gn, en, ANIM_GEOM_KWS, sizeof(ANIM_GEOM_KWS) / sizeof(ANIM_GEOM_KWS[0])))
 			return lfs_fail_at(r->err, r->file, en->head.line, 1,
 					   "animmesh sets of animation node '%s': changing them together with "
 					   "a structural edit is not supported (edit them alone)",
@@ -870,14 +450,13 @@ static lfs_err merge_node(rb *r, nwn_geometry *xg, uint32_t j, const nwn_node *n
 	if (p->emitter && nn->emitter && (e = merge_emitter(r, x, p, nn)))
 		return e;
 	if (p->ref && nn->ref) {
-		nwn_reference *f = rdup(r, p->ref, sizeof(*f));
+		nwn_reference *f = sa_rdup(r, p->ref, sizeof(*f));
 		if (!f)
-			return nomem(r);
-		memcpy(f->ref_model, nn->ref->ref_model, sizeof(f->ref_model));
-		f->reattachable = nn->ref->reattachable;
+			return lfs_nomem(r->err, "structural edit");
+		nwn_fields_copy(NWN_FK_REF, f, nn->ref);
 		x->ref = f;
 	}
-	if (p->mesh && nn->mesh && (e = merge_mesh(r, x, p, nn, gn, en, split, geom_changed)))
+	if (p->mesh && nn->mesh && (e = sa_merge_mesh(r, x, p, nn, gn, en, split, geom_changed)))
 		return e;
 	return LFS_OK;
 }
@@ -920,9 +499,9 @@ static lfs_err merge_geometry(rb *r, nwn_geometry *xg, const nwn_geometry *ng, c
 	uint32_t *o2n = malloc(((size_t)no + 1) * sizeof(uint32_t));
 	bool *gch = calloc((size_t)nn + 1, sizeof(bool));
 	lfs_err e = LFS_OK;
-	xg->nodes = rz(r, ((size_t)nn + 1) * sizeof(nwn_node));
+	xg->nodes = sa_rz(r, ((size_t)nn + 1) * sizeof(nwn_node));
 	if (!n2o || !o2n || !gch || !xg->nodes) {
-		e = nomem(r);
+		e = lfs_nomem(r->err, "structural edit");
 		goto out;
 	}
 	xg->n_nodes = nn;
@@ -999,7 +578,7 @@ static lfs_err merge_geometry(rb *r, nwn_geometry *xg, const nwn_geometry *ng, c
 	if (!anim) {
 		r->chain = calloc((size_t)nn + 1, sizeof(bool));
 		if (!r->chain) {
-			e = nomem(r);
+			e = lfs_nomem(r->err, "structural edit");
 			goto out;
 		}
 		for (uint32_t j = 0; j < nn; j++) {
@@ -1011,7 +590,7 @@ static lfs_err merge_geometry(rb *r, nwn_geometry *xg, const nwn_geometry *ng, c
 			if (ok)
 				ok = (pj < 0 && po < 0) || (pj >= 0 && po >= 0 && n2o[pj] == (uint32_t)po);
 			if (ok)
-				ok = node_kw_same(gn, esrc[j], "position") && node_kw_same(gn, esrc[j], "orientation");
+				ok = sa_node_kw_same(gn, esrc[j], "position") && sa_node_kw_same(gn, esrc[j], "orientation");
 			r->chain[j] = ok && (pj < 0 || ((uint32_t)pj < j && r->chain[pj]));
 		}
 		r->mo2n = o2n;
@@ -1019,7 +598,7 @@ static lfs_err merge_geometry(rb *r, nwn_geometry *xg, const nwn_geometry *ng, c
 		o2n = n2o = NULL;
 		for (uint32_t j = 0; j < nn && !e; j++)
 			if (xg->nodes[j].mesh && xg->nodes[j].mesh->skin)
-				e = fix_skin(r, j, gch[j], esrc[j]);
+				e = sa_fix_skin(r, j, gch[j], esrc[j]);
 	}
 out:
 	free(n2o);
@@ -1037,7 +616,7 @@ static bool doc_kw_same(const rb *r, const char *kw)
 
 static lfs_err classification(rb *r, uint8_t *out)
 {
-	const mdl_stmt *s = find_kw(r->de->stmts, r->de->n_stmts, "classification");
+	const mdl_stmt *s = sa_find_kw(r->de->stmts, r->de->n_stmts, "classification");
 	if (!s) {
 		*out = 0;
 		return LFS_OK;
@@ -1070,7 +649,7 @@ static bool events_same(const mdl_anim *g, const mdl_anim *e)
 			j++;
 		if (i >= g->n_stmts || j >= e->n_stmts)
 			return i >= g->n_stmts && j >= e->n_stmts;
-		if (!stmt_same(&g->stmts[i], &e->stmts[j]))
+		if (!stmt_value_equal(&g->stmts[i], &e->stmts[j]))
 			return false;
 		i++;
 		j++;
@@ -1085,13 +664,13 @@ static lfs_err merge_anims(rb *r)
 	int32_t *n2o = malloc(((size_t)na + 1) * sizeof(int32_t));
 	bool *used = calloc((size_t)o->n_anims + 1, 1);
 	lfs_err e = LFS_OK;
-	x->anims = rz(r, ((size_t)na + 1) * sizeof(nwn_anim));
+	x->anims = sa_rz(r, ((size_t)na + 1) * sizeof(nwn_anim));
 	if (!n2o || !used || !x->anims) {
-		e = nomem(r);
+		e = lfs_nomem(r->err, "structural edit");
 		goto out;
 	}
 	x->n_anims = na;
-	arr_set(&x->anims_arr, na);
+	sa_arr_set(&x->anims_arr, na);
 	for (uint32_t a = 0; a < na; a++) {
 		n2o[a] = -1;
 		for (uint32_t b = 0; b < o->n_anims; b++)
@@ -1138,13 +717,11 @@ static lfs_err merge_anims(rb *r)
 		const mdl_anim *ga = &r->dg->anims[n2o[a]];
 		*y = *p;
 		memcpy(y->geom.name, t->geom.name, sizeof(y->geom.name));
-		y->length = t->length;
-		y->trans_time = t->trans_time;
-		memcpy(y->anim_root, t->anim_root, sizeof(y->anim_root));
+		nwn_fields_copy(NWN_FK_ANIM, y, t);
 		if (!events_same(ga, ea)) {
 			y->events = t->events;
 			y->n_events = t->n_events;
-			arr_set(&y->events_arr, t->n_events);
+			sa_arr_set(&y->events_arr, t->n_events);
 		}
 		e = merge_geometry(r, &y->geom, &t->geom, &p->geom, ga->nodes, ga->n_nodes, r->nc.src[a + 1],
 				   r->nc.split[a + 1], true, false);
@@ -1249,3 +826,4 @@ done:
 	nwn_model_free(r.O);
 	return e;
 }
+

@@ -4,7 +4,7 @@
  * rules in docs/nwn-compile.md, "Edits", "Structural edits").
  *
  * The edited model.mdl text is compiled in memory (nwn_compile_doc(): the
- * game compiler's rules, src/formats/nwn_mdl_derive.h) and merged with the old
+ * game compiler's rules, src/formats/nwn/nwn_mdl_derive.h) and merged with the old
  * decoded binary, which acts as the template:
  *  - nodes are matched by name (case-insensitive) within each geometry,
  *    animations by name, then by position;

@@ -8,6 +8,8 @@
 #include "nwn_ascii.h"
 #include "nwn_quat.h"
 
+#include "../formats/nwn/nwn_fields.h"
+
 #include <inttypes.h>
 #include <stdbool.h>
 #include <string.h>
@@ -49,6 +51,7 @@ static void kv_str(lfs_sb *o, const char *key, const char *s)
 		lfs_sb_printf(o, "  %s %s\n", key, s);
 }
 
+/* The controller's times and values lie inside the node's float array. */
 static bool ctrl_in_range(const nwn_node *n, const nwn_controller *c)
 {
 	size_t rows = c->rows;
@@ -57,6 +60,11 @@ static bool ctrl_in_range(const nwn_node *n, const nwn_controller *c)
 	if ((size_t)c->data_offset + rows * c->ncols > n->n_ctrl_data)
 		return false;
 	return n->ctrl_data != NULL || rows == 0;
+}
+
+bool nwn_ascii_controller_shown(const nwn_node *n, const nwn_controller *c)
+{
+	return nwn_controller_name(n->flags, c->type) && ctrl_in_range(n, c);
 }
 
 /* One key row's values; orientation quaternions become axis-angle. */
@@ -74,8 +82,8 @@ static void ctrl_values(lfs_sb *o, const nwn_controller *c, const float *v, bool
 void nwn_ascii_controller(lfs_sb *o, const nwn_node *n, const nwn_controller *c, int ind)
 {
 	const char *name = nwn_controller_name(n->flags, c->type);
-	bool ok = ctrl_in_range(n, c);
-	if (!name || !ok) {
+	if (!nwn_ascii_controller_shown(n, c)) {
+		bool ok = ctrl_in_range(n, c);
 		/* Unknown id (or data outside the node's float array): keep
 		 * everything visible as comments. */
 		indent(o, ind);
@@ -198,29 +206,6 @@ static void aabb_tree(lfs_sb *o, const nwn_aabb *a)
 	}
 }
 
-static void mesh_attrs(lfs_sb *o, const nwn_mesh *me)
-{
-	kv_floats(o, "ambient", me->ambient, 3);
-	kv_floats(o, "diffuse", me->diffuse, 3);
-	kv_floats(o, "specular", me->specular, 3);
-	kv_floats(o, "shininess", &me->shininess, 1);
-	kv_int(o, "shadow", me->shadow);
-	kv_int(o, "beaming", me->beaming);
-	kv_int(o, "render", me->render);
-	kv_int(o, "transparencyhint", me->transparency_hint);
-	kv_int(o, "tilefade", me->tile_fade);
-	kv_int(o, "rotatetexture", me->rotate_texture);
-	kv_int(o, "lightmapped", me->lightmapped);
-	kv_str(o, "bitmap", me->textures[0]);
-	kv_str(o, "texture1", me->textures[1]);
-	kv_str(o, "texture2", me->textures[2]);
-	kv_str(o, "materialname", me->textures[3]);
-	if (me->render_hint == 2)
-		lfs_sb_puts(o, "  renderhint NormalAndSpecMapped\n");
-	else if (me->render_hint != 0)
-		kv_int(o, "renderhint", me->render_hint);
-}
-
 static void mesh_lists(lfs_sb *o, const nwn_geometry *g, const nwn_node *n)
 {
 	const nwn_mesh *me = n->mesh;
@@ -268,16 +253,67 @@ static void mesh_lists(lfs_sb *o, const nwn_geometry *g, const nwn_node *n)
 		aabb_tree(o, me->aabb);
 }
 
+/* The scalar fields of part @p kind of @p obj (nwn_fields.def), in table
+ * order: floats shortest, integers signed, empty strings and zero OPT
+ * fields left out, render hint 2 by name, emitter flag bits one per line
+ * (then a comment when unknown bits are set). */
+static void fields(lfs_sb *o, nwn_field_kind kind, const void *obj)
+{
+	for (size_t i = 0; i < nwn_n_fields; i++) {
+		const nwn_field *f = &nwn_fields[i];
+		if (f->kind != kind || (f->flags & NWN_FF_ALIAS))
+			continue;
+		const void *p = (const char *)obj + f->moff;
+		uint32_t v = 0;
+		switch ((nwn_field_type)f->type) {
+		case NWN_FT_F32:
+			if (kind == NWN_FK_MODEL) { /* model header: top level */
+				lfs_sb_printf(o, "%s ", f->kw);
+				lfs_sb_floats(o, p, 1);
+				lfs_sb_putc(o, '\n');
+			} else {
+				kv_floats(o, f->kw, p, 1);
+			}
+			break;
+		case NWN_FT_F32X3:
+			kv_floats(o, f->kw, p, 3);
+			break;
+		case NWN_FT_I32:
+			memcpy(&v, p, sizeof(v));
+			if (v || !(f->flags & NWN_FF_OPT))
+				kv_int(o, f->kw, v);
+			break;
+		case NWN_FT_U16:
+			kv_int(o, f->kw, *(const uint16_t *)p);
+			break;
+		case NWN_FT_U8:
+			kv_int(o, f->kw, *(const uint8_t *)p);
+			break;
+		case NWN_FT_STR:
+			kv_str(o, f->kw, p);
+			break;
+		case NWN_FT_RHINT:
+			memcpy(&v, p, sizeof(v));
+			if (v == 2)
+				lfs_sb_printf(o, "  %s NormalAndSpecMapped\n", f->kw);
+			else if (v != 0)
+				kv_int(o, f->kw, v);
+			break;
+		case NWN_FT_EFLAG:
+			memcpy(&v, p, sizeof(v));
+			lfs_sb_printf(o, "  %s %d\n", f->kw, (v >> f->size) & 1 ? 1 : 0);
+			if ((i + 1 == nwn_n_fields || nwn_fields[i + 1].type != NWN_FT_EFLAG) &&
+			    (v & ~(uint32_t)0x7FF))
+				lfs_sb_printf(o, "  # emitter flags 0x%08" PRIX32
+						 " (bits above 0x400 unknown)\n", v);
+			break;
+		}
+	}
+}
+
 static void light_part(lfs_sb *o, const nwn_light *l)
 {
-	kv_int(o, "ambientonly", l->ambient_only);
-	kv_int(o, "nDynamicType", l->dynamic_type);
-	kv_int(o, "affectdynamic", l->affect_dynamic);
-	kv_int(o, "shadow", l->shadow);
-	kv_int(o, "generateflare", l->generate_flare);
-	kv_int(o, "fadingLight", l->fading_light);
-	kv_int(o, "lightpriority", l->priority);
-	kv_floats(o, "flareradius", &l->flare_radius, 1);
+	fields(o, NWN_FK_LIGHT, l);
 	size_t nt = l->flare_textures ? l->texnames_arr.count : 0;
 	if (nt) {
 		lfs_sb_printf(o, "  texturenames %zu\n", nt);
@@ -295,34 +331,6 @@ static void light_part(lfs_sb *o, const nwn_light *l)
 			   false);
 }
 
-static const char *const emitter_flag_names[11] = {
-	"p2p", "p2p_sel", "affectedByWind", "m_isTinted", "bounce", "random",
-	"inherit", "inheritvel", "inherit_local", "splat", "inherit_part",
-};
-
-static void emitter_part(lfs_sb *o, const nwn_emitter *e)
-{
-	for (int i = 0; i < 11; i++)
-		lfs_sb_printf(o, "  %s %d\n", emitter_flag_names[i], (e->flags >> i) & 1 ? 1 : 0);
-	if (e->flags & ~(uint32_t)0x7FF)
-		lfs_sb_printf(o, "  # emitter flags 0x%08" PRIX32 " (bits above 0x400 unknown)\n",
-			      e->flags);
-	kv_int(o, "renderorder", e->render_order);
-	kv_int(o, "spawntype", e->spawn_type);
-	kv_str(o, "update", e->update);
-	kv_str(o, "render", e->render);
-	kv_str(o, "blend", e->blend);
-	kv_str(o, "texture", e->texture);
-	kv_str(o, "chunkName", e->chunk_name);
-	kv_int(o, "xgrid", e->x_grid);
-	kv_int(o, "ygrid", e->y_grid);
-	kv_int(o, "loop", e->loop);
-	kv_floats(o, "deadspace", &e->dead_space, 1);
-	kv_int(o, "twosidedtex", e->two_sided_tex);
-	kv_floats(o, "blastRadius", &e->blast_radius, 1);
-	kv_floats(o, "blastLength", &e->blast_length, 1);
-}
-
 static const char *parent_name(const nwn_geometry *g, const nwn_node *n)
 {
 	if (n->parent < 0 || (uint32_t)n->parent >= g->n_nodes)
@@ -337,31 +345,25 @@ static void node_header(lfs_sb *o, const nwn_geometry *g, const nwn_node *n)
 	lfs_sb_printf(o, "  #part-number %" PRId32 "\n", n->part_number);
 	if (n->flags != NWN_DUMMY && !strcmp(nwn_node_type_name(n->flags), "dummy"))
 		lfs_sb_printf(o, "  # node flags 0x%08" PRIX32 " (unknown combination)\n", n->flags);
-	if (n->inherit_color)
-		kv_int(o, "inheritcolor", n->inherit_color);
+	fields(o, NWN_FK_NODE, n);
 }
 
 static void model_node(lfs_sb *o, const nwn_geometry *g, const nwn_node *n)
 {
 	node_header(o, g, n);
 	if (n->mesh) {
-		mesh_attrs(o, n->mesh);
-		if (n->mesh->dangly) {
-			kv_floats(o, "displacement", &n->mesh->dangly->displacement, 1);
-			kv_floats(o, "tightness", &n->mesh->dangly->tightness, 1);
-			kv_floats(o, "period", &n->mesh->dangly->period, 1);
-		}
+		fields(o, NWN_FK_MESH, n->mesh);
+		if (n->mesh->dangly)
+			fields(o, NWN_FK_DANGLY, n->mesh->dangly);
 		if (n->mesh->anim)
-			kv_floats(o, "sampleperiod", &n->mesh->anim->sample_period, 1);
+			fields(o, NWN_FK_ANIMMESH, n->mesh->anim);
 	}
 	if (n->light)
 		light_part(o, n->light);
 	if (n->emitter)
-		emitter_part(o, n->emitter);
-	if (n->ref) {
-		kv_str(o, "refModel", n->ref->ref_model);
-		kv_int(o, "reattachable", n->ref->reattachable);
-	}
+		fields(o, NWN_FK_EMITTER, n->emitter);
+	if (n->ref)
+		fields(o, NWN_FK_REF, n->ref);
 	controllers(o, n);
 	if (n->mesh)
 		mesh_lists(o, g, n);
@@ -375,7 +377,7 @@ static void anim_node(lfs_sb *o, const nwn_geometry *g, const nwn_node *n)
 	if (n->mesh && n->mesh->anim) {
 		const nwn_animmesh *am = n->mesh->anim;
 		size_t nv = n->mesh->n_verts;
-		kv_floats(o, "sampleperiod", &am->sample_period, 1);
+		fields(o, NWN_FK_ANIMMESH, am);
 		if (am->anim_verts)
 			float_list(o, "animverts", am->anim_verts, (size_t)am->n_vert_sets * nv, 3,
 				   false);
@@ -402,9 +404,7 @@ lfs_err nwn_ascii_write(const nwn_model *m, lfs_sb *o, lfs_error *err)
 		else
 			lfs_sb_printf(o, "classification %u\n", (unsigned)m->classification);
 	}
-	lfs_sb_puts(o, "setanimationscale ");
-	lfs_sb_float(o, m->animation_scale);
-	lfs_sb_putc(o, '\n');
+	fields(o, NWN_FK_MODEL, m);
 	/* fog byte (model header +0x73): 1 in every corpus file; NN's keyword
 	 * for 0 is "ignorefog 1" (notes §2.1) */
 	if (m->fog == 0)
@@ -418,12 +418,7 @@ lfs_err nwn_ascii_write(const nwn_model *m, lfs_sb *o, lfs_error *err)
 		const nwn_anim *an = &m->anims[a];
 		lfs_sb_puts(o, "\n#MAXANIM ASCII\n");
 		lfs_sb_printf(o, "newanim %s %s\n", an->geom.name, name);
-		lfs_sb_puts(o, "  length ");
-		lfs_sb_float(o, an->length);
-		lfs_sb_puts(o, "\n  transtime ");
-		lfs_sb_float(o, an->trans_time);
-		lfs_sb_putc(o, '\n');
-		kv_str(o, "animroot", an->anim_root);
+		fields(o, NWN_FK_ANIM, an);
 		for (uint32_t e = 0; e < an->n_events && an->events; e++) {
 			lfs_sb_puts(o, "  event ");
 			lfs_sb_float(o, an->events[e].after);

@@ -15,7 +15,7 @@
 
 #include "../common/error.h"
 #include "../common/strbuf.h"
-#include "../formats/nwn_mdl.h"
+#include "../formats/nwn/nwn_mdl.h"
 
 /**
  * Append model @p m as ASCII MDL to @p out.
@@ -30,6 +30,14 @@ lfs_err nwn_ascii_write(const nwn_model *m, lfs_sb *out, lfs_error *err);
  * or comment block for unknown ids), @p indent spaces deep. Exposed for the
  * tests and other views.
  */
+/**
+ * true when model.mdl shows controller @p c of node @p n as a statement:
+ * its id has a keyword for the node's type and its times and values lie
+ * inside the node's float array. Any other controller is printed as a
+ * comment block (and kept as stored by the structural apply).
+ */
+bool nwn_ascii_controller_shown(const nwn_node *n, const nwn_controller *c);
+
 void nwn_ascii_controller(lfs_sb *out, const nwn_node *n, const nwn_controller *c, int indent);
 
 #endif

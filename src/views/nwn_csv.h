@@ -23,7 +23,7 @@
 
 #include "../common/error.h"
 #include "../common/strbuf.h"
-#include "../formats/nwn_mdl.h"
+#include "../formats/nwn/nwn_mdl.h"
 
 /**
  * Write controller @p c of node @p n as CSV into @p out.

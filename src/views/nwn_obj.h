@@ -20,7 +20,7 @@
 
 #include "../common/error.h"
 #include "../common/strbuf.h"
-#include "../formats/nwn_mdl.h"
+#include "../formats/nwn/nwn_mdl.h"
 #include "names.h"
 #include "viewset.h"
 

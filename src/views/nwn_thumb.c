@@ -4,7 +4,7 @@
  */
 #include "thumb_models.h"
 
-#include "../formats/nwn_mdl.h"
+#include "../formats/nwn/nwn_mdl.h"
 #include "nwn_obj.h"
 #include "nwn_views.h"
 #include "../common/mem.h"

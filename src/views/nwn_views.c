@@ -14,8 +14,8 @@
 #include "nwn_views.h"
 
 #include "../common/mem.h"
-#include "../formats/nwn_mdl.h"
-#include "../formats/nwn_mdl_encode.h"
+#include "../formats/nwn/nwn_mdl.h"
+#include "../formats/nwn/nwn_mdl_encode.h"
 #include "names.h"
 #include "nwn_apply.h"
 #include "nwn_ascii.h"
@@ -193,14 +193,6 @@ static lfs_err nwn_build(const uint8_t *data, size_t n, const lfs_view_opts *opt
 	return r;
 }
 
-static lfs_err nwn_apply(const uint8_t *orig, size_t n, const lfs_view *v, const char *text,
-			 size_t tn, const lfs_siblings *sib, uint8_t **out, size_t *outn,
-			 lfs_error *err)
-{
-	return nwn_apply_view_ex(orig, n, v->path, text, tn, sib ? sib->read : NULL,
-				 sib ? sib->ctx : NULL, out, outn, err);
-}
-
 static lfs_err nwn_decode_any(const uint8_t *data, size_t n, void **model, lfs_error *err)
 {
 	nwn_model *m = NULL;
@@ -229,7 +221,7 @@ const lfs_format lfs_format_nwn_mdl = {
 	.encode = nwn_encode_any,
 	.free_model = nwn_free_any,
 	.build_views = nwn_build,
-	.apply = nwn_apply,
+	.apply = nwn_apply_view,
 	.thumb_scene = nwn_thumb_scene,
 	.siblings = "the supermodel <supermodel>.mdl beside the model (part numbers of new nodes)",
 };

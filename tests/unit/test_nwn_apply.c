@@ -1,6 +1,6 @@
 /**
  * @file test_nwn_apply.c
- * nwn_apply_view() on every corpus binary (docs/nwn-compile.md "Edits"):
+ * nwn_apply_view() (through lfs_view_apply) on every corpus binary (docs/nwn-compile.md "Edits"):
  *  - unedited views (model.mdl, every meshes/ *.obj, every anims CSV) give the
  *    original bytes; so does model.mdl re-typed with other number spellings
  *    and CRLF line ends (the value comparison path, not the fast path);
@@ -29,7 +29,7 @@
 #include <string.h>
 
 #include "common/strbuf.h"
-#include "formats/nwn_mdl.h"
+#include "formats/nwn/nwn_mdl.h"
 #include "views/nwn_apply.h"
 #include "views/nwn_ascii.h"
 #include "views/mdl_parse.h"
@@ -87,7 +87,10 @@ static void unload(item *it)
 static lfs_err apply(const item *it, const char *view, const char *text, size_t tn, uint8_t **out,
 		     size_t *outn, lfs_error *err)
 {
-	return nwn_apply_view(it->data, it->n, view, text, tn, out, outn, err);
+	const lfs_view *v = lfs_viewset_find(&it->vs, view);
+	if (!v)
+		return lfs_views_apply("x.mdl", it->data, it->n, view, text, tn, out, outn, err);
+	return lfs_view_apply(it->vs.format, it->data, it->n, v, text, tn, NULL, out, outn, err);
 }
 
 /* Apply and require success (any output size). */
@@ -1732,7 +1735,7 @@ static void test_structural_supermodel(void **state)
 		char *ed = splice(w->data, w->size, s, s, buf, &en);
 		uint8_t *out = NULL;
 		lfs_error err;
-		assert_int_equal(nwn_apply_view_ex(it.data, it.n, "model.mdl", ed, en, corpus_lookup, NULL, &out, &on, &err),
+		assert_int_equal(lfs_views_apply_ex("x.mdl", it.data, it.n, "model.mdl", ed, en, corpus_lookup, NULL, &out, &on, &err),
 				 LFS_OK);
 		nwn_model *m2;
 		assert_int_equal(nwn_mdl_decode(out, on, &m2, &err), LFS_OK);

@@ -41,8 +41,8 @@
 
 #include "conform.h"
 #include "corpus.h"
-#include "formats/nwn_mdl.h"
-#include "formats/nwn_mdl_encode.h"
+#include "formats/nwn/nwn_mdl.h"
+#include "formats/nwn/nwn_mdl_encode.h"
 #include "views/nwn_compile.h"
 
 static const char *g_corpus;

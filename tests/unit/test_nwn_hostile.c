@@ -19,7 +19,7 @@
 
 #include "conform.h"
 #include "corpus.h"
-#include "formats/nwn_mdl.h"
+#include "formats/nwn/nwn_mdl.h"
 
 static char **g_bins;
 static size_t g_nbins;

@@ -40,7 +40,7 @@
 #include "testrng.h"
 #include "formats/nil.h"
 #include "formats/nod.h"
-#include "formats/nwn_mdl.h"
+#include "formats/nwn/nwn_mdl.h"
 #include "formats/sod.h"
 #include "fs/texture.h"
 #include "views/nad_views.h"

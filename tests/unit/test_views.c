@@ -19,7 +19,7 @@
 #include <strings.h>
 
 #include "common/floatfmt.h"
-#include "formats/nwn_mdl.h"
+#include "formats/nwn/nwn_mdl.h"
 #include "views/names.h"
 #include "views/nwn_csv.h"
 #include "views/nwn_views.h"

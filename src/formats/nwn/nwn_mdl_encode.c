@@ -8,7 +8,10 @@
  * "write, then rewrite the header" scheme the layout implies [T, N §3.5].
  */
 #include "nwn_mdl_encode.h"
+#include "nwn_fields.h"
 #include "nwn_mdl_layout.h"
+
+#include "../../common/mem.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -32,11 +35,6 @@ typedef struct enc {
 
 /* ------------------------------------------------------------------ buffers */
 
-static lfs_err nomem(enc *e)
-{
-	return lfs_fail(e->err, LFS_ERR_NOMEM, SIZE_MAX, NULL, "out of memory");
-}
-
 /* Reserve @p size zero bytes at the end of @p b; offset in *at. */
 static lfs_err reserve(enc *e, buf *b, size_t size, uint32_t *at)
 {
@@ -44,16 +42,8 @@ static lfs_err reserve(enc *e, buf *b, size_t size, uint32_t *at)
 	if (size > UINT32_MAX || b->n > UINT32_MAX - size)
 		return lfs_fail(e->err, LFS_ERR_CORRUPT, SIZE_MAX, "model",
 				"encoded model data would exceed 4 GiB");
-	if (b->n + size > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		while (cap < b->n + size)
-			cap *= 2;
-		uint8_t *np = realloc(b->p, cap);
-		if (!np)
-			return nomem(e);
-		b->p = np;
-		b->cap = cap;
-	}
+	if (!lfs_grow((void **)&b->p, &b->cap, b->n + size, 1))
+		return lfs_nomem(e->err, NULL);
 	memset(b->p + b->n, 0, size);
 	*at = (uint32_t)b->n;
 	b->n += size;
@@ -110,6 +100,53 @@ static void wstr(enc *e, buf *b, uint32_t o, const char *s, size_t size, uint32_
 	memcpy(b->p + o, s, len);
 	if (use_src && len + 1 < size && img_has_str(e, src, s, size))
 		memcpy(b->p + o + len + 1, e->img + src + len + 1, size - len - 1);
+}
+
+/* The scalar fields of part @p kind (nwn_fields.def) of @p obj at offset
+ * @p o of @p b; string tails come from the image at @p src + offset when
+ * @p same (see wstr). */
+static void write_fields(enc *e, buf *b, nwn_field_kind kind, uint32_t o, uint32_t src, bool same,
+			 const void *obj)
+{
+	for (size_t i = 0; i < nwn_n_fields; i++) {
+		const nwn_field *f = &nwn_fields[i];
+		if (f->kind != kind || (f->flags & NWN_FF_ALIAS) || f->type == NWN_FT_EFLAG)
+			continue;
+		const void *p = (const char *)obj + f->moff;
+		uint32_t at = o + f->off;
+		switch ((nwn_field_type)f->type) {
+		case NWN_FT_F32: {
+			float v;
+			memcpy(&v, p, sizeof(v));
+			wf(b, at, v);
+			break;
+		}
+		case NWN_FT_F32X3:
+			wfv(b, at, p, 3);
+			break;
+		case NWN_FT_I32:
+		case NWN_FT_RHINT: {
+			uint32_t v;
+			memcpy(&v, p, sizeof(v));
+			w32(b, at, v);
+			break;
+		}
+		case NWN_FT_U16: {
+			uint16_t v;
+			memcpy(&v, p, sizeof(v));
+			w16(b, at, v);
+			break;
+		}
+		case NWN_FT_U8:
+			w8(b, at, *(const uint8_t *)p);
+			break;
+		case NWN_FT_STR:
+			wstr(e, b, at, p, f->size, src + f->off, same);
+			break;
+		case NWN_FT_EFLAG:
+			break;
+		}
+	}
 }
 
 /* Copy @p n pad bytes from the image at @p src when @p ok. */
@@ -218,7 +255,7 @@ static lfs_err light_part(enc *e, const nwn_node *n, uint32_t o)
 	uint32_t p;
 	if (l->unknown_arr.count)
 		return unsupported(e, n, "the light's unknown array");
-	wf(b, o + 0x70, l->flare_radius);
+	write_fields(e, b, NWN_FK_LIGHT, o, n->off, false, l);
 	warr(b, o + 0x74, (uint32_t)b->n, 0, &l->unknown_arr);
 	/* BioWare writes the flare texture names first, nwnmdlcomp last (NN
 	 * NwnMdlSerialize.cpp); follow the source's order when it shows one. */
@@ -242,13 +279,6 @@ static lfs_err light_part(enc *e, const nwn_node *n, uint32_t o)
 	warr(b, o + 0x98, p, nc, &l->colorshifts_arr);
 	if (tex_last && (r = light_texnames(e, l, o)))
 		return r;
-	w32(b, o + 0xB0, l->priority);
-	w32(b, o + 0xB4, l->ambient_only);
-	w32(b, o + 0xB8, l->dynamic_type);
-	w32(b, o + 0xBC, l->affect_dynamic);
-	w32(b, o + 0xC0, l->shadow);
-	w32(b, o + 0xC4, l->generate_flare);
-	w32(b, o + 0xC8, l->fading_light);
 	return LFS_OK;
 }
 
@@ -256,20 +286,7 @@ static void emitter_part(enc *e, const nwn_node *n, uint32_t o, bool same)
 {
 	const nwn_emitter *m = n->emitter;
 	buf *b = &e->md;
-	wf(b, o + 0x70, m->dead_space);
-	wf(b, o + 0x74, m->blast_radius);
-	wf(b, o + 0x78, m->blast_length);
-	w32(b, o + 0x7C, m->x_grid);
-	w32(b, o + 0x80, m->y_grid);
-	w32(b, o + 0x84, m->spawn_type);
-	wstr(e, b, o + 0x88, m->update, 32, n->off + 0x88, same);
-	wstr(e, b, o + 0xA8, m->render, 32, n->off + 0xA8, same);
-	wstr(e, b, o + 0xC8, m->blend, 32, n->off + 0xC8, same);
-	wstr(e, b, o + 0xE8, m->texture, 64, n->off + 0xE8, same);
-	wstr(e, b, o + 0x128, m->chunk_name, 16, n->off + 0x128, same);
-	w32(b, o + 0x138, m->two_sided_tex);
-	w32(b, o + 0x13C, m->loop);
-	w16(b, o + 0x140, m->render_order);
+	write_fields(e, b, NWN_FK_EMITTER, o, n->off, same, m);
 	w16(b, o + 0x142, m->pad);
 	w32(b, o + 0x144, m->flags);
 }
@@ -368,7 +385,7 @@ static lfs_err animmesh_part(enc *e, const nwn_node *n, uint32_t o)
 	uint32_t p;
 	if (a->anim_verts_arr.count || a->anim_tverts_arr.count || a->anim_normals_arr.count)
 		return unsupported(e, n, "the animmesh compile-time arrays");
-	wf(b, o + 0x270, a->sample_period);
+	write_fields(e, b, NWN_FK_ANIMMESH, o, n->off, false, a);
 	warr(b, o + 0x274, (uint32_t)b->n, 0, &a->anim_verts_arr);
 	warr(b, o + 0x280, (uint32_t)b->n, 0, &a->anim_tverts_arr);
 	warr(b, o + 0x28C, (uint32_t)b->n, 0, &a->anim_normals_arr);
@@ -409,9 +426,7 @@ static lfs_err mesh_part(enc *e, const nwn_node *n, uint32_t o, bool same)
 		if ((r = md_floats(e, d->constraints, nc, &p)))
 			return r;
 		warr(b, o + 0x270, p, nc, &d->constraints_arr);
-		wf(b, o + 0x27C, d->displacement);
-		wf(b, o + 0x280, d->tightness);
-		wf(b, o + 0x284, d->period);
+		write_fields(e, b, NWN_FK_DANGLY, o, n->off, false, d);
 	}
 	if (me->aabb && (r = aabb_tree(e, n, o)))
 		return r;
@@ -440,18 +455,7 @@ static lfs_err mesh_part(enc *e, const nwn_node *n, uint32_t o, bool same)
 	wfv(b, o + 0x90, me->bmax, 3);
 	wf(b, o + 0x9C, me->radius);
 	wfv(b, o + 0xA0, me->average, 3);
-	wfv(b, o + 0xAC, me->diffuse, 3);
-	wfv(b, o + 0xB8, me->ambient, 3);
-	wfv(b, o + 0xC4, me->specular, 3);
-	wf(b, o + 0xD0, me->shininess);
-	w32(b, o + 0xD4, me->shadow);
-	w32(b, o + 0xD8, me->beaming);
-	w32(b, o + 0xDC, me->render);
-	w32(b, o + 0xE0, me->transparency_hint);
-	w32(b, o + 0xE4, me->render_hint);
-	for (uint32_t t = 0; t < 4; t++)
-		wstr(e, b, o + 0xE8 + 64 * t, me->textures[t], 64, n->off + 0xE8 + 64 * t, same);
-	w32(b, o + 0x1E8, me->tile_fade);
+	write_fields(e, b, NWN_FK_MESH, o, n->off, same, me);
 	/* runtime vertex-index array: no data is kept for it */
 	if (me->vindex_arr.count) {
 		w32(b, o + 0x1EC, me->vindex_arr.off);
@@ -511,8 +515,6 @@ static lfs_err mesh_part(enc *e, const nwn_node *n, uint32_t o, bool same)
 	w32(b, o + 0x228, me->compile_ptr);
 	w16(b, o + 0x230, me->n_verts);
 	w16(b, o + 0x232, me->n_textures);
-	w8(b, o + 0x264, me->lightmapped);
-	w8(b, o + 0x265, me->rotate_texture);
 	wpad(e, b, o + 0x266, n->off + 0x266, 2, same);
 	wf(b, o + 0x268, me->area);
 	w32(b, o + 0x26C, me->unknown_26c);
@@ -558,8 +560,7 @@ static lfs_err write_node(enc *e, const nwn_geometry *g, uint32_t idx, uint32_t 
 	if (n->emitter)
 		emitter_part(e, n, o, same);
 	if (n->ref) {
-		wstr(e, b, o + 0x70, n->ref->ref_model, 64, n->off + 0x70, same);
-		w32(b, o + 0xB0, n->ref->reattachable);
+		write_fields(e, b, NWN_FK_REF, o, n->off, same, n->ref);
 	}
 	if (n->mesh && (r = mesh_part(e, n, o, same)))
 		return r;
@@ -605,7 +606,7 @@ static lfs_err write_node(enc *e, const nwn_geometry *g, uint32_t idx, uint32_t 
 	/* node header */
 	for (uint32_t i = 0; i < 6; i++)
 		w32(b, o + 4 * i, n->fn[i]);
-	w32(b, o + 0x18, n->inherit_color);
+	write_fields(e, b, NWN_FK_NODE, o, n->off, same, n);
 	w32(b, o + 0x1C, (uint32_t)n->part_number);
 	wstr(e, b, o + 0x20, n->name, 32, n->off + 0x20, same);
 	w32(b, o + 0x40, n->geom_ptr ? geom_off : 0);
@@ -639,7 +640,7 @@ static lfs_err write_geometry(enc *e, const nwn_geometry *g, uint32_t o)
 	free(e->visited);
 	e->visited = calloc(g->n_nodes, 1);
 	if (!e->visited)
-		return nomem(e);
+		return lfs_nomem(e->err, NULL);
 	uint32_t root;
 	lfs_err r = write_node(e, g, 0, 0, o, 0, &root);
 	if (r)
@@ -652,9 +653,7 @@ static lfs_err write_anim(enc *e, const nwn_anim *a, uint32_t o)
 {
 	buf *b = &e->md;
 	bool same = img_has_str(e, a->geom.off + 8, a->geom.name, 64);
-	wf(b, o + 0x70, a->length);
-	wf(b, o + 0x74, a->trans_time);
-	wstr(e, b, o + 0x78, a->anim_root, 64, a->geom.off + 0x78, same);
+	write_fields(e, b, NWN_FK_ANIM, o, a->geom.off, same, a);
 	uint32_t ne = a->events ? a->n_events : 0;
 	uint32_t p;
 	lfs_err r = reserve(e, b, (size_t)ne * EVENT_SIZE, &p);
@@ -696,7 +695,7 @@ lfs_err nwn_mdl_encode_ex(const nwn_model *m, unsigned flags, uint8_t **out, siz
 	wfv(b, 0x88, m->bmin, 3);
 	wfv(b, 0x94, m->bmax, 3);
 	wf(b, 0xA0, m->radius);
-	wf(b, 0xA4, m->animation_scale);
+	write_fields(&e, b, NWN_FK_MODEL, 0, 0, false, m);
 	wstr(&e, b, 0xA8, m->supermodel, 64, 0xA8, same);
 
 	uint32_t na = m->anims ? m->n_anims : 0;
@@ -717,7 +716,7 @@ lfs_err nwn_mdl_encode_ex(const nwn_model *m, unsigned flags, uint8_t **out, siz
 	size_t total = 12 + e.md.n + e.raw.n;
 	uint8_t *res = malloc(total);
 	if (!res) {
-		r = nomem(&e);
+		r = lfs_nomem(e.err, NULL);
 		goto fail;
 	}
 	memset(res, 0, 4);

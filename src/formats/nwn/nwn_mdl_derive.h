@@ -103,16 +103,6 @@ lfs_err nwn_derive_skin(const nwn_geometry *g, uint32_t skin, const nwn_src_weig
 			uint32_t n_weights, const uint32_t *split_src, const nwn_alloc *a, lfs_error *err);
 
 /**
- * Recompute plane normal and distance of every face of @p m from its (split)
- * vertices [N §3.4]. For value edits: positions changed, counts did not.
- */
-void nwn_derive_face_planes(nwn_mesh *m);
-
-/** Recompute bmin/bmax (box from the origin), average, radius and (for
- *  trimesh/aabb, @p with_area) the mesh area from the split vertices. */
-void nwn_derive_bounds(nwn_mesh *m, bool with_area);
-
-/**
  * Build an AABB tree over the faces of @p m (walkmesh without an `aabb`
  * list): depth-first pre-order entries, leaves one face each, split at the
  * median face centre along the longest box axis; the plane bits of an
@@ -123,5 +113,58 @@ lfs_err nwn_derive_aabb(nwn_mesh *m, const nwn_alloc *a, lfs_error *err);
 
 /** AABB plane bits of an inner node from its two children (NN rule). */
 uint32_t nwn_aabb_plane(const nwn_aabb_entry *left, const nwn_aabb_entry *right);
+
+/* ---- edit-preserving variants (nwn_mdl_derive_edit.c) -------------------
+ * One module, two arithmetics. The compiler (nwn_derive_mesh above, used by
+ * src/views/nwn_compile*.c) reproduces nwnmdlcomp's x87 extended-precision
+ * arithmetic on the ASCII vertices; the edit-preserving apply
+ * (nwn_patch_derive.c) recomputes a value before and after a value edit from
+ * the stored (split) vertices and keeps the stored bits when both agree, so
+ * it uses the variant that reproduces most stored values of the game's
+ * BioWare-compiled files. The two differ in the last bits and the tests
+ * compare both outputs byte for byte (nwn_compile, nwn_apply), so both stay:
+ *   quantity      compiler (nwn_mdl_derive.c)        apply (below)
+ *   quaternion    nwn_axis_angle_to_quat (float)     nwn_axis_angle_to_quat_double
+ *   face plane    nwn_derive_mesh (extended)         nwn_edit_face_plane (double)
+ *   bounding box  nwn_bbox_extend (shared)           nwn_edit_bbox -> nwn_bbox_extend
+ *   average       sum of ASCII vertices (extended)   nwn_edit_average (distinct
+ *                                                    split positions, double)
+ *   radius        extended-precision lengths         nwn_edit_radius (float)
+ *   area          extended-precision cross products  nwn_edit_area (float)
+ *   adjacency     by ASCII vertex (int32 indices)    nwn_face_adjacency (uint16)
+ *   AABB plane    nwn_aabb_plane (shared)            nwn_aabb_plane
+ */
+
+/** Extend the box @p mn / @p mx by @p n points (xyz floats); NaN never
+ * extends it. The one bounding-box rule of compiler and apply. */
+void nwn_bbox_extend(const float *v, size_t n, float mn[3], float mx[3]);
+
+/**
+ * Axis-angle (radians) -> quaternion (x, y, z, w) = (axis*sin(a/2), cos(a/2)),
+ * axis normalised, computed in double and rounded once; a zero axis gives the
+ * identity. Reproduces the stored bits of 31 437 of the corpus's 54 055
+ * orientation keys (nwn_axis_angle_to_quat(): 24 079). Used by the apply's
+ * controller edits; the compiler uses nwn_axis_angle_to_quat().
+ */
+void nwn_axis_angle_to_quat_double(const float aa[4], float q[4]);
+/** Face plane n = normalize((p1-p0) x (p2-p1)), d = -n.p0: differences in
+ * float, cross and length in double. false for a degenerate face. */
+bool nwn_edit_face_plane(const float *p0, const float *p1, const float *p2, float out[4]);
+/** Bounding box of @p nv vertices (xyz floats) and the origin, extended by
+ * the animmesh vertex sets of @p am (may be NULL). */
+void nwn_edit_bbox(const float *v, size_t nv, const nwn_animmesh *am, float mn[3], float mx[3]);
+/** Mean of the distinct (bitwise) positions, in double. false on no memory. */
+bool nwn_edit_average(const float *v, size_t nv, double out[3]);
+/** Largest distance of a vertex from @p avg, float arithmetic. */
+float nwn_edit_radius(const float *v, size_t nv, const float avg[3]);
+/** Sum of |(p1-p0) x (p2-p0)| / 2 over @p nf faces (@p fv: 3 indices each),
+ * float arithmetic. */
+float nwn_edit_area(const float *v, const uint16_t *fv, size_t nf);
+/** Adjacency: for edge k = (v_k, v_k+1) of each face, the first other face
+ * sharing the edge in either winding, or -1; @p adj has nf * 3 entries.
+ * false on no memory. */
+bool nwn_face_adjacency(const uint16_t *fv, size_t nf, int16_t *adj);
+/** Box (min xyz, max xyz) of the face with vertex indices @p fv. */
+void nwn_face_box(const float *v, const uint16_t *fv, float box[6]);
 
 #endif

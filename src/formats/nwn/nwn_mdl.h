@@ -43,7 +43,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/error.h"
+#include "../../common/error.h"
 
 /** Node flag bits [T "Model Routines and the Node types"]. */
 enum nwn_node_flag {

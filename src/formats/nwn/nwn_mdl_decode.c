@@ -17,9 +17,11 @@
  * a failed decode and nwn_model_free() release everything at once.
  */
 #include "nwn_mdl.h"
+#include "nwn_fields.h"
 #include "nwn_mdl_layout.h"
 
-#include "../common/rd.h"
+#include "../../common/mem.h"
+#include "../../common/rd.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -100,7 +102,7 @@ static void *alloc(dec *d, size_t count, size_t size)
 	return arena_alloc(&d->box->arena, count * size);
 }
 
-#define NOMEM(d) lfs_fail((d)->err, LFS_ERR_NOMEM, SIZE_MAX, NULL, "out of memory")
+#define NOMEM(d) lfs_nomem((d)->err, NULL)
 
 /* Checked model-data reads: any failure means the structure at `off` (a
  * model offset) does not fit in the model data block. The callers check the
@@ -135,6 +137,48 @@ static void mdstr(const dec *d, uint32_t off, size_t field, char *out)
 		n++;
 	memcpy(out, p, n);
 	out[n] = '\0';
+}
+
+/* The scalar fields of part @p kind (nwn_fields.def) of the structure at
+ * model offset @p o into @p obj; the caller checked the structure's size. */
+static void read_fields(const dec *d, nwn_field_kind kind, uint32_t o, void *obj)
+{
+	for (size_t i = 0; i < nwn_n_fields; i++) {
+		const nwn_field *f = &nwn_fields[i];
+		if (f->kind != kind || (f->flags & NWN_FF_ALIAS) || f->type == NWN_FT_EFLAG)
+			continue;
+		void *p = nwn_field_ptr(f, obj);
+		uint32_t at = o + f->off;
+		switch ((nwn_field_type)f->type) {
+		case NWN_FT_F32: {
+			float v = mdf(d, at);
+			memcpy(p, &v, sizeof(v));
+			break;
+		}
+		case NWN_FT_F32X3:
+			mdfv(d, at, p, 3);
+			break;
+		case NWN_FT_I32:
+		case NWN_FT_RHINT: {
+			uint32_t v = md32(d, at);
+			memcpy(p, &v, sizeof(v));
+			break;
+		}
+		case NWN_FT_U16: {
+			uint16_t v = md16(d, at);
+			memcpy(p, &v, sizeof(v));
+			break;
+		}
+		case NWN_FT_U8:
+			*(uint8_t *)p = md8(d, at);
+			break;
+		case NWN_FT_STR:
+			mdstr(d, at, f->size, p);
+			break;
+		case NWN_FT_EFLAG:
+			break;
+		}
+	}
 }
 
 /* The structure of `size` bytes at model offset `off` must fit in the model
@@ -350,18 +394,7 @@ static lfs_err decode_mesh(dec *d, nwn_node *n)
 	mdfv(d, o + 0x90, m->bmax, 3);
 	m->radius = mdf(d, o + 0x9C);
 	mdfv(d, o + 0xA0, m->average, 3);
-	mdfv(d, o + 0xAC, m->diffuse, 3);
-	mdfv(d, o + 0xB8, m->ambient, 3);
-	mdfv(d, o + 0xC4, m->specular, 3);
-	m->shininess = mdf(d, o + 0xD0);
-	m->shadow = md32(d, o + 0xD4);
-	m->beaming = md32(d, o + 0xD8);
-	m->render = md32(d, o + 0xDC);
-	m->transparency_hint = md32(d, o + 0xE0);
-	m->render_hint = md32(d, o + 0xE4);
-	for (int t = 0; t < 4; t++)
-		mdstr(d, o + 0xE8 + 64 * t, 64, m->textures[t]);
-	m->tile_fade = md32(d, o + 0x1E8);
+	read_fields(d, NWN_FK_MESH, o, m);
 	read_array(d, o + 0x1EC, &m->vindex_arr);
 	read_array(d, o + 0x1F8, &m->leftover_arr);
 	read_array(d, o + 0x204, &m->vindex_count_arr);
@@ -379,8 +412,6 @@ static lfs_err decode_mesh(dec *d, nwn_node *n)
 	m->colors_raw = md32(d, o + 0x248);
 	for (int t = 0; t < 6; t++)
 		m->texanim_raw[t] = md32(d, o + 0x24C + 4 * t);
-	m->lightmapped = md8(d, o + 0x264);
-	m->rotate_texture = md8(d, o + 0x265);
 	m->area = mdf(d, o + 0x268);
 	m->unknown_26c = md32(d, o + 0x26C);
 
@@ -497,9 +528,7 @@ static lfs_err decode_mesh(dec *d, nwn_node *n)
 			return NOMEM(d);
 		m->dangly = g;
 		read_array(d, o + 0x270, &g->constraints_arr);
-		g->displacement = mdf(d, o + 0x27C);
-		g->tightness = mdf(d, o + 0x280);
-		g->period = mdf(d, o + 0x284);
+		read_fields(d, NWN_FK_DANGLY, o, g);
 		if ((e = md_floats(d, &g->constraints_arr, 1, o + 0x270, "dangly constraints", &g->constraints)))
 			return e;
 	} else if (n->flags & NWN_HAS_AABB) {
@@ -514,7 +543,7 @@ static lfs_err decode_mesh(dec *d, nwn_node *n)
 		if (!a)
 			return NOMEM(d);
 		m->anim = a;
-		a->sample_period = mdf(d, o + 0x270);
+		read_fields(d, NWN_FK_ANIMMESH, o, a);
 		read_array(d, o + 0x274, &a->anim_verts_arr);
 		read_array(d, o + 0x280, &a->anim_tverts_arr);
 		read_array(d, o + 0x28C, &a->anim_normals_arr);
@@ -637,19 +666,12 @@ static lfs_err decode_light(dec *d, nwn_node *n)
 	if (!l)
 		return NOMEM(d);
 	n->light = l;
-	l->flare_radius = mdf(d, o + 0x70);
+	read_fields(d, NWN_FK_LIGHT, o, l);
 	read_array(d, o + 0x74, &l->unknown_arr);
 	read_array(d, o + 0x80, &l->sizes_arr);
 	read_array(d, o + 0x8C, &l->positions_arr);
 	read_array(d, o + 0x98, &l->colorshifts_arr);
 	read_array(d, o + 0xA4, &l->texnames_arr);
-	l->priority = md32(d, o + 0xB0);
-	l->ambient_only = md32(d, o + 0xB4);
-	l->dynamic_type = md32(d, o + 0xB8);
-	l->affect_dynamic = md32(d, o + 0xBC);
-	l->shadow = md32(d, o + 0xC0);
-	l->generate_flare = md32(d, o + 0xC4);
-	l->fading_light = md32(d, o + 0xC8);
 	if ((e = md_floats(d, &l->sizes_arr, 1, o + 0x80, "light flare sizes", &l->flare_sizes)) ||
 	    (e = md_floats(d, &l->positions_arr, 1, o + 0x8C, "light flare positions", &l->flare_positions)) ||
 	    (e = md_floats(d, &l->colorshifts_arr, 3, o + 0x98, "light flare color shifts",
@@ -689,20 +711,7 @@ static lfs_err decode_emitter(dec *d, nwn_node *n)
 	if (!m)
 		return NOMEM(d);
 	n->emitter = m;
-	m->dead_space = mdf(d, o + 0x70);
-	m->blast_radius = mdf(d, o + 0x74);
-	m->blast_length = mdf(d, o + 0x78);
-	m->x_grid = md32(d, o + 0x7C);
-	m->y_grid = md32(d, o + 0x80);
-	m->spawn_type = md32(d, o + 0x84);
-	mdstr(d, o + 0x88, 32, m->update);
-	mdstr(d, o + 0xA8, 32, m->render);
-	mdstr(d, o + 0xC8, 32, m->blend);
-	mdstr(d, o + 0xE8, 64, m->texture);
-	mdstr(d, o + 0x128, 16, m->chunk_name);
-	m->two_sided_tex = md32(d, o + 0x138);
-	m->loop = md32(d, o + 0x13C);
-	m->render_order = md16(d, o + 0x140);
+	read_fields(d, NWN_FK_EMITTER, o, m);
 	m->pad = md16(d, o + 0x142);
 	m->flags = md32(d, o + 0x144);
 	return LFS_OK;
@@ -718,8 +727,7 @@ static lfs_err decode_reference(dec *d, nwn_node *n)
 	if (!r)
 		return NOMEM(d);
 	n->ref = r;
-	mdstr(d, o + 0x70, 64, r->ref_model);
-	r->reattachable = md32(d, o + 0xB0);
+	read_fields(d, NWN_FK_REF, o, r);
 	return LFS_OK;
 }
 
@@ -751,22 +759,16 @@ static lfs_err decode_node(dec *d, node_vec *nv, uint32_t off, int32_t parent, u
 	if (bit_test_set(d->seen, off))
 		return corrupt(d, from, "node header",
 			       "node reached twice (pointer cycle or node shared by two parents)");
-	if (nv->n == nv->cap) {
-		/* nodes are at least 0x70 bytes apart, so this is bounded by the file */
-		uint32_t cap = nv->cap ? nv->cap * 2 : 16;
-		nwn_node *nn = realloc(nv->v, (size_t)cap * sizeof(*nn));
-		if (!nn)
-			return NOMEM(d);
-		nv->v = nn;
-		nv->cap = cap;
-	}
+	/* nodes are at least 0x70 bytes apart, so this is bounded by the file */
+	if (!lfs_grow32((void **)&nv->v, &nv->cap, nv->n + 1, sizeof(*nv->v)))
+		return NOMEM(d);
 	uint32_t idx = nv->n++;
 	nwn_node *n = &nv->v[idx];
 	memset(n, 0, sizeof(*n));
 	n->off = off;
 	for (int i = 0; i < 6; i++)
 		n->fn[i] = md32(d, off + 4 * i);
-	n->inherit_color = md32(d, off + 0x18);
+	read_fields(d, NWN_FK_NODE, off, n);
 	n->part_number = (int32_t)md32(d, off + 0x1C);
 	mdstr(d, off + 0x20, 32, n->name);
 	n->geom_ptr = md32(d, off + 0x40);
@@ -857,9 +859,7 @@ static lfs_err decode_anim(dec *d, uint32_t off, nwn_anim *a, size_t from)
 	lfs_err e = need_md(d, off, ANIM_HDR_SIZE, "animation header", from);
 	if (e)
 		return e;
-	a->length = mdf(d, off + 0x70);
-	a->trans_time = mdf(d, off + 0x74);
-	mdstr(d, off + 0x78, 64, a->anim_root);
+	read_fields(d, NWN_FK_ANIM, off, a);
 	read_array(d, off + 0xB8, &a->events_arr);
 	if ((e = check_array(d, &a->events_arr, EVENT_SIZE, off + 0xB8, "animation event array")))
 		return e;
@@ -951,7 +951,7 @@ lfs_err nwn_mdl_decode(const uint8_t *data, size_t n, nwn_model **out, lfs_error
 	mdfv(&d, 0x88, m->bmin, 3);
 	mdfv(&d, 0x94, m->bmax, 3);
 	m->radius = mdf(&d, 0xA0);
-	m->animation_scale = mdf(&d, 0xA4);
+	read_fields(&d, NWN_FK_MODEL, 0, m);
 	mdstr(&d, 0xA8, 64, m->supermodel);
 
 	if ((e = decode_geometry(&d, 0, &m->geom, 2, "model geometry header", 12)))

@@ -1,0 +1,235 @@
+/**
+ * @file nwn_patch_derive.c
+ * After value edits of a mesh (vertices, face vertex indices): rewrite the
+ * stored derived values whose inputs changed -- face planes, adjacency,
+ * bounding box, average point, radius, area, AABB boxes and split planes --
+ * keeping the stored bits wherever the derivation gives the same result
+ * before and after the edit (rules in nwn_patch.h).
+ */
+#include "nwn_patch.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../common/mem.h"
+#include "nwn_mdl_derive.h"
+
+#define FACE_SIZE 32u
+
+static nwn_node *gnode(nwn_patch *a, uint32_t i)
+{
+	return &a->m->geom.nodes[i];
+}
+
+/* approximate-rule update (see file comment) */
+static float delta_rule(float stored, double fold, double fnew)
+{
+	if (fold == fnew || (isnan(fold) && isnan(fnew)))
+		return stored;
+	return (float)((double)stored + (fnew - fold));
+}
+static int32_t find_entry(const nwn_aabb *t, uint32_t off)
+{
+	for (uint32_t i = 0; i < t->n_entries; i++)
+		if (t->entries[i].off == off)
+			return (int32_t)i;
+	return -1;
+}
+
+/* AABB boxes: leaves = box of their face, inner entries = union of their
+ * children, recomputed only where an input changed. */
+static lfs_err derive_aabb(nwn_patch *a, uint32_t node, const uint8_t *faff)
+{
+	nwn_mesh *me = gnode(a, node)->mesh;
+	nwn_aabb *t = me->aabb;
+	nwn_mesh_track *tr = &a->trk[node];
+	size_t na = t->n_entries;
+	if (!na)
+		return LFS_OK;
+	float *nb = malloc(na * 24);
+	int32_t *left = malloc(na * 4), *right = malloc(na * 4);
+	if (!nb || !left || !right) {
+		free(nb);
+		free(left);
+		free(right);
+		return lfs_nomem(a->err, "apply view");
+	}
+	lfs_err e = LFS_OK;
+	for (size_t i = 0; i < na; i++) {
+		nwn_aabb_entry *x = &t->entries[i];
+		memcpy(nb + 6 * i, x->bmin, 12);
+		memcpy(nb + 6 * i + 3, x->bmax, 12);
+		/* children: the left child follows its parent in pre-order */
+		left[i] = x->left_ptr ? (i + 1 < na && t->entries[i + 1].off == x->left_ptr ?
+						 (int32_t)(i + 1) : find_entry(t, x->left_ptr)) : -1;
+		right[i] = x->right_ptr ? find_entry(t, x->right_ptr) : -1;
+	}
+	for (size_t i = na; i-- > 0 && !e;) {
+		nwn_aabb_entry *x = &t->entries[i];
+		if (tr->aexplicit[i])
+			continue;
+		float ob[6], nw[6];
+		bool have = false;
+		if (x->leaf_face >= 0 && (uint32_t)x->leaf_face < me->n_faces) {
+			uint32_t f = (uint32_t)x->leaf_face;
+			if (!faff[f])
+				continue;
+			nwn_face_box(tr->vold, tr->fold + 3 * (size_t)f, ob);
+			uint16_t cur[3] = { me->faces[f].v[0], me->faces[f].v[1], me->faces[f].v[2] };
+			nwn_face_box(me->verts, cur, nw);
+			have = true;
+		} else {
+			int32_t ch[2] = { left[i], right[i] };
+			bool moved = false;
+			for (int c = 0; c < 2; c++)
+				if (ch[c] > (int32_t)i &&
+				    memcmp(nb + 6 * (size_t)ch[c], tr->aold + 6 * (size_t)ch[c], 24))
+					moved = true;
+			if (!moved)
+				continue;
+			for (int k = 0; k < 3; k++) {
+				ob[k] = nw[k] = INFINITY;
+				ob[3 + k] = nw[3 + k] = -INFINITY;
+			}
+			for (int c = 0; c < 2; c++) {
+				if (ch[c] <= (int32_t)i)
+					continue;
+				const float *o = tr->aold + 6 * (size_t)ch[c], *w = nb + 6 * (size_t)ch[c];
+				for (int k = 0; k < 3; k++) {
+					ob[k] = fminf(ob[k], o[k]);
+					ob[3 + k] = fmaxf(ob[3 + k], o[3 + k]);
+					nw[k] = fminf(nw[k], w[k]);
+					nw[3 + k] = fmaxf(nw[3 + k], w[3 + k]);
+				}
+			}
+			have = true;
+		}
+		if (!have)
+			continue;
+		for (int k = 0; k < 6 && !e; k++) {
+			if (nwn_feq(ob[k], nw[k]))
+				continue;
+			nb[6 * i + k] = nw[k];
+			e = nwn_patch_md_f32(a, x->off + 4 * (uint32_t)k, nw[k]);
+		}
+		/* plane bits of an inner entry: the axis between its children's
+		 * centres (nwn_aabb_plane), rewritten only when that changes */
+		if (!e && x->leaf_face < 0 && left[i] > (int32_t)i && right[i] > (int32_t)i) {
+			nwn_aabb_entry lo = { 0 }, ro = { 0 }, ln = { 0 }, rn = { 0 };
+			const float *src[4] = { tr->aold + 6 * (size_t)left[i], tr->aold + 6 * (size_t)right[i],
+						nb + 6 * (size_t)left[i], nb + 6 * (size_t)right[i] };
+			nwn_aabb_entry *dst[4] = { &lo, &ro, &ln, &rn };
+			for (int q = 0; q < 4; q++) {
+				memcpy(dst[q]->bmin, src[q], 12);
+				memcpy(dst[q]->bmax, src[q] + 3, 12);
+			}
+			uint32_t po = nwn_aabb_plane(&lo, &ro), pn = nwn_aabb_plane(&ln, &rn);
+			if (po != pn)
+				e = nwn_patch_md_u32(a, x->off + 36, pn);
+		}
+	}
+	free(nb);
+	free(left);
+	free(right);
+	return e;
+}
+
+lfs_err nwn_patch_derive_mesh(nwn_patch *a, uint32_t node)
+{
+	nwn_mesh_track *tr = &a->trk[node];
+	if (!tr->on)
+		return LFS_OK;
+	nwn_mesh *me = gnode(a, node)->mesh;
+	size_t nv = me->verts ? me->n_verts : 0, nf = me->faces ? me->n_faces : 0;
+	bool vany = false, fany = false;
+	for (size_t i = 0; i < nv; i++)
+		vany |= tr->vdirty[i] != 0;
+	for (size_t f = 0; f < nf; f++)
+		fany |= tr->fdirty[f] != 0;
+	if (!vany && !fany)
+		return LFS_OK;
+	lfs_err e = LFS_OK;
+	uint8_t *faff = calloc(nf + 1, 1);
+	uint16_t *fnew = malloc(nf * 6 + 2);
+	if (!faff || !fnew) {
+		free(faff);
+		free(fnew);
+		return lfs_nomem(a->err, "apply view");
+	}
+	for (size_t f = 0; f < nf; f++)
+		for (int k = 0; k < 3; k++)
+			fnew[3 * f + k] = me->faces[f].v[k];
+	/* face planes */
+	for (size_t f = 0; f < nf && !e; f++) {
+		bool aff = tr->fdirty[f];
+		for (int k = 0; k < 3 && nv; k++)
+			aff |= tr->vdirty[fnew[3 * f + k]] || tr->vdirty[tr->fold[3 * f + k]];
+		if (!aff)
+			continue;
+		faff[f] = 1;
+		if (!nv)
+			continue;
+		const uint16_t *o = tr->fold + 3 * f, *w = fnew + 3 * f;
+		float po[4], pn[4];
+		bool okn = nwn_edit_face_plane(me->verts + 3 * (size_t)w[0], me->verts + 3 * (size_t)w[1],
+				    me->verts + 3 * (size_t)w[2], pn);
+		bool oko = nwn_edit_face_plane(tr->vold + 3 * (size_t)o[0], tr->vold + 3 * (size_t)o[1],
+				    tr->vold + 3 * (size_t)o[2], po);
+		if (!okn)
+			continue; /* degenerate now: keep the stored plane */
+		uint32_t fo = me->faces_arr.off + FACE_SIZE * (uint32_t)f;
+		for (int k = 0; k < 4 && !e; k++)
+			if (!oko || !nwn_feq(po[k], pn[k]))
+				e = nwn_patch_md_f32(a, fo + 4 * (uint32_t)k, pn[k]);
+	}
+	/* adjacency */
+	if (!e && fany) {
+		int16_t *ao = malloc(nf * 6 + 2), *an = malloc(nf * 6 + 2);
+		if (!ao || !an || !nwn_face_adjacency(tr->fold, nf, ao) || !nwn_face_adjacency(fnew, nf, an))
+			e = lfs_nomem(a->err, "apply view");
+		for (size_t i = 0; i < nf * 3 && !e; i++)
+			if (ao[i] != an[i])
+				e = nwn_patch_md_u16(a, me->faces_arr.off + FACE_SIZE * (uint32_t)(i / 3) + 20 +
+						      2 * (uint32_t)(i % 3),
+					   (uint16_t)an[i]);
+		free(ao);
+		free(an);
+	}
+	if (!e && vany && nv) {
+		uint32_t o = gnode(a, node)->off;
+		float mn0[3], mx0[3], mn1[3], mx1[3];
+		nwn_edit_bbox(tr->vold, nv, me->anim, mn0, mx0);
+		nwn_edit_bbox(me->verts, nv, me->anim, mn1, mx1);
+		for (int k = 0; k < 3 && !e; k++) {
+			if (!nwn_feq(mn0[k], mn1[k]))
+				e = nwn_patch_md_f32(a, o + 0x84 + 4 * (uint32_t)k, mn1[k]);
+			if (!e && !nwn_feq(mx0[k], mx1[k]))
+				e = nwn_patch_md_f32(a, o + 0x90 + 4 * (uint32_t)k, mx1[k]);
+		}
+		double av0[3], av1[3];
+		if (!e && (!nwn_edit_average(tr->vold, nv, av0) || !nwn_edit_average(me->verts, nv, av1)))
+			e = lfs_nomem(a->err, "apply view");
+		float oldavg[3], newavg[3];
+		memcpy(oldavg, me->average, 12);
+		for (int k = 0; k < 3 && !e; k++) {
+			newavg[k] = delta_rule(me->average[k], av0[k], av1[k]);
+			e = nwn_patch_md_f32(a, o + 0xA0 + 4 * (uint32_t)k, newavg[k]);
+		}
+		if (!e) {
+			float r0 = nwn_edit_radius(tr->vold, nv, oldavg), r1 = nwn_edit_radius(me->verts, nv, newavg);
+			e = nwn_patch_md_f32(a, o + 0x9C, delta_rule(me->radius, r0, r1));
+		}
+	}
+	if (!e && nv && me->area != 0.0f) {
+		float a0 = nwn_edit_area(tr->vold, tr->fold, nf), a1 = nwn_edit_area(me->verts, fnew, nf);
+		e = nwn_patch_md_f32(a, gnode(a, node)->off + 0x268, delta_rule(me->area, a0, a1));
+	}
+	if (!e && me->aabb && nv)
+		e = derive_aabb(a, node, faff);
+	free(faff);
+	free(fnew);
+	return e;
+}
+
+
