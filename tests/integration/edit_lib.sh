@@ -209,8 +209,12 @@ edit_run() {
 	nvim)
 		"${t[@]}" nvim --headless -i NONE -c "call setline($n, '$nl')" -c wq -c cq "$f" </dev/null >/dev/null ;;
 	emacs) # lock symlink .#X, auto-save #X#, backup X~ (rename), new file;
-		# exit 3/4 when the lock symlink / auto-save file was not made
+		# exit 3/4 when the lock symlink / auto-save file was not made.
+		# Emacs makes no backup of files under /tmp or temporary-file-
+		# directory (normal-backup-enable-predicate): back up everything,
+		# so a checkout under /tmp tests what a user's editor does elsewhere.
 		"${t[@]}" emacs --batch -Q --eval "(progn (setq vc-handled-backends nil)
+			(setq backup-enable-predicate (lambda (_name) t))
 			(find-file \"$f\") (auto-save-mode 1)
 			(goto-char (point-min)) (forward-line $((n - 1)))
 			(delete-region (line-beginning-position) (line-end-position))
