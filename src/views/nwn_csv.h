@@ -33,8 +33,7 @@
  * @return LFS_OK; LFS_ERR_CORRUPT when the controller's keys lie outside the
  *         node's float array (the caller leaves the file out); LFS_ERR_NOMEM.
  */
-lfs_err nwn_csv_controller(const nwn_node *n, const nwn_controller *c, lfs_sb *out,
-			   lfs_error *err);
+lfs_err nwn_csv_controller(const nwn_node *n, const nwn_controller *c, lfs_sb *out, lfs_error *err);
 
 /**
  * The header row of controller @p c's CSV ("time,x,y,z", ...; no line end)

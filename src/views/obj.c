@@ -199,7 +199,8 @@ static lfs_err read_corner(reader *rd, uint32_t i, lfs_obj_corner *c)
 		int64_t x = part[j] > 0 ? part[j] - 1 : (int64_t)cnt[j] + part[j];
 		if (x < 0 || ((flags & LFS_OBJ_DEFINED_ABOVE) && (uint64_t)x >= cnt[j])) {
 			if (flags & LFS_OBJ_MDL_MSGS)
-				return lfs_lex_fail(&rd->lx, ln, i, "index %lld out of range (1..%zu)",
+				return lfs_lex_fail(&rd->lx, ln, i,
+						    "index %lld out of range (1..%zu)",
 						    (long long)x + 1, cnt[j]);
 			return lfs_lex_fail(&rd->lx, ln, i, "%s index %lld is not defined above",
 					    what[j], (long long)part[j]);
@@ -228,7 +229,8 @@ static lfs_err read_face(reader *rd)
 				    "a face needs at least 3 corners, found %u", n);
 	if (rd->r->max_corners && n > rd->r->max_corners)
 		return lfs_lex_fail(&rd->lx, ln, rd->r->max_corners + 1,
-				    "a face has at most %u corners, found %u", rd->r->max_corners, n);
+				    "a face has at most %u corners, found %u", rd->r->max_corners,
+				    n);
 	if (!lfs_grow((void **)&o->f, &o->cap_f, o->nf + 1, sizeof(*o->f)) ||
 	    !lfs_grow((void **)&o->c, &o->cap_c, o->nc + n, sizeof(*o->c)))
 		return lfs_nomem(rd->lx.err, "OBJ");

@@ -271,7 +271,8 @@ static void test_obj_vt_w_and_max_corners(void **state)
 	lfs_obj_free(&o);
 	/* a w that is not 0 is refused at the w; without the flag it is one too many */
 	refuse("vt 1 2 0.5\n", &w0, "bad.obj:1:8: texture w coordinates are not stored: must be 0");
-	refuse("vt 1 2 nan\n", &nwn, "bad.obj:1:8: texture w coordinates are not stored: must be 0");
+	refuse("vt 1 2 nan\n", &nwn,
+	       "bad.obj:1:8: texture w coordinates are not stored: must be 0");
 	refuse("vt 1 2 0\n", NULL, "bad.obj:1:8: expected 2 numbers after 'vt', found 3");
 	refuse("vt 1 2 0 0\n", &w0, "bad.obj:1:10: expected 2 or 3 numbers after 'vt', found 4");
 	refuse("vt 1 2 w\n", &w0, "bad.obj:1:8: expected a number, found 'w'");
