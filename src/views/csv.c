@@ -123,9 +123,12 @@ lfs_err lfs_csv_arity(lfs_csv *c, size_t want, const char *what)
 {
 	if (c->nf == want)
 		return LFS_OK;
-	return lfs_fail_at(c->err, c->file, c->row_line,
-			   lfs_csv_col(c, c->nf < want ? c->nf : want),
-			   "expected %zu fields (%s), found %zu", want, what, c->nf);
+	uint32_t col = lfs_csv_col(c, c->nf < want ? c->nf : want);
+	if (!what)
+		return lfs_fail_at(c->err, c->file, c->row_line, col,
+				   "expected %zu fields, found %zu", want, c->nf);
+	return lfs_fail_at(c->err, c->file, c->row_line, col, "expected %zu fields (%s), found %zu",
+			   want, what, c->nf);
 }
 
 lfs_err lfs_csv_f32(lfs_csv *c, size_t i, float *out)
@@ -133,6 +136,9 @@ lfs_err lfs_csv_f32(lfs_csv *c, size_t i, float *out)
 	const lfs_csv_field *f = &c->f[i];
 	if (f->len && lfs_parse_float_bits(f->s, f->len, out))
 		return LFS_OK;
+	if (c->flags & LFS_CSV_MDL_MSGS)
+		return lfs_fail_at(c->err, c->file, c->row_line, f->col, "'%.*s' is not a number",
+				   (int)(f->len > 40 ? 40 : f->len), f->s);
 	return lfs_fail_at(c->err, c->file, c->row_line, f->col, "expected a number, found '%.*s'",
 			   (int)(f->len > 40 ? 40 : f->len), f->s);
 }
@@ -169,4 +175,13 @@ void lfs_csv_write_floats(lfs_sb *sb, const float *f, size_t n)
 void lfs_csv_write_eol(lfs_sb *sb)
 {
 	lfs_sb_puts(sb, LFS_CSV_EOL);
+}
+
+void lfs_csv_write_floats_plain(lfs_sb *sb, const float *f, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			lfs_sb_putc(sb, ',');
+		lfs_sb_float(sb, f[i]);
+	}
 }

@@ -1,7 +1,7 @@
 /**
  * @file csv.h
  * The one CSV reader and the CSV writers shared by the CSV views of every
- * format (NAD tracks and tags, SOD channels; NWN controllers to follow).
+ * format (NAD tracks and tags, SOD channels, NWN controller keys).
  *
  * Owns: CSV text <-> rows of fields. The CSVs are RFC 4180 ("Common Format
  * and MIME Type for Comma-Separated Values (CSV) Files") without quoting:
@@ -30,6 +30,12 @@
 
 /** Reader flag: BOM, blank-only lines, blanks around fields, header case. */
 #define LFS_CSV_LENIENT 0x1u
+/**
+ * Reader flag: lfs_csv_f32() words its error as NWN's model.mdl parser does
+ * (mdl_parse.h), "'x' is not a number", so that NWN speaks one wording in
+ * all its views.
+ */
+#define LFS_CSV_MDL_MSGS 0x2u
 
 /** One field of the current row: bytes in the text (not NUL-terminated). */
 typedef struct lfs_csv_field {
@@ -69,12 +75,16 @@ lfs_err lfs_csv_header(lfs_csv *c, const char *header);
 /** Column of field @p i of the row, or of the line end when there is no such field. */
 uint32_t lfs_csv_col(const lfs_csv *c, size_t i);
 
-/** Require @p want fields: "expected N fields (<what>), found M". */
+/**
+ * Require @p want fields: "expected N fields (<what>), found M", or without
+ * the parenthesis when @p what is NULL; at the first missing or extra field.
+ */
 lfs_err lfs_csv_arity(lfs_csv *c, size_t want, const char *what);
 
 /**
  * Field @p i (< nf, < LFS_CSV_MAXF) as float32 (strtof syntax or
- * "nan:XXXXXXXX"): "expected a number, found '...'" otherwise.
+ * "nan:XXXXXXXX"): "expected a number, found '...'" otherwise
+ * ("'...' is not a number" with LFS_CSV_MDL_MSGS).
  */
 lfs_err lfs_csv_f32(lfs_csv *c, size_t i, float *out);
 
@@ -90,6 +100,12 @@ bool lfs_csv_uint(const lfs_csv_field *f, uint64_t max, uint64_t *out);
 void lfs_csv_write_header(lfs_sb *sb, const char *header);
 /** @p n floats in lfs_fmt_float_bits() form separated by ',' (no line end). */
 void lfs_csv_write_floats(lfs_sb *sb, const float *f, size_t n);
+/**
+ * @p n floats in the plain shortest form of lfs_fmt_float() (a NaN as
+ * "nan", its bits lost) separated by ',' (no line end): the form the NWN
+ * controller views have always had.
+ */
+void lfs_csv_write_floats_plain(lfs_sb *sb, const float *f, size_t n);
 /** End the record: "\r\n". */
 void lfs_csv_write_eol(lfs_sb *sb);
 

@@ -8,6 +8,7 @@
 #include "../common/mem.h"
 #include "names.h"
 #include "nil_text.h"
+#include "obj.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -98,17 +99,13 @@ static void mats_free(mats *mt)
 static void obj_sector(lfs_sb *o, const nil_model *m, const nil_sector *s, uint32_t idx,
 		       const mats *mt, size_t v0, size_t vt0)
 {
-	lfs_sb_printf(o, "o sector%" PRIu32 "\n", idx);
-	for (size_t i = 0; i < s->n_vertices; i++) {
-		lfs_sb_puts(o, "v ");
-		lfs_sb_floats(o, s->vertices + 3 * i, 3);
-		lfs_sb_putc(o, '\n');
-	}
-	for (size_t i = 0; i < s->n_wedges; i++) {
-		lfs_sb_puts(o, "vt ");
-		lfs_sb_floats(o, s->wedges[i].uv, 2);
-		lfs_sb_putc(o, '\n');
-	}
+	char name[32];
+	snprintf(name, sizeof(name), "sector%" PRIu32, idx);
+	lfs_obj_write_stmt(o, "o", name);
+	for (size_t i = 0; i < s->n_vertices; i++)
+		lfs_obj_write_plain(o, LFS_OBJ_V, s->vertices + 3 * i);
+	for (size_t i = 0; i < s->n_wedges; i++)
+		lfs_obj_write_plain(o, LFS_OBJ_VT, s->wedges[i].uv);
 	const char *cur = NULL;
 	size_t t[3];
 	for (size_t k = 0; k + 2 < s->n_wedges; k++) {
@@ -117,13 +114,15 @@ static void obj_sector(lfs_sb *o, const nil_model *m, const nil_sector *s, uint3
 		uint16_t b = s->wedges[k].base;
 		const char *mn = b < m->n_materials ? mt->name[b] : mt->none;
 		if (mn != cur) {
-			lfs_sb_printf(o, "usemtl %s\n", mn);
+			lfs_obj_write_stmt(o, "usemtl", mn);
 			cur = mn;
 		}
-		lfs_sb_putc(o, 'f');
-		for (int c = 0; c < 3; c++)
-			lfs_sb_printf(o, " %zu/%zu", v0 + s->wedges[t[c]].vertex + 1, vt0 + t[c] + 1);
-		lfs_sb_putc(o, '\n');
+		size_t v[3], vt[3];
+		for (int c = 0; c < 3; c++) {
+			v[c] = v0 + s->wedges[t[c]].vertex;
+			vt[c] = vt0 + t[c];
+		}
+		lfs_obj_write_f(o, 3, v, vt, NULL);
 	}
 }
 
@@ -153,7 +152,7 @@ lfs_err nil_model_views(const nil_model *m, const lfs_view_opts *opts, lfs_vlist
 	lfs_vlist_add(l, "model.mtl", LFS_VIEW_MATERIALS, LFS_VIEW_WHOLE, false, &sb);
 
 	lfs_sb_puts(&sb, obj_head);
-	lfs_sb_puts(&sb, "mtllib model.mtl\n");
+	lfs_obj_write_stmt(&sb, "mtllib", "model.mtl");
 	size_t v0 = 0, vt0 = 0;
 	for (uint32_t i = 0; i < m->n_decoded; i++) {
 		obj_sector(&sb, m, &m->sectors[i], i, &mt, v0, vt0);
@@ -167,7 +166,7 @@ lfs_err nil_model_views(const nil_model *m, const lfs_view_opts *opts, lfs_vlist
 	char path[64];
 	for (uint32_t i = 0; i < m->n_decoded && !l->failed; i++) {
 		lfs_sb_puts(&sb, obj_head);
-		lfs_sb_puts(&sb, "mtllib ../model.mtl\n");
+		lfs_obj_write_stmt(&sb, "mtllib", "../model.mtl");
 		obj_sector(&sb, m, &m->sectors[i], i, &mt, 0, 0);
 		if (!lfs_sb_ok(&sb))
 			l->failed = 1;

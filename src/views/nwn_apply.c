@@ -22,8 +22,8 @@
 #include "nwn_apply_priv.h"
 #include "names.h"
 #include "nwn_apply_struct.h"
+#include "csv.h"
 #include "nwn_csv.h"
-#include "nwn_csv_read.h"
 
 /* ---- errors --------------------------------------------------------------- */
 
@@ -166,6 +166,45 @@ bool ap_stmt_text_equal(const mdl_stmt *x, const mdl_stmt *y)
 
 /* ---- CSV ---------------------------------------------------------------------- */
 
+/* A controller CSV: rows of ncols numbers (time, then the values). */
+typedef struct track {
+	uint32_t ncols, rows, cap;
+	uint32_t header_line;
+	float *val; /* rows * ncols */
+} track;
+
+/*
+ * Read CSV @p text of a controller (the shared reader, csv.h: lenient, so a
+ * byte order mark, blank lines and blanks around fields are allowed, and
+ * the header's column names are compared ignoring case) into @p t: the row
+ * @p header, then rows of exactly @p ncols numbers. @p t is always
+ * initialised; free t->val.
+ */
+static lfs_err read_track(ap *a, const char *text, size_t tn, const char *header, uint32_t ncols,
+			  track *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->ncols = ncols;
+	lfs_csv c;
+	lfs_csv_init(&c, a->p.file, text, tn, LFS_CSV_LENIENT | LFS_CSV_MDL_MSGS, a->p.err);
+	lfs_err e = lfs_csv_header(&c, header);
+	if (e)
+		return e;
+	t->header_line = c.row_line;
+	int r;
+	while ((r = lfs_csv_next(&c)) == 1) {
+		if ((e = lfs_csv_arity(&c, ncols, NULL)))
+			return e;
+		if (!lfs_grow32((void **)&t->val, &t->cap, t->rows + 1, (size_t)ncols * sizeof(float)))
+			return lfs_nomem(a->p.err, "apply view");
+		for (uint32_t k = 0; k < ncols; k++)
+			if ((e = lfs_csv_f32(&c, k, &t->val[(size_t)t->rows * ncols + k])))
+				return e;
+		t->rows++;
+	}
+	return r < 0 ? LFS_ERR_PARSE : LFS_OK;
+}
+
 lfs_err ap_apply_csv(ap *a, const char *text, size_t tn)
 {
 	nwn_model *m = a->p.m;
@@ -173,23 +212,24 @@ lfs_err ap_apply_csv(ap *a, const char *text, size_t tn)
 	nwn_node *hit = &m->anims[hit_anim].geom.nodes[hit_node];
 	nwn_controller *hc = &hit->ctrls[a->target.item];
 	lfs_err e;
-	lfs_sb g = { 0 };
-	nwn_csvdoc dg = { 0 }, de = { 0 };
+	lfs_sb g = { 0 }, head = { 0 };
+	track dg = { 0 }, de = { 0 };
+	bool orient;
 	if ((e = nwn_csv_controller(hit, hc, &g, a->p.err)))
 		goto out;
+	nwn_csv_header(hit, hc, &head, &orient);
+	if (!lfs_sb_ok(&head)) {
+		e = lfs_nomem(a->p.err, "apply view");
+		goto out;
+	}
 	uint32_t ncols = 1u + hc->ncols;
-	if (nwn_csv_read(a->p.err, a->p.file, g.data, g.len, ncols, &dg) != LFS_OK) {
+	if (read_track(a, g.data, g.len, head.data, ncols, &dg) != LFS_OK) {
 		e = lfs_fail(a->p.err, LFS_ERR_UNSUPPORTED, SIZE_MAX, NULL,
 			     "%s: this controller's CSV does not read back", a->p.file);
 		goto out;
 	}
-	if ((e = nwn_csv_read(a->p.err, a->p.file, text, tn, ncols, &de)))
+	if ((e = read_track(a, text, tn, head.data, ncols, &de)))
 		goto out;
-	if (strcasecmp(dg.header, de.header)) {
-		e = lfs_fail_at(a->p.err, a->p.file, de.header_line, 1, "the header row must be '%s'",
-				dg.header);
-		goto out;
-	}
 	if (dg.rows != hc->rows) {
 		e = lfs_fail(a->p.err, LFS_ERR_UNSUPPORTED, SIZE_MAX, NULL,
 			     "%s: this controller's CSV does not match its keys", a->p.file);
@@ -197,7 +237,6 @@ lfs_err ap_apply_csv(ap *a, const char *text, size_t tn)
 	}
 	/* orientation columns as nwn_csv.c shows them */
 	unsigned nc = hc->ncols;
-	bool orient = hc->type == NWN_CTRL_ORIENTATION && nc >= 4 && (hc->bezier || nc == 4);
 	if (de.rows != dg.rows) {
 		if (!de.rows) {
 			e = lfs_fail_at(a->p.err, a->p.file, de.header_line + 1, 1,
@@ -232,10 +271,9 @@ lfs_err ap_apply_csv(ap *a, const char *text, size_t tn)
 	}
 out:
 	lfs_sb_free(&g);
+	lfs_sb_free(&head);
 	free(dg.val);
-	free(dg.line);
 	free(de.val);
-	free(de.line);
 	return e;
 }
 

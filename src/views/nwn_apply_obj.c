@@ -1,8 +1,10 @@
 /**
  * @file nwn_apply_obj.c
- * meshes/<node>.obj edits: vertex positions and face corners patched in
- * place; added or removed vertices or faces become an OBJ -> model.mdl
- * rewrite compiled by the structural apply (nwn_apply_struct.c).
+ * meshes/<node>.obj edits: the text read by the shared OBJ reader (obj.h)
+ * with NWN's rules, faces split into fans of triangles; vertex positions and
+ * face corners patched in place; added or removed vertices or faces become
+ * an OBJ -> model.mdl rewrite compiled by the structural apply
+ * (nwn_apply_struct.c).
  */
 
 #include <math.h>
@@ -21,7 +23,76 @@
 #include "nwn_apply_struct.h"
 #include "nwn_ascii.h"
 #include "nwn_obj.h"
-#include "nwn_obj_read.h"
+#include "obj.h"
+
+/*
+ * What NWN accepts in a mesh OBJ: v, vt (a w only when 0), vn, f (3 to 15
+ * corners, indices to elements defined above), o g s usemtl mtllib (not
+ * stored per mesh); any other statement is refused. Messages in model.mdl's
+ * wording.
+ */
+static const lfs_obj_rules nwn_obj_rules = {
+	.flags = LFS_OBJ_STRICT | LFS_OBJ_DEFINED_ABOVE | LFS_OBJ_VT_W0 | LFS_OBJ_MDL_MSGS,
+	.max_corners = 15,
+};
+
+/* A mesh OBJ as the apply uses it: the read lfs_obj, its faces as triangles. */
+typedef struct objdoc {
+	lfs_obj o;
+	const float *v, *vt, *vn; /* o.v, o.vt, o.vn as flat arrays */
+	uint32_t nv, nvt, nvn;
+	int32_t *f;	  /* 9 per triangle: v vt vn per corner, 0-based, -1 absent */
+	uint32_t *fline; /* the f line of each triangle */
+	uint32_t nf;
+} objdoc;
+
+static void objdoc_free(objdoc *d)
+{
+	lfs_obj_free(&d->o);
+	free(d->f);
+	free(d->fline);
+	memset(d, 0, sizeof(*d));
+}
+
+/* Read OBJ @p text into @p d (always initialised; free with objdoc_free()):
+ * each face of n corners becomes the fan of triangles (0, i, i + 1). */
+static lfs_err objdoc_read(ap *a, const char *text, size_t tn, objdoc *d)
+{
+	memset(d, 0, sizeof(*d));
+	lfs_obj *o = &d->o;
+	lfs_err e = lfs_obj_read(a->p.file, text, tn, &nwn_obj_rules, o, a->p.err);
+	if (e)
+		return e;
+	/* the text is at most MDL_MAX_INPUT bytes: every count fits 32 bits */
+	d->v = o->v ? o->v[0] : NULL;
+	d->vt = o->vt ? o->vt[0] : NULL;
+	d->vn = o->vn ? o->vn[0] : NULL;
+	d->nv = (uint32_t)o->nv;
+	d->nvt = (uint32_t)o->nt;
+	d->nvn = (uint32_t)o->nn;
+	size_t ntri = 0;
+	for (size_t i = 0; i < o->nf; i++)
+		ntri += o->f[i].n - 2;
+	d->f = malloc((ntri + 1) * 9 * sizeof(int32_t));
+	d->fline = malloc((ntri + 1) * sizeof(uint32_t));
+	if (!d->f || !d->fline)
+		return lfs_nomem(a->p.err, "apply view");
+	for (size_t i = 0; i < o->nf; i++) {
+		const lfs_obj_face *fc = &o->f[i];
+		for (uint32_t t = 0; t + 2 < fc->n; t++) {
+			const uint32_t cs[3] = { 0, t + 1, t + 2 };
+			int32_t *x = d->f + 9 * (size_t)d->nf;
+			for (int c = 0; c < 3; c++) {
+				const lfs_obj_corner *k = &o->c[fc->first + cs[c]];
+				x[3 * c] = (int32_t)k->v;
+				x[3 * c + 1] = (int32_t)k->t;
+				x[3 * c + 2] = (int32_t)k->n;
+			}
+			d->fline[d->nf++] = fc->line;
+		}
+	}
+	return LFS_OK;
+}
 
 const char *ap_mesh_obj_name(const nwn_model *m, uint32_t idx, lfs_nameset *ns)
 {
@@ -44,19 +115,19 @@ lfs_err ap_apply_obj(ap *a, const char *text, size_t tn)
 	const char *oname = ap_mesh_obj_name(m, idx, &ns);
 	lfs_err e = LFS_OK;
 	lfs_sb g = { 0 };
-	nwn_objdoc dg = { 0 }, de = { 0 };
+	objdoc dg = { 0 }, de = { 0 };
 	if (!oname) {
 		e = lfs_nomem(a->p.err, "apply view");
 		goto out;
 	}
 	if ((e = nwn_obj_mesh(m, (uint32_t)idx, oname, NULL, &g, a->p.err)))
 		goto out;
-	if (nwn_obj_read(a->p.err, a->p.file, g.data, g.len, &dg) != LFS_OK) {
+	if (objdoc_read(a, g.data, g.len, &dg) != LFS_OK) {
 		e = lfs_fail(a->p.err, LFS_ERR_UNSUPPORTED, SIZE_MAX, NULL,
 			     "%s: this mesh's OBJ does not read back", a->p.file);
 		goto out;
 	}
-	if ((e = nwn_obj_read(a->p.err, a->p.file, text, tn, &de)))
+	if ((e = objdoc_read(a, text, tn, &de)))
 		goto out;
 	nwn_node *n = &m->geom.nodes[idx];
 	nwn_mesh *me = n->mesh;
@@ -98,8 +169,8 @@ lfs_err ap_apply_obj(ap *a, const char *text, size_t tn)
 	}
 out:
 	lfs_sb_free(&g);
-	nwn_obj_free_doc(&dg);
-	nwn_obj_free_doc(&de);
+	objdoc_free(&dg);
+	objdoc_free(&de);
 	lfs_nameset_free(&ns);
 	return e;
 }
@@ -138,7 +209,7 @@ static int32_t nearest_vertex(const float *verts, uint32_t nv, const float p[3])
  * normals; a face keeps the surface id of the old face with the same three
  * vertex indices, else takes that of the first old face sharing a vertex,
  * else 0. */
-static lfs_err obj_to_mdl(ap *a, const uint8_t *orig, size_t n, int32_t idx, const nwn_objdoc *de, lfs_sb *out)
+static lfs_err obj_to_mdl(ap *a, const uint8_t *orig, size_t n, int32_t idx, const objdoc *de, lfs_sb *out)
 {
 	nwn_model *m = NULL;
 	lfs_err e = nwn_mdl_decode(orig, n, &m, a->p.err);
@@ -344,9 +415,9 @@ lfs_err ap_structural_obj(ap *a, const uint8_t *orig, size_t n, const char *text
 			      nwn_supermodel_lookup_fn lookup, void *ctx, uint8_t **out, size_t *outn)
 {
 	int32_t idx = (int32_t)a->target.node;
-	nwn_objdoc de = { 0 };
+	objdoc de = { 0 };
 	lfs_sb sb = { 0 };
-	lfs_err e = nwn_obj_read(a->p.err, a->p.file, text, tn, &de);
+	lfs_err e = objdoc_read(a, text, tn, &de);
 	if (!e)
 		e = obj_to_mdl(a, orig, n, idx, &de, &sb);
 	if (!e) {
@@ -355,7 +426,7 @@ lfs_err ap_structural_obj(ap *a, const uint8_t *orig, size_t n, const char *text
 		e = nwn_apply_structural(orig, n, name, sb.data, sb.len, lookup, ctx, out, outn, a->p.err);
 	}
 	lfs_sb_free(&sb);
-	nwn_obj_free_doc(&de);
+	objdoc_free(&de);
 	return e;
 }
 

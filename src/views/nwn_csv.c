@@ -3,6 +3,7 @@
  * Controller keys as CSV (see nwn_csv.h).
  */
 #include "nwn_csv.h"
+#include "csv.h"
 #include "nwn_quat.h"
 
 #include <inttypes.h>
@@ -31,14 +32,9 @@ static bool is_colour(const char *name)
 	return false;
 }
 
-lfs_err nwn_csv_controller(const nwn_node *n, const nwn_controller *c, lfs_sb *o, lfs_error *err)
+void nwn_csv_header(const nwn_node *n, const nwn_controller *c, lfs_sb *o, bool *orient)
 {
-	size_t rows = c->rows, nc = c->ncols;
-	if ((size_t)c->key_offset + rows > n->n_ctrl_data ||
-	    (size_t)c->data_offset + rows * nc > n->n_ctrl_data || (rows && !n->ctrl_data))
-		return lfs_fail(err, LFS_ERR_CORRUPT, c->off + 12u, "controller key",
-				"controller %" PRIu32 " of node %s: keys outside the data array",
-				c->type, n->name);
+	size_t nc = c->ncols;
 	const char *name = nwn_controller_name(n->flags, c->type);
 	/* base columns */
 	static const char *const pos[] = { "x", "y", "z" };
@@ -47,14 +43,14 @@ lfs_err nwn_csv_controller(const nwn_node *n, const nwn_controller *c, lfs_sb *o
 	static const char *const val[] = { "value" };
 	const char *const *base = NULL;
 	size_t nbase = 0;
-	bool orient = false;
+	*orient = false;
 	if (c->type == NWN_CTRL_POSITION && nc >= 3) {
 		base = pos;
 		nbase = 3;
 	} else if (c->type == NWN_CTRL_ORIENTATION && nc >= 4) {
 		base = ori;
 		nbase = 4;
-		orient = true;
+		*orient = true;
 	} else if (is_colour(name) && nc >= 3) {
 		base = rgb;
 		nbase = 3;
@@ -67,7 +63,7 @@ lfs_err nwn_csv_controller(const nwn_node *n, const nwn_controller *c, lfs_sb *o
 	if (!c->bezier && nbase != nc) {
 		base = NULL;
 		nbase = 0;
-		orient = false;
+		*orient = false;
 	}
 	lfs_sb_puts(o, "time");
 	for (size_t k = 0; k < nc; k++) {
@@ -78,26 +74,35 @@ lfs_err nwn_csv_controller(const nwn_node *n, const nwn_controller *c, lfs_sb *o
 		else
 			lfs_sb_printf(o, ",v%zu", k + 1);
 	}
-	lfs_sb_puts(o, "\r\n");
+}
+
+lfs_err nwn_csv_controller(const nwn_node *n, const nwn_controller *c, lfs_sb *o, lfs_error *err)
+{
+	size_t rows = c->rows, nc = c->ncols;
+	if ((size_t)c->key_offset + rows > n->n_ctrl_data ||
+	    (size_t)c->data_offset + rows * nc > n->n_ctrl_data || (rows && !n->ctrl_data))
+		return lfs_fail(err, LFS_ERR_CORRUPT, c->off + 12u, "controller key",
+				"controller %" PRIu32 " of node %s: keys outside the data array",
+				c->type, n->name);
+	bool orient;
+	lfs_sb head = { 0 };
+	nwn_csv_header(n, c, &head, &orient);
+	if (lfs_sb_ok(&head))
+		lfs_csv_write_header(o, head.data);
+	bool ok = lfs_sb_ok(&head);
+	lfs_sb_free(&head);
+	/* one row: the time, then the values (an orientation's first 4 as axis-angle) */
+	float row[1 + 255]; /* ncols is a uint8_t */
 	for (size_t r = 0; r < rows; r++) {
-		lfs_sb_float(o, n->ctrl_data[c->key_offset + r]);
+		row[0] = n->ctrl_data[c->key_offset + r];
 		const float *v = n->ctrl_data + c->data_offset + r * nc;
-		size_t k = 0;
-		if (orient) {
-			float aa[4];
-			nwn_quat_to_axis_angle(v, aa);
-			for (; k < 4; k++) {
-				lfs_sb_putc(o, ',');
-				lfs_sb_float(o, aa[k]);
-			}
-		}
-		for (; k < nc; k++) {
-			lfs_sb_putc(o, ',');
-			lfs_sb_float(o, v[k]);
-		}
-		lfs_sb_puts(o, "\r\n");
+		memcpy(row + 1, v, nc * sizeof(float));
+		if (orient)
+			nwn_quat_to_axis_angle(v, row + 1);
+		lfs_csv_write_floats_plain(o, row, 1 + nc);
+		lfs_csv_write_eol(o);
 	}
-	if (!lfs_sb_ok(o))
+	if (!ok || !lfs_sb_ok(o))
 		return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "csv view", "out of memory");
 	return LFS_OK;
 }

@@ -15,11 +15,14 @@
  *  - anything else:       time,v1..vN
  *  - bezier keys: the base columns above, then the remaining stored values as
  *    ctrl1..ctrlK (their meaning is unknown: no sample exists, notes §2.3).
- * Time in seconds. Every number is the shortest exact float32 text, so times
- * and non-orientation values read back bit for bit.
+ * Time in seconds. Every number is the shortest exact float32 text (plain
+ * form, csv.h: a NaN prints as "nan"), so times and non-orientation values
+ * other than NaNs read back bit for bit.
  */
 #ifndef LFS_VIEWS_NWN_CSV_H
 #define LFS_VIEWS_NWN_CSV_H
+
+#include <stdbool.h>
 
 #include "../common/error.h"
 #include "../common/strbuf.h"
@@ -30,8 +33,14 @@
  * @return LFS_OK; LFS_ERR_CORRUPT when the controller's keys lie outside the
  *         node's float array (the caller leaves the file out); LFS_ERR_NOMEM.
  */
-lfs_err nwn_csv_controller(const nwn_node *n, const nwn_controller *c, lfs_sb *out,
-			   lfs_error *err);
+lfs_err nwn_csv_controller(const nwn_node *n, const nwn_controller *c, lfs_sb *out, lfs_error *err);
+
+/**
+ * The header row of controller @p c's CSV ("time,x,y,z", ...; no line end)
+ * into @p out. Sets *@p orient when the value columns start with the
+ * axis-angle form of an orientation (axis_x,axis_y,axis_z,angle).
+ */
+void nwn_csv_header(const nwn_node *n, const nwn_controller *c, lfs_sb *out, bool *orient);
 
 /**
  * File-name part for controller @p c on node @p n: its ASCII keyword, or

@@ -3,6 +3,7 @@
  * OBJ/MTL views of NWN meshes (see nwn_obj.h, docs/formats/obj-csv.md).
  */
 #include "nwn_obj.h"
+#include "obj.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -234,8 +235,11 @@ static bool face_ok(const nwn_face *f, size_t nv)
 	return f->v[0] < nv && f->v[1] < nv && f->v[2] < nv;
 }
 
-/* Face statements for one mesh whose first vertex has OBJ number base+1. */
-static size_t write_faces(lfs_sb *o, const nwn_mesh *me, size_t nv, size_t base, bool vt, bool vn)
+/* Face statements for one mesh whose first v / vt / vn have OBJ numbers
+ * base + 1, *vt_base + 1, *vn_base + 1 (vt_base / vn_base NULL: no such
+ * part). Returns the faces left out (a vertex index out of range). */
+static size_t write_faces(lfs_sb *o, const nwn_mesh *me, size_t nv, size_t base,
+			  const size_t *vt_base, const size_t *vn_base)
 {
 	size_t skipped = 0;
 	size_t nf = me->faces ? me->n_faces : 0;
@@ -245,29 +249,15 @@ static size_t write_faces(lfs_sb *o, const nwn_mesh *me, size_t nv, size_t base,
 			skipped++;
 			continue;
 		}
-		lfs_sb_putc(o, 'f');
+		size_t x[3], xt[3], xn[3];
 		for (int c = 0; c < 3; c++) {
-			size_t x = base + f->v[c] + 1;
-			if (vt && vn)
-				lfs_sb_printf(o, " %zu/%zu/%zu", x, x, x);
-			else if (vt)
-				lfs_sb_printf(o, " %zu/%zu", x, x);
-			else if (vn)
-				lfs_sb_printf(o, " %zu//%zu", x, x);
-			else
-				lfs_sb_printf(o, " %zu", x);
+			x[c] = base + f->v[c];
+			xt[c] = (vt_base ? *vt_base : 0) + f->v[c];
+			xn[c] = (vn_base ? *vn_base : 0) + f->v[c];
 		}
-		lfs_sb_putc(o, '\n');
+		lfs_obj_write_f(o, 3, x, vt_base ? xt : NULL, vn_base ? xn : NULL);
 	}
 	return skipped;
-}
-
-static void vec_line(lfs_sb *o, const char *key, const float *v, size_t n)
-{
-	lfs_sb_puts(o, key);
-	lfs_sb_putc(o, ' ');
-	lfs_sb_floats(o, v, n);
-	lfs_sb_putc(o, '\n');
 }
 
 lfs_err nwn_obj_mesh(const nwn_model *m, uint32_t idx, const char *obj_name,
@@ -280,20 +270,22 @@ lfs_err nwn_obj_mesh(const nwn_model *m, uint32_t idx, const char *obj_name,
 	lfs_sb_printf(o, "# legacyfs: %s node %s of model %s, node-local coordinates\n",
 		      nwn_node_type_name(n->flags), obj_name, m->geom.name);
 	lfs_sb_printf(o, "# %zu vertices, %" PRIu32 " faces\n", nv, me->faces ? me->n_faces : 0);
-	lfs_sb_puts(o, "mtllib ../model.mtl\n");
-	lfs_sb_printf(o, "o %s\ng %s\n", obj_name, obj_name);
+	lfs_obj_write_stmt(o, "mtllib", "../model.mtl");
+	lfs_obj_write_stmt(o, "o", obj_name);
+	lfs_obj_write_stmt(o, "g", obj_name);
 	for (size_t i = 0; i < nv; i++)
-		vec_line(o, "v", me->verts + 3 * i, 3);
+		lfs_obj_write_plain(o, LFS_OBJ_V, me->verts + 3 * i);
 	if (vt)
 		for (size_t i = 0; i < nv; i++)
-			vec_line(o, "vt", me->tverts[0] + 2 * i, 2);
+			lfs_obj_write_plain(o, LFS_OBJ_VT, me->tverts[0] + 2 * i);
 	if (vn)
 		for (size_t i = 0; i < nv; i++)
-			vec_line(o, "vn", me->normals + 3 * i, 3);
+			lfs_obj_write_plain(o, LFS_OBJ_VN, me->normals + 3 * i);
 	if (mats && mats->node_mat && mats->node_mat[idx])
-		lfs_sb_printf(o, "usemtl %s\n", mats->node_mat[idx]);
-	lfs_sb_puts(o, "s off\n");
-	size_t skipped = write_faces(o, me, nv, 0, vt, vn);
+		lfs_obj_write_stmt(o, "usemtl", mats->node_mat[idx]);
+	lfs_obj_write_stmt(o, "s", "off");
+	size_t zero = 0;
+	size_t skipped = write_faces(o, me, nv, 0, vt ? &zero : NULL, vn ? &zero : NULL);
 	if (skipped)
 		lfs_sb_printf(o, "# %zu faces left out: vertex index out of range\n", skipped);
 	if (!lfs_sb_ok(o))
@@ -318,7 +310,7 @@ lfs_err nwn_obj_model(const nwn_model *m, const char *const *obj_names,
 	nwn_obj_transforms(g, t, q, s);
 	lfs_sb_printf(o, "# legacyfs: rendered meshes of model %s in model space (metres)\n",
 		      g->name);
-	lfs_sb_puts(o, "mtllib model.mtl\n");
+	lfs_obj_write_stmt(o, "mtllib", "model.mtl");
 	size_t base = 0, vt_base = 0, vn_base = 0;
 	for (uint32_t i = 0; i < g->n_nodes; i++) {
 		const nwn_node *n = &g->nodes[i];
@@ -328,7 +320,8 @@ lfs_err nwn_obj_model(const nwn_model *m, const char *const *obj_names,
 			continue;
 		size_t nv = me->verts ? me->n_verts : 0;
 		bool vt = me->tverts[0] != NULL, vn = me->normals != NULL;
-		lfs_sb_printf(o, "o %s\ng %s\n", obj_names[i], obj_names[i]);
+		lfs_obj_write_stmt(o, "o", obj_names[i]);
+		lfs_obj_write_stmt(o, "g", obj_names[i]);
 		for (size_t v = 0; v < nv; v++) {
 			double p[3] = { me->verts[3 * v], me->verts[3 * v + 1], me->verts[3 * v + 2] };
 			double r[3];
@@ -336,11 +329,11 @@ lfs_err nwn_obj_model(const nwn_model *m, const char *const *obj_names,
 			float w[3];
 			for (int k = 0; k < 3; k++)
 				w[k] = (float)(t[3 * i + k] + s[i] * r[k]);
-			vec_line(o, "v", w, 3);
+			lfs_obj_write_plain(o, LFS_OBJ_V, w);
 		}
 		if (vt)
 			for (size_t v = 0; v < nv; v++)
-				vec_line(o, "vt", me->tverts[0] + 2 * v, 2);
+				lfs_obj_write_plain(o, LFS_OBJ_VT, me->tverts[0] + 2 * v);
 		if (vn) {
 			for (size_t v = 0; v < nv; v++) {
 				double p[3] = { me->normals[3 * v], me->normals[3 * v + 1],
@@ -350,35 +343,15 @@ lfs_err nwn_obj_model(const nwn_model *m, const char *const *obj_names,
 				float w[3];
 				for (int k = 0; k < 3; k++)
 					w[k] = (float)(s[i] < 0 ? -r[k] : r[k]);
-				vec_line(o, "vn", w, 3);
+				lfs_obj_write_plain(o, LFS_OBJ_VN, w);
 			}
 		}
 		if (mats && mats->node_mat && mats->node_mat[i])
-			lfs_sb_printf(o, "usemtl %s\n", mats->node_mat[i]);
-		lfs_sb_puts(o, "s off\n");
+			lfs_obj_write_stmt(o, "usemtl", mats->node_mat[i]);
+		lfs_obj_write_stmt(o, "s", "off");
 		/* vt/vn numbering runs in step with v only when every mesh has
 		 * them; write faces with separate bases. */
-		size_t nf = me->faces ? me->n_faces : 0;
-		for (size_t f = 0; f < nf; f++) {
-			const nwn_face *fc = &me->faces[f];
-			if (!face_ok(fc, nv))
-				continue;
-			lfs_sb_putc(o, 'f');
-			for (int c = 0; c < 3; c++) {
-				size_t x = base + fc->v[c] + 1;
-				size_t xt = vt_base + fc->v[c] + 1;
-				size_t xn = vn_base + fc->v[c] + 1;
-				if (vt && vn)
-					lfs_sb_printf(o, " %zu/%zu/%zu", x, xt, xn);
-				else if (vt)
-					lfs_sb_printf(o, " %zu/%zu", x, xt);
-				else if (vn)
-					lfs_sb_printf(o, " %zu//%zu", x, xn);
-				else
-					lfs_sb_printf(o, " %zu", x);
-			}
-			lfs_sb_putc(o, '\n');
-		}
+		write_faces(o, me, nv, base, vt ? &vt_base : NULL, vn ? &vn_base : NULL);
 		base += nv;
 		if (vt)
 			vt_base += nv;

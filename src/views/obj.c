@@ -4,6 +4,7 @@
  */
 #include "obj.h"
 
+#include "../common/floatfmt.h"
 #include "../common/mem.h"
 #include "mdltext.h"
 
@@ -63,16 +64,35 @@ static bool grow_pair(void **a, void **at, size_t *cap, size_t need, size_t esz)
 	return true;
 }
 
-/* v / vt / vn: @p want numbers (plus an unread w when LFS_OBJ_W allows it). */
+/* Token @p i as float32 (lfs_lex_f32(); LFS_OBJ_MDL_MSGS: model.mdl's wording). */
+static lfs_err read_f32(reader *rd, uint32_t i, float *out)
+{
+	if (!(rd->r->flags & LFS_OBJ_MDL_MSGS))
+		return lfs_lex_f32(&rd->lx, &rd->ln, i, out);
+	const lfs_tok *t = &rd->ln.tok[i];
+	if (lfs_parse_float_bits(t->s, t->len, out))
+		return LFS_OK;
+	return lfs_lex_fail(&rd->lx, &rd->ln, i, "'%.*s' is not a number",
+			    (int)(t->len > 40 ? 40 : t->len), t->s);
+}
+
+/* v / vt / vn: @p want numbers, plus a w when LFS_OBJ_W (skipped unread) or
+ * LFS_OBJ_VT_W0 (read, must be 0) allows it. */
 static lfs_err read_vec(reader *rd, lfs_obj_kind k)
 {
 	lfs_obj *o = rd->o;
 	const lfs_line *ln = &rd->ln;
+	unsigned flags = rd->r->flags;
 	uint32_t want = k == LFS_OBJ_VT ? 2 : 3;
-	uint32_t extra = k != LFS_OBJ_VN && (rd->r->flags & LFS_OBJ_W) ? 1 : 0;
+	bool w0 = k == LFS_OBJ_VT && (flags & LFS_OBJ_VT_W0);
+	uint32_t extra = (k != LFS_OBJ_VN && (flags & LFS_OBJ_W)) || w0 ? 1 : 0;
 	uint32_t got = ln->ntok - 1;
 	if (got < want || got > want + extra) {
 		const lfs_tok *kw = &ln->tok[0];
+		if (flags & LFS_OBJ_MDL_MSGS)
+			return lfs_lex_fail(&rd->lx, ln, ln->ntok - 1,
+					    "expected %u numbers after '%.*s'", want, (int)kw->len,
+					    kw->s);
 		if (extra)
 			return lfs_lex_fail(&rd->lx, ln, got < want ? ln->ntok : want + extra + 1,
 					    "expected %u or %u numbers after '%.*s', found %u",
@@ -103,9 +123,18 @@ static lfs_err read_vec(reader *rd, lfs_obj_kind k)
 	if (!ok)
 		return lfs_nomem(rd->lx.err, "OBJ");
 	for (uint32_t i = 0; i < want; i++) {
-		lfs_err e = lfs_lex_f32(&rd->lx, ln, i + 1, &dst[i]);
+		lfs_err e = read_f32(rd, i + 1, &dst[i]);
 		if (e)
 			return e;
+	}
+	if (w0 && got > want) {
+		float w;
+		lfs_err e = read_f32(rd, want + 1, &w);
+		if (e)
+			return e;
+		if (w != 0.0f)
+			return lfs_lex_fail(&rd->lx, ln, want + 1,
+					    "texture w coordinates are not stored: must be 0");
 	}
 	at->line = ln->line;
 	at->col = ln->tok[0].col;
@@ -168,9 +197,14 @@ static lfs_err read_corner(reader *rd, uint32_t i, lfs_obj_corner *c)
 		if (!have[j])
 			continue;
 		int64_t x = part[j] > 0 ? part[j] - 1 : (int64_t)cnt[j] + part[j];
-		if (x < 0 || ((flags & LFS_OBJ_DEFINED_ABOVE) && (uint64_t)x >= cnt[j]))
+		if (x < 0 || ((flags & LFS_OBJ_DEFINED_ABOVE) && (uint64_t)x >= cnt[j])) {
+			if (flags & LFS_OBJ_MDL_MSGS)
+				return lfs_lex_fail(&rd->lx, ln, i,
+						    "index %lld out of range (1..%zu)",
+						    (long long)x + 1, cnt[j]);
 			return lfs_lex_fail(&rd->lx, ln, i, "%s index %lld is not defined above",
 					    what[j], (long long)part[j]);
+		}
 		if (rd->r->max_index && (uint64_t)x >= rd->r->max_index)
 			return lfs_lex_fail(&rd->lx, ln, i, "%s index %lld is out of range 1..%llu",
 					    what[j], (long long)part[j],
@@ -193,6 +227,10 @@ static lfs_err read_face(reader *rd)
 	if (n < 3)
 		return lfs_lex_fail(&rd->lx, ln, ln->ntok,
 				    "a face needs at least 3 corners, found %u", n);
+	if (rd->r->max_corners && n > rd->r->max_corners)
+		return lfs_lex_fail(&rd->lx, ln, rd->r->max_corners + 1,
+				    "a face has at most %u corners, found %u", rd->r->max_corners,
+				    n);
 	if (!lfs_grow((void **)&o->f, &o->cap_f, o->nf + 1, sizeof(*o->f)) ||
 	    !lfs_grow((void **)&o->c, &o->cap_c, o->nc + n, sizeof(*o->c)))
 		return lfs_nomem(rd->lx.err, "OBJ");
@@ -298,6 +336,13 @@ void lfs_obj_write_vn(lfs_sb *sb, const float n[3])
 {
 	lfs_sb_puts(sb, "vn ");
 	lfs_sb_floats_bits(sb, n, 3, ' ');
+	lfs_sb_putc(sb, '\n');
+}
+
+void lfs_obj_write_plain(lfs_sb *sb, lfs_obj_kind kind, const float *x)
+{
+	lfs_sb_puts(sb, kind == LFS_OBJ_V ? "v " : kind == LFS_OBJ_VT ? "vt " : "vn ");
+	lfs_sb_floats(sb, x, kind == LFS_OBJ_VT ? 2 : 3);
 	lfs_sb_putc(sb, '\n');
 }
 

@@ -1,7 +1,7 @@
 /**
  * @file obj.h
  * The one Wavefront OBJ reader and the OBJ line writers shared by the OBJ
- * views of every format (NOD, SOD; NWN and NIL to follow).
+ * views of every format (NOD, SOD, NWN, NIL).
  *
  * Owns: OBJ text <-> lfs_obj, a neutral mesh between text and formats.
  * The syntax follows the Wavefront "Object Files (.obj)" appendix of the
@@ -107,6 +107,22 @@ typedef struct lfs_obj {
 #define LFS_OBJ_NEED_VT 0x8u
 /** An index must name an element defined on an earlier line. */
 #define LFS_OBJ_DEFINED_ABOVE 0x10u
+/**
+ * vt may carry a third number (OBJ's w). It is read and must be 0, since
+ * only u and v are kept: "texture w coordinates are not stored: must be 0".
+ */
+#define LFS_OBJ_VT_W0 0x20u
+/**
+ * Messages in the wording of NWN's model.mdl parser (mdl_parse.h), so that
+ * one format speaks one wording in all its views:
+ * "expected N numbers after 'v'" at the line's last token (instead of
+ * "expected N numbers after 'v', found M" at the first missing or extra
+ * one), "'x' is not a number" (instead of "expected a number, found 'x'")
+ * and "index N out of range (1..M)" with N the 1-based index after a
+ * relative one is resolved (instead of "vertex index N is not defined
+ * above"; with LFS_OBJ_DEFINED_ABOVE).
+ */
+#define LFS_OBJ_MDL_MSGS 0x40u
 
 /** Where a statement is, for lfs_obj_rules.check. */
 typedef struct lfs_obj_where {
@@ -125,6 +141,12 @@ typedef struct lfs_obj_rules {
 	const char *triangles;
 	/** Largest 1-based index accepted (0: no limit besides DEFINED_ABOVE). */
 	uint64_t max_index;
+	/**
+	 * Most corners of one face (0: no limit besides the lexer's
+	 * LFS_LEX_MAXTOK tokens a line): "a face has at most N corners, found
+	 * M" at corner N + 1.
+	 */
+	uint32_t max_corners;
 	/**
 	 * Called for every v vt vn f o g s usemtl mtllib line before its
 	 * arguments are read (@p o holds the lines above); a non-zero return
@@ -148,7 +170,13 @@ lfs_err lfs_obj_read(const char *file, const char *text, size_t n, const lfs_obj
 /** Free the arrays of @p o and zero it. */
 void lfs_obj_free(lfs_obj *o);
 
-/* ---- writers: whole lines, ended by "\n"; floats in lfs_fmt_float_bits() form ---- */
+/*
+ * ---- writers: whole lines, ended by "\n" ----
+ * Floats are in lfs_fmt_float_bits() form (a NaN as "nan:XXXXXXXX", its bits
+ * kept: NOD, SOD), or with lfs_obj_write_plain() in the plain shortest form
+ * of lfs_fmt_float() (a NaN as "nan": the NWN and NIL views, which have
+ * always printed that form).
+ */
 
 /** "v x y z\n". */
 void lfs_obj_write_v(lfs_sb *sb, const float p[3]);
@@ -156,6 +184,11 @@ void lfs_obj_write_v(lfs_sb *sb, const float p[3]);
 void lfs_obj_write_vt(lfs_sb *sb, float u, float v);
 /** "vn x y z\n". */
 void lfs_obj_write_vn(lfs_sb *sb, const float n[3]);
+/**
+ * "v x y z\n", "vt u v\n" or "vn x y z\n" for @p kind LFS_OBJ_V, _VT or
+ * _VN (3, 2, 3 floats at @p x) with the floats in plain lfs_fmt_float() form.
+ */
+void lfs_obj_write_plain(lfs_sb *sb, lfs_obj_kind kind, const float *x);
 /**
  * "f a/b/c ...\n" for @p n corners; @p v, @p vt, @p vn are 0-based
  * (printed + 1); @p vt or @p vn NULL leaves that part out ("a/b",

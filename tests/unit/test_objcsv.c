@@ -4,7 +4,9 @@
  * write -> read gives back the same float bits (negative zero, subnormals,
  * infinities, NaN payloads) and indices, the writers produce the exact bytes
  * the views have always had (CRLF CSV records), and every refusal names the
- * right file:line:col.
+ * right file:line:col. Also the rules NWN needs (a vt w that must be 0, at
+ * most 15 corners a face, model.mdl's wording) and the plain float form of
+ * the NWN and NIL writers.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -247,6 +249,106 @@ static void test_obj_refusals(void **state)
 	refuse("v 0 0 zz\ng x\n", &hook, "bad.obj:1:7: expected a number, found 'zz'");
 }
 
+/* NWN's rules: vt w read and required to be 0, at most 15 corners a face,
+ * model.mdl's wording (LFS_OBJ_MDL_MSGS). */
+static void test_obj_vt_w_and_max_corners(void **state)
+{
+	(void)state;
+	lfs_obj_rules nwn = { .flags = LFS_OBJ_STRICT | LFS_OBJ_DEFINED_ABOVE | LFS_OBJ_VT_W0 |
+				       LFS_OBJ_MDL_MSGS,
+			      .max_corners = 15 };
+	lfs_obj_rules w0 = { .flags = LFS_OBJ_VT_W0 };
+	lfs_obj o;
+	lfs_error err;
+	/* a w of 0 (either sign) is read and dropped: vt keeps u, v */
+	const char *t = "v 0 0 0\nvt 0.5 0.25 0\nvt 1 2 -0\nvt 3 4\nf 1/1 1/2 1/3\n";
+	assert_int_equal(lfs_obj_read("t.obj", t, strlen(t), &nwn, &o, &err), LFS_OK);
+	assert_int_equal(o.nt, 3);
+	assert_true(o.vt[0][0] == 0.5f && o.vt[0][1] == 0.25f);
+	assert_true(o.vt[1][0] == 1.0f && o.vt[1][1] == 2.0f);
+	assert_true(o.vt[2][0] == 3.0f && o.vt[2][1] == 4.0f);
+	assert_int_equal(o.c[2].t, 2);
+	lfs_obj_free(&o);
+	/* a w that is not 0 is refused at the w; without the flag it is one too many */
+	refuse("vt 1 2 0.5\n", &w0, "bad.obj:1:8: texture w coordinates are not stored: must be 0");
+	refuse("vt 1 2 nan\n", &nwn,
+	       "bad.obj:1:8: texture w coordinates are not stored: must be 0");
+	refuse("vt 1 2 0\n", NULL, "bad.obj:1:8: expected 2 numbers after 'vt', found 3");
+	refuse("vt 1 2 0 0\n", &w0, "bad.obj:1:10: expected 2 or 3 numbers after 'vt', found 4");
+	refuse("vt 1 2 w\n", &w0, "bad.obj:1:8: expected a number, found 'w'");
+	/* v and vn take no w under LFS_OBJ_VT_W0 */
+	refuse("v 1 2 3 0\n", &w0, "bad.obj:1:9: expected 3 numbers after 'v', found 4");
+	/* 15 corners pass, 16 are refused at the 16th */
+	char face[200] = "v 0 0 0\nf";
+	for (int i = 0; i < 15; i++)
+		strcat(face, " 1");
+	assert_int_equal(lfs_obj_read("t.obj", face, strlen(face), &nwn, &o, &err), LFS_OK);
+	assert_int_equal(o.nf, 1);
+	assert_int_equal(o.f[0].n, 15);
+	lfs_obj_free(&o);
+	strcat(face, " 1\n");
+	refuse(face, &nwn, "bad.obj:2:33: a face has at most 15 corners, found 16");
+	/* the limit is checked before the corners are read */
+	strcpy(face + strlen(face) - 3, " x\n");
+	refuse(face, &nwn, "bad.obj:2:33: a face has at most 15 corners, found 16");
+	/* model.mdl's wording: count at the last token, numbers, index ranges */
+	refuse("v 1 2\n", &nwn, "bad.obj:1:5: expected 3 numbers after 'v'");
+	refuse("v\n", &nwn, "bad.obj:1:1: expected 3 numbers after 'v'");
+	refuse("vt 1 2 0 0\n", &nwn, "bad.obj:1:10: expected 2 numbers after 'vt'");
+	refuse("vn 1 2 3 4\n", &nwn, "bad.obj:1:10: expected 3 numbers after 'vn'");
+	refuse("v 1 2 x3\n", &nwn, "bad.obj:1:7: 'x3' is not a number");
+	refuse("v 0 0 0\nv 0 0 0\nv 0 0 0\nf 1 2 99999\n", &nwn,
+	       "bad.obj:4:7: index 99999 out of range (1..3)");
+	refuse("v 0 0 0\nv 0 0 0\nv 0 0 0\nf -5 1 2\n", &nwn,
+	       "bad.obj:4:3: index -1 out of range (1..3)");
+	refuse("v 0 0 0\nvt 0 0\nf 1/2 1/1 1/1\n", &nwn,
+	       "bad.obj:3:3: index 2 out of range (1..1)");
+	refuse("v 0 0 0\nf 1 1\n", &nwn, "bad.obj:2:6: a face needs at least 3 corners, found 2");
+	refuse("vp 1 2\n", &nwn, "bad.obj:1:1: unsupported OBJ statement 'vp'");
+	/* the NaN-bits form is a number in either wording */
+	t = "v nan:7fc01234 0 0\n";
+	assert_int_equal(lfs_obj_read("t.obj", t, strlen(t), &nwn, &o, &err), LFS_OK);
+	assert_int_equal(bits(o.v[0][0]), 0x7FC01234u);
+	lfs_obj_free(&o);
+	refuse("v nan:3f800000 0 0\n", &nwn, "bad.obj:1:3: 'nan:3f800000' is not a number");
+}
+
+/* The plain float form: shortest text, a NaN as "nan" (NWN and NIL views). */
+static void test_plain_writers(void **state)
+{
+	(void)state;
+	lfs_sb sb = { 0 };
+	float p[3] = { from_bits(0x7FC01234u), from_bits(0x80000000u), 0.1f };
+	lfs_obj_write_plain(&sb, LFS_OBJ_V, p);
+	lfs_obj_write_plain(&sb, LFS_OBJ_VT, p + 1);
+	lfs_obj_write_plain(&sb, LFS_OBJ_VN, p);
+	lfs_obj_write_v(&sb, p);
+	assert_true(lfs_sb_ok(&sb));
+	assert_string_equal(sb.data, "v nan -0 0.1\nvt -0 0.1\nvn nan -0 0.1\n"
+				     "v nan:7fc01234 -0 0.1\n");
+	lfs_sb_free(&sb);
+	float row[4] = { 1.5f, from_bits(0xFFC00000u), from_bits(0xFF800000u), 1e-45f };
+	lfs_csv_write_floats_plain(&sb, row, 4);
+	lfs_csv_write_eol(&sb);
+	lfs_csv_write_floats_plain(&sb, row, 1);
+	lfs_csv_write_eol(&sb);
+	lfs_csv_write_floats(&sb, row, 2);
+	assert_true(lfs_sb_ok(&sb));
+	assert_string_equal(sb.data, "1.5,nan,-inf,1e-45\r\n1.5\r\n1.5,nan:ffc00000");
+	/* plain text reads back bit for bit except for a NaN's payload */
+	lfs_csv c;
+	lfs_error err;
+	lfs_csv_init(&c, "t.csv", sb.data, sb.len, 0, &err);
+	assert_int_equal(lfs_csv_next(&c), 1);
+	assert_int_equal(lfs_csv_arity(&c, 4, NULL), LFS_OK);
+	float f;
+	assert_int_equal(lfs_csv_f32(&c, 3, &f), LFS_OK);
+	assert_int_equal(bits(f), 1);
+	assert_int_equal(lfs_csv_f32(&c, 1, &f), LFS_OK);
+	assert_true(isnan(f));
+	lfs_sb_free(&sb);
+}
+
 static void test_csv_round_trip(void **state)
 {
 	(void)state;
@@ -375,6 +477,23 @@ static void test_csv_refusals(void **state)
 	csv_refuse_n("a,b,c\n1,2\0,3\n", 13, 0, 3, "bad.csv:2:4: NUL byte in text");
 	csv_refuse("a,b,c\n1,2,nan:3f800000\n", 0, 3,
 		   "bad.csv:2:5: expected a number, found 'nan:3f800000'");
+	/* model.mdl's wording (NWN): no column list in the count, "is not a number" */
+	lfs_csv c;
+	lfs_error err;
+	const char *t = "a,b,c\r\n0,abc\r\n1,2,x\r\n";
+	lfs_csv_init(&c, "n.csv", t, strlen(t), LFS_CSV_LENIENT | LFS_CSV_MDL_MSGS, &err);
+	assert_int_equal(lfs_csv_header(&c, "a,b,c"), LFS_OK);
+	assert_int_equal(lfs_csv_next(&c), 1);
+	assert_int_equal(lfs_csv_arity(&c, 3, NULL), LFS_ERR_PARSE);
+	assert_string_equal(err.msg, "n.csv:2:6: expected 3 fields, found 2");
+	assert_int_equal(lfs_csv_arity(&c, 1, NULL), LFS_ERR_PARSE);
+	assert_string_equal(err.msg, "n.csv:2:3: expected 1 fields, found 2");
+	float f;
+	assert_int_equal(lfs_csv_f32(&c, 1, &f), LFS_ERR_PARSE);
+	assert_string_equal(err.msg, "n.csv:2:3: 'abc' is not a number");
+	assert_int_equal(lfs_csv_next(&c), 1);
+	assert_int_equal(lfs_csv_f32(&c, 2, &f), LFS_ERR_PARSE);
+	assert_string_equal(err.msg, "n.csv:3:5: 'x' is not a number");
 }
 
 int main(void)
@@ -383,6 +502,8 @@ int main(void)
 		cmocka_unit_test(test_obj_round_trip),
 		cmocka_unit_test(test_obj_relative_and_options),
 		cmocka_unit_test(test_obj_refusals),
+		cmocka_unit_test(test_obj_vt_w_and_max_corners),
+		cmocka_unit_test(test_plain_writers),
 		cmocka_unit_test(test_csv_round_trip),
 		cmocka_unit_test(test_csv_lenient_and_strict),
 		cmocka_unit_test(test_csv_refusals),
