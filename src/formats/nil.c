@@ -4,6 +4,7 @@
  */
 #include "nil.h"
 
+#include "../common/mem.h"
 #include "../common/rd.h"
 
 #include <math.h>
@@ -251,7 +252,7 @@ static lfs_err read_sector(const lfs_rd *r, size_t off, uint32_t idx, nil_sector
 	s->vertices = alloc_n(3 * (size_t)sh.n_verts, sizeof(float));
 	s->wedges = alloc_n(sh.n_wedges, sizeof(nil_wedge));
 	if (!s->sector_planes || !s->surface_planes || !s->bsp || !s->vertices || !s->wedges)
-		return lfs_fail(err, LFS_ERR_NOMEM, off, "sector", "out of memory");
+		return lfs_nomem(err, "sector");
 	read_planes(d + sh.planes, s->sector_planes, sh.n_planes);
 	read_planes(d + sh.surf, s->surface_planes, sh.n_surf);
 	for (size_t i = 0; i < sh.n_bsp; i++)
@@ -319,7 +320,7 @@ lfs_err nil_decode(const uint8_t *data, size_t n, nil_model **out, lfs_error *er
 
 	nil_model *m = calloc(1, sizeof(*m));
 	if (!m)
-		return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "model", "out of memory");
+		return lfs_nomem(err, "model");
 	lfs_err rc = LFS_OK;
 	memcpy(m->magic, data, NIL_MAGIC_SIZE);
 	m->version = version;
@@ -330,7 +331,7 @@ lfs_err nil_decode(const uint8_t *data, size_t n, nil_model **out, lfs_error *er
 	m->n_sectors = ns;
 	m->materials = alloc_n(nm, NIL_NAME_SIZE);
 	if (!m->materials) {
-		rc = lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "material table", "out of memory");
+		rc = lfs_nomem(err, "material table");
 		goto fail;
 	}
 	if (nm)
@@ -342,7 +343,7 @@ lfs_err nil_decode(const uint8_t *data, size_t n, nil_model **out, lfs_error *er
 		size_t cap = ns < 64 ? ns : 64;
 		m->sectors = calloc(cap, sizeof(nil_sector));
 		if (!m->sectors) {
-			rc = lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "sectors", "out of memory");
+			rc = lfs_nomem(err, "sectors");
 			goto fail;
 		}
 		size_t end;
@@ -360,14 +361,14 @@ lfs_err nil_decode(const uint8_t *data, size_t n, nil_model **out, lfs_error *er
 			prev->n_tail = found - end;
 			prev->tail = dup_bytes(data + end, prev->n_tail);
 			if (!prev->tail) {
-				rc = lfs_fail(err, LFS_ERR_NOMEM, end, "sector tail", "out of memory");
+				rc = lfs_nomem(err, "sector tail");
 				goto fail;
 			}
 			if (m->n_decoded == cap) {
 				size_t nc = cap * 2 < ns ? cap * 2 : ns;
 				nil_sector *ns2 = realloc(m->sectors, nc * sizeof(nil_sector));
 				if (!ns2) {
-					rc = lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "sectors", "out of memory");
+					rc = lfs_nomem(err, "sectors");
 					goto fail;
 				}
 				memset(ns2 + cap, 0, (nc - cap) * sizeof(nil_sector));
@@ -385,7 +386,7 @@ lfs_err nil_decode(const uint8_t *data, size_t n, nil_model **out, lfs_error *er
 		last->n_tail = n - end;
 		last->tail = dup_bytes(data + end, last->n_tail);
 		if (!last->tail) {
-			rc = lfs_fail(err, LFS_ERR_NOMEM, end, "sector tail", "out of memory");
+			rc = lfs_nomem(err, "sector tail");
 			goto fail;
 		}
 		tail_from = n;
@@ -393,7 +394,7 @@ lfs_err nil_decode(const uint8_t *data, size_t n, nil_model **out, lfs_error *er
 	m->n_trailer = n - tail_from;
 	m->trailer = dup_bytes(data + tail_from, m->n_trailer);
 	if (!m->trailer) {
-		rc = lfs_fail(err, LFS_ERR_NOMEM, tail_from, "trailer", "out of memory");
+		rc = lfs_nomem(err, "trailer");
 		goto fail;
 	}
 	*out = m;
@@ -488,7 +489,7 @@ lfs_err nil_encode(const nil_model *m, uint8_t **out, size_t *n, lfs_error *err)
 				"inconsistent model: missing array or size overflow");
 	uint8_t *buf = malloc(sz);
 	if (!buf)
-		return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "encode", "out of memory (%zu bytes)", sz);
+		return lfs_nomem(err, "encode");
 	uint8_t *o = buf;
 	memcpy(o, m->magic, NIL_MAGIC_SIZE);
 	o = put32(o + NIL_MAGIC_SIZE, m->version);

@@ -18,6 +18,7 @@
 #include <strings.h>
 
 #include "../common/floatfmt.h"
+#include "../common/mem.h"
 
 /* ---- bump allocator --------------------------------------------------- */
 
@@ -278,7 +279,7 @@ static bool is_structural(const mdl_row *r)
 
 static lfs_err fail_oom(parser *ps)
 {
-	return lfs_fail(ps->err, LFS_ERR_NOMEM, SIZE_MAX, "mdl text", "out of memory");
+	return lfs_nomem(ps->err, "mdl text");
 }
 
 /* Check one row of a list/key statement. */
@@ -687,7 +688,7 @@ lfs_err mdl_parse(const char *file, const uint8_t *data, size_t n, mdl_doc **out
 	if (!d || !p) {
 		free(d);
 		free(p);
-		return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "mdl text", "out of memory");
+		return lfs_nomem(err, "mdl text");
 	}
 	d->priv = p;
 	size_t flen = strlen(fname);
@@ -695,7 +696,7 @@ lfs_err mdl_parse(const char *file, const uint8_t *data, size_t n, mdl_doc **out
 	char *fcopy = bump(p, flen + 1);
 	if (!p->text || !fcopy) {
 		mdl_doc_free(d);
-		return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "mdl text", "out of memory");
+		return lfs_nomem(err, "mdl text");
 	}
 	if (n)
 		memcpy(p->text, data, n);

@@ -6,6 +6,7 @@
 #include "nil_text.h"
 
 #include "../common/floatfmt.h"
+#include "../common/mem.h"
 #include "mdltext.h"
 
 #include <inttypes.h>
@@ -123,7 +124,7 @@ lfs_err nil_text_write(const nil_model *m, lfs_sb *sb, lfs_error *err)
 	lfs_sb_printf(sb, "# bytes after the last sector or the header: file offset %zu\n", off);
 	hex_block(sb, "", "trailer", m->trailer, m->n_trailer);
 	if (!lfs_sb_ok(sb))
-		return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "model.txt", "out of memory");
+		return lfs_nomem(err, "model.txt");
 	return LFS_OK;
 }
 
@@ -214,7 +215,7 @@ static lfs_err tok_uint(parser *p, uint32_t i, uint64_t max, uint64_t *out)
 
 static lfs_err nomem(parser *p)
 {
-	return lfs_fail(p->err, LFS_ERR_NOMEM, SIZE_MAX, "model.txt", "out of memory");
+	return lfs_nomem(p->err, "model.txt");
 }
 
 /* Count line `kw N` (N <= max) followed by the rest of the text being large

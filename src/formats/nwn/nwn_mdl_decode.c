@@ -918,7 +918,7 @@ lfs_err nwn_mdl_decode(const uint8_t *data, size_t n, nwn_model **out, lfs_error
 
 	model_box *box = calloc(1, sizeof(*box));
 	if (!box)
-		return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, NULL, "out of memory");
+		return lfs_nomem(err, NULL);
 	nwn_model *m = &box->model;
 	dec d = {
 		.md = { data + 12, a },
