@@ -66,7 +66,8 @@ fail:
 uint32_t lfs_thumb_add_uv(lfs_thumb_scene *s, float u, float v)
 {
 	void *p = s->uv;
-	if (s->failed || s->n_uv >= UINT32_MAX - 1 || !lfs_grow(&p, &s->cap_uv, s->n_uv + 1, 2 * sizeof(float))) {
+	if (s->failed || s->n_uv >= UINT32_MAX - 1 ||
+	    !lfs_grow(&p, &s->cap_uv, s->n_uv + 1, 2 * sizeof(float))) {
 		s->failed = true;
 		return LFS_THUMB_NONE;
 	}
@@ -79,7 +80,8 @@ uint32_t lfs_thumb_add_uv(lfs_thumb_scene *s, float u, float v)
 uint32_t lfs_thumb_add_mat(lfs_thumb_scene *s, const lfs_thumb_mat *m)
 {
 	void *p = s->mats;
-	if (s->failed || s->n_mats >= UINT32_MAX - 1 || !lfs_grow(&p, &s->cap_mats, s->n_mats + 1, sizeof(*m))) {
+	if (s->failed || s->n_mats >= UINT32_MAX - 1 ||
+	    !lfs_grow(&p, &s->cap_mats, s->n_mats + 1, sizeof(*m))) {
 		s->failed = true;
 		return LFS_THUMB_NONE;
 	}
