@@ -386,25 +386,12 @@ static lfs_err parse_vertex(tp *p, nod_vertex *v)
 
 /* Counts come from the text: allocations are bounded by the number of rows
  * actually present, because each row is parsed before the array grows past it. */
-static void *grow(void *a, size_t *cap, size_t need, size_t size)
-{
-	if (need <= *cap)
-		return a;
-	size_t nc = *cap ? *cap * 2 : 64;
-	while (nc < need)
-		nc *= 2;
-	void *b = realloc(a, nc * size);
-	if (b)
-		*cap = nc;
-	return b;
-}
-
-#define GROW(arr, cap, need)                                                  \
-	do {                                                                  \
-		void *g_ = grow((arr), &(cap), (need), sizeof(*(arr)));       \
-		if (!g_)                                                      \
-			goto nomem;                                           \
-		(arr) = g_;                                                   \
+#define GROW(arr, cap, need)                                        \
+	do {                                                        \
+		void *g_ = (arr);                                   \
+		if (!lfs_grow(&g_, &(cap), (need), sizeof(*(arr)))) \
+			goto nomem;                                 \
+		(arr) = g_;                                         \
 	} while (0)
 
 lfs_err nod_text_parse(const char *file, const char *text, size_t n, nod_model **out,

@@ -198,14 +198,8 @@ typedef struct vec {
 
 static void *vec_push(vec *v)
 {
-	if (v->n == v->cap) {
-		size_t cap = v->cap ? v->cap * 2 : 16;
-		void *p = realloc(v->p, cap * v->sz);
-		if (!p)
-			return NULL;
-		v->p = p;
-		v->cap = cap;
-	}
+	if (!lfs_grow(&v->p, &v->cap, v->n + 1, v->sz))
+		return NULL;
 	void *slot = (char *)v->p + v->n++ * v->sz;
 	memset(slot, 0, v->sz);
 	return slot;
