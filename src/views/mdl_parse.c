@@ -690,7 +690,8 @@ lfs_err mdl_parse(const char *file, const uint8_t *data, size_t n, mdl_doc **out
 		e = lfs_nomem(ps.err, "mdl text");
 	if (e != LFS_OK) {
 		if (ps.oom && e != LFS_ERR_NOMEM)
-			e = lfs_nomem(ps.err, "mdl text"); /* a truncated lex looks like a parse error */
+			e = lfs_nomem(ps.err,
+				      "mdl text"); /* a truncated lex looks like a parse error */
 		mdl_doc_free(d); /* err->msg is a copy: safe to free the text */
 		return e;
 	}
