@@ -227,6 +227,18 @@ void nil_sector_clear(nil_sector *s)
 	memset(s, 0, sizeof(*s));
 }
 
+nil_sector *nil_sector_push(nil_model *m, size_t *cap)
+{
+	size_t old = *cap;
+	void *q = m->sectors;
+	if (m->n_decoded == UINT32_MAX ||
+	    !lfs_grow(&q, cap, (size_t)m->n_decoded + 1, sizeof(nil_sector)))
+		return NULL;
+	m->sectors = q;
+	memset(m->sectors + old, 0, (*cap - old) * sizeof(nil_sector));
+	return &m->sectors[m->n_decoded++];
+}
+
 /* Read the prefix of sector @p idx at @p off into @p s; *end = past its wedges. */
 static lfs_err read_sector(const lfs_rd *r, size_t off, uint32_t idx, nil_sector *s, size_t *end,
 			   lfs_error *err)
@@ -340,15 +352,14 @@ lfs_err nil_decode(const uint8_t *data, size_t n, nil_model **out, lfs_error *er
 	size_t tail_from = p; /* start of the bytes not yet assigned */
 	if (ns) {
 		/* ns * 25 <= n, so ns sectors always fit in memory terms. */
-		size_t cap = ns < 64 ? ns : 64;
-		m->sectors = calloc(cap, sizeof(nil_sector));
-		if (!m->sectors) {
+		size_t cap = 0;
+		nil_sector *first = nil_sector_push(m, &cap);
+		if (!first) {
 			rc = lfs_nomem(err, "sectors");
 			goto fail;
 		}
 		size_t end;
-		rc = read_sector(&r, p, 0, &m->sectors[0], &end, err);
-		m->n_decoded = 1;
+		rc = read_sector(&r, p, 0, first, &end, err);
 		if (rc)
 			goto fail;
 		uint64_t budget = (uint64_t)n * NIL_SEARCH_BUDGET_PER_BYTE + NIL_SEARCH_BUDGET_BASE;
@@ -364,19 +375,11 @@ lfs_err nil_decode(const uint8_t *data, size_t n, nil_model **out, lfs_error *er
 				rc = lfs_nomem(err, "sector tail");
 				goto fail;
 			}
-			if (m->n_decoded == cap) {
-				size_t nc = cap * 2 < ns ? cap * 2 : ns;
-				nil_sector *ns2 = realloc(m->sectors, nc * sizeof(nil_sector));
-				if (!ns2) {
-					rc = lfs_nomem(err, "sectors");
-					goto fail;
-				}
-				memset(ns2 + cap, 0, (nc - cap) * sizeof(nil_sector));
-				m->sectors = ns2;
-				cap = nc;
+			nil_sector *s = nil_sector_push(m, &cap);
+			if (!s) {
+				rc = lfs_nomem(err, "sectors");
+				goto fail;
 			}
-			nil_sector *s = &m->sectors[m->n_decoded];
-			m->n_decoded++;
 			rc = read_sector(&r, found, m->n_decoded - 1, s, &end, err);
 			if (rc)
 				goto fail;

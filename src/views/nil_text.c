@@ -446,17 +446,11 @@ lfs_err nil_text_parse(const char *text, size_t n, const char *file, nil_model *
 					 m->n_sectors);
 			goto fail;
 		}
-		if (m->n_decoded == cap) {
-			size_t old = cap;
-			void *q = m->sectors;
-			if (!lfs_grow(&q, &cap, old + 1, sizeof(nil_sector))) {
-				r = lfs_nomem(p.err, "model.txt");
-				goto fail;
-			}
-			m->sectors = q;
-			memset(m->sectors + old, 0, (cap - old) * sizeof(nil_sector));
+		nil_sector *s = nil_sector_push(m, &cap);
+		if (!s) {
+			r = lfs_nomem(p.err, "model.txt");
+			goto fail;
 		}
-		nil_sector *s = &m->sectors[m->n_decoded++];
 		s->searched = m->n_decoded > 1;
 		if ((r = parse_sector(&p, s)))
 			goto fail;
