@@ -604,15 +604,12 @@ static lfs_err decode_aabb(dec *d, nwn_node *n)
 			e = corrupt(d, MD_FILE(it.off), "aabb entry", "aabb tree deeper than 512 levels");
 			goto out;
 		}
-		if (count == ecap) {
-			ecap *= 2;
-			nwn_aabb_entry *ne = realloc(ents, ecap * sizeof(*ents));
-			if (!ne) {
-				e = NOMEM(d);
-				goto out;
-			}
-			ents = ne;
+		void *q = ents;
+		if (!lfs_grow(&q, &ecap, count + 1, sizeof(*ents))) {
+			e = NOMEM(d);
+			goto out;
 		}
+		ents = q;
 		nwn_aabb_entry *x = &ents[count++];
 		x->off = it.off;
 		mdfv(d, it.off, x->bmin, 3);
@@ -628,15 +625,12 @@ static lfs_err decode_aabb(dec *d, nwn_node *n)
 				     n->name, n->mesh->n_faces);
 			goto out;
 		}
-		if (sp + 2 > cap) {
-			cap *= 2;
-			struct item *ns = realloc(stack, cap * sizeof(*stack));
-			if (!ns) {
-				e = NOMEM(d);
-				goto out;
-			}
-			stack = ns;
+		q = stack;
+		if (!lfs_grow(&q, &cap, sp + 2, sizeof(*stack))) {
+			e = NOMEM(d);
+			goto out;
 		}
+		stack = q;
 		/* push right first so left is visited first */
 		if (x->right_ptr)
 			stack[sp++] = (struct item){ x->right_ptr, (uint16_t)(it.depth + 1), MD_FILE(it.off + 28) };
