@@ -171,12 +171,8 @@ lfs_err nad_decode(const uint8_t *data, size_t n, nad_model **out, lfs_error *er
 		m->tags[i].type = lfs_le32(data + off + 4);
 	}
 	m->n_trailing = n - off;
-	if (m->n_trailing) {
-		m->trailing = malloc(m->n_trailing);
-		if (!m->trailing)
-			goto nomem;
-		memcpy(m->trailing, data + off, m->n_trailing);
-	}
+	if (!lfs_memdup((void **)&m->trailing, data + off, m->n_trailing))
+		goto nomem;
 	*out = m;
 	return LFS_OK;
 nomem:

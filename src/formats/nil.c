@@ -287,14 +287,6 @@ static lfs_err read_sector(const lfs_rd *r, size_t off, uint32_t idx, nil_sector
 	return LFS_OK;
 }
 
-static uint8_t *dup_bytes(const uint8_t *p, size_t n)
-{
-	uint8_t *o = malloc(n ? n : 1);
-	if (o && n)
-		memcpy(o, p, n);
-	return o;
-}
-
 /* ---- decode ---------------------------------------------------------------- */
 
 lfs_err nil_decode(const uint8_t *data, size_t n, nil_model **out, lfs_error *err)
@@ -370,8 +362,7 @@ lfs_err nil_decode(const uint8_t *data, size_t n, nil_model **out, lfs_error *er
 				break;
 			nil_sector *prev = &m->sectors[m->n_decoded - 1];
 			prev->n_tail = found - end;
-			prev->tail = dup_bytes(data + end, prev->n_tail);
-			if (!prev->tail) {
+			if (!lfs_memdup((void **)&prev->tail, data + end, prev->n_tail)) {
 				rc = lfs_nomem(err, "sector tail");
 				goto fail;
 			}
@@ -387,16 +378,14 @@ lfs_err nil_decode(const uint8_t *data, size_t n, nil_model **out, lfs_error *er
 		}
 		nil_sector *last = &m->sectors[m->n_decoded - 1];
 		last->n_tail = n - end;
-		last->tail = dup_bytes(data + end, last->n_tail);
-		if (!last->tail) {
+		if (!lfs_memdup((void **)&last->tail, data + end, last->n_tail)) {
 			rc = lfs_nomem(err, "sector tail");
 			goto fail;
 		}
 		tail_from = n;
 	}
 	m->n_trailer = n - tail_from;
-	m->trailer = dup_bytes(data + tail_from, m->n_trailer);
-	if (!m->trailer) {
+	if (!lfs_memdup((void **)&m->trailer, data + tail_from, m->n_trailer)) {
 		rc = lfs_nomem(err, "trailer");
 		goto fail;
 	}

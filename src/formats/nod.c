@@ -274,12 +274,8 @@ lfs_err nod_decode(const uint8_t *data, size_t n, nod_model **out, lfs_error *er
 		goto fail;
 
 	m->n_trailing = n - o;
-	if (m->n_trailing) {
-		m->trailing = malloc(m->n_trailing);
-		if (!m->trailing)
-			goto nomem;
-		memcpy(m->trailing, data + o, m->n_trailing);
-	}
+	if (!lfs_memdup((void **)&m->trailing, data + o, m->n_trailing))
+		goto nomem;
 	*out = m;
 	return LFS_OK;
 nomem:
