@@ -605,6 +605,7 @@ lfs_err lfs_thumb_render(lfs_thumb_scene *s, unsigned size, uint8_t **out, lfs_e
 	uint8_t *used = calloc(s->n_pos ? s->n_pos : 1, 1);
 	if (!used)
 		return lfs_nomem(err, "thumbnail");
+	lfs_err rc = LFS_OK;
 	size_t drawable = 0;
 	double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
 	for (size_t i = 0; i < s->n_tris; i++) {
@@ -853,18 +854,12 @@ lfs_err lfs_thumb_render(lfs_thumb_scene *s, unsigned size, uint8_t **out, lfs_e
 			o[3] = (uint8_t)((cnt * 255 + NS / 2) / NS);
 		}
 	}
-	free(bin_at);
-	free(bins);
-	free(big);
-	free(order);
-	free(bucket);
-	free(r.v);
-	free(r.col);
-	free(r.z);
-	free(r.zpix);
 	*out = img;
-	return LFS_OK;
+	img = NULL;
+	goto done;
 nomem:
+	rc = lfs_nomem(err, "thumbnail");
+done:
 	free(used);
 	free(proj);
 	free(bin_at);
@@ -877,7 +872,7 @@ nomem:
 	free(r.z);
 	free(r.zpix);
 	free(img);
-	return lfs_nomem(err, "thumbnail");
+	return rc;
 }
 
 /* ---- PNG ----------------------------------------------------------------- */
