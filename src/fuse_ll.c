@@ -11,6 +11,8 @@
  */
 #include "fuse_ll.h"
 
+#include "common/mem.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -244,14 +246,10 @@ static int dirbuf_add(void *ctx, const char *name, const lfs_fs_entry *e, off_t 
 	if (need > room)
 		return 1;
 	if (b->plus && e->ino) {
-		if (b->ntaken == b->cap) {
-			size_t nc = b->cap ? b->cap * 2 : 32;
-			fuse_ino_t *nt = realloc(b->taken, nc * sizeof(*nt));
-			if (!nt)
-				return 1; /* entry not consumed: fs drops its count */
-			b->taken = nt;
-			b->cap = nc;
-		}
+		void *nt = b->taken;
+		if (!lfs_grow(&nt, &b->cap, b->ntaken + 1, sizeof(fuse_ino_t)))
+			return 1; /* entry not consumed: fs drops its count */
+		b->taken = nt;
 		b->taken[b->ntaken++] = e->ino;
 	}
 	b->pos += need;

@@ -5,6 +5,7 @@
 #include "mem.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 bool lfs_grow(void **p, size_t *cap, size_t need, size_t esz)
 {
@@ -40,6 +41,18 @@ bool lfs_grow32(void **p, uint32_t *cap, uint32_t need, size_t esz)
 	if (c > UINT32_MAX / 2)
 		c = UINT32_MAX / 2; /* realloc'd to more: the extra stays unused */
 	*cap = (uint32_t)c;
+	return true;
+}
+
+bool lfs_memdup(void **out, const void *p, size_t n)
+{
+	*out = NULL;
+	if (n == 0)
+		return true;
+	*out = malloc(n);
+	if (!*out)
+		return false;
+	memcpy(*out, p, n);
 	return true;
 }
 

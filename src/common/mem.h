@@ -1,6 +1,7 @@
 /**
  * @file mem.h
- * The one array-growth helper and the one out-of-memory error of the project.
+ * The one array-growth helper, the one byte-run copy and the one
+ * out-of-memory error of the project.
  *
  * Every growable array (parsers' row lists, view lists, scene buffers, the
  * cache table) grows through lfs_grow()/lfs_grow32(); every "allocation
@@ -29,6 +30,14 @@ bool lfs_grow(void **p, size_t *cap, size_t need, size_t esz);
  * in 32-bit fields of the models). Refuses capacities above UINT32_MAX / 2.
  */
 bool lfs_grow32(void **p, uint32_t *cap, uint32_t need, size_t esz);
+
+/**
+ * Copy the @p n bytes at @p p into a new malloc'd block, stored in *@p out
+ * (the caller frees it). With @p n 0 nothing is allocated and *out is NULL:
+ * an empty run owns no memory (the codecs keep "trailing bytes" this way).
+ * Returns false, with *out NULL, when the allocation failed.
+ */
+bool lfs_memdup(void **out, const void *p, size_t n);
 
 /**
  * Fill @p e (may be NULL) for a failed allocation while working on

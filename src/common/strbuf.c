@@ -4,6 +4,7 @@
  */
 #include "strbuf.h"
 #include "floatfmt.h"
+#include "mem.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,23 +15,20 @@ static bool reserve(lfs_sb *sb, size_t extra)
 {
 	if (sb->failed)
 		return false;
-	if (sb->len + extra + 1 <= sb->cap)
-		return true;
-	size_t cap = sb->cap ? sb->cap : 256;
-	while (cap < sb->len + extra + 1) {
-		if (cap > SIZE_MAX / 2) {
-			sb->failed = 1;
-			return false;
-		}
-		cap *= 2;
+	if (extra > SIZE_MAX - 1 - sb->len) {
+		sb->failed = 1;
+		return false;
 	}
-	char *d = realloc(sb->data, cap);
-	if (!d) {
+	size_t need = sb->len + extra + 1;
+	if (need <= sb->cap)
+		return true;
+	void *d = sb->data;
+	/* at least 256 bytes: the capacity stays 256 times a power of two */
+	if (!lfs_grow(&d, &sb->cap, need < 256 ? 256 : need, 1)) {
 		sb->failed = 1;
 		return false;
 	}
 	sb->data = d;
-	sb->cap = cap;
 	return true;
 }
 

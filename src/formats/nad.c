@@ -4,6 +4,7 @@
  */
 #include "nad.h"
 
+#include "../common/mem.h"
 #include "../common/rd.h"
 
 #include <inttypes.h>
@@ -170,16 +171,12 @@ lfs_err nad_decode(const uint8_t *data, size_t n, nad_model **out, lfs_error *er
 		m->tags[i].type = lfs_le32(data + off + 4);
 	}
 	m->n_trailing = n - off;
-	if (m->n_trailing) {
-		m->trailing = malloc(m->n_trailing);
-		if (!m->trailing)
-			goto nomem;
-		memcpy(m->trailing, data + off, m->n_trailing);
-	}
+	if (!lfs_memdup((void **)&m->trailing, data + off, m->n_trailing))
+		goto nomem;
 	*out = m;
 	return LFS_OK;
 nomem:
-	rc = lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "NAD", "out of memory");
+	rc = lfs_nomem(err, "NAD");
 fail:
 	nad_model_free(m);
 	return rc;
@@ -244,7 +241,7 @@ lfs_err nad_encode(const nad_model *m, uint8_t **out, size_t *n, lfs_error *err)
 		return lfs_fail(err, LFS_ERR_CORRUPT, SIZE_MAX, "NAD model", "model too large");
 	uint8_t *buf = malloc(size ? size : 1);
 	if (!buf)
-		return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "NAD", "out of memory");
+		return lfs_nomem(err, "NAD");
 	uint8_t *p = buf;
 	p = put32(p, m->version);
 	p = put32(p, m->n_tracks);

@@ -4,6 +4,7 @@
  */
 #include "nil.h"
 
+#include "../common/mem.h"
 #include "../common/rd.h"
 
 #include <math.h>
@@ -226,6 +227,18 @@ void nil_sector_clear(nil_sector *s)
 	memset(s, 0, sizeof(*s));
 }
 
+nil_sector *nil_sector_push(nil_model *m, size_t *cap)
+{
+	size_t old = *cap;
+	void *q = m->sectors;
+	if (m->n_decoded == UINT32_MAX ||
+	    !lfs_grow(&q, cap, (size_t)m->n_decoded + 1, sizeof(nil_sector)))
+		return NULL;
+	m->sectors = q;
+	memset(m->sectors + old, 0, (*cap - old) * sizeof(nil_sector));
+	return &m->sectors[m->n_decoded++];
+}
+
 /* Read the prefix of sector @p idx at @p off into @p s; *end = past its wedges. */
 static lfs_err read_sector(const lfs_rd *r, size_t off, uint32_t idx, nil_sector *s, size_t *end,
 			   lfs_error *err)
@@ -251,7 +264,7 @@ static lfs_err read_sector(const lfs_rd *r, size_t off, uint32_t idx, nil_sector
 	s->vertices = alloc_n(3 * (size_t)sh.n_verts, sizeof(float));
 	s->wedges = alloc_n(sh.n_wedges, sizeof(nil_wedge));
 	if (!s->sector_planes || !s->surface_planes || !s->bsp || !s->vertices || !s->wedges)
-		return lfs_fail(err, LFS_ERR_NOMEM, off, "sector", "out of memory");
+		return lfs_nomem(err, "sector");
 	read_planes(d + sh.planes, s->sector_planes, sh.n_planes);
 	read_planes(d + sh.surf, s->surface_planes, sh.n_surf);
 	for (size_t i = 0; i < sh.n_bsp; i++)
@@ -272,14 +285,6 @@ static lfs_err read_sector(const lfs_rd *r, size_t off, uint32_t idx, nil_sector
 	}
 	*end = sh.end;
 	return LFS_OK;
-}
-
-static uint8_t *dup_bytes(const uint8_t *p, size_t n)
-{
-	uint8_t *o = malloc(n ? n : 1);
-	if (o && n)
-		memcpy(o, p, n);
-	return o;
 }
 
 /* ---- decode ---------------------------------------------------------------- */
@@ -319,7 +324,7 @@ lfs_err nil_decode(const uint8_t *data, size_t n, nil_model **out, lfs_error *er
 
 	nil_model *m = calloc(1, sizeof(*m));
 	if (!m)
-		return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "model", "out of memory");
+		return lfs_nomem(err, "model");
 	lfs_err rc = LFS_OK;
 	memcpy(m->magic, data, NIL_MAGIC_SIZE);
 	m->version = version;
@@ -330,7 +335,7 @@ lfs_err nil_decode(const uint8_t *data, size_t n, nil_model **out, lfs_error *er
 	m->n_sectors = ns;
 	m->materials = alloc_n(nm, NIL_NAME_SIZE);
 	if (!m->materials) {
-		rc = lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "material table", "out of memory");
+		rc = lfs_nomem(err, "material table");
 		goto fail;
 	}
 	if (nm)
@@ -339,15 +344,14 @@ lfs_err nil_decode(const uint8_t *data, size_t n, nil_model **out, lfs_error *er
 	size_t tail_from = p; /* start of the bytes not yet assigned */
 	if (ns) {
 		/* ns * 25 <= n, so ns sectors always fit in memory terms. */
-		size_t cap = ns < 64 ? ns : 64;
-		m->sectors = calloc(cap, sizeof(nil_sector));
-		if (!m->sectors) {
-			rc = lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "sectors", "out of memory");
+		size_t cap = 0;
+		nil_sector *first = nil_sector_push(m, &cap);
+		if (!first) {
+			rc = lfs_nomem(err, "sectors");
 			goto fail;
 		}
 		size_t end;
-		rc = read_sector(&r, p, 0, &m->sectors[0], &end, err);
-		m->n_decoded = 1;
+		rc = read_sector(&r, p, 0, first, &end, err);
 		if (rc)
 			goto fail;
 		uint64_t budget = (uint64_t)n * NIL_SEARCH_BUDGET_PER_BYTE + NIL_SEARCH_BUDGET_BASE;
@@ -358,24 +362,15 @@ lfs_err nil_decode(const uint8_t *data, size_t n, nil_model **out, lfs_error *er
 				break;
 			nil_sector *prev = &m->sectors[m->n_decoded - 1];
 			prev->n_tail = found - end;
-			prev->tail = dup_bytes(data + end, prev->n_tail);
-			if (!prev->tail) {
-				rc = lfs_fail(err, LFS_ERR_NOMEM, end, "sector tail", "out of memory");
+			if (!lfs_memdup((void **)&prev->tail, data + end, prev->n_tail)) {
+				rc = lfs_nomem(err, "sector tail");
 				goto fail;
 			}
-			if (m->n_decoded == cap) {
-				size_t nc = cap * 2 < ns ? cap * 2 : ns;
-				nil_sector *ns2 = realloc(m->sectors, nc * sizeof(nil_sector));
-				if (!ns2) {
-					rc = lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "sectors", "out of memory");
-					goto fail;
-				}
-				memset(ns2 + cap, 0, (nc - cap) * sizeof(nil_sector));
-				m->sectors = ns2;
-				cap = nc;
+			nil_sector *s = nil_sector_push(m, &cap);
+			if (!s) {
+				rc = lfs_nomem(err, "sectors");
+				goto fail;
 			}
-			nil_sector *s = &m->sectors[m->n_decoded];
-			m->n_decoded++;
 			rc = read_sector(&r, found, m->n_decoded - 1, s, &end, err);
 			if (rc)
 				goto fail;
@@ -383,17 +378,15 @@ lfs_err nil_decode(const uint8_t *data, size_t n, nil_model **out, lfs_error *er
 		}
 		nil_sector *last = &m->sectors[m->n_decoded - 1];
 		last->n_tail = n - end;
-		last->tail = dup_bytes(data + end, last->n_tail);
-		if (!last->tail) {
-			rc = lfs_fail(err, LFS_ERR_NOMEM, end, "sector tail", "out of memory");
+		if (!lfs_memdup((void **)&last->tail, data + end, last->n_tail)) {
+			rc = lfs_nomem(err, "sector tail");
 			goto fail;
 		}
 		tail_from = n;
 	}
 	m->n_trailer = n - tail_from;
-	m->trailer = dup_bytes(data + tail_from, m->n_trailer);
-	if (!m->trailer) {
-		rc = lfs_fail(err, LFS_ERR_NOMEM, tail_from, "trailer", "out of memory");
+	if (!lfs_memdup((void **)&m->trailer, data + tail_from, m->n_trailer)) {
+		rc = lfs_nomem(err, "trailer");
 		goto fail;
 	}
 	*out = m;
@@ -488,7 +481,7 @@ lfs_err nil_encode(const nil_model *m, uint8_t **out, size_t *n, lfs_error *err)
 				"inconsistent model: missing array or size overflow");
 	uint8_t *buf = malloc(sz);
 	if (!buf)
-		return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "encode", "out of memory (%zu bytes)", sz);
+		return lfs_nomem(err, "encode");
 	uint8_t *o = buf;
 	memcpy(o, m->magic, NIL_MAGIC_SIZE);
 	o = put32(o + NIL_MAGIC_SIZE, m->version);

@@ -187,6 +187,16 @@ void nil_model_free(nil_model *m);
 void nil_sector_clear(nil_sector *s);
 
 /**
+ * Append one zeroed sector to m->sectors and count it in m->n_decoded (the
+ * decoder and the model.txt parser both build the array this way).
+ * @p cap is the capacity of m->sectors in sectors: 0 with m->sectors NULL
+ * before the first call, then left to this function.
+ * @return the new sector (owned by @p m), or NULL when out of memory (the
+ *         model is unchanged).
+ */
+nil_sector *nil_sector_push(nil_model *m, size_t *cap);
+
+/**
  * Length of the material name in @p raw: bytes before the first NUL (32 when
  * there is none).
  */

@@ -4,6 +4,7 @@
  */
 #include "nod.h"
 
+#include "../common/mem.h"
 #include "../common/rd.h"
 
 #include <stdlib.h>
@@ -161,7 +162,7 @@ lfs_err nod_decode(const uint8_t *data, size_t n, nod_model **out, lfs_error *er
 
 	nod_model *m = calloc(1, sizeof(*m));
 	if (!m)
-		return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "model", "out of memory");
+		return lfs_nomem(err, "model");
 	m->version = version;
 	m->n_materials = c.n_materials;
 	m->n_bones = c.n_bones;
@@ -273,16 +274,12 @@ lfs_err nod_decode(const uint8_t *data, size_t n, nod_model **out, lfs_error *er
 		goto fail;
 
 	m->n_trailing = n - o;
-	if (m->n_trailing) {
-		m->trailing = malloc(m->n_trailing);
-		if (!m->trailing)
-			goto nomem;
-		memcpy(m->trailing, data + o, m->n_trailing);
-	}
+	if (!lfs_memdup((void **)&m->trailing, data + o, m->n_trailing))
+		goto nomem;
 	*out = m;
 	return LFS_OK;
 nomem:
-	rc = lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "model", "out of memory");
+	rc = lfs_nomem(err, "model");
 fail:
 	nod_model_free(m);
 	return rc;
@@ -338,7 +335,7 @@ lfs_err nod_encode(const nod_model *m, uint8_t **out, size_t *nout, lfs_error *e
 	size_t total = body + m->n_trailing;
 	uint8_t *buf = malloc(total ? total : 1);
 	if (!buf)
-		return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "model", "out of memory");
+		return lfs_nomem(err, "model");
 	uint8_t *p = buf;
 	p = put32(p, m->version);
 	p = put32(p, m->n_materials);

@@ -4,6 +4,7 @@
  */
 #include "sod.h"
 
+#include "../common/mem.h"
 #include "../common/rd.h"
 
 #include <math.h>
@@ -153,11 +154,6 @@ static lfs_err trunc_err(dec *d, size_t at, const char *what)
 			"%s runs past the end of the file (%zu bytes)", what, d->r.n);
 }
 
-static lfs_err nomem(dec *d)
-{
-	return lfs_fail(d->err, LFS_ERR_NOMEM, d->o, "SOD", "out of memory decoding SOD");
-}
-
 static lfs_err rd_u8(dec *d, uint8_t *v, const char *what)
 {
 	if (!lfs_rd_u8(&d->r, d->o, v))
@@ -199,7 +195,7 @@ static lfs_err rd_str(dec *d, sod_str *s, const char *what)
 	if (!lfs_rd_u16(&d->r, at, &len) || !lfs_rd_has(&d->r, at + 2, len))
 		return trunc_err(d, at, what);
 	if (!sod_str_set(d->m, s, (const char *)d->r.p + at + 2, len))
-		return nomem(d);
+		return lfs_nomem(d->err, "SOD");
 	d->o = at + 2 + len;
 	return LFS_OK;
 }
@@ -218,7 +214,7 @@ static lfs_err alloc_n(dec *d, void **p, size_t count, size_t size, size_t min_b
 				"%zu %s need at least %zu bytes, only %zu left", count, what,
 				count * min_bytes, d->r.n - d->o);
 	*p = sod_alloc(d->m, count * size);
-	return *p ? LFS_OK : nomem(d);
+	return *p ? LFS_OK : lfs_nomem(d->err, "SOD");
 }
 
 #define TRY(x)                      \
@@ -340,7 +336,7 @@ static lfs_err dec_body(dec *d)
 		} else if (nd->type == SOD_MESH) {
 			nd->mesh = sod_alloc(m, sizeof(sod_mesh));
 			if (!nd->mesh)
-				return nomem(d);
+				return lfs_nomem(d->err, "SOD");
 			TRY(dec_mesh(d, nd->mesh, at));
 		}
 	}
@@ -380,7 +376,7 @@ static lfs_err dec_body(dec *d)
 	if (m->n_trailing) {
 		m->trailing = sod_alloc(m, m->n_trailing);
 		if (!m->trailing)
-			return nomem(d);
+			return lfs_nomem(d->err, "SOD");
 		memcpy(m->trailing, d->r.p + d->o, m->n_trailing);
 	}
 	return LFS_OK;
@@ -393,7 +389,7 @@ static lfs_err try_layout(const uint8_t *data, size_t n, float version, sod_ver 
 {
 	sod_model *m = calloc(1, sizeof(*m));
 	if (!m)
-		return lfs_fail(err, LFS_ERR_NOMEM, 0, "SOD", "out of memory decoding SOD");
+		return lfs_nomem(err, "SOD");
 	m->startrekdb = !memcmp(data, "StarTrekDB", 10);
 	m->version = version;
 	m->ver = ver;
@@ -689,7 +685,7 @@ lfs_err sod_encode(const sod_model *m, uint8_t **out, size_t *n, lfs_error *err)
 	size_t size = e.o;
 	uint8_t *buf = malloc(size ? size : 1);
 	if (!buf)
-		return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "SOD", "out of memory encoding SOD");
+		return lfs_nomem(err, "SOD");
 	e = (enc){ .p = buf, .o = 0, .cap = size };
 	enc_all(&e, m, &L);
 	*out = buf;

@@ -4,6 +4,8 @@
  */
 #include "membuf.h"
 
+#include "../common/mem.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,14 +14,11 @@ static int reserve(lfs_membuf *b, size_t need)
 {
 	if (need <= b->cap)
 		return 0;
-	size_t nc = b->cap ? b->cap : 4096;
-	while (nc < need)
-		nc = nc > SIZE_MAX / 2 ? need : nc * 2;
-	char *d = realloc(b->data, nc);
-	if (!d)
+	void *d = b->data;
+	/* at least 4096 bytes: the capacity stays 4096 times a power of two */
+	if (!lfs_grow(&d, &b->cap, need < 4096 ? 4096 : need, 1))
 		return ENOMEM;
 	b->data = d;
-	b->cap = nc;
 	return 0;
 }
 

@@ -4,6 +4,8 @@
  */
 #include "texture.h"
 
+#include "../common/mem.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -46,7 +48,7 @@ void lfs_texture_ctx_free(lfs_texture_ctx *c)
 	}
 	free(c->dirs);
 	c->dirs = NULL;
-	c->n_dirs = 0;
+	c->n_dirs = c->cap_dirs = 0;
 }
 
 /* List @p rel (texture names only) into a new cache slot; NULL on failure. */
@@ -55,8 +57,8 @@ static lfs_texdir *list_dir(lfs_texture_ctx *c, const char *rel)
 	for (size_t i = 0; i < c->n_dirs; i++)
 		if (strcmp(c->dirs[i].rel, rel) == 0)
 			return &c->dirs[i];
-	lfs_texdir *nd = realloc(c->dirs, (c->n_dirs + 1) * sizeof(*nd));
-	if (!nd)
+	void *nd = c->dirs;
+	if (!lfs_grow(&nd, &c->cap_dirs, c->n_dirs + 1, sizeof(lfs_texdir)))
 		return NULL;
 	c->dirs = nd;
 	lfs_texdir *d = &c->dirs[c->n_dirs];
@@ -80,14 +82,10 @@ static lfs_texdir *list_dir(lfs_texture_ctx *c, const char *rel)
 			continue;
 		if (ext_rank(de->d_name) < 0)
 			continue;
-		if (d->n == cap) {
-			size_t ncap = cap ? cap * 2 : 16;
-			char **nn = realloc(d->names, ncap * sizeof(*nn));
-			if (!nn)
-				break;
-			d->names = nn;
-			cap = ncap;
-		}
+		void *nn = d->names;
+		if (!lfs_grow(&nn, &cap, d->n + 1, sizeof(char *)))
+			break;
+		d->names = nn;
 		char *s = strdup(de->d_name);
 		if (!s)
 			break;

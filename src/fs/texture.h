@@ -33,7 +33,7 @@ typedef struct lfs_texture_ctx {
 	int rootfd;            /**< SOURCE root directory (not owned) */
 	const char *model_rel; /**< model file relative to the root, '/'-separated (not owned) */
 	lfs_texdir *dirs;      /**< listing cache */
-	size_t n_dirs;
+	size_t n_dirs, cap_dirs;
 } lfs_texture_ctx;
 
 /** Start a context; nothing is read yet. */

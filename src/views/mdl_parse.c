@@ -18,6 +18,7 @@
 #include <strings.h>
 
 #include "../common/floatfmt.h"
+#include "../common/mem.h"
 
 /* ---- bump allocator --------------------------------------------------- */
 
@@ -49,22 +50,6 @@ static void *bump(priv *p, size_t size)
 	void *r = (char *)b->data + b->used;
 	b->used += size;
 	return r;
-}
-
-/* Grow a malloc'd array *pp (element size sz) to hold at least n+1 items. */
-static bool grow(void **pp, uint32_t *cap, uint32_t n, size_t sz)
-{
-	if (n < *cap)
-		return true;
-	if (n >= UINT32_MAX / 2)
-		return false;
-	uint32_t nc = *cap ? *cap * 2 : 8;
-	void *np = realloc(*pp, (size_t)nc * sz);
-	if (!np)
-		return false;
-	*pp = np;
-	*cap = nc;
-	return true;
 }
 
 /* ---- lexer ------------------------------------------------------------- */
@@ -276,11 +261,6 @@ static bool is_structural(const mdl_row *r)
 	return false;
 }
 
-static lfs_err fail_oom(parser *ps)
-{
-	return lfs_fail(ps->err, LFS_ERR_NOMEM, SIZE_MAX, "mdl text", "out of memory");
-}
-
 /* Check one row of a list/key statement. */
 static lfs_err check_row(parser *ps, const mdl_stmt *st, const mdl_row *r, uint8_t kind,
 			 uint8_t min_cols)
@@ -317,8 +297,8 @@ static bool looks_like_row(const mdl_row *r, uint8_t kind)
 
 static lfs_err add_row(parser *ps, mdl_stmt *st, uint32_t *cap, const mdl_row *r)
 {
-	if (!grow((void **)&st->rows, cap, st->n_rows, sizeof(*st->rows)))
-		return fail_oom(ps);
+	if (!lfs_grow32((void **)&st->rows, cap, st->n_rows + 1, sizeof(*st->rows)))
+		return lfs_nomem(ps->err, "mdl text");
 	st->rows[st->n_rows++] = *r;
 	return LFS_OK;
 }
@@ -434,7 +414,7 @@ static lfs_err parse_stmt(parser *ps, mdl_stmt *st)
 		st->bezier = bez;
 		char *name = bump(ps->pv, nl + 1);
 		if (!name)
-			return fail_oom(ps);
+			return lfs_nomem(ps->err, "mdl text");
 		memcpy(name, kw, nl);
 		name[nl] = '\0';
 		st->name = name;
@@ -446,8 +426,8 @@ static lfs_err parse_stmt(parser *ps, mdl_stmt *st)
 
 static lfs_err add_stmt(parser *ps, mdl_stmt **arr, uint32_t *n, uint32_t *cap)
 {
-	if (!grow((void **)arr, cap, *n, sizeof(**arr)))
-		return fail_oom(ps);
+	if (!lfs_grow32((void **)arr, cap, *n + 1, sizeof(**arr)))
+		return lfs_nomem(ps->err, "mdl text");
 	lfs_err e = parse_stmt(ps, &(*arr)[*n]);
 	/* keep the statement even on error so its rows are freed */
 	(*n)++;
@@ -516,8 +496,8 @@ static lfs_err parse_node(parser *ps, mdl_node *nd)
 
 static lfs_err add_node(parser *ps, mdl_node **arr, uint32_t *n, uint32_t *cap)
 {
-	if (!grow((void **)arr, cap, *n, sizeof(**arr)))
-		return fail_oom(ps);
+	if (!lfs_grow32((void **)arr, cap, *n + 1, sizeof(**arr)))
+		return lfs_nomem(ps->err, "mdl text");
 	lfs_err e = parse_node(ps, &(*arr)[*n]);
 	(*n)++;
 	return e;
@@ -603,8 +583,9 @@ static lfs_err parse_doc(parser *ps)
 		if (kw_is(r, "node")) {
 			e = add_node(ps, &d->nodes, &d->n_nodes, &ncap);
 		} else if (kw_is(r, "newanim")) {
-			if (!grow((void **)&d->anims, &acap, d->n_anims, sizeof(*d->anims)))
-				return fail_oom(ps);
+			if (!lfs_grow32((void **)&d->anims, &acap, d->n_anims + 1,
+					sizeof(*d->anims)))
+				return lfs_nomem(ps->err, "mdl text");
 			e = parse_anim(ps, &d->anims[d->n_anims]);
 			d->n_anims++;
 		} else if (kw_is(r, "endlist")) {
@@ -625,7 +606,7 @@ static lfs_err parse_doc(parser *ps)
 					d->n_skipped_lines++;
 					take(ps);
 				}
-				return ps->oom ? fail_oom(ps) : LFS_OK;
+				return ps->oom ? lfs_nomem(ps->err, "mdl text") : LFS_OK;
 			}
 		}
 		if (e != LFS_OK)
@@ -687,7 +668,7 @@ lfs_err mdl_parse(const char *file, const uint8_t *data, size_t n, mdl_doc **out
 	if (!d || !p) {
 		free(d);
 		free(p);
-		return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "mdl text", "out of memory");
+		return lfs_nomem(err, "mdl text");
 	}
 	d->priv = p;
 	size_t flen = strlen(fname);
@@ -695,7 +676,7 @@ lfs_err mdl_parse(const char *file, const uint8_t *data, size_t n, mdl_doc **out
 	char *fcopy = bump(p, flen + 1);
 	if (!p->text || !fcopy) {
 		mdl_doc_free(d);
-		return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "mdl text", "out of memory");
+		return lfs_nomem(err, "mdl text");
 	}
 	if (n)
 		memcpy(p->text, data, n);
@@ -706,10 +687,11 @@ lfs_err mdl_parse(const char *file, const uint8_t *data, size_t n, mdl_doc **out
 	parser ps = { .pv = p, .doc = d, .err = err, .file = fcopy, .buf = p->text, .n = n };
 	lfs_err e = parse_doc(&ps);
 	if (e == LFS_OK && ps.oom)
-		e = fail_oom(&ps);
+		e = lfs_nomem(ps.err, "mdl text");
 	if (e != LFS_OK) {
 		if (ps.oom && e != LFS_ERR_NOMEM)
-			e = fail_oom(&ps); /* a truncated lex looks like a parse error */
+			e = lfs_nomem(ps.err,
+				      "mdl text"); /* a truncated lex looks like a parse error */
 		mdl_doc_free(d); /* err->msg is a copy: safe to free the text */
 		return e;
 	}

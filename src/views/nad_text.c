@@ -17,6 +17,7 @@
  *     <hex, up to 32 bytes per row>
  */
 #include "../common/floatfmt.h"
+#include "../common/mem.h"
 #include "nad_views.h"
 
 #include "mdltext.h"
@@ -89,7 +90,7 @@ lfs_err nad_text_write(const nad_model *m, lfs_sb *sb, lfs_error *err)
 		lfs_sb_putc(sb, '\n');
 	}
 	if (!lfs_sb_ok(sb))
-		return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "anim.txt", "out of memory");
+		return lfs_nomem(err, "anim.txt");
 	return LFS_OK;
 }
 
@@ -179,29 +180,6 @@ static lfs_err tok_enum(parser *p, uint32_t i, int (*from_name)(const char *, si
 	return lfs_lex_fail(&p->lx, &p->ln, i, "unknown %s '%s'", what, v2);
 }
 
-/* Grow *arr (elements of @p elem bytes) so that index @p i fits. */
-static bool grow(void **arr, uint32_t *cap, uint32_t i, size_t elem)
-{
-	if (i < *cap)
-		return true;
-	uint64_t nc = *cap ? (uint64_t)*cap * 2 : 16;
-	if (nc > UINT32_MAX)
-		nc = UINT32_MAX;
-	if (nc * elem > SIZE_MAX)
-		return false;
-	void *n = realloc(*arr, (size_t)(nc * elem));
-	if (!n)
-		return false;
-	*arr = n;
-	*cap = (uint32_t)nc;
-	return true;
-}
-
-static lfs_err nomem(void)
-{
-	return LFS_ERR_NOMEM;
-}
-
 static lfs_err parse_track(parser *p, nad_track *tr, uint32_t index, uint32_t count)
 {
 	char what[64];
@@ -235,8 +213,8 @@ static lfs_err parse_track(parser *p, nad_track *tr, uint32_t index, uint32_t co
 					    "expected %u numbers for key %" PRIu32 " of %" PRIu32 ", found %" PRIu32
 					    " values",
 					    NAD_KEY_FLOATS, k, nk, p->ln.ntok);
-		if (!grow((void **)&tr->keys, &cap, k, sizeof(nad_key)))
-			return nomem();
+		if (!lfs_grow32((void **)&tr->keys, &cap, k + 1, sizeof(nad_key)))
+			return LFS_ERR_NOMEM; /* filled in by nad_text_parse */
 		for (uint32_t i = 0; i < NAD_KEY_FLOATS; i++)
 			if ((r = tok_f32(p, i, &tr->keys[k].v[i])))
 				return r;
@@ -271,8 +249,8 @@ static lfs_err parse_body(parser *p, nad_model *m)
 		return r;
 	uint32_t cap = 0;
 	for (uint32_t t = 0; t < nt; t++) {
-		if (!grow((void **)&m->tracks, &cap, t, sizeof(nad_track)))
-			return nomem();
+		if (!lfs_grow32((void **)&m->tracks, &cap, t + 1, sizeof(nad_track)))
+			return LFS_ERR_NOMEM; /* filled in by nad_text_parse */
 		memset(&m->tracks[t], 0, sizeof(m->tracks[t]));
 		m->n_tracks = t + 1;
 		if ((r = parse_track(p, &m->tracks[t], t, nt)))
@@ -303,8 +281,8 @@ static lfs_err parse_body(parser *p, nad_model *m)
 					    "expected frame and tag name for tag %" PRIu32 " of %" PRIu32
 					    ", found %" PRIu32 " values",
 					    i, ng, p->ln.ntok);
-		if (!grow((void **)&m->tags, &cap, i, sizeof(nad_tag)))
-			return nomem();
+		if (!lfs_grow32((void **)&m->tags, &cap, i + 1, sizeof(nad_tag)))
+			return LFS_ERR_NOMEM; /* filled in by nad_text_parse */
 		m->n_tags = i + 1;
 		if ((r = tok_f32(p, 0, &m->tags[i].frame)) ||
 		    (r = tok_enum(p, 1, nad_tag_from_name, "tag", &m->tags[i].type)))
@@ -318,7 +296,7 @@ static lfs_err parse_body(parser *p, nad_model *m)
 	if (nb) {
 		m->trailing = malloc(nb);
 		if (!m->trailing)
-			return nomem();
+			return LFS_ERR_NOMEM; /* filled in by nad_text_parse */
 	}
 	m->n_trailing = nb;
 	size_t got = 0;
@@ -360,14 +338,14 @@ lfs_err nad_text_parse(const char *file, const char *text, size_t n, nad_model *
 	if (!m || !p) {
 		free(m);
 		free(p);
-		return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, file, "out of memory");
+		return lfs_nomem(err, file);
 	}
 	lfs_lex_init(&p->lx, file, text ? text : "", text ? n : 0, err);
 	p->text_len = text ? n : 0;
 	lfs_err r = parse_body(p, m);
 	free(p);
 	if (r == LFS_ERR_NOMEM)
-		lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, file, "out of memory");
+		lfs_nomem(err, file);
 	if (r) {
 		nad_model_free(m);
 		return r;

@@ -6,6 +6,7 @@
 #include "nil_text.h"
 
 #include "../common/floatfmt.h"
+#include "../common/mem.h"
 #include "mdltext.h"
 
 #include <inttypes.h>
@@ -123,7 +124,7 @@ lfs_err nil_text_write(const nil_model *m, lfs_sb *sb, lfs_error *err)
 	lfs_sb_printf(sb, "# bytes after the last sector or the header: file offset %zu\n", off);
 	hex_block(sb, "", "trailer", m->trailer, m->n_trailer);
 	if (!lfs_sb_ok(sb))
-		return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "model.txt", "out of memory");
+		return lfs_nomem(err, "model.txt");
 	return LFS_OK;
 }
 
@@ -212,11 +213,6 @@ static lfs_err tok_uint(parser *p, uint32_t i, uint64_t max, uint64_t *out)
 	return r;
 }
 
-static lfs_err nomem(parser *p)
-{
-	return lfs_fail(p->err, LFS_ERR_NOMEM, SIZE_MAX, "model.txt", "out of memory");
-}
-
 /* Count line `kw N` (N <= max) followed by the rest of the text being large
  * enough to hold N rows of at least @p min_row bytes each. */
 static lfs_err count_line(parser *p, const char *kw, uint64_t max, size_t min_row, uint64_t *out)
@@ -249,7 +245,7 @@ static lfs_err hex_rows(parser *p, const char *kw, size_t fixed, uint8_t *into, 
 	if (!buf) {
 		buf = malloc(n ? (size_t)n : 1);
 		if (!buf)
-			return nomem(p);
+			return lfs_nomem(p->err, "model.txt");
 	}
 	char what[64];
 	snprintf(what, sizeof(what), "%s hex", kw);
@@ -279,7 +275,7 @@ static lfs_err plane_rows(parser *p, const char *kw, uint64_t max, uint64_t *cou
 		return r;
 	*out = calloc(*count ? (size_t)*count : 1, sizeof(nil_plane));
 	if (!*out)
-		return nomem(p);
+		return lfs_nomem(p->err, "model.txt");
 	for (size_t i = 0; i < *count; i++) {
 		nil_plane *pl = &(*out)[i];
 		if ((r = row(p, 4, kw)) || (r = tok_f32s(p, 0, pl->n, 3)) || (r = tok_f32(p, 3, &pl->d)))
@@ -309,7 +305,7 @@ static lfs_err parse_sector(parser *p, nil_sector *s)
 	s->n_bsp = (uint16_t)v;
 	s->bsp = calloc(v ? (size_t)v : 1, sizeof(nil_bsp_node));
 	if (!s->bsp)
-		return nomem(p);
+		return lfs_nomem(p->err, "model.txt");
 	for (size_t i = 0; i < s->n_bsp; i++) {
 		if ((r = row(p, 4, "bspnodes")))
 			return r;
@@ -326,7 +322,7 @@ static lfs_err parse_sector(parser *p, nil_sector *s)
 	s->n_vertices = (uint16_t)v;
 	s->vertices = calloc(v ? 3 * (size_t)v : 1, sizeof(float));
 	if (!s->vertices)
-		return nomem(p);
+		return lfs_nomem(p->err, "model.txt");
 	for (size_t i = 0; i < s->n_vertices; i++)
 		if ((r = row(p, 3, "verts")) || (r = tok_f32s(p, 0, s->vertices + 3 * i, 3)))
 			return r;
@@ -336,7 +332,7 @@ static lfs_err parse_sector(parser *p, nil_sector *s)
 	s->n_wedges = (uint16_t)v;
 	s->wedges = calloc(v ? (size_t)v : 1, sizeof(nil_wedge));
 	if (!s->wedges)
-		return nomem(p);
+		return lfs_nomem(p->err, "model.txt");
 	for (size_t i = 0; i < s->n_wedges; i++) {
 		nil_wedge *w = &s->wedges[i];
 		uint64_t x[6];
@@ -365,7 +361,7 @@ lfs_err nil_text_parse(const char *text, size_t n, const char *file, nil_model *
 	lfs_lex_init(&p.lx, file ? file : "model.txt", text, n, err);
 	nil_model *m = calloc(1, sizeof(*m));
 	if (!m)
-		return nomem(&p);
+		return lfs_nomem(p.err, "model.txt");
 	lfs_err r;
 	uint64_t v;
 	if ((r = expect(&p, "version", 1)) || (r = tok_uint(&p, 1, UINT32_MAX, &v)))
@@ -382,7 +378,7 @@ lfs_err nil_text_parse(const char *text, size_t n, const char *file, nil_model *
 	m->n_materials = (uint32_t)v;
 	m->materials = calloc(v ? (size_t)v : 1, NIL_NAME_SIZE);
 	if (!m->materials) {
-		r = nomem(&p);
+		r = lfs_nomem(p.err, "model.txt");
 		goto fail;
 	}
 	for (size_t i = 0; i < m->n_materials; i++) {
@@ -450,18 +446,11 @@ lfs_err nil_text_parse(const char *text, size_t n, const char *file, nil_model *
 					 m->n_sectors);
 			goto fail;
 		}
-		if (m->n_decoded == cap) {
-			size_t nc = cap ? 2 * cap : 16;
-			nil_sector *ns = realloc(m->sectors, nc * sizeof(*ns));
-			if (!ns) {
-				r = nomem(&p);
-				goto fail;
-			}
-			memset(ns + cap, 0, (nc - cap) * sizeof(*ns));
-			m->sectors = ns;
-			cap = nc;
+		nil_sector *s = nil_sector_push(m, &cap);
+		if (!s) {
+			r = lfs_nomem(p.err, "model.txt");
+			goto fail;
 		}
-		nil_sector *s = &m->sectors[m->n_decoded++];
 		s->searched = m->n_decoded > 1;
 		if ((r = parse_sector(&p, s)))
 			goto fail;

@@ -5,6 +5,7 @@
 #include "nod_views.h"
 
 #include "../common/floatfmt.h"
+#include "../common/mem.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -29,7 +30,7 @@ lfs_err nod_group_names(const nod_model *m, lfs_nameset *set, const char **names
 		}
 		names[g] = lfs_nameset_add(set, raw);
 		if (!names[g])
-			return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "views", "out of memory");
+			return lfs_nomem(err, "views");
 	}
 	return LFS_OK;
 }
@@ -63,7 +64,7 @@ lfs_err nod_text_write(const nod_model *m, lfs_sb *sb, lfs_error *err)
 	if (!gn || nod_group_names(m, &set, gn, err)) {
 		free(gn);
 		lfs_nameset_free(&set);
-		return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "views", "out of memory");
+		return lfs_nomem(err, "views");
 	}
 
 	lfs_sb_puts(sb, "# legacyfs: text view of a NOD model (Vampire: The Masquerade - Redemption)\n"
@@ -166,7 +167,7 @@ lfs_err nod_text_write(const nod_model *m, lfs_sb *sb, lfs_error *err)
 	free(gn);
 	lfs_nameset_free(&set);
 	if (!lfs_sb_ok(sb))
-		return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "model.txt", "out of memory");
+		return lfs_nomem(err, "model.txt");
 	return LFS_OK;
 }
 
@@ -385,25 +386,12 @@ static lfs_err parse_vertex(tp *p, nod_vertex *v)
 
 /* Counts come from the text: allocations are bounded by the number of rows
  * actually present, because each row is parsed before the array grows past it. */
-static void *grow(void *a, size_t *cap, size_t need, size_t size)
-{
-	if (need <= *cap)
-		return a;
-	size_t nc = *cap ? *cap * 2 : 64;
-	while (nc < need)
-		nc *= 2;
-	void *b = realloc(a, nc * size);
-	if (b)
-		*cap = nc;
-	return b;
-}
-
-#define GROW(arr, cap, need)                                                  \
-	do {                                                                  \
-		void *g_ = grow((arr), &(cap), (need), sizeof(*(arr)));       \
-		if (!g_)                                                      \
-			goto nomem;                                           \
-		(arr) = g_;                                                   \
+#define GROW(arr, cap, need)                                        \
+	do {                                                        \
+		void *g_ = (arr);                                   \
+		if (!lfs_grow(&g_, &(cap), (need), sizeof(*(arr)))) \
+			goto nomem;                                 \
+		(arr) = g_;                                         \
 	} while (0)
 
 lfs_err nod_text_parse(const char *file, const char *text, size_t n, nod_model **out,
@@ -415,7 +403,7 @@ lfs_err nod_text_parse(const char *file, const char *text, size_t n, nod_model *
 	if (!p || !m) {
 		free(p);
 		free(m);
-		return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "model.txt", "out of memory");
+		return lfs_nomem(err, "model.txt");
 	}
 	lfs_lex_init(&p->lx, file, text, n, err);
 	lfs_err r;
@@ -576,7 +564,7 @@ lfs_err nod_text_parse(const char *file, const char *text, size_t n, nod_model *
 	*out = m;
 	return LFS_OK;
 nomem:
-	r = lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "model.txt", "out of memory");
+	r = lfs_nomem(err, "model.txt");
 fail:
 	free(p);
 	nod_model_free(m);

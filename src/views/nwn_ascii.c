@@ -8,6 +8,7 @@
 #include "nwn_ascii.h"
 #include "nwn_quat.h"
 
+#include "../common/mem.h"
 #include "../formats/nwn/nwn_fields.h"
 
 #include <inttypes.h>
@@ -430,6 +431,6 @@ lfs_err nwn_ascii_write(const nwn_model *m, lfs_sb *o, lfs_error *err)
 	}
 	lfs_sb_printf(o, "\ndonemodel %s\n", name);
 	if (!lfs_sb_ok(o))
-		return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "ascii view", "out of memory writing model.mdl");
+		return lfs_nomem(err, "ascii view");
 	return LFS_OK;
 }

@@ -684,7 +684,7 @@ lfs_err nwn_compile_doc(const char *file, const mdl_doc *d, nwn_supermodel_looku
 	memset(out, 0, sizeof(*out));
 	arena *ar = calloc(1, sizeof(*ar));
 	if (!ar)
-		return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, NULL, "out of memory");
+		return lfs_nomem(err, NULL);
 	comp c = {
 		.file = file ? file : "<input>", .err = err, .ar = ar, .lookup = lookup, .lctx = ctx,
 		.alloc = { nc_arena_zalloc, ar }, .edit_mode = true,

@@ -5,6 +5,7 @@
 #include "sod_text.h"
 
 #include "../common/floatfmt.h"
+#include "../common/mem.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -184,7 +185,7 @@ lfs_err sod_text_write(const sod_model *m, lfs_sb *sb, lfs_error *err)
 		}
 	}
 	if (!lfs_sb_ok(sb))
-		return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "model.txt", "out of memory writing model.txt");
+		return lfs_nomem(err, "model.txt");
 	return LFS_OK;
 }
 
@@ -197,14 +198,8 @@ typedef struct vec {
 
 static void *vec_push(vec *v)
 {
-	if (v->n == v->cap) {
-		size_t cap = v->cap ? v->cap * 2 : 16;
-		void *p = realloc(v->p, cap * v->sz);
-		if (!p)
-			return NULL;
-		v->p = p;
-		v->cap = cap;
-	}
+	if (!lfs_grow(&v->p, &v->cap, v->n + 1, v->sz))
+		return NULL;
 	void *slot = (char *)v->p + v->n++ * v->sz;
 	memset(slot, 0, v->sz);
 	return slot;
@@ -226,11 +221,6 @@ typedef struct tparse {
 			return e_;  \
 	} while (0)
 
-static lfs_err p_nomem(tparse *P)
-{
-	return lfs_fail(P->err, LFS_ERR_NOMEM, SIZE_MAX, "model.txt", "out of memory parsing model.txt");
-}
-
 static lfs_err p_next(tparse *P, lfs_line *ln, const lfs_line *opener, const char *closer)
 {
 	int r = lfs_lex_next(&P->lx, ln);
@@ -246,7 +236,7 @@ static lfs_err p_str(tparse *P, const lfs_line *ln, uint32_t i, sod_str *out)
 	size_t len;
 	TRY(lfs_lex_str(&P->lx, ln, i, P->sbuf, 65536, &len));
 	if (!sod_str_set(P->m, out, P->sbuf, len))
-		return p_nomem(P);
+		return lfs_nomem(P->err, "model.txt");
 	return LFS_OK;
 }
 
@@ -364,7 +354,7 @@ static lfs_err p_group(tparse *P, const lfs_line *open, sod_group *gr)
 		gr->n_faces = (uint16_t)n;
 		gr->faces = sod_alloc(P->m, (size_t)n * sizeof(sod_face));
 		if (n && !gr->faces)
-			return p_nomem(P);
+			return lfs_nomem(P->err, "model.txt");
 		for (int64_t f = 0; f < n; f++) {
 			TRY(p_row(P, &ln, &head, 6, "face", (size_t)f, (size_t)n));
 			for (uint32_t c = 0; c < 3; c++) {
@@ -386,7 +376,7 @@ static lfs_err p_float_rows(tparse *P, const lfs_line *head, float **out, uint16
 	*count = (uint16_t)n;
 	*out = sod_alloc(P->m, (size_t)n * w * sizeof(float));
 	if (n && !*out)
-		return p_nomem(P);
+		return lfs_nomem(P->err, "model.txt");
 	lfs_line ln;
 	for (int64_t r = 0; r < n; r++) {
 		TRY(p_row(P, &ln, head, w, what, (size_t)r, (size_t)n));
@@ -420,7 +410,7 @@ static lfs_err p_node(tparse *P, const lfs_line *open, sod_node *nd)
 	if (nd->type == SOD_MESH) {
 		me = nd->mesh = sod_alloc(P->m, sizeof(sod_mesh));
 		if (!me)
-			return p_nomem(P);
+			return lfs_nomem(P->err, "model.txt");
 		me->n_textures = 1;
 	}
 	const sod_layout *L = &P->L;
@@ -514,7 +504,7 @@ static lfs_err p_node(tparse *P, const lfs_line *open, sod_node *nd)
 				break;
 			}
 			sod_group *gr = vec_push(&groups);
-			e = gr ? p_group(P, &ln, gr) : p_nomem(P);
+			e = gr ? p_group(P, &ln, gr) : lfs_nomem(P->err, "model.txt");
 		} else if (lfs_tok_is(k, "cull")) {
 			e = p_kw_int(P, &ln, 255, &v);
 			if (!e)
@@ -526,7 +516,7 @@ static lfs_err p_node(tparse *P, const lfs_line *open, sod_node *nd)
 				me->n_trailer = (uint16_t)v;
 				me->trailer = sod_alloc(P->m, (size_t)v * 2);
 				if (v && !me->trailer)
-					e = p_nomem(P);
+					e = lfs_nomem(P->err, "model.txt");
 			}
 			for (int64_t r = 0; !e && r < v; r++) {
 				int64_t w;
@@ -546,7 +536,7 @@ static lfs_err p_node(tparse *P, const lfs_line *open, sod_node *nd)
 	if (!e && me && groups.n) {
 		me->groups = sod_alloc(P->m, groups.n * sizeof(sod_group));
 		if (!me->groups)
-			e = p_nomem(P);
+			e = lfs_nomem(P->err, "model.txt");
 		else {
 			memcpy(me->groups, groups.p, groups.n * sizeof(sod_group));
 			me->n_groups = (uint16_t)groups.n;
@@ -656,7 +646,7 @@ static lfs_err p_top(tparse *P, vec *mats, vec *nodes, vec *chans, vec *refs)
 			m->n_legacy = (uint16_t)n;
 			m->legacy = sod_alloc(m, (size_t)n * sizeof(sod_legacy) + 1);
 			if (!m->legacy)
-				return p_nomem(P);
+				return lfs_nomem(P->err, "model.txt");
 			for (int64_t i = 0; i < n; i++) {
 				TRY(p_row(P, &ln, &head, 3, "legacy", (size_t)i, (size_t)n));
 				TRY(p_str(P, &ln, 0, &m->legacy[i].a));
@@ -677,7 +667,7 @@ static lfs_err p_top(tparse *P, vec *mats, vec *nodes, vec *chans, vec *refs)
 						    "versions 1.4 and 1.5 have no animation references");
 			void *slot = vec_push(v);
 			if (!slot)
-				return p_nomem(P);
+				return lfs_nomem(P->err, "model.txt");
 			if (v == mats)
 				TRY(p_material(P, &ln, slot));
 			else if (v == nodes)
@@ -697,7 +687,7 @@ static lfs_err p_top(tparse *P, vec *mats, vec *nodes, vec *chans, vec *refs)
 			lfs_line head = ln;
 			m->trailing = sod_alloc(m, (size_t)n);
 			if (!m->trailing)
-				return p_nomem(P);
+				return lfs_nomem(P->err, "model.txt");
 			m->n_trailing = (size_t)n;
 			size_t got = 0, row = 0, rows = ((size_t)n + 31) / 32;
 			while (got < (size_t)n) {
@@ -746,7 +736,7 @@ lfs_err sod_text_parse(const char *file, const char *text, size_t n, sod_model *
 	vec chans = { .sz = sizeof(sod_channel) }, refs = { .sz = sizeof(sod_ref) };
 	lfs_err e;
 	if (!P.m || !P.sbuf) {
-		e = p_nomem(&P);
+		e = lfs_nomem(P.err, "model.txt");
 	} else {
 		lfs_lex_init(&P.lx, file, text, n, err);
 		e = p_top(&P, &mats, &nodes, &chans, &refs);
@@ -754,7 +744,7 @@ lfs_err sod_text_parse(const char *file, const char *text, size_t n, sod_model *
 			    move_vec(P.m, &nodes, (void **)&P.m->nodes, &P.m->n_nodes) &&
 			    move_vec(P.m, &chans, (void **)&P.m->channels, &P.m->n_channels) &&
 			    move_vec(P.m, &refs, (void **)&P.m->refs, &P.m->n_refs)))
-			e = p_nomem(&P);
+			e = lfs_nomem(P.err, "model.txt");
 	}
 	free(mats.p);
 	free(nodes.p);

@@ -6,6 +6,7 @@
  * encoding through libpng.
  */
 #include "thumb.h"
+#include "../common/mem.h"
 
 #include <math.h>
 #include <png.h>
@@ -35,34 +36,18 @@ void lfs_thumb_scene_free(lfs_thumb_scene *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* Make room for one more element of @p esz bytes (×@p k arrays in step). */
-static bool grow(void **p, size_t *cap, size_t n, size_t esz)
-{
-	if (n < *cap)
-		return true;
-	size_t nc = *cap ? *cap * 2 : 64;
-	if (nc > (SIZE_MAX / 2) / esz || nc > (size_t)UINT32_MAX)
-		return false;
-	void *q = realloc(*p, nc * esz);
-	if (!q)
-		return false;
-	*p = q;
-	*cap = nc;
-	return true;
-}
-
 uint32_t lfs_thumb_add_pos(lfs_thumb_scene *s, const float p[3], const float *n)
 {
 	if (s->failed || s->n_pos >= UINT32_MAX - 1)
 		goto fail;
 	if (s->n_pos == s->cap_pos) {
-		size_t cap = s->cap_pos;
-		void *pp = s->pos;
-		if (!grow(&pp, &cap, s->n_pos, 3 * sizeof(float)))
+		/* pos and nrm grow in step: the same rule from the same capacity */
+		size_t cap = s->cap_pos, ncap = s->cap_pos;
+		void *pp = s->pos, *nn = s->nrm;
+		if (!lfs_grow(&pp, &cap, s->n_pos + 1, 3 * sizeof(float)))
 			goto fail;
 		s->pos = pp;
-		void *nn = realloc(s->nrm, cap * 3 * sizeof(float));
-		if (!nn)
+		if (!lfs_grow(&nn, &ncap, s->n_pos + 1, 3 * sizeof(float)))
 			goto fail; /* pos grew, cap_pos not yet: next call retries */
 		s->nrm = nn;
 		s->cap_pos = cap;
@@ -81,7 +66,8 @@ fail:
 uint32_t lfs_thumb_add_uv(lfs_thumb_scene *s, float u, float v)
 {
 	void *p = s->uv;
-	if (s->failed || s->n_uv >= UINT32_MAX - 1 || !grow(&p, &s->cap_uv, s->n_uv, 2 * sizeof(float))) {
+	if (s->failed || s->n_uv >= UINT32_MAX - 1 ||
+	    !lfs_grow(&p, &s->cap_uv, s->n_uv + 1, 2 * sizeof(float))) {
 		s->failed = true;
 		return LFS_THUMB_NONE;
 	}
@@ -94,7 +80,8 @@ uint32_t lfs_thumb_add_uv(lfs_thumb_scene *s, float u, float v)
 uint32_t lfs_thumb_add_mat(lfs_thumb_scene *s, const lfs_thumb_mat *m)
 {
 	void *p = s->mats;
-	if (s->failed || s->n_mats >= UINT32_MAX - 1 || !grow(&p, &s->cap_mats, s->n_mats, sizeof(*m))) {
+	if (s->failed || s->n_mats >= UINT32_MAX - 1 ||
+	    !lfs_grow(&p, &s->cap_mats, s->n_mats + 1, sizeof(*m))) {
 		s->failed = true;
 		return LFS_THUMB_NONE;
 	}
@@ -133,7 +120,7 @@ uint32_t lfs_thumb_add_tex(lfs_thumb_scene *s, uint8_t *rgba, uint32_t w, uint32
 {
 	void *p = s->texs;
 	if (s->failed || !rgba || !w || !h || s->n_texs >= UINT32_MAX - 1 ||
-	    !grow(&p, &s->cap_texs, s->n_texs, sizeof(lfs_thumb_tex))) {
+	    !lfs_grow(&p, &s->cap_texs, s->n_texs + 1, sizeof(lfs_thumb_tex))) {
 		free(rgba);
 		if (!rgba || !w || !h)
 			return LFS_THUMB_NONE;
@@ -152,7 +139,7 @@ uint32_t lfs_thumb_add_tex(lfs_thumb_scene *s, uint8_t *rgba, uint32_t w, uint32
 void lfs_thumb_add_tri(lfs_thumb_scene *s, const lfs_thumb_tri *t)
 {
 	void *p = s->tris;
-	if (s->failed || !grow(&p, &s->cap_tris, s->n_tris, sizeof(*t))) {
+	if (s->failed || !lfs_grow(&p, &s->cap_tris, s->n_tris + 1, sizeof(*t))) {
 		s->failed = true;
 		return;
 	}
@@ -613,11 +600,12 @@ lfs_err lfs_thumb_render(lfs_thumb_scene *s, unsigned size, uint8_t **out, lfs_e
 		return lfs_fail(err, LFS_ERR_UNSUPPORTED, SIZE_MAX, "thumbnail",
 				"thumbnail size %u: use 128, 256, 512 or 1024", size);
 	if (s->failed)
-		return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "thumbnail", "out of memory");
+		return lfs_nomem(err, "thumbnail");
 	/* which positions are used by drawable triangles */
 	uint8_t *used = calloc(s->n_pos ? s->n_pos : 1, 1);
 	if (!used)
-		return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "thumbnail", "out of memory");
+		return lfs_nomem(err, "thumbnail");
+	lfs_err rc = LFS_OK;
 	size_t drawable = 0;
 	double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
 	for (size_t i = 0; i < s->n_tris; i++) {
@@ -645,7 +633,7 @@ lfs_err lfs_thumb_render(lfs_thumb_scene *s, unsigned size, uint8_t **out, lfs_e
 	}
 	if (!fill_normals(s)) {
 		free(used);
-		return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "thumbnail", "out of memory");
+		return lfs_nomem(err, "thumbnail");
 	}
 
 	/* Camera: from the front-right and above, at the bounding box centre. */
@@ -866,18 +854,12 @@ lfs_err lfs_thumb_render(lfs_thumb_scene *s, unsigned size, uint8_t **out, lfs_e
 			o[3] = (uint8_t)((cnt * 255 + NS / 2) / NS);
 		}
 	}
-	free(bin_at);
-	free(bins);
-	free(big);
-	free(order);
-	free(bucket);
-	free(r.v);
-	free(r.col);
-	free(r.z);
-	free(r.zpix);
 	*out = img;
-	return LFS_OK;
+	img = NULL;
+	goto done;
 nomem:
+	rc = lfs_nomem(err, "thumbnail");
+done:
 	free(used);
 	free(proj);
 	free(bin_at);
@@ -890,7 +872,7 @@ nomem:
 	free(r.z);
 	free(r.zpix);
 	free(img);
-	return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "thumbnail", "out of memory");
+	return rc;
 }
 
 /* ---- PNG ----------------------------------------------------------------- */
@@ -906,18 +888,12 @@ static void png_put(png_structp png, png_bytep data, size_t len)
 	pngbuf *b = png_get_io_ptr(png);
 	if (b->failed)
 		return;
-	if (b->n + len > b->cap) {
-		size_t nc = b->cap ? b->cap : 16384;
-		while (nc < b->n + len)
-			nc *= 2;
-		uint8_t *q = realloc(b->p, nc);
-		if (!q) {
-			b->failed = true;
-			png_error(png, "out of memory");
-		}
-		b->p = q;
-		b->cap = nc;
+	void *q = b->p;
+	if (len > SIZE_MAX - b->n || !lfs_grow(&q, &b->cap, b->n + len, 1)) {
+		b->failed = true;
+		png_error(png, "out of memory");
 	}
+	b->p = q;
 	memcpy(b->p + b->n, data, len);
 	b->n += len;
 }
@@ -945,7 +921,7 @@ lfs_err lfs_thumb_png(const uint8_t *rgba, unsigned w, unsigned h, const char *u
 	if (!rows || !ps || !info) {
 		png_destroy_write_struct(&ps, &info);
 		free(rows);
-		return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "PNG", "out of memory");
+		return lfs_nomem(err, "PNG");
 	}
 	pngbuf *volatile vb = &b;
 	if (setjmp(png_jmpbuf(ps))) {

@@ -230,24 +230,31 @@ static lfs_err md_floats(dec *d, const nwn_array *a, unsigned per, uint32_t at, 
 	return LFS_OK;
 }
 
-/* Read `count` records of `per` 32-bit words at a raw pointer. */
-static lfs_err raw_words(dec *d, uint32_t ptr, size_t count, unsigned per, size_t at, const char *what,
-			 uint32_t **out)
+/* Read `count` records of `per` little-endian units of `unit` bytes (4: 32-bit
+ * words, 2: halves) at a raw pointer into a new array of those units. */
+static lfs_err raw_units(dec *d, uint32_t ptr, size_t count, unsigned unit, unsigned per, size_t at,
+			 const char *what, void **out)
 {
 	*out = NULL;
 	if (ptr == RAW_NULL || count == 0)
 		return LFS_OK;
-	if (!lfs_rd_has_n(&d->raw, ptr, count, 4u * per))
-		return lfs_fail(d->err, LFS_ERR_CORRUPT, at, what,
-				"raw pointer 0x%x + %zu x %u bytes runs past the raw data (size 0x%zx)",
-				ptr, count, 4u * per, d->raw.n);
+	if (!lfs_rd_has_n(&d->raw, ptr, count, unit * per))
+		return lfs_fail(
+			d->err, LFS_ERR_CORRUPT, at, what,
+			"raw pointer 0x%x + %zu x %u bytes runs past the raw data (size 0x%zx)",
+			ptr, count, unit * per, d->raw.n);
 	size_t n = count * per;
-	uint32_t *w = alloc(d, n, 4);
-	if (!w)
+	void *v = alloc(d, n, unit);
+	if (!v)
 		return NOMEM(d);
-	for (size_t i = 0; i < n; i++)
-		w[i] = lfs_le32(d->raw.p + ptr + 4 * i);
-	*out = w;
+	for (size_t i = 0; i < n; i++) {
+		const uint8_t *src = d->raw.p + ptr + unit * i;
+		if (unit == 4)
+			((uint32_t *)v)[i] = lfs_le32(src);
+		else
+			((uint16_t *)v)[i] = lfs_le16(src);
+	}
+	*out = v;
 	return LFS_OK;
 }
 
@@ -256,7 +263,7 @@ static lfs_err raw_floats(dec *d, uint32_t ptr, size_t count, unsigned per, size
 {
 	/* float and uint32_t have the same size and alignment; decode bits. */
 	uint32_t *w;
-	lfs_err e = raw_words(d, ptr, count, per, at, what, &w);
+	lfs_err e = raw_units(d, ptr, count, 4, per, at, what, (void **)&w);
 	if (e)
 		return e;
 	*out = (float *)(void *)w;
@@ -266,24 +273,6 @@ static lfs_err raw_floats(dec *d, uint32_t ptr, size_t count, unsigned per, size
 			memcpy(&f, &w[i], 4);
 			(*out)[i] = f;
 		}
-	return LFS_OK;
-}
-
-static lfs_err raw_halves(dec *d, uint32_t ptr, size_t count, size_t at, const char *what, uint16_t **out)
-{
-	*out = NULL;
-	if (ptr == RAW_NULL || count == 0)
-		return LFS_OK;
-	if (!lfs_rd_has_n(&d->raw, ptr, count, 2))
-		return lfs_fail(d->err, LFS_ERR_CORRUPT, at, what,
-				"raw pointer 0x%x + %zu x 2 bytes runs past the raw data (size 0x%zx)",
-				ptr, count, d->raw.n);
-	uint16_t *h = alloc(d, count, 2);
-	if (!h)
-		return NOMEM(d);
-	for (size_t i = 0; i < count; i++)
-		h[i] = lfs_le16(d->raw.p + ptr + 2 * i);
-	*out = h;
 	return LFS_OK;
 }
 
@@ -357,7 +346,8 @@ static lfs_err decode_mesh_raw(dec *d, nwn_node *n, nwn_mesh *m)
 			return e;
 	if ((e = raw_floats(d, m->normals_raw, nv, 3, at + 0x244, "mesh normals", &m->normals)))
 		return e;
-	if ((e = raw_words(d, m->colors_raw, nv, 1, at + 0x248, "mesh colors", &m->colors)))
+	if ((e = raw_units(d, m->colors_raw, nv, 4, 1, at + 0x248, "mesh colors",
+			   (void **)&m->colors)))
 		return e;
 	return LFS_OK;
 }
@@ -467,8 +457,9 @@ static lfs_err decode_mesh(dec *d, nwn_node *n)
 	}
 	if (m->vindex_counts && m->vindex_offsets) {
 		m->n_vindices = m->vindex_counts[0];
-		if ((e = raw_halves(d, m->vindex_offsets[0], m->n_vindices, MD_FILE(m->vindex_offset_arr.off),
-				    "vertex index list", &m->vindices)))
+		if ((e = raw_units(d, m->vindex_offsets[0], m->n_vindices, 2, 1,
+				   MD_FILE(m->vindex_offset_arr.off), "vertex index list",
+				   (void **)&m->vindices)))
 			return e;
 		if (!m->vindices)
 			m->n_vindices = 0;
@@ -495,7 +486,8 @@ static lfs_err decode_mesh(dec *d, nwn_node *n)
 		if ((e = raw_floats(d, s->weights_raw, m->n_verts, 4, at + 0x27C, "skin weights", &s->weights)))
 			return e;
 		uint16_t *refs = NULL;
-		if ((e = raw_halves(d, s->bonerefs_raw, (size_t)m->n_verts * 4, at + 0x280, "skin bone refs", &refs)))
+		if ((e = raw_units(d, s->bonerefs_raw, (size_t)m->n_verts * 4, 2, 1, at + 0x280,
+				   "skin bone refs", (void **)&refs)))
 			return e;
 		s->bonerefs = (int16_t *)(void *)refs;
 		/* node-to-bone map: i16 per model node, in the model data [N §3.6] */
@@ -604,15 +596,12 @@ static lfs_err decode_aabb(dec *d, nwn_node *n)
 			e = corrupt(d, MD_FILE(it.off), "aabb entry", "aabb tree deeper than 512 levels");
 			goto out;
 		}
-		if (count == ecap) {
-			ecap *= 2;
-			nwn_aabb_entry *ne = realloc(ents, ecap * sizeof(*ents));
-			if (!ne) {
-				e = NOMEM(d);
-				goto out;
-			}
-			ents = ne;
+		void *q = ents;
+		if (!lfs_grow(&q, &ecap, count + 1, sizeof(*ents))) {
+			e = NOMEM(d);
+			goto out;
 		}
+		ents = q;
 		nwn_aabb_entry *x = &ents[count++];
 		x->off = it.off;
 		mdfv(d, it.off, x->bmin, 3);
@@ -628,15 +617,12 @@ static lfs_err decode_aabb(dec *d, nwn_node *n)
 				     n->name, n->mesh->n_faces);
 			goto out;
 		}
-		if (sp + 2 > cap) {
-			cap *= 2;
-			struct item *ns = realloc(stack, cap * sizeof(*stack));
-			if (!ns) {
-				e = NOMEM(d);
-				goto out;
-			}
-			stack = ns;
+		q = stack;
+		if (!lfs_grow(&q, &cap, sp + 2, sizeof(*stack))) {
+			e = NOMEM(d);
+			goto out;
 		}
+		stack = q;
 		/* push right first so left is visited first */
 		if (x->right_ptr)
 			stack[sp++] = (struct item){ x->right_ptr, (uint16_t)(it.depth + 1), MD_FILE(it.off + 28) };
@@ -656,17 +642,32 @@ out:
 	return e;
 }
 
+/* The part of kind @p fk of node @p n (light, emitter, reference): @p size
+ * bytes at the node (named @p what), a new struct of @p esz bytes in *@p out
+ * with its nwn_fields.def fields read. */
+static lfs_err decode_part(dec *d, const nwn_node *n, nwn_field_kind fk, uint32_t size, size_t esz,
+			   const char *what, void **out)
+{
+	lfs_err e = need_md(d, n->off, size, what, MD_FILE(n->off));
+	if (e)
+		return e;
+	void *p = alloc(d, 1, esz);
+	if (!p)
+		return NOMEM(d);
+	read_fields(d, fk, n->off, p);
+	*out = p;
+	return LFS_OK;
+}
+
 static lfs_err decode_light(dec *d, nwn_node *n)
 {
 	uint32_t o = n->off;
-	lfs_err e = need_md(d, o, LIGHT_SIZE, "light node", MD_FILE(o));
+	void *part = NULL;
+	lfs_err e =
+		decode_part(d, n, NWN_FK_LIGHT, LIGHT_SIZE, sizeof(nwn_light), "light node", &part);
 	if (e)
 		return e;
-	nwn_light *l = alloc(d, 1, sizeof(*l));
-	if (!l)
-		return NOMEM(d);
-	n->light = l;
-	read_fields(d, NWN_FK_LIGHT, o, l);
+	nwn_light *l = n->light = part;
 	read_array(d, o + 0x74, &l->unknown_arr);
 	read_array(d, o + 0x80, &l->sizes_arr);
 	read_array(d, o + 0x8C, &l->positions_arr);
@@ -704,14 +705,12 @@ static lfs_err decode_light(dec *d, nwn_node *n)
 static lfs_err decode_emitter(dec *d, nwn_node *n)
 {
 	uint32_t o = n->off;
-	lfs_err e = need_md(d, o, EMITTER_SIZE, "emitter node", MD_FILE(o));
+	void *part = NULL;
+	lfs_err e = decode_part(d, n, NWN_FK_EMITTER, EMITTER_SIZE, sizeof(nwn_emitter),
+				"emitter node", &part);
 	if (e)
 		return e;
-	nwn_emitter *m = alloc(d, 1, sizeof(*m));
-	if (!m)
-		return NOMEM(d);
-	n->emitter = m;
-	read_fields(d, NWN_FK_EMITTER, o, m);
+	nwn_emitter *m = n->emitter = part;
 	m->pad = md16(d, o + 0x142);
 	m->flags = md32(d, o + 0x144);
 	return LFS_OK;
@@ -719,16 +718,12 @@ static lfs_err decode_emitter(dec *d, nwn_node *n)
 
 static lfs_err decode_reference(dec *d, nwn_node *n)
 {
-	uint32_t o = n->off;
-	lfs_err e = need_md(d, o, REFERENCE_SIZE, "reference node", MD_FILE(o));
-	if (e)
-		return e;
-	nwn_reference *r = alloc(d, 1, sizeof(*r));
-	if (!r)
-		return NOMEM(d);
-	n->ref = r;
-	read_fields(d, NWN_FK_REF, o, r);
-	return LFS_OK;
+	void *part = NULL;
+	lfs_err e = decode_part(d, n, NWN_FK_REF, REFERENCE_SIZE, sizeof(nwn_reference),
+				"reference node", &part);
+	if (!e)
+		n->ref = part;
+	return e;
 }
 
 /* ------------------------------------------------------------------ nodes */
@@ -918,7 +913,7 @@ lfs_err nwn_mdl_decode(const uint8_t *data, size_t n, nwn_model **out, lfs_error
 
 	model_box *box = calloc(1, sizeof(*box));
 	if (!box)
-		return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, NULL, "out of memory");
+		return lfs_nomem(err, NULL);
 	nwn_model *m = &box->model;
 	dec d = {
 		.md = { data + 12, a },

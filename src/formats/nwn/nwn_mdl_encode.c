@@ -171,38 +171,27 @@ static uint32_t raw_absent(uint32_t stored)
 	return stored == 0 ? 0 : RAW_NULL;
 }
 
-/* Raw array of @p words 32-bit words (float bits) or NULL -> pointer value. */
-static lfs_err raw_words(enc *e, const void *data, size_t words, uint32_t stored, uint32_t *ptr)
-{
-	if (!data || words == 0) {
-		*ptr = raw_absent(stored);
-		return LFS_OK;
-	}
-	if (words > UINT32_MAX / 4)
-		return lfs_fail(e->err, LFS_ERR_CORRUPT, SIZE_MAX, "raw data", "raw array too large");
-	lfs_err r = reserve(e, &e->raw, words * 4, ptr);
-	if (r)
-		return r;
-	const uint32_t *w = data;
-	for (size_t i = 0; i < words; i++)
-		w32(&e->raw, (uint32_t)(*ptr + 4 * i), w[i]);
-	return LFS_OK;
-}
-
-static lfs_err raw_halves(enc *e, const void *data, size_t n, uint32_t stored, uint32_t *ptr)
+/* Raw array of @p n little-endian units of @p unit bytes (4: 32-bit words or
+ * float bits, 2: halves) at @p data, or NULL -> pointer value. */
+static lfs_err raw_units(enc *e, const void *data, size_t n, unsigned unit, uint32_t stored,
+			 uint32_t *ptr)
 {
 	if (!data || n == 0) {
 		*ptr = raw_absent(stored);
 		return LFS_OK;
 	}
-	if (n > UINT32_MAX / 2)
+	if (n > UINT32_MAX / unit)
 		return lfs_fail(e->err, LFS_ERR_CORRUPT, SIZE_MAX, "raw data", "raw array too large");
-	lfs_err r = reserve(e, &e->raw, n * 2, ptr);
+	lfs_err r = reserve(e, &e->raw, n * unit, ptr);
 	if (r)
 		return r;
-	const uint16_t *h = data;
-	for (size_t i = 0; i < n; i++)
-		w16(&e->raw, (uint32_t)(*ptr + 2 * i), h[i]);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t at = (uint32_t)(*ptr + unit * i);
+		if (unit == 4)
+			w32(&e->raw, at, ((const uint32_t *)data)[i]);
+		else
+			w16(&e->raw, at, ((const uint16_t *)data)[i]);
+	}
 	return LFS_OK;
 }
 
@@ -368,8 +357,8 @@ static lfs_err skin_part(enc *e, const nwn_node *n, uint32_t o)
 	w16(b, o + 0x2D2, s->spare);
 	/* raw: weights then bone refs, before the mesh's own raw arrays */
 	uint32_t wp, bp;
-	if ((r = raw_words(e, s->weights, (size_t)me->n_verts * 4, s->weights_raw, &wp)) ||
-	    (r = raw_halves(e, s->bonerefs, (size_t)me->n_verts * 4, s->bonerefs_raw, &bp)))
+	if ((r = raw_units(e, s->weights, (size_t)me->n_verts * 4, 4, s->weights_raw, &wp)) ||
+	    (r = raw_units(e, s->bonerefs, (size_t)me->n_verts * 4, 2, s->bonerefs_raw, &bp)))
 		return r;
 	w32(b, o + 0x27C, wp);
 	w32(b, o + 0x280, bp);
@@ -476,18 +465,19 @@ static lfs_err mesh_part(enc *e, const nwn_node *n, uint32_t o, bool same)
 	/* raw arrays of this mesh */
 	size_t nv = me->n_verts;
 	uint32_t rp;
-	if ((r = raw_words(e, nv ? me->verts : NULL, nv * 3, me->verts_raw, &rp)))
+	if ((r = raw_units(e, nv ? me->verts : NULL, nv * 3, 4, me->verts_raw, &rp)))
 		return r;
 	w32(b, o + 0x22C, rp);
 	for (uint32_t t = 0; t < 4; t++) {
-		if ((r = raw_words(e, nv ? me->tverts[t] : NULL, nv * 2, me->tverts_raw[t], &rp)))
+		if ((r = raw_units(e, nv ? me->tverts[t] : NULL, nv * 2, 4, me->tverts_raw[t],
+				   &rp)))
 			return r;
 		w32(b, o + 0x234 + 4 * t, rp);
 	}
-	if ((r = raw_words(e, nv ? me->normals : NULL, nv * 3, me->normals_raw, &rp)))
+	if ((r = raw_units(e, nv ? me->normals : NULL, nv * 3, 4, me->normals_raw, &rp)))
 		return r;
 	w32(b, o + 0x244, rp);
-	if ((r = raw_words(e, nv ? me->colors : NULL, nv, me->colors_raw, &rp)))
+	if ((r = raw_units(e, nv ? me->colors : NULL, nv, 4, me->colors_raw, &rp)))
 		return r;
 	w32(b, o + 0x248, rp);
 	for (uint32_t t = 0; t < 6; t++)
@@ -501,7 +491,7 @@ static lfs_err mesh_part(enc *e, const nwn_node *n, uint32_t o, bool same)
 	if (noff) {
 		uint32_t lp;
 		size_t nidx = me->vindices ? me->n_vindices : 0;
-		if ((r = raw_halves(e, me->vindices, nidx, me->vindex_offsets[0], &lp)))
+		if ((r = raw_units(e, me->vindices, nidx, 2, me->vindex_offsets[0], &lp)))
 			return r;
 		if (!nidx)
 			lp = me->vindex_offsets[0] == RAW_NULL ? RAW_NULL : (uint32_t)e->raw.n;
