@@ -172,6 +172,33 @@ typedef struct lfs_format {
 	const char *siblings;
 } lfs_format;
 
+/**
+ * Defines the codec members of a row from a format's typed functions:
+ * static `<pfx>_decode_any`, `<pfx>_encode_any` and `<pfx>_free_any`, for
+ * `.decode`, `.encode` and `.free_model`. @p dec is
+ * `lfs_err dec(const uint8_t *, size_t, type **, lfs_error *)`, @p enc
+ * `lfs_err enc(const type *, uint8_t **, size_t *, lfs_error *)`, @p fr
+ * `void fr(type *)`.
+ */
+#define LFS_FORMAT_CODEC(pfx, type, dec, enc, fr)                                          \
+	static lfs_err pfx##_decode_any(const uint8_t *data, size_t n, void **model,        \
+					lfs_error *err)                                     \
+	{                                                                                   \
+		type *m_ = NULL;                                                            \
+		lfs_err r_ = dec(data, n, &m_, err);                                        \
+		*model = m_;                                                                \
+		return r_;                                                                  \
+	}                                                                                   \
+	static lfs_err pfx##_encode_any(const void *model, uint8_t **out, size_t *n,        \
+					lfs_error *err)                                     \
+	{                                                                                   \
+		return enc((const type *)model, out, n, err);                               \
+	}                                                                                   \
+	static void pfx##_free_any(void *model)                                             \
+	{                                                                                   \
+		fr((type *)model);                                                          \
+	}
+
 /** Every registered format, NULL-terminated, in detection order. */
 extern const lfs_format *const lfs_formats[];
 

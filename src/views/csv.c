@@ -5,7 +5,9 @@
 #include "csv.h"
 
 #include "../common/floatfmt.h"
+#include "../common/mem.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -157,6 +159,42 @@ bool lfs_csv_uint(const lfs_csv_field *f, uint64_t max, uint64_t *out)
 		return false;
 	*out = x;
 	return true;
+}
+
+lfs_err lfs_csv_rows(lfs_csv *c, const lfs_csv_table *t, void **rows, size_t *n)
+{
+	*rows = NULL;
+	*n = 0;
+	lfs_err r = lfs_csv_header(c, t->header);
+	uint8_t *a = NULL;
+	size_t k = 0, cap = 0;
+	while (!r) {
+		int e = lfs_csv_next(c);
+		if (e < 0)
+			r = LFS_ERR_PARSE;
+		if (e <= 0)
+			break;
+		if (k == t->max_rows) {
+			r = lfs_fail_at(c->err, c->file, c->row_line, 1, "%s", t->too_many);
+			break;
+		}
+		if ((r = lfs_csv_arity(c, t->ncols, t->what)))
+			break;
+		if (!lfs_grow((void **)&a, &cap, k + 1, t->esz)) {
+			r = lfs_nomem(c->err, c->file);
+			break;
+		}
+		memset(a + k * t->esz, 0, t->esz);
+		if (!(r = t->row(c, a + k * t->esz, t->ctx)))
+			k++;
+	}
+	if (r) {
+		free(a);
+		return r;
+	}
+	*rows = a;
+	*n = k;
+	return LFS_OK;
 }
 
 /* ---- writers ---------------------------------------------------------------- */

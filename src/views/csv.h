@@ -91,6 +91,33 @@ lfs_err lfs_csv_f32(lfs_csv *c, size_t i, float *out);
 /** True when @p f is 1..15 decimal digits and the value is at most @p max. */
 bool lfs_csv_uint(const lfs_csv_field *f, uint64_t max, uint64_t *out);
 
+/**
+ * Reads one data row into @p elem (zeroed, esz bytes) once the row has the
+ * right field count: return LFS_OK or an error (messages through c->err).
+ */
+typedef lfs_err (*lfs_csv_row_fn)(lfs_csv *c, void *elem, void *ctx);
+
+/** What lfs_csv_rows() reads: the table's shape and its limits. */
+typedef struct lfs_csv_table {
+	const char *header; /**< required first row (lfs_csv_header) */
+	size_t ncols;       /**< fields per data row (lfs_csv_arity) */
+	const char *what;   /**< names the columns in the arity message, may be NULL */
+	size_t esz;         /**< bytes per row in the result array */
+	size_t max_rows;    /**< more rows: "<too_many>" at the row's line, column 1 */
+	const char *too_many;
+	lfs_csv_row_fn row;
+	void *ctx;
+} lfs_csv_table;
+
+/**
+ * Read a whole table: the header, then every non-blank row checked for
+ * @p t->ncols fields and read by @p t->row into a growing array of
+ * @p t->esz bytes per row. *rows (malloc'd, caller frees; NULL when empty)
+ * and *n are set on success only.
+ * @return LFS_OK; LFS_ERR_PARSE (`file:line:col: ...`); LFS_ERR_NOMEM.
+ */
+lfs_err lfs_csv_rows(lfs_csv *c, const lfs_csv_table *t, void **rows, size_t *n);
+
 /* ---- writers ---------------------------------------------------------------- */
 
 /** The line end of every record: CRLF. */

@@ -50,6 +50,16 @@ lfs_err nad_csv_tags_write(const nad_model *m, lfs_sb *sb, lfs_error *err)
 	return LFS_OK;
 }
 
+static lfs_err key_row(lfs_csv *c, void *elem, void *ctx)
+{
+	(void)ctx;
+	nad_key *k = elem;
+	lfs_err r = LFS_OK;
+	for (unsigned i = 0; i < NAD_KEY_FLOATS && !r; i++)
+		r = lfs_csv_f32(c, i, &k->v[i]);
+	return r;
+}
+
 lfs_err nad_csv_track_parse(const char *file, const char *text, size_t n, nad_key **keys,
 			    uint32_t *n_keys, lfs_error *err)
 {
@@ -57,36 +67,36 @@ lfs_err nad_csv_track_parse(const char *file, const char *text, size_t n, nad_ke
 	*n_keys = 0;
 	lfs_csv c;
 	lfs_csv_init(&c, file, text, n, LFS_CSV_LENIENT, err);
-	lfs_err r = lfs_csv_header(&c, nad_csv_track_header);
-	nad_key *k = NULL;
-	uint32_t nk = 0, cap = 0;
-	while (!r) {
-		int e = lfs_csv_next(&c);
-		if (e < 0)
-			r = LFS_ERR_PARSE;
-		if (e <= 0)
-			break;
-		if (nk == UINT32_MAX) {
-			r = lfs_fail_at(err, c.file, c.row_line, 1, "too many keys");
-			break;
-		}
-		if ((r = lfs_csv_arity(&c, NAD_KEY_FLOATS, "a key")))
-			break;
-		if (!lfs_grow32((void **)&k, &cap, nk + 1, sizeof(*k))) {
-			r = lfs_nomem(err, c.file);
-			break;
-		}
-		for (unsigned i = 0; i < NAD_KEY_FLOATS && !r; i++)
-			r = lfs_csv_f32(&c, i, &k[nk].v[i]);
-		if (!r)
-			nk++;
+	const lfs_csv_table t = { nad_csv_track_header, NAD_KEY_FLOATS, "a key", sizeof(nad_key),
+				  UINT32_MAX, "too many keys", key_row, NULL };
+	void *rows;
+	size_t nr;
+	lfs_err r = lfs_csv_rows(&c, &t, &rows, &nr);
+	if (!r) {
+		*keys = rows;
+		*n_keys = (uint32_t)nr;
 	}
-	if (r) {
-		free(k);
+	return r;
+}
+
+static lfs_err tag_row(lfs_csv *c, void *elem, void *ctx)
+{
+	(void)ctx;
+	nad_tag *t = elem;
+	lfs_err r = lfs_csv_f32(c, 0, &t->frame);
+	if (r)
 		return r;
-	}
-	*keys = k;
-	*n_keys = nk;
+	const lfs_csv_field *f = &c->f[1];
+	int v = nad_tag_from_name(f->s, f->len);
+	uint64_t x;
+	if (v >= 0)
+		t->type = (uint32_t)v;
+	else if (lfs_csv_uint(f, UINT32_MAX, &x))
+		t->type = (uint32_t)x;
+	else
+		return lfs_fail_at(c->err, c->file, c->row_line, f->col,
+				   "unknown tag '%.*s' (a name lwalk .. throwdeath or a number)",
+				   (int)(f->len > 40 ? 40 : f->len), f->s);
 	return LFS_OK;
 }
 
@@ -97,47 +107,14 @@ lfs_err nad_csv_tags_parse(const char *file, const char *text, size_t n, nad_tag
 	*n_tags = 0;
 	lfs_csv c;
 	lfs_csv_init(&c, file, text, n, LFS_CSV_LENIENT, err);
-	lfs_err r = lfs_csv_header(&c, tags_header);
-	nad_tag *t = NULL;
-	uint32_t nt = 0, cap = 0;
-	while (!r) {
-		int e = lfs_csv_next(&c);
-		if (e < 0)
-			r = LFS_ERR_PARSE;
-		if (e <= 0)
-			break;
-		if (nt == UINT32_MAX) {
-			r = lfs_fail_at(err, c.file, c.row_line, 1, "too many tags");
-			break;
-		}
-		if ((r = lfs_csv_arity(&c, 2, "frame,tag")))
-			break;
-		if (!lfs_grow32((void **)&t, &cap, nt + 1, sizeof(*t))) {
-			r = lfs_nomem(err, c.file);
-			break;
-		}
-		if ((r = lfs_csv_f32(&c, 0, &t[nt].frame)))
-			break;
-		const lfs_csv_field *f = &c.f[1];
-		int v = nad_tag_from_name(f->s, f->len);
-		uint64_t x;
-		if (v >= 0) {
-			t[nt].type = (uint32_t)v;
-		} else if (lfs_csv_uint(f, UINT32_MAX, &x)) {
-			t[nt].type = (uint32_t)x;
-		} else {
-			r = lfs_fail_at(err, c.file, c.row_line, f->col,
-					"unknown tag '%.*s' (a name lwalk .. throwdeath or a number)",
-					(int)(f->len > 40 ? 40 : f->len), f->s);
-			break;
-		}
-		nt++;
+	const lfs_csv_table t = { tags_header, 2, "frame,tag", sizeof(nad_tag), UINT32_MAX,
+				  "too many tags", tag_row, NULL };
+	void *rows;
+	size_t nr;
+	lfs_err r = lfs_csv_rows(&c, &t, &rows, &nr);
+	if (!r) {
+		*tags = rows;
+		*n_tags = (uint32_t)nr;
 	}
-	if (r) {
-		free(t);
-		return r;
-	}
-	*tags = t;
-	*n_tags = nt;
-	return LFS_OK;
+	return r;
 }

@@ -151,23 +151,7 @@ static lfs_err nad_apply_view(const uint8_t *orig, size_t n, const lfs_view *v, 
 	return r;
 }
 
-static lfs_err nad_decode_any(const uint8_t *data, size_t n, void **model, lfs_error *err)
-{
-	nad_model *m = NULL;
-	lfs_err r = nad_decode(data, n, &m, err);
-	*model = m;
-	return r;
-}
-
-static lfs_err nad_encode_any(const void *model, uint8_t **out, size_t *n, lfs_error *err)
-{
-	return nad_encode(model, out, n, err);
-}
-
-static void nad_free_any(void *model)
-{
-	nad_model_free(model);
-}
+LFS_FORMAT_CODEC(nad, nad_model, nad_decode, nad_encode, nad_model_free)
 
 static const char *const nad_extensions[] = { ".nad", NULL };
 

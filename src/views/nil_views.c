@@ -191,23 +191,7 @@ static lfs_err nil_views(const uint8_t *data, size_t n, const lfs_view_opts *opt
 	return r;
 }
 
-static lfs_err nil_decode_any(const uint8_t *data, size_t n, void **model, lfs_error *err)
-{
-	nil_model *m = NULL;
-	lfs_err r = nil_decode(data, n, &m, err);
-	*model = m;
-	return r;
-}
-
-static lfs_err nil_encode_any(const void *model, uint8_t **out, size_t *n, lfs_error *err)
-{
-	return nil_encode(model, out, n, err);
-}
-
-static void nil_free_any(void *model)
-{
-	nil_model_free(model);
-}
+LFS_FORMAT_CODEC(nil, nil_model, nil_decode, nil_encode, nil_model_free)
 
 static const char *const nil_extensions[] = { ".nil", NULL };
 

@@ -129,23 +129,7 @@ done:
 	return r;
 }
 
-static lfs_err nod_decode_any(const uint8_t *data, size_t n, void **model, lfs_error *err)
-{
-	nod_model *m = NULL;
-	lfs_err r = nod_decode(data, n, &m, err);
-	*model = m;
-	return r;
-}
-
-static lfs_err nod_encode_any(const void *model, uint8_t **out, size_t *n, lfs_error *err)
-{
-	return nod_encode(model, out, n, err);
-}
-
-static void nod_free_any(void *model)
-{
-	nod_model_free(model);
-}
+LFS_FORMAT_CODEC(nod, nod_model, nod_decode, nod_encode, nod_model_free)
 
 static const char *const nod_extensions[] = { ".nod", NULL };
 

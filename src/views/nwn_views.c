@@ -193,23 +193,7 @@ static lfs_err nwn_build(const uint8_t *data, size_t n, const lfs_view_opts *opt
 	return r;
 }
 
-static lfs_err nwn_decode_any(const uint8_t *data, size_t n, void **model, lfs_error *err)
-{
-	nwn_model *m = NULL;
-	lfs_err r = nwn_mdl_decode(data, n, &m, err);
-	*model = m;
-	return r;
-}
-
-static lfs_err nwn_encode_any(const void *model, uint8_t **out, size_t *n, lfs_error *err)
-{
-	return nwn_mdl_encode(model, out, n, err);
-}
-
-static void nwn_free_any(void *model)
-{
-	nwn_model_free(model);
-}
+LFS_FORMAT_CODEC(nwn, nwn_model, nwn_mdl_decode, nwn_mdl_encode, nwn_model_free)
 
 static const char *const nwn_extensions[] = { ".mdl", NULL };
 

@@ -45,8 +45,16 @@ lfs_err sod_csv_channel(const sod_model *m, uint16_t idx, lfs_sb *sb, lfs_error 
 
 /* One row: the key (must be the row number), the time (derived from the
  * period, read and ignored), then the @p w values into @p dst. */
-static lfs_err csv_row(lfs_csv *cv, size_t row, size_t w, float *dst)
+/* Where a channel's rows go: values per key, and the next key number. */
+typedef struct key_rows {
+	size_t w, next;
+} key_rows;
+
+static lfs_err csv_row(lfs_csv *cv, void *elem, void *ctx)
 {
+	key_rows *kr = ctx;
+	size_t row = kr->next, w = kr->w;
+	float *dst = elem;
 	uint64_t k;
 	if (!lfs_csv_uint(&cv->f[0], UINT64_MAX, &k) || k != row)
 		return lfs_fail_at(cv->err, cv->file, cv->row_line, cv->f[0].col,
@@ -57,6 +65,8 @@ static lfs_err csv_row(lfs_csv *cv, size_t row, size_t w, float *dst)
 	lfs_err e = lfs_csv_f32(cv, 1, &time);
 	for (size_t i = 0; i < w && !e; i++)
 		e = lfs_csv_f32(cv, 2 + i, &dst[i]);
+	if (!e)
+		kr->next++;
 	return e;
 }
 
@@ -67,30 +77,14 @@ lfs_err sod_csv_apply(sod_model *m, sod_channel *c, const char *file, const char
 	size_t w = matrix ? 12 : 1;
 	lfs_csv cv;
 	lfs_csv_init(&cv, file, text, n, 0, err);
-	lfs_err e = lfs_csv_header(&cv, matrix ? csv_matrix_header : csv_scale_header);
-	size_t rows = 0, cap = 0;
-	float *keys = NULL;
-	while (!e) {
-		int r = lfs_csv_next(&cv);
-		if (r < 0)
-			e = LFS_ERR_PARSE;
-		if (r <= 0)
-			break;
-		if (rows == UINT16_MAX) {
-			e = lfs_fail_at(err, file, cv.row_line, 1, "more than 65535 keys");
-			break;
-		}
-		if ((e = lfs_csv_arity(&cv, w + 2,
-				       matrix ? "key, time, 12 matrix values"
-					      : "key, time, scale")))
-			break;
-		if (!lfs_grow((void **)&keys, &cap, rows + 1, w * sizeof(float))) {
-			e = lfs_nomem(err, "SOD views");
-			break;
-		}
-		if (!(e = csv_row(&cv, rows, w, keys + rows * w)))
-			rows++;
-	}
+	key_rows kr = { w, 0 };
+	const lfs_csv_table t = { matrix ? csv_matrix_header : csv_scale_header, w + 2,
+				  matrix ? "key, time, 12 matrix values" : "key, time, scale",
+				  w * sizeof(float), UINT16_MAX, "more than 65535 keys", csv_row, &kr };
+	void *rows_p;
+	size_t rows;
+	lfs_err e = lfs_csv_rows(&cv, &t, &rows_p, &rows);
+	float *keys = rows_p;
 	if (!e) {
 		c->n_keys = (uint16_t)rows;
 		c->keys = sod_alloc(m, rows * w * sizeof(float) + 1);

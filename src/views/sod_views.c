@@ -137,23 +137,7 @@ static lfs_err sod_apply_view(const uint8_t *orig, size_t n, const lfs_view *v, 
 	return e;
 }
 
-static lfs_err sod_decode_any(const uint8_t *data, size_t n, void **model, lfs_error *err)
-{
-	sod_model *m = NULL;
-	lfs_err r = sod_decode(data, n, &m, err);
-	*model = m;
-	return r;
-}
-
-static lfs_err sod_encode_any(const void *model, uint8_t **out, size_t *n, lfs_error *err)
-{
-	return sod_encode(model, out, n, err);
-}
-
-static void sod_free_any(void *model)
-{
-	sod_model_free(model);
-}
+LFS_FORMAT_CODEC(sod, sod_model, sod_decode, sod_encode, sod_model_free)
 
 static const char *const sod_extensions[] = { ".sod", NULL };
 
