@@ -3,6 +3,7 @@
  * OBJ/MTL views of NWN meshes (see nwn_obj.h, docs/formats/obj-csv.md).
  */
 #include "nwn_obj.h"
+#include "nwn_quat.h"
 #include "obj.h"
 
 #include <inttypes.h>
@@ -52,17 +53,6 @@ static void qmul(const double *a, const double *b, double *o)
 	o[3] = w;
 }
 
-/* Rotate v by unit quaternion q. */
-static void qrot(const double *q, const double *v, double *o)
-{
-	/* t = 2 * cross(q.xyz, v); o = v + w*t + cross(q.xyz, t) */
-	double tx = 2 * (q[1] * v[2] - q[2] * v[1]);
-	double ty = 2 * (q[2] * v[0] - q[0] * v[2]);
-	double tz = 2 * (q[0] * v[1] - q[1] * v[0]);
-	o[0] = v[0] + q[3] * tx + (q[1] * tz - q[2] * ty);
-	o[1] = v[1] + q[3] * ty + (q[2] * tx - q[0] * tz);
-	o[2] = v[2] + q[3] * tz + (q[0] * ty - q[1] * tx);
-}
 
 void nwn_obj_transforms(const nwn_geometry *g, double *t, double *q, double *s)
 {
@@ -88,7 +78,7 @@ void nwn_obj_transforms(const nwn_geometry *g, double *t, double *q, double *s)
 		if (n->parent >= 0 && (uint32_t)n->parent < i) {
 			uint32_t pi = (uint32_t)n->parent;
 			double r[3];
-			qrot(q + 4 * pi, lt, r);
+			nwn_quat_rotate(q + 4 * pi, lt, r);
 			for (int k = 0; k < 3; k++)
 				t[3 * i + k] = t[3 * pi + k] + s[pi] * r[k];
 			qmul(q + 4 * pi, lq, q + 4 * i);
@@ -325,7 +315,7 @@ lfs_err nwn_obj_model(const nwn_model *m, const char *const *obj_names,
 		for (size_t v = 0; v < nv; v++) {
 			double p[3] = { me->verts[3 * v], me->verts[3 * v + 1], me->verts[3 * v + 2] };
 			double r[3];
-			qrot(q + 4 * i, p, r);
+			nwn_quat_rotate(q + 4 * i, p, r);
 			float w[3];
 			for (int k = 0; k < 3; k++)
 				w[k] = (float)(t[3 * i + k] + s[i] * r[k]);
@@ -339,7 +329,7 @@ lfs_err nwn_obj_model(const nwn_model *m, const char *const *obj_names,
 				double p[3] = { me->normals[3 * v], me->normals[3 * v + 1],
 						me->normals[3 * v + 2] };
 				double r[3];
-				qrot(q + 4 * i, p, r);
+				nwn_quat_rotate(q + 4 * i, p, r);
 				float w[3];
 				for (int k = 0; k < 3; k++)
 					w[k] = (float)(s[i] < 0 ? -r[k] : r[k]);

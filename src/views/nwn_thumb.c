@@ -6,6 +6,7 @@
 
 #include "../formats/nwn/nwn_mdl.h"
 #include "nwn_obj.h"
+#include "nwn_quat.h"
 #include "nwn_views.h"
 #include "../common/mem.h"
 
@@ -15,16 +16,6 @@
 
 /* ---- NWN ----------------------------------------------------------------- */
 
-/* Quaternion (x y z w) rotation of v. */
-static void qrot(const double *q, const double *v, double *o)
-{
-	double tx = 2 * (q[1] * v[2] - q[2] * v[1]);
-	double ty = 2 * (q[2] * v[0] - q[0] * v[2]);
-	double tz = 2 * (q[0] * v[1] - q[1] * v[0]);
-	o[0] = v[0] + q[3] * tx + (q[1] * tz - q[2] * ty);
-	o[1] = v[1] + q[3] * ty + (q[2] * tx - q[0] * tz);
-	o[2] = v[2] + q[3] * tz + (q[0] * ty - q[1] * tx);
-}
 
 /* First key of the alpha controller of a mesh node, 1 when none. */
 static float nwn_alpha(const nwn_node *n)
@@ -70,7 +61,7 @@ lfs_err nwn_thumb_scene(const uint8_t *data, size_t n, const lfs_view_opts *o, l
 		const double *qi = q + 4 * (size_t)i;
 		for (uint32_t v = 0; v < me->n_verts; v++) {
 			double p[3] = { me->verts[3 * v], me->verts[3 * v + 1], me->verts[3 * v + 2] }, w[3];
-			qrot(qi, p, w);
+			nwn_quat_rotate(qi, p, w);
 			/* NWN model space is the scene frame (Z up, +Y front) */
 			float fp[3] = { (float)(t[3 * i] + sc[i] * w[0]), (float)(t[3 * i + 1] + sc[i] * w[1]),
 					(float)(t[3 * i + 2] + sc[i] * w[2]) };
@@ -78,7 +69,7 @@ lfs_err nwn_thumb_scene(const uint8_t *data, size_t n, const lfs_view_opts *o, l
 			if (me->normals) {
 				double nv[3] = { me->normals[3 * v], me->normals[3 * v + 1],
 						 me->normals[3 * v + 2] }, nw[3];
-				qrot(qi, nv, nw);
+				nwn_quat_rotate(qi, nv, nw);
 				double k = sc[i] < 0 ? -1 : 1;
 				fn[0] = (float)(nw[0] * k);
 				fn[1] = (float)(nw[1] * k);
