@@ -167,6 +167,15 @@ typedef struct lfs_format {
 	lfs_err (*thumb_scene)(const uint8_t *data, size_t n, const lfs_view_opts *opts,
 			       struct lfs_thumb_scene *s, lfs_error *err);
 
+	/**
+	 * Optional (NULL = none): compile the game's own text form of the model
+	 * (NWN: ASCII MDL, a file with the same extension as the binary) into a
+	 * new binary (*out malloc'd). @p file names the text in messages
+	 * (`file:line:col: ...`); @p sib may be NULL. `legacyfs-convert compile`.
+	 */
+	lfs_err (*compile)(const char *file, const uint8_t *text, size_t n,
+			   const lfs_siblings *sib, uint8_t **out, size_t *outn, lfs_error *err);
+
 	/** Sibling files the compiler reads through lfs_siblings, for docs and
 	 *  --help ("the supermodel <name>.mdl beside the model"); NULL = none. */
 	const char *siblings;
@@ -208,6 +217,14 @@ extern const lfs_format *const lfs_formats[];
  * not a model we decode (it passes through).
  */
 const lfs_format *lfs_format_for(const char *name, const uint8_t *data, size_t n);
+
+/**
+ * The format that compiles text file @p name (lfs_format.compile): the first
+ * row with a compiler whose extension matches; when none matches and only
+ * one row compiles at all, that row (NWN ASCII files carry any name).
+ * NULL when no row fits.
+ */
+const lfs_format *lfs_format_compiler_for(const char *name);
 
 /** The format registered under @p name ("nwn-mdl", ...), or NULL. */
 const lfs_format *lfs_format_named(const char *name);

@@ -36,7 +36,6 @@
 #include "fs/source.h"
 #include "fs/texture.h"
 #include "lfs_config.h"
-#include "views/nwn_compile.h"
 #include "views/thumb.h"
 #include "views/viewset.h"
 
@@ -315,11 +314,16 @@ static int do_apply(const char *model, const char *vpath, const char *edited, co
 	return status;
 }
 
-/* compile X.mdl -o X.bin.mdl: full compile of an ASCII NWN model
- * (src/views/nwn_compile.h); the supermodel comes from X's folder
- * (lfs_sibling_model_read). */
+/* compile X.mdl -o X.bin.mdl: full compile of the game's own text form of a
+ * model (lfs_format.compile; NWN ASCII MDL, docs/nwn-compile.md); siblings
+ * (the NWN supermodel) come from X's folder (lfs_sibling_model_read). */
 static int do_compile(const char *src, const char *out, size_t max_size)
 {
+	const lfs_format *f = lfs_format_compiler_for(src);
+	if (!f) {
+		fprintf(stderr, "legacyfs-convert: %s: no format compiles this file\n", src);
+		return EXIT_ERR;
+	}
 	struct stat sst;
 	size_t n;
 	uint8_t *text = slurp(src, max_size, &n, &sst);
@@ -340,7 +344,8 @@ static int do_compile(const char *src, const char *out, size_t max_size)
 	uint8_t *res = NULL;
 	size_t rn = 0;
 	lfs_sibling_ctx sc = { AT_FDCWD, dir, max_size };
-	lfs_err e = nwn_compile(src, text, n, lfs_sibling_model_read, &sc, &res, &rn, &err);
+	const lfs_siblings sib = { lfs_sibling_model_read, &sc };
+	lfs_err e = f->compile(src, text, n, &sib, &res, &rn, &err);
 	free(text);
 	free(dir);
 	if (e != LFS_OK) {

@@ -19,6 +19,7 @@
 #include "names.h"
 #include "nwn_apply.h"
 #include "nwn_ascii.h"
+#include "nwn_compile.h"
 #include "nwn_csv.h"
 #include "nwn_obj.h"
 #include "thumb_models.h"
@@ -195,6 +196,14 @@ static lfs_err nwn_build(const uint8_t *data, size_t n, const lfs_view_opts *opt
 
 LFS_FORMAT_CODEC(nwn, nwn_model, nwn_mdl_decode, nwn_mdl_encode, nwn_model_free)
 
+static lfs_err nwn_compile_text(const char *file, const uint8_t *text, size_t n,
+				const lfs_siblings *sib, uint8_t **out, size_t *outn,
+				lfs_error *err)
+{
+	return nwn_compile(file, text, n, sib ? sib->read : NULL, sib ? sib->ctx : NULL, out, outn,
+			   err);
+}
+
 static const char *const nwn_extensions[] = { ".mdl", NULL };
 
 const lfs_format lfs_format_nwn_mdl = {
@@ -207,5 +216,6 @@ const lfs_format lfs_format_nwn_mdl = {
 	.build_views = nwn_build,
 	.apply = nwn_apply_view,
 	.thumb_scene = nwn_thumb_scene,
+	.compile = nwn_compile_text,
 	.siblings = "the supermodel <supermodel>.mdl beside the model (part numbers of new nodes)",
 };

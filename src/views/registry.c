@@ -44,6 +44,21 @@ const lfs_format *lfs_format_for(const char *name, const uint8_t *data, size_t n
 	return NULL;
 }
 
+const lfs_format *lfs_format_compiler_for(const char *name)
+{
+	const lfs_format *only = NULL;
+	size_t compilers = 0;
+	for (const lfs_format *const *f = lfs_formats; *f; f++) {
+		if (!(*f)->compile)
+			continue;
+		if (has_extension(*f, name))
+			return *f;
+		only = *f;
+		compilers++;
+	}
+	return compilers == 1 ? only : NULL;
+}
+
 const lfs_format *lfs_format_named(const char *name)
 {
 	for (const lfs_format *const *f = lfs_formats; *f; f++)
