@@ -38,10 +38,6 @@ typedef struct ap {
 	bool hit_structural; /* a structural difference was found */
 } ap;
 
-static inline nwn_node *gnode(ap *a, uint32_t i)
-{
-	return &a->p.m->geom.nodes[i];
-}
 
 /** The node a statement pair belongs to. */
 typedef struct nctx {

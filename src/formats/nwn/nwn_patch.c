@@ -17,11 +17,6 @@
 
 #define FACE_SIZE 32u
 
-static nwn_node *gnode(nwn_patch *a, uint32_t i)
-{
-	return &a->m->geom.nodes[i];
-}
-
 /* ---- patch primitives ----------------------------------------------------- */
 
 lfs_err nwn_patch_bytes(nwn_patch *a, size_t foff, const void *src, size_t len, const char *what)
@@ -120,7 +115,7 @@ lfs_err nwn_patch_track(nwn_patch *a, uint32_t node)
 	nwn_mesh_track *t = &a->trk[node];
 	if (t->on)
 		return LFS_OK;
-	const nwn_mesh *me = gnode(a, node)->mesh;
+	const nwn_mesh *me = nwn_patch_node(a, node)->mesh;
 	size_t nv = me->verts ? me->n_verts : 0, nf = me->faces ? me->n_faces : 0;
 	size_t na = me->aabb ? me->aabb->n_entries : 0;
 	t->vold = malloc(nv * 12 + 1);
@@ -157,7 +152,7 @@ void nwn_track_free(nwn_mesh_track *t)
 /* Vertex @p v component @p k of model-geometry node @p node. */
 lfs_err nwn_patch_set_vert(nwn_patch *a, uint32_t node, uint32_t v, int k, float val)
 {
-	nwn_mesh *me = gnode(a, node)->mesh;
+	nwn_mesh *me = nwn_patch_node(a, node)->mesh;
 	lfs_err e = nwn_patch_track(a, node);
 	if (e)
 		return e;
@@ -170,7 +165,7 @@ lfs_err nwn_patch_set_vert(nwn_patch *a, uint32_t node, uint32_t v, int k, float
  * indices in face order, notes §3.3) in step. */
 lfs_err nwn_patch_set_face_v(nwn_patch *a, uint32_t node, uint32_t f, int k, uint16_t v)
 {
-	nwn_mesh *me = gnode(a, node)->mesh;
+	nwn_mesh *me = nwn_patch_node(a, node)->mesh;
 	lfs_err e = nwn_patch_track(a, node);
 	if (e)
 		return e;

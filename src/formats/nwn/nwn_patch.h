@@ -62,6 +62,12 @@ typedef struct nwn_patch {
 	uint32_t n_pend, cap_pend;
 } nwn_patch;
 
+/** Node @p i of the patched model's geometry (i < m->geom.n_nodes). */
+static inline nwn_node *nwn_patch_node(const nwn_patch *p, uint32_t i)
+{
+	return &p->m->geom.nodes[i];
+}
+
 /** Decode @p orig (@p n bytes) and copy it into a new patch. On error the
  * patch still has to be closed. @p file names the view in messages. */
 lfs_err nwn_patch_open(nwn_patch *a, const uint8_t *orig, size_t n, const char *file, lfs_error *err);

@@ -17,11 +17,6 @@
 
 #define FACE_SIZE 32u
 
-static nwn_node *gnode(nwn_patch *a, uint32_t i)
-{
-	return &a->m->geom.nodes[i];
-}
-
 /* approximate-rule update (see file comment) */
 static float delta_rule(float stored, double fold, double fnew)
 {
@@ -41,7 +36,7 @@ static int32_t find_entry(const nwn_aabb *t, uint32_t off)
  * children, recomputed only where an input changed. */
 static lfs_err derive_aabb(nwn_patch *a, uint32_t node, const uint8_t *faff)
 {
-	nwn_mesh *me = gnode(a, node)->mesh;
+	nwn_mesh *me = nwn_patch_node(a, node)->mesh;
 	nwn_aabb *t = me->aabb;
 	nwn_mesh_track *tr = &a->trk[node];
 	size_t na = t->n_entries;
@@ -140,7 +135,7 @@ lfs_err nwn_patch_derive_mesh(nwn_patch *a, uint32_t node)
 	nwn_mesh_track *tr = &a->trk[node];
 	if (!tr->on)
 		return LFS_OK;
-	nwn_mesh *me = gnode(a, node)->mesh;
+	nwn_mesh *me = nwn_patch_node(a, node)->mesh;
 	size_t nv = me->verts ? me->n_verts : 0, nf = me->faces ? me->n_faces : 0;
 	bool vany = false, fany = false;
 	for (size_t i = 0; i < nv; i++)
@@ -197,7 +192,7 @@ lfs_err nwn_patch_derive_mesh(nwn_patch *a, uint32_t node)
 		free(an);
 	}
 	if (!e && vany && nv) {
-		uint32_t o = gnode(a, node)->off;
+		uint32_t o = nwn_patch_node(a, node)->off;
 		float mn0[3], mx0[3], mn1[3], mx1[3];
 		nwn_edit_bbox(tr->vold, nv, me->anim, mn0, mx0);
 		nwn_edit_bbox(me->verts, nv, me->anim, mn1, mx1);
@@ -223,7 +218,7 @@ lfs_err nwn_patch_derive_mesh(nwn_patch *a, uint32_t node)
 	}
 	if (!e && nv && me->area != 0.0f) {
 		float a0 = nwn_edit_area(tr->vold, tr->fold, nf), a1 = nwn_edit_area(me->verts, fnew, nf);
-		e = nwn_patch_md_f32(a, gnode(a, node)->off + 0x268, delta_rule(me->area, a0, a1));
+		e = nwn_patch_md_f32(a, nwn_patch_node(a, node)->off + 0x268, delta_rule(me->area, a0, a1));
 	}
 	if (!e && me->aabb && nv)
 		e = derive_aabb(a, node, faff);
