@@ -530,7 +530,7 @@ int fsi_view_change(lfs_fs *fs, struct node *nd, const char *buf, size_t size, u
 		fsi_srcinfo_release(fs, &si);
 		return ESTALE;
 	}
-	if (!fsi_view_is_writable(&si.ce->vs, v)) {
+	if (!v || !v->writable) {
 		fsi_srcinfo_release(fs, &si);
 		return EROFS;
 	}

@@ -427,9 +427,7 @@ int fsi_rename_elsewhere(const struct nodeinfo *p, const struct nodeinfo *np);
 int fsi_pass_getattr(lfs_fs *fs, const struct nodeinfo *ni, struct stat *st);
 
 /* fs_model.c */
-bool fsi_view_is_writable(const lfs_viewset *vs, const lfs_view *v);
 bool fsi_view_is_dir(const lfs_viewset *vs, const char *vpath);
-bool fsi_vs_writable(const lfs_viewset *vs);
 void fsi_fill_virtual_dir(struct stat *a, const struct stat *src, const lfs_viewset *vs,
 		      const char *vpath, uint64_t ino);
 void fsi_fill_view_file(struct stat *a, const struct stat *src, size_t size,

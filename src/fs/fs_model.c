@@ -17,16 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/*
- * Can view @p v of @p vs be written back into its model? Fixed by the format
- * when the views were built (lfs_view.writable); NULL view: no.
- */
-bool fsi_view_is_writable(const lfs_viewset *vs, const lfs_view *v)
-{
-	(void)vs;
-	return v && v->writable;
-}
-
 static mode_t dir_perm_from(mode_t src)
 {
 	mode_t p = src & 0444;
@@ -116,12 +106,6 @@ bool fsi_view_is_dir(const lfs_viewset *vs, const char *vpath)
 	return i < vs->n_views && strncmp(vs->views[i].path, key, l + 1) == 0;
 }
 
-/* Does the model have any view that can be written back? */
-bool fsi_vs_writable(const lfs_viewset *vs)
-{
-	return lfs_viewset_writable(vs);
-}
-
 void fsi_fill_virtual_dir(struct stat *a, const struct stat *src, const lfs_viewset *vs,
 		      const char *vpath, uint64_t ino)
 {
@@ -132,7 +116,7 @@ void fsi_fill_virtual_dir(struct stat *a, const struct stat *src, const lfs_view
 	a->st_mode = S_IFDIR | dir_perm_from(src->st_mode);
 	/* Folders of writable models take the model file's write bits: editors
 	 * create their swap, backup and temp files there (scratch namespace). */
-	if (fsi_vs_writable(vs))
+	if (vs->writable)
 		a->st_mode |= src->st_mode & 0222;
 	a->st_nlink = 2 + ndirs;
 	a->st_uid = src->st_uid;
@@ -415,7 +399,7 @@ static int vfile_attr(lfs_fs *fs, struct node *c, const struct srcinfo *si, stru
 	if (!v)
 		return ESTALE;
 	struct overlay *o = fsi_ovl_find(ms, c->rel);
-	bool w = fsi_view_is_writable(&si->ce->vs, v);
+	bool w = v && v->writable;
 	if (o)
 		fsi_fill_view_file(a, &si->st, o->text.len, &o->mtime, w, c->sino);
 	else
@@ -441,7 +425,8 @@ static int vfile_open_write(lfs_fs *fs, const struct nodeinfo *ni)
 	int r = fsi_model_views(fs, ni->model, &si);
 	if (r)
 		return r;
-	if (!fsi_view_is_writable(&si.ce->vs, lfs_viewset_find(&si.ce->vs, ni->node->rel)))
+	const lfs_view *wv = lfs_viewset_find(&si.ce->vs, ni->node->rel);
+	if (!wv || !wv->writable)
 		r = EROFS;
 	fsi_srcinfo_release(fs, &si);
 	return r;
@@ -470,7 +455,7 @@ static int vfile_read(lfs_fs *fs, const struct nodeinfo *ni, size_t size, off_t 
 	/* Remember which generated text was served (stale-save check). Only
 	 * for views that can be saved: nothing to remember otherwise. */
 	const lfs_cache_key *k = &si.ce->key;
-	bool track = fsi_view_is_writable(&si.ce->vs, v);
+	bool track = v && v->writable;
 	bool known = !track || fsi_served_known(fs, ni->model->rel, ni->node->rel, k);
 	fs_unlock(fs);
 	if (!known) {

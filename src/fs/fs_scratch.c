@@ -35,8 +35,8 @@ static int mloc_get(lfs_fs *fs, struct node *dir, const char *name, struct mloc 
 	const lfs_viewset *vs = &m->si.ce->vs;
 	m->v = lfs_viewset_find(vs, m->vpath);
 	m->isdir = !m->v && fsi_view_is_dir(vs, m->vpath);
-	m->writable = fsi_vs_writable(vs);
-	m->vwritable = fsi_view_is_writable(vs, m->v);
+	m->writable = vs->writable;
+	m->vwritable = m->v && m->v->writable;
 	m->merr_name = !m->v && dir->kind == K_MODEL && strcmp(name, LFS_FS_MODEL_ERRORS_NAME) == 0;
 	return 0;
 }

@@ -28,6 +28,7 @@ void lfs_viewset_free(lfs_viewset *vs)
 	vs->views = NULL;
 	vs->n_views = 0;
 	vs->format = NULL;
+	vs->writable = false;
 }
 
 const lfs_view *lfs_viewset_find(const lfs_viewset *vs, const char *path)
@@ -44,14 +45,6 @@ const lfs_view *lfs_viewset_find(const lfs_viewset *vs, const char *path)
 			lo = mid + 1;
 	}
 	return NULL;
-}
-
-bool lfs_viewset_writable(const lfs_viewset *vs)
-{
-	for (size_t i = 0; i < vs->n_views; i++)
-		if (vs->views[i].writable)
-			return true;
-	return false;
 }
 
 const lfs_format *lfs_detect(const char *name, const uint8_t *data, size_t n)
@@ -97,6 +90,8 @@ lfs_err lfs_views_build(const char *name, const uint8_t *data, size_t n,
 	}
 	lfs_vlist_finish(&l, out);
 	out->format = f;
+	for (size_t i = 0; i < out->n_views && !out->writable; i++)
+		out->writable = out->views[i].writable;
 	return LFS_OK;
 }
 

@@ -27,6 +27,7 @@ typedef struct lfs_viewset {
 	const lfs_format *format; /**< the registry row that built it */
 	lfs_view *views;
 	size_t n_views;
+	bool writable; /**< some view can be saved back (one of views[].writable) */
 } lfs_viewset;
 
 /**
@@ -78,9 +79,6 @@ lfs_err lfs_views_apply(const char *name, const uint8_t *orig, size_t n, const c
 lfs_err lfs_views_apply_ex(const char *name, const uint8_t *orig, size_t n, const char *viewpath,
 			   const char *text, size_t tn, lfs_sibling_read_fn sib, void *sib_ctx,
 			   uint8_t **out, size_t *outn, lfs_error *err);
-
-/** True when some view of @p vs can be saved back (v->writable). */
-bool lfs_viewset_writable(const lfs_viewset *vs);
 
 /**
  * Thumbnail renderer version: part of every thumbnail cache key (with the
