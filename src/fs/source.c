@@ -83,7 +83,7 @@ lfs_err lfs_source_load(int dirfd, const char *rel, size_t max_size, const lfs_v
 		return r;
 	}
 	const char *name = lfs_source_basename(rel);
-	if (lfs_detect(name, buf, n) == NULL) {
+	if (lfs_format_for(name, buf, n) == NULL) {
 		free(buf);
 		close(fd);
 		return LFS_OK;

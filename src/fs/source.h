@@ -9,7 +9,7 @@
  * Steps (docs/mount.md "Which files become directories"):
  *  1. Only regular files of at most @p max_size bytes are candidates.
  *  2. The first LFS_SOURCE_HEADER_BYTES bytes are read into a zero-filled
- *     buffer of the file's full size and lfs_detect() is asked. lfs_detect()
+ *     buffer of the file's full size and lfs_format_for() is asked. lfs_format_for()
  *     is documented as header-only, so this costs one small read per file;
  *     the buffer is the real size (calloc: untouched pages cost nothing), so
  *     a detector that looked further would see zeros, never read out of
@@ -30,7 +30,7 @@
 #include "../common/error.h"
 #include "../views/viewset.h"
 
-/** Bytes of a candidate read before lfs_detect() is asked. */
+/** Bytes of a candidate read before lfs_format_for() is asked. */
 #define LFS_SOURCE_HEADER_BYTES 4096
 
 /** What a source file is. */

@@ -275,7 +275,7 @@ static int do_apply(const char *model, const char *vpath, const char *edited, co
 	}
 	const char *base = strrchr(model, '/');
 	base = base ? base + 1 : model;
-	if (lfs_detect(base, orig, n) == NULL) {
+	if (lfs_format_for(base, orig, n) == NULL) {
 		fprintf(stderr, "legacyfs-convert: %s: not a model (a mount shows it unchanged)\n", model);
 		free(orig);
 		free(text);

@@ -177,11 +177,6 @@ static lfs_err model_views(const nwn_model *m, const lfs_view_opts *opts, lfs_vl
 	return l->failed ? lfs_nomem(err, "views") : LFS_OK;
 }
 
-static bool nwn_detect(const uint8_t *data, size_t n)
-{
-	return nwn_mdl_is_binary(data, n);
-}
-
 static lfs_err nwn_build(const uint8_t *data, size_t n, const lfs_view_opts *opts,
 			 struct lfs_vlist *l, lfs_error *err)
 {
@@ -209,7 +204,7 @@ static const char *const nwn_extensions[] = { ".mdl", NULL };
 const lfs_format lfs_format_nwn_mdl = {
 	.name = "nwn-mdl",
 	.extensions = nwn_extensions,
-	.detect = nwn_detect,
+	.detect = nwn_mdl_is_binary,
 	.decode = nwn_decode_any,
 	.encode = nwn_encode_any,
 	.free_model = nwn_free_any,

@@ -47,11 +47,6 @@ const lfs_view *lfs_viewset_find(const lfs_viewset *vs, const char *path)
 	return NULL;
 }
 
-const lfs_format *lfs_detect(const char *name, const uint8_t *data, size_t n)
-{
-	return lfs_format_for(name, data, n);
-}
-
 static lfs_err not_a_model(const char *name, lfs_error *err)
 {
 	return lfs_fail(err, LFS_ERR_NOTFORMAT, SIZE_MAX, "file header", "%s: not a binary model",

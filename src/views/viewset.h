@@ -31,14 +31,6 @@ typedef struct lfs_viewset {
 } lfs_viewset;
 
 /**
- * Decide from the file name and bytes whether a file is a model we decode
- * (lfs_format_for()). Cheap: header checks only, no full decode. @p name is
- * the file's base name (extension compared case-insensitively).
- * @return the format's registry row, NULL when the file passes through.
- */
-const lfs_format *lfs_detect(const char *name, const uint8_t *data, size_t n);
-
-/**
  * Build every view of a model file (plus thumbnail.png when
  * opts->thumb_size is set and the model has drawable triangles).
  *
@@ -92,7 +84,7 @@ lfs_err lfs_views_apply_ex(const char *name, const uint8_t *orig, size_t n, cons
  * the model's drawable triangles), seen in a 3/4 view from above, textured
  * when opts->texture_read finds a TGA.
  *
- * @param name   the model file's base name (selects the format, as lfs_detect)
+ * @param name   the model file's base name (selects the format, as lfs_format_for)
  * @param size   edge in pixels: 128, 256, 512 or 1024
  * @param opts   may be NULL (no textures)
  * @param uri    written as tEXt Thumb::URI (freedesktop standard); NULL = left out

@@ -2,7 +2,7 @@
 # A small SOURCE made at test time in the build folder from corpus binaries
 # (copies, never committed):
 #  - a corrupt NWN-looking binary (truncated copy with its header sizes
-#    patched so lfs_detect still accepts it) passes through as its bytes and
+#    patched so lfs_format_for still accepts it) passes through as its bytes and
 #    its reason is in /.legacyfs/errors and in the daemon log;
 #  - changes to SOURCE (in-place rewrite, rename over, good -> corrupt ->
 #    good, new file, deleted file) show on the next access, with the inotify

@@ -496,7 +496,7 @@ static void test_views(void **state)
 	lfs_viewset vs;
 	lfs_error err;
 	lfs_view_opts vo = { .texture_lookup = fake_lookup };
-	assert_ptr_equal(lfs_detect("L1_Brot.NIL", g.b.p, g.b.n), &lfs_format_nil);
+	assert_ptr_equal(lfs_format_for("L1_Brot.NIL", g.b.p, g.b.n), &lfs_format_nil);
 	lfs_err r = lfs_views_build("L1_Brot.NIL", g.b.p, g.b.n, &vo, &vs, &err);
 	if (r)
 		fail_msg("%s", err.msg);
@@ -623,7 +623,7 @@ static void test_detect_strict(void **state)
 			assert_memory_equal(d, "NIL\x10", 4);
 			assert_int_equal(le32(d + 4), 27);
 		} else {
-			assert_null(lfs_detect("x.nil", d, n));
+			assert_null(lfs_format_for("x.nil", d, n));
 		}
 		if (r == LFS_OK)
 			nil_model_free(m);
@@ -637,8 +637,8 @@ static void test_detect_strict(void **state)
 	uint8_t *d = g.b.p;
 	size_t n = g.b.n;
 	assert_true(lfs_format_nil.detect(d, n));
-	assert_ptr_equal(lfs_detect("x.nil", d, n), &lfs_format_nil);
-	assert_false(lfs_detect("x.nod", d, n) == &lfs_format_nil);
+	assert_ptr_equal(lfs_format_for("x.nil", d, n), &lfs_format_nil);
+	assert_false(lfs_format_for("x.nod", d, n) == &lfs_format_nil);
 	lfs_error err;
 	nil_model *m = NULL;
 	/* each header field broken in turn */

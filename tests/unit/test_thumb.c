@@ -897,7 +897,7 @@ static void test_corpus_nad(void **state)
 		uint8_t *d = lfs_read_file(path, &n);
 		if (!d)
 			continue;
-		assert_ptr_equal(lfs_detect(line, d, n), &lfs_format_nad);
+		assert_ptr_equal(lfs_format_for(line, d, n), &lfs_format_nad);
 		uint8_t *png = NULL;
 		size_t pn;
 		lfs_error err;

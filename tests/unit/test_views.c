@@ -176,7 +176,7 @@ static void every_binary_builds(void **state)
 		uint8_t *data;
 		lfs_viewset vs, vs2;
 		data = lfs_read_file_ok(g_list[f], &n);
-		assert_ptr_equal(lfs_detect(lfs_base_name(g_list[f]), data, n), &lfs_format_nwn_mdl);
+		assert_ptr_equal(lfs_format_for(lfs_base_name(g_list[f]), data, n), &lfs_format_nwn_mdl);
 		free(data);
 		assert_true(build(g_list[f], &vs, &data, &n));
 		assert_ptr_equal(vs.format, &lfs_format_nwn_mdl);
@@ -221,8 +221,8 @@ static void non_models_pass_through(void **state)
 	(void)state;
 	size_t n;
 	uint8_t *data = lfs_read_file_ok(g_list[0], &n);
-	assert_null(lfs_detect("x.tga", data, n));
-	assert_ptr_equal(lfs_detect("X.MDL", data, n), &lfs_format_nwn_mdl);
+	assert_null(lfs_format_for("x.tga", data, n));
+	assert_ptr_equal(lfs_format_for("X.MDL", data, n), &lfs_format_nwn_mdl);
 	lfs_viewset vs;
 	lfs_error err;
 	assert_int_equal(lfs_views_build("x.txt", data, n, NULL, &vs, &err), LFS_ERR_NOTFORMAT);
