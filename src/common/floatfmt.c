@@ -21,17 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint32_t bits_of(float f)
-{
-	uint32_t u;
-	memcpy(&u, &f, sizeof(u));
-	return u;
-}
-
 static bool reads_back(const char *buf, float f)
 {
 	float g = strtof(buf, NULL);
-	return bits_of(g) == bits_of(f);
+	return lfs_f32_bits(g) == lfs_f32_bits(f);
 }
 
 size_t lfs_fmt_float_ref(char buf[LFS_FLOAT_BUFSZ], float f)
@@ -129,7 +122,7 @@ static bool candidate(uint64_t m, int s, int X, int p, bool even, bool pow2, u12
  */
 static size_t fmt_fast(char *buf, float f)
 {
-	uint32_t u = bits_of(f);
+	uint32_t u = lfs_f32_bits(f);
 	int bexp = (int)((u >> 23) & 0xFF);
 	if (bexp == 0 || bexp == 0xFF)
 		return 0;
@@ -288,7 +281,7 @@ bool lfs_parse_float(const char *s, size_t len, float *out)
 size_t lfs_fmt_float_bits(char buf[LFS_FLOAT_BUFSZ], float f)
 {
 	if (isnan(f))
-		return (size_t)snprintf(buf, LFS_FLOAT_BUFSZ, "nan:%08" PRIx32, bits_of(f));
+		return (size_t)snprintf(buf, LFS_FLOAT_BUFSZ, "nan:%08" PRIx32, lfs_f32_bits(f));
 	return lfs_fmt_float(buf, f);
 }
 

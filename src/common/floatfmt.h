@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /** Buffer size that always suffices for lfs_fmt_float(). */
 #define LFS_FLOAT_BUFSZ 32
@@ -51,5 +52,21 @@ size_t lfs_fmt_float_ref(char buf[LFS_FLOAT_BUFSZ], float f);
  * is not entirely a number.
  */
 bool lfs_parse_float(const char *s, size_t len, float *out);
+
+/** The IEEE-754 bits of @p f (what bit-exact comparisons and NaN payloads use). */
+static inline uint32_t lfs_f32_bits(float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, sizeof(u));
+	return u;
+}
+
+/** The float32 whose IEEE-754 bits are @p u. */
+static inline float lfs_f32_from_bits(uint32_t u)
+{
+	float f;
+	memcpy(&f, &u, sizeof(f));
+	return f;
+}
 
 #endif

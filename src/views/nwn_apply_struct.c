@@ -7,6 +7,7 @@
  * entry. Meshes and skins: nwn_apply_struct_mesh.c.
  */
 #include "nwn_apply_struct.h"
+#include "../common/floatfmt.h"
 #include "nwn_apply_struct_priv.h"
 
 #include <math.h>
@@ -46,20 +47,13 @@ static const char *stmt_key(const mdl_stmt *s)
 	return s->kind == MDL_ST_KEYS ? s->name : s->head.tok[0].s;
 }
 
-static uint32_t fbits(float f)
-{
-	uint32_t u;
-	memcpy(&u, &f, 4);
-	return u;
-}
-
 /* Same text or the same float32 value ("1" = "1.0"). */
 static bool tok_same(const char *a, const char *b)
 {
 	if (!strcmp(a, b))
 		return true;
 	float x, y;
-	return mdl_tok_float(a, &x) && mdl_tok_float(b, &y) && fbits(x) == fbits(y);
+	return mdl_tok_float(a, &x) && mdl_tok_float(b, &y) && lfs_f32_bits(x) == lfs_f32_bits(y);
 }
 
 static bool row_same(const mdl_row *x, const mdl_row *y, uint32_t from)

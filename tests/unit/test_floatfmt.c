@@ -22,13 +22,6 @@
 #include "conform.h"
 #include "corpus.h"
 
-static uint32_t bits(float f)
-{
-	uint32_t u;
-	memcpy(&u, &f, 4);
-	return u;
-}
-
 /* Round trip + minimality for one value; returns false on failure. */
 static void check_one(float f)
 {
@@ -36,7 +29,7 @@ static void check_one(float f)
 	size_t n = lfs_fmt_float(buf, f);
 	lfs_fmt_float_ref(ref, f);
 	if (strcmp(buf, ref))
-		fail_msg("0x%08x: fast path printed %s, reference %s", bits(f), buf, ref);
+		fail_msg("0x%08x: fast path printed %s, reference %s", lfs_f32_bits(f), buf, ref);
 	assert_int_equal(n, strlen(buf));
 	if (isnan(f)) {
 		assert_string_equal(buf, "nan");
@@ -44,8 +37,8 @@ static void check_one(float f)
 	}
 	float g;
 	assert_true(lfs_parse_float(buf, n, &g));
-	if (bits(g) != bits(f))
-		fail_msg("0x%08x printed as %s reads back as 0x%08x", bits(f), buf, bits(g));
+	if (lfs_f32_bits(g) != lfs_f32_bits(f))
+		fail_msg("0x%08x printed as %s reads back as 0x%08x", lfs_f32_bits(f), buf, lfs_f32_bits(g));
 	/* minimality: count significant digits; one fewer must not round-trip */
 	int digits = 0;
 	bool leading = true; /* zeros before the first non-zero digit are not significant */
@@ -58,8 +51,8 @@ static void check_one(float f)
 		char tmp[320];
 		snprintf(tmp, sizeof(tmp), "%.*g", digits - 1, (double)f);
 		float h = strtof(tmp, NULL);
-		if (bits(h) == bits(f))
-			fail_msg("0x%08x printed as %s but %s is shorter and exact", bits(f), buf, tmp);
+		if (lfs_f32_bits(h) == lfs_f32_bits(f))
+			fail_msg("0x%08x printed as %s but %s is shorter and exact", lfs_f32_bits(f), buf, tmp);
 	}
 }
 

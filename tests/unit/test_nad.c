@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/floatfmt.h"
 #include "conform.h"
 #include "corpus.h"
 #include "common/rd.h"
@@ -138,20 +139,6 @@ static nad_model *decode_ok(const uint8_t *d, size_t n, const char *what)
 	return m;
 }
 
-static uint32_t bits(float f)
-{
-	uint32_t u;
-	memcpy(&u, &f, 4);
-	return u;
-}
-
-static float from_bits(uint32_t u)
-{
-	float f;
-	memcpy(&f, &u, 4);
-	return f;
-}
-
 /* ---- byte round trip + MANIFEST facts --------------------------------------------------------- */
 
 static void corpus_bytes_roundtrip(void **state)
@@ -215,7 +202,7 @@ static void corpus_matches_manifest(void **state)
 						assert_true(v[j] == 0.0f);
 			}
 			if (f->inf_last)
-				assert_int_equal(bits(tr->keys[tr->n_keys - 1].v[1]), 0x7F800000u);
+				assert_int_equal(lfs_f32_bits(tr->keys[tr->n_keys - 1].v[1]), 0x7F800000u);
 		}
 		assert_int_equal(keys, f->keys);
 		/* a rotation track per bone, translation only for the root */
@@ -388,7 +375,7 @@ static void corpus_value_edits(void **state)
 		assert_true(koff != SIZE_MAX);
 		uint8_t *want = malloc(f->n);
 		memcpy(want, f->data, f->n);
-		put_le32(want + koff + 8, bits(nv));
+		put_le32(want + koff + 8, lfs_f32_bits(nv));
 
 		lfs_sb sb = { 0 };
 		lfs_error err;
@@ -529,11 +516,11 @@ static nad_model *generated(int v)
 			0x7F7FFFFFu, 0xFF7FFFFFu, 0x00800000u, 0x3DCCCCCDu,
 		};
 		for (unsigned j = 0; j < NAD_KEY_FLOATS; j++)
-			t->keys[1].v[j] = from_bits(sp[j]);
-		m->duration = from_bits(0x7FA00000u); /* signalling NaN */
+			t->keys[1].v[j] = lfs_f32_from_bits(sp[j]);
+		m->duration = lfs_f32_from_bits(0x7FA00000u); /* signalling NaN */
 		m->n_tags = 1;
 		m->tags = calloc(1, sizeof(*m->tags));
-		m->tags[0].frame = from_bits(0xFFFFFFFFu);
+		m->tags[0].frame = lfs_f32_from_bits(0xFFFFFFFFu);
 		m->tags[0].type = 18;
 		break;
 	}
@@ -568,12 +555,12 @@ static void generated_files_roundtrip(void **state)
 		assert_int_equal(m2->n_tracks, m->n_tracks);
 		assert_int_equal(m2->n_tags, m->n_tags);
 		assert_int_equal(m2->n_trailing, m->n_trailing);
-		assert_int_equal(bits(m2->duration), bits(m->duration));
+		assert_int_equal(lfs_f32_bits(m2->duration), lfs_f32_bits(m->duration));
 		for (uint32_t t = 0; t < m->n_tracks; t++)
 			for (uint32_t k = 0; k < m->tracks[t].n_keys; k++)
 				for (unsigned j = 0; j < NAD_KEY_FLOATS; j++)
-					assert_int_equal(bits(m2->tracks[t].keys[k].v[j]),
-							 bits(m->tracks[t].keys[k].v[j]));
+					assert_int_equal(lfs_f32_bits(m2->tracks[t].keys[k].v[j]),
+							 lfs_f32_bits(m->tracks[t].keys[k].v[j]));
 		uint8_t *d2;
 		size_t n2;
 		assert_int_equal(nad_encode(m2, &d2, &n2, &err), LFS_OK);
@@ -867,8 +854,8 @@ static void parser_messages(void **state)
 		 nad_csv_track_header);
 	assert_int_equal(nad_csv_track_parse("t.csv", row, strlen(row), &k, &n, &err), LFS_OK);
 	assert_int_equal(n, 1);
-	assert_int_equal(bits(k[0].v[1]), 0x7F800000u);
-	assert_int_equal(bits(k[0].v[13]), 0x7FC00002u);
+	assert_int_equal(lfs_f32_bits(k[0].v[1]), 0x7F800000u);
+	assert_int_equal(lfs_f32_bits(k[0].v[13]), 0x7FC00002u);
 	free(k);
 	const char *tags = "frame,tag\r\n3,strike\r\n4.5,jump\r\n";
 	assert_int_equal(nad_csv_tags_parse("tags.csv", tags, strlen(tags), &t, &n, &err),

@@ -19,22 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/floatfmt.h"
 #include "views/csv.h"
 #include "views/obj.h"
-
-static uint32_t bits(float f)
-{
-	uint32_t u;
-	memcpy(&u, &f, 4);
-	return u;
-}
-
-static float from_bits(uint32_t u)
-{
-	float f;
-	memcpy(&f, &u, 4);
-	return f;
-}
 
 /* Float bit patterns that a text round trip must keep exactly. */
 static const uint32_t tricky[] = {
@@ -57,8 +44,8 @@ static void test_obj_round_trip(void **state)
 	lfs_obj_write_stmt(&sb, "mtllib", "m.mtl");
 	lfs_obj_write_stmt(&sb, "o", "a");
 	for (size_t i = 0; i + 3 <= NTRICKY; i++) {
-		float p[3] = { from_bits(tricky[i]), from_bits(tricky[i + 1]),
-			       from_bits(tricky[i + 2]) };
+		float p[3] = { lfs_f32_from_bits(tricky[i]), lfs_f32_from_bits(tricky[i + 1]),
+			       lfs_f32_from_bits(tricky[i + 2]) };
 		lfs_obj_write_v(&sb, p);
 		lfs_obj_write_vt(&sb, p[0], p[2]);
 		lfs_obj_write_vn(&sb, p);
@@ -86,12 +73,12 @@ static void test_obj_round_trip(void **state)
 	assert_int_equal(o.nn, nv);
 	for (size_t i = 0; i < nv; i++)
 		for (int k = 0; k < 3; k++) {
-			assert_int_equal(bits(o.v[i][k]), tricky[i + (size_t)k]);
-			assert_int_equal(bits(o.vn[i][k]), tricky[i + (size_t)k]);
+			assert_int_equal(lfs_f32_bits(o.v[i][k]), tricky[i + (size_t)k]);
+			assert_int_equal(lfs_f32_bits(o.vn[i][k]), tricky[i + (size_t)k]);
 		}
 	for (size_t i = 0; i < nv; i++) {
-		assert_int_equal(bits(o.vt[i][0]), tricky[i]);
-		assert_int_equal(bits(o.vt[i][1]), tricky[i + 2]);
+		assert_int_equal(lfs_f32_bits(o.vt[i][0]), tricky[i]);
+		assert_int_equal(lfs_f32_bits(o.vt[i][1]), tricky[i + 2]);
 		assert_int_equal(o.v_at[i].line, 3 + 3 * (uint32_t)i);
 		assert_int_equal(o.vt_at[i].line, 4 + 3 * (uint32_t)i);
 	}
@@ -308,7 +295,7 @@ static void test_obj_vt_w_and_max_corners(void **state)
 	/* the NaN-bits form is a number in either wording */
 	t = "v nan:7fc01234 0 0\n";
 	assert_int_equal(lfs_obj_read("t.obj", t, strlen(t), &nwn, &o, &err), LFS_OK);
-	assert_int_equal(bits(o.v[0][0]), 0x7FC01234u);
+	assert_int_equal(lfs_f32_bits(o.v[0][0]), 0x7FC01234u);
 	lfs_obj_free(&o);
 	refuse("v nan:3f800000 0 0\n", &nwn, "bad.obj:1:3: 'nan:3f800000' is not a number");
 }
@@ -318,7 +305,7 @@ static void test_plain_writers(void **state)
 {
 	(void)state;
 	lfs_sb sb = { 0 };
-	float p[3] = { from_bits(0x7FC01234u), from_bits(0x80000000u), 0.1f };
+	float p[3] = { lfs_f32_from_bits(0x7FC01234u), lfs_f32_from_bits(0x80000000u), 0.1f };
 	lfs_obj_write_plain(&sb, LFS_OBJ_V, p);
 	lfs_obj_write_plain(&sb, LFS_OBJ_VT, p + 1);
 	lfs_obj_write_plain(&sb, LFS_OBJ_VN, p);
@@ -327,7 +314,7 @@ static void test_plain_writers(void **state)
 	assert_string_equal(sb.data, "v nan -0 0.1\nvt -0 0.1\nvn nan -0 0.1\n"
 				     "v nan:7fc01234 -0 0.1\n");
 	lfs_sb_free(&sb);
-	float row[4] = { 1.5f, from_bits(0xFFC00000u), from_bits(0xFF800000u), 1e-45f };
+	float row[4] = { 1.5f, lfs_f32_from_bits(0xFFC00000u), lfs_f32_from_bits(0xFF800000u), 1e-45f };
 	lfs_csv_write_floats_plain(&sb, row, 4);
 	lfs_csv_write_eol(&sb);
 	lfs_csv_write_floats_plain(&sb, row, 1);
@@ -343,7 +330,7 @@ static void test_plain_writers(void **state)
 	assert_int_equal(lfs_csv_arity(&c, 4, NULL), LFS_OK);
 	float f;
 	assert_int_equal(lfs_csv_f32(&c, 3, &f), LFS_OK);
-	assert_int_equal(bits(f), 1);
+	assert_int_equal(lfs_f32_bits(f), 1);
 	assert_int_equal(lfs_csv_f32(&c, 1, &f), LFS_OK);
 	assert_true(isnan(f));
 	lfs_sb_free(&sb);
@@ -357,7 +344,7 @@ static void test_csv_round_trip(void **state)
 	float row[3];
 	for (size_t i = 0; i + 3 <= NTRICKY; i++) {
 		for (int k = 0; k < 3; k++)
-			row[k] = from_bits(tricky[i + (size_t)k]);
+			row[k] = lfs_f32_from_bits(tricky[i + (size_t)k]);
 		lfs_csv_write_floats(&sb, row, 3);
 		lfs_csv_write_eol(&sb);
 	}
@@ -380,7 +367,7 @@ static void test_csv_round_trip(void **state)
 			for (size_t k = 0; k < 3; k++) {
 				float f;
 				assert_int_equal(lfs_csv_f32(&c, k, &f), LFS_OK);
-				assert_int_equal(bits(f), tricky[i + k]);
+				assert_int_equal(lfs_f32_bits(f), tricky[i + k]);
 			}
 			i++;
 		}

@@ -149,13 +149,6 @@ static float tokf(const char *s)
 	return f;
 }
 
-static uint32_t bits(float f)
-{
-	uint32_t u;
-	memcpy(&u, &f, 4);
-	return u;
-}
-
 static bool is_number_token(const char *s)
 {
 	char *end;
@@ -411,8 +404,8 @@ static void csv_rows_and_times(void **state)
 						tbuf[tl] = '\0';
 						assert_true(rows < c->rows);
 						float t = tokf(tbuf);
-						assert_int_equal(bits(t),
-								 bits(nd->ctrl_data[c->key_offset + rows]));
+						assert_int_equal(lfs_f32_bits(t),
+								 lfs_f32_bits(nd->ctrl_data[c->key_offset + rows]));
 						/* columns: time + ncols */
 						size_t commas = 0;
 						for (const char *q = p; q < eol; q++)
@@ -592,7 +585,7 @@ static void compare_node(const doc *pd, size_t pb, size_t pe, const doc *od, siz
 				continue;
 			}
 			for (size_t k = 1; k < nt; k++)
-				if (bits(tokf(t[k])) != bits(tokf(u[k])))
+				if (lfs_f32_bits(tokf(t[k])) != lfs_f32_bits(tokf(u[k])))
 					fail_msg("%s: %s %s vs ours %s", where, kw, t[k], u[k]);
 			continue;
 		}
@@ -602,13 +595,13 @@ static void compare_node(const doc *pd, size_t pb, size_t pe, const doc *od, siz
 		for (size_t r = 1; r <= rows; r++) {
 			char **pr = pd->tok[i + r], **orw = od->tok[j + r];
 			assert_int_equal(od->ntok[j + r], pd->ntok[i + r]);
-			assert_int_equal(bits(tokf(pr[0])), bits(tokf(orw[0])));
+			assert_int_equal(lfs_f32_bits(tokf(pr[0])), lfs_f32_bits(tokf(orw[0])));
 			if (orient) {
 				assert_same_rotation(pr + 1, orw + 1);
 				continue;
 			}
 			for (size_t k = 1; k < pd->ntok[i + r]; k++)
-				if (bits(tokf(pr[k])) != bits(tokf(orw[k])))
+				if (lfs_f32_bits(tokf(pr[k])) != lfs_f32_bits(tokf(orw[k])))
 					fail_msg("%s: %s row %zu %s vs ours %s", where, kw, r, pr[k], orw[k]);
 		}
 		i += rows;
@@ -685,11 +678,11 @@ static void compare_mesh(const doc *pd, const doc *od, const char *node)
 		for (int c = 0; c < 3; c++) {
 			long a = strtol(pf[f][c], NULL, 10), b = strtol(of[f][c], NULL, 10);
 			for (int k = 0; k < 3; k++)
-				assert_int_equal(bits(tokf(pv[a][k])), bits(tokf(ov[b][k])));
+				assert_int_equal(lfs_f32_bits(tokf(pv[a][k])), lfs_f32_bits(tokf(ov[b][k])));
 			if (pt && ot) {
 				long ta = strtol(pf[f][4 + c], NULL, 10), tb = strtol(of[f][4 + c], NULL, 10);
 				for (int k = 0; k < 2; k++)
-					assert_int_equal(bits(tokf(pt[ta][k])), bits(tokf(ot[tb][k])));
+					assert_int_equal(lfs_f32_bits(tokf(pt[ta][k])), lfs_f32_bits(tokf(ot[tb][k])));
 			}
 			if (pw) {
 				/* same set of (bone, weight) pairs */
@@ -703,14 +696,14 @@ static void compare_mesh(const doc *pd, const doc *od, const char *node)
 					bool found = false;
 					for (size_t l = 0; l < on && !found; l += 2)
 						found = !strcmp(pw[a][k], ow[b][l]) &&
-							bits(tokf(pw[a][k + 1])) == bits(tokf(ow[b][l + 1]));
+							lfs_f32_bits(tokf(pw[a][k + 1])) == lfs_f32_bits(tokf(ow[b][l + 1]));
 					if (!found)
 						fail_msg("%s: weight %s %s missing in ours", node, pw[a][k],
 							 pw[a][k + 1]);
 				}
 			}
 			if (pc)
-				assert_int_equal(bits(tokf(pc[a][0])), bits(tokf(oc[b][0])));
+				assert_int_equal(lfs_f32_bits(tokf(pc[a][0])), lfs_f32_bits(tokf(oc[b][0])));
 		}
 	}
 }
@@ -787,7 +780,7 @@ static void peer_tile_aabb_light(void **state)
 			assert_int_equal(p.ntok[pi] - off_p, 7);
 			assert_int_equal(o.ntok[oi] - off_o, 7);
 			for (int k = 0; k < 7; k++)
-				assert_int_equal(bits(tokf(pt[off_p + k])), bits(tokf(ot[off_o + k])));
+				assert_int_equal(lfs_f32_bits(tokf(pt[off_p + k])), lfs_f32_bits(tokf(ot[off_o + k])));
 		}
 		assert_int_equal(rows, nd->mesh->aabb->n_entries);
 		aabbs++;

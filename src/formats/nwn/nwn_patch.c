@@ -7,6 +7,7 @@
  * call these.
  */
 #include "nwn_patch.h"
+#include "../../common/floatfmt.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -39,16 +40,9 @@ static void le32(uint8_t *b, uint32_t v)
 	b[3] = (uint8_t)(v >> 24);
 }
 
-static uint32_t fbits(float f)
-{
-	uint32_t u;
-	memcpy(&u, &f, 4);
-	return u;
-}
-
 bool nwn_feq(float x, float y)
 {
-	return fbits(x) == fbits(y);
+	return lfs_f32_bits(x) == lfs_f32_bits(y);
 }
 
 lfs_err nwn_patch_md_u32(nwn_patch *a, uint32_t off, uint32_t v)
@@ -60,7 +54,7 @@ lfs_err nwn_patch_md_u32(nwn_patch *a, uint32_t off, uint32_t v)
 
 lfs_err nwn_patch_md_f32(nwn_patch *a, uint32_t off, float v)
 {
-	return nwn_patch_md_u32(a, off, fbits(v));
+	return nwn_patch_md_u32(a, off, lfs_f32_bits(v));
 }
 
 lfs_err nwn_patch_md_u16(nwn_patch *a, uint32_t off, uint16_t v)
@@ -83,7 +77,7 @@ lfs_err nwn_patch_raw_u32(nwn_patch *a, uint32_t ptr, size_t idx, uint32_t v)
 
 lfs_err nwn_patch_raw_f32(nwn_patch *a, uint32_t ptr, size_t idx, float v)
 {
-	return nwn_patch_raw_u32(a, ptr, idx, fbits(v));
+	return nwn_patch_raw_u32(a, ptr, idx, lfs_f32_bits(v));
 }
 
 lfs_err nwn_patch_raw_u16(nwn_patch *a, uint32_t ptr, size_t idx, uint16_t v)
