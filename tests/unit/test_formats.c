@@ -45,8 +45,11 @@
 #define N_TRUNC 8
 #define N_FLIP 24
 
+/* A corpus model, read once: its path, bytes and the row that claims it. */
 typedef struct cfile {
 	char *path;
+	uint8_t *data;
+	size_t n;
 	const lfs_format *f;
 } cfile;
 
@@ -65,15 +68,18 @@ static int walk_one(const char *path, const struct stat *st, int type, struct FT
 	if (!d)
 		return 0;
 	const lfs_format *f = lfs_format_for(lfs_base_name(path), d, n);
-	free(d);
-	if (!f)
+	if (!f) {
+		free(d);
 		return 0;
+	}
 	if (g_n == g_cap) {
 		g_cap = g_cap ? g_cap * 2 : 256;
 		g_files = realloc(g_files, g_cap * sizeof(*g_files));
 		assert_non_null(g_files);
 	}
 	g_files[g_n].path = strdup(path);
+	g_files[g_n].data = d;
+	g_files[g_n].n = n;
 	g_files[g_n].f = f;
 	g_n++;
 	return 0;
@@ -97,8 +103,10 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	for (size_t i = 0; i < g_n; i++)
+	for (size_t i = 0; i < g_n; i++) {
 		free(g_files[i].path);
+		free(g_files[i].data);
+	}
 	free(g_files);
 	return 0;
 }
@@ -139,8 +147,8 @@ static void test_registry(void **state)
 		for (size_t i = 0; i < g_n; i++) {
 			if (g_files[i].f != f)
 				continue;
-			size_t n = 0;
-			uint8_t *d = lfs_read_file_ok(g_files[i].path, &n);
+			const uint8_t *d = g_files[i].data;
+			size_t n = g_files[i].n;
 			char up[256];
 			snprintf(up, sizeof(up), "X%s", f->extensions[0]);
 			for (char *c = up; *c; c++)
@@ -148,7 +156,6 @@ static void test_registry(void **state)
 					*c = (char)(*c - 'a' + 'A');
 			assert_ptr_equal(lfs_format_for(up, d, n), f);
 			assert_null(lfs_format_for("x.unknown-extension", d, n));
-			free(d);
 		}
 		fprintf(stderr, "  %-8s %zu corpus files%s\n", f->name, files_of(f),
 			files_of(f) ? "" : " (no public files: covered by its own tests)");
@@ -189,8 +196,8 @@ static void test_roundtrip(void **state)
 	size_t views = 0, writable = 0;
 	for (size_t i = 0; i < g_n; i++) {
 		const lfs_format *f = g_files[i].f;
-		size_t n = 0;
-		uint8_t *d = lfs_read_file_ok(g_files[i].path, &n);
+		const uint8_t *d = g_files[i].data;
+		size_t n = g_files[i].n;
 		lfs_error err;
 		void *m = NULL;
 		lfs_err r = f->decode(d, n, &m, &err);
@@ -203,7 +210,6 @@ static void test_roundtrip(void **state)
 							     &vs, &err),
 					     LFS_OK);
 			f->free_model(m);
-			free(d);
 			continue;
 		}
 		uint8_t *e = NULL;
@@ -246,7 +252,6 @@ static void test_roundtrip(void **state)
 			free(out);
 		}
 		lfs_viewset_free(&vs);
-		free(d);
 	}
 	fprintf(stderr, "  %zu views, %zu writable, all re-applied to the same bytes\n", views,
 		writable);
@@ -280,12 +285,10 @@ static void test_hostile(void **state)
 	size_t cases = 0;
 	for (size_t i = 0; i < g_n; i++) {
 		const lfs_format *f = g_files[i].f;
-		size_t n = 0;
-		uint8_t *d = lfs_read_file_ok(g_files[i].path, &n);
-		if (!n) {
-			free(d);
+		const uint8_t *d = g_files[i].data;
+		size_t n = g_files[i].n;
+		if (!n)
 			continue;
-		}
 		uint8_t *c = malloc(n);
 		assert_non_null(c);
 		char what[64];
@@ -309,7 +312,6 @@ static void test_hostile(void **state)
 			cases++;
 		}
 		free(c);
-		free(d);
 	}
 	fprintf(stderr, "  %zu hostile variants\n", cases);
 }
