@@ -46,8 +46,32 @@ lfs_err lfs_fail_at(lfs_error *e, const char *file, unsigned line, unsigned col,
 	va_start(ap, fmt);
 	vsnprintf(detail, sizeof(detail), fmt, ap);
 	va_end(ap);
-	snprintf(e->msg, sizeof(e->msg), "%s:%u:%u: %s", file ? file : "<input>", line, col, detail);
+	snprintf(e->msg, sizeof(e->msg), "%s:%u:%u: error: %s", file ? file : "<input>", line, col,
+		 detail);
 	return LFS_ERR_PARSE;
+}
+
+void lfs_warn_at(lfs_warnings *w, const char *file, unsigned line, unsigned col,
+		 const char *fmt, ...)
+{
+	if (!w)
+		return;
+	w->count++;
+	char detail[256], one[400];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(detail, sizeof(detail), fmt, ap);
+	va_end(ap);
+	int k = snprintf(one, sizeof(one), "%s:%u:%u: warning: %s\n", file ? file : "<input>", line,
+			 col, detail);
+	if (k <= 0)
+		return;
+	size_t m = (size_t)k < sizeof(one) ? (size_t)k : sizeof(one) - 1;
+	if (w->len + m + 1 > sizeof(w->text))
+		return;
+	memcpy(w->text + w->len, one, m);
+	w->len += m;
+	w->text[w->len] = 0;
 }
 
 const char *lfs_err_name(lfs_err code)

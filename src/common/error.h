@@ -44,9 +44,26 @@ typedef struct lfs_error {
 lfs_err lfs_fail(lfs_error *e, lfs_err code, size_t offset, const char *structure,
 		 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
-/** Fill @p e (may be NULL) with "file:line:col: message"; returns LFS_ERR_PARSE. */
+/** Fill @p e (may be NULL) with "file:line:col: error: message" (gcc's
+ *  diagnostic form, which editors' quickfix lists read); returns LFS_ERR_PARSE. */
 lfs_err lfs_fail_at(lfs_error *e, const char *file, unsigned line, unsigned col,
 		    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/**
+ * Warnings of an operation that succeeds (or fails later): each one a line
+ * "file:line:col: warning: message\n" in gcc's form. @p text keeps as many
+ * whole lines as fit; @p count counts every warning, kept or not. Zero it
+ * before use (`lfs_warnings w = {0};`). Owned by the caller; no heap.
+ */
+typedef struct lfs_warnings {
+	char text[4096];
+	size_t len;
+	unsigned count;
+} lfs_warnings;
+
+/** Append one warning to @p w (NULL: discarded). */
+void lfs_warn_at(lfs_warnings *w, const char *file, unsigned line, unsigned col,
+		 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 /** Static name of an lfs_err code ("corrupt input", ...). */
 const char *lfs_err_name(lfs_err code);

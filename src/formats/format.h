@@ -120,6 +120,11 @@ typedef bool (*lfs_sibling_read_fn)(void *ctx, const char *name, uint8_t **data,
 typedef struct lfs_siblings {
 	lfs_sibling_read_fn read;
 	void *ctx;
+	/** Optional (NULL = discard): where apply and compile put warnings of a
+	 *  save that still lands (dropped degenerate faces, a supermodel not
+	 *  found, ...); the mount copies them to the model's errors.txt and the
+	 *  log, legacyfs-convert to stderr. */
+	lfs_warnings *warn;
 } lfs_siblings;
 
 /**

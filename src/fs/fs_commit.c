@@ -62,7 +62,7 @@ static lfs_err commit_apply(lfs_fs *fs, const char *rel, const struct stat *st,
 		*(sl ? sl : dir) = '\0';
 	}
 	lfs_sibling_ctx sc = { fs->rootfd, dir ? dir : "", fs->o.max_model_size };
-	lfs_siblings sib = { lfs_sibling_model_read, &sc };
+	lfs_siblings sib = { lfs_sibling_model_read, &sc, NULL };
 	lfs_centry *ce = fsi_entry_for(fs, rel, st);
 	const lfs_view *v =
 		ce && ce->kind == LFS_SOURCE_MODEL ? lfs_viewset_find(&ce->vs, vpath) : NULL;

@@ -344,7 +344,7 @@ static int do_compile(const char *src, const char *out, size_t max_size)
 	uint8_t *res = NULL;
 	size_t rn = 0;
 	lfs_sibling_ctx sc = { AT_FDCWD, dir, max_size };
-	const lfs_siblings sib = { lfs_sibling_model_read, &sc };
+	const lfs_siblings sib = { lfs_sibling_model_read, &sc, NULL };
 	lfs_err e = f->compile(src, text, n, &sib, &res, &rn, &err);
 	free(text);
 	free(dir);

@@ -125,7 +125,7 @@ lfs_err lfs_views_apply_ex(const char *name, const uint8_t *orig, size_t n, cons
 	if (r)
 		return r;
 	const lfs_view *v = lfs_viewset_find(&vs, viewpath);
-	lfs_siblings s = { sib, sib_ctx };
+	lfs_siblings s = { sib, sib_ctx, NULL };
 	if (!v)
 		r = lfs_fail(err, LFS_ERR_UNSUPPORTED, SIZE_MAX, NULL, "%s: no such view", viewpath);
 	else

@@ -408,7 +408,7 @@ static void test_errors(void **state)
 	mdl_doc *d = NULL;
 	lfs_error e = { 0 };
 	assert_int_equal(mdl_parse(NULL, (const uint8_t *)"endnode", 7, &d, &e), LFS_ERR_PARSE);
-	assert_string_equal(e.msg, "<input>:1:1: 'endnode' outside of any node");
+	assert_string_equal(e.msg, "<input>:1:1: error: 'endnode' outside of any node");
 	assert_int_equal(e.line, 1);
 	assert_int_equal(e.col, 1);
 }

@@ -50,22 +50,22 @@ static void test_errors_have_positions(void **state)
 	float f;
 	assert_int_equal(lfs_lex_next(&lx, &ln), 1);
 	assert_int_equal(lfs_lex_f32(&lx, &ln, 2, &f), LFS_ERR_PARSE);
-	assert_string_equal(err.msg, "model.txt:1:12: expected a number, found 'x'");
+	assert_string_equal(err.msg, "model.txt:1:12: error: expected a number, found 'x'");
 	assert_int_equal(lfs_lex_arity(&lx, &ln, 2, "numbers"), LFS_ERR_PARSE);
-	assert_string_equal(err.msg, "model.txt:1:14: expected 2 numbers after 'position', found 3");
+	assert_string_equal(err.msg, "model.txt:1:14: error: expected 2 numbers after 'position', found 3");
 	assert_int_equal(lfs_lex_next(&lx, &ln), 1);
 	assert_int_equal(lfs_lex_arity(&lx, &ln, 1, "number"), LFS_ERR_PARSE);
-	assert_string_equal(err.msg, "model.txt:2:6: expected 1 number after 'scale', found 0");
+	assert_string_equal(err.msg, "model.txt:2:6: error: expected 1 number after 'scale', found 0");
 	assert_int_equal(lfs_lex_next(&lx, &ln), 1);
 	uint8_t b;
 	assert_int_equal(lfs_lex_hex(&lx, &ln, 1, &b, 1), LFS_ERR_PARSE);
-	assert_string_equal(err.msg, "model.txt:3:5: '0g' is not a hex byte");
+	assert_string_equal(err.msg, "model.txt:3:5: error: '0g' is not a hex byte");
 	assert_int_equal(lfs_lex_next(&lx, &ln), -1);
-	assert_string_equal(err.msg, "model.txt:4:6: unterminated quoted name");
+	assert_string_equal(err.msg, "model.txt:4:6: error: unterminated quoted name");
 	assert_int_equal(lfs_lex_next(&lx, &ln), 1);
 	int64_t v;
 	assert_int_equal(lfs_lex_int(&lx, &ln, 1, 0, 10, &v), LFS_ERR_PARSE);
-	assert_string_equal(err.msg, "model.txt:5:3: 99 is out of range 0..10");
+	assert_string_equal(err.msg, "model.txt:5:3: error: 99 is out of range 0..10");
 }
 
 /* Random byte strings (all 256 values) written with lfs_sb_name read back

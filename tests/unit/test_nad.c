@@ -812,24 +812,24 @@ static void parser_messages(void **state)
 {
 	(void)state;
 	text_error(0, "", NULL); /* the unchanged text parses */
-	text_error(1, "version 4\n", "anim.txt:1:9: 4 is out of range 3..3");
-	text_error(2, "flag 0\n", "anim.txt:2:1: expected 'flags', found 'flag'");
-	text_error(3, "duration ten\n", "anim.txt:3:10: expected a number, found 'ten'");
-	text_error(5, "track spin 0\n", "anim.txt:5:7: unknown track type 'spin'");
+	text_error(1, "version 4\n", "anim.txt:1:9: error: 4 is out of range 3..3");
+	text_error(2, "flag 0\n", "anim.txt:2:1: error: expected 'flags', found 'flag'");
+	text_error(3, "duration ten\n", "anim.txt:3:10: error: expected a number, found 'ten'");
+	text_error(5, "track spin 0\n", "anim.txt:5:7: error: unknown track type 'spin'");
 	text_error(7, "    0 inf 1 2 3 0 0 0 0 0 0 0 0\n",
-		   "anim.txt:7:32: expected 14 numbers for key 0 of 1, found 13 values");
+		   "anim.txt:7:32: error: expected 14 numbers for key 0 of 1, found 13 values");
 	text_error(7, "    0 inf 1 2 3 0 0 0 0 0 0 0 0 0 9\n",
-		   "anim.txt:7:35: expected 14 numbers for key 0 of 1, found 15 values");
-	text_error(8, "", "anim.txt:8:1: expected 'endtrack' after 1 keys, found 'tags'");
-	text_error(10, "  5 jump\n", "anim.txt:10:5: unknown tag 'jump'");
+		   "anim.txt:7:35: error: expected 14 numbers for key 0 of 1, found 15 values");
+	text_error(8, "", "anim.txt:8:1: error: expected 'endtrack' after 1 keys, found 'tags'");
+	text_error(10, "  5 jump\n", "anim.txt:10:5: error: unknown tag 'jump'");
 	text_error(10, "  5 codex2\n", NULL);
 	text_error(10, "  5 4000000000\n", NULL);
-	text_error(11, "trailing 2\n", "anim.txt:12:1: unexpected end of text, expected hex bytes (0 of 2 read)");
-	text_error(11, "trailing 1\n  0g\n", "anim.txt:12:3: '0g' is not a hex byte");
-	text_error(11, "trailing 0\nextra\n", "anim.txt:12:1: text after the last trailing byte: 'extra'");
-	text_error(4, "tracks 0\n", "anim.txt:5:1: more track blocks than 'tracks 0' says");
-	text_error(4, "tracks 2\n", "anim.txt:9:1: expected 'track' (track 1 of 2), found 'tags'");
-	text_error(9, "tags 1\n  5 \"strike\n", "anim.txt:10:5: unterminated quoted name");
+	text_error(11, "trailing 2\n", "anim.txt:12:1: error: unexpected end of text, expected hex bytes (0 of 2 read)");
+	text_error(11, "trailing 1\n  0g\n", "anim.txt:12:3: error: '0g' is not a hex byte");
+	text_error(11, "trailing 0\nextra\n", "anim.txt:12:1: error: text after the last trailing byte: 'extra'");
+	text_error(4, "tracks 0\n", "anim.txt:5:1: error: more track blocks than 'tracks 0' says");
+	text_error(4, "tracks 2\n", "anim.txt:9:1: error: expected 'track' (track 1 of 2), found 'tags'");
+	text_error(9, "tags 1\n  5 \"strike\n", "anim.txt:10:5: error: unterminated quoted name");
 
 	/* CSV */
 	lfs_error err;
@@ -840,16 +840,16 @@ static void parser_messages(void **state)
 	assert_int_equal(nad_csv_track_parse("tracks/bone0.rotation.csv", bad_hdr, strlen(bad_hdr),
 					     &k, &n, &err),
 			 LFS_ERR_PARSE);
-	assert_string_equal(err.msg, "tracks/bone0.rotation.csv:1:7: header: expected column "
+	assert_string_equal(err.msg, "tracks/bone0.rotation.csv:1:7: error: header: expected column "
 				     "'frame_scale' (expected 'frame,frame_scale,x,y,z,c_x,c_y,c_z,"
 				     "b_x,b_y,b_z,a_x,a_y,a_z')");
 	char row[512];
 	snprintf(row, sizeof(row), "%s\r\n0,1,2,3,4,5,6,7,8,9,10,11,12\r\n", nad_csv_track_header);
 	assert_int_equal(nad_csv_track_parse("t.csv", row, strlen(row), &k, &n, &err), LFS_ERR_PARSE);
-	assert_string_equal(err.msg, "t.csv:2:29: expected 14 fields (a key), found 13");
+	assert_string_equal(err.msg, "t.csv:2:29: error: expected 14 fields (a key), found 13");
 	snprintf(row, sizeof(row), "%s\n\n0,1,2,3,4,5,6,7,8,9,10,11,12,zz\n", nad_csv_track_header);
 	assert_int_equal(nad_csv_track_parse("t.csv", row, strlen(row), &k, &n, &err), LFS_ERR_PARSE);
-	assert_string_equal(err.msg, "t.csv:3:30: expected a number, found 'zz'");
+	assert_string_equal(err.msg, "t.csv:3:30: error: expected a number, found 'zz'");
 	snprintf(row, sizeof(row), "%s\n 0, inf ,2,3,4,5,6,7,8,9,10,11,12, nan:7fc00002\n",
 		 nad_csv_track_header);
 	assert_int_equal(nad_csv_track_parse("t.csv", row, strlen(row), &k, &n, &err), LFS_OK);
@@ -861,11 +861,11 @@ static void parser_messages(void **state)
 	assert_int_equal(nad_csv_tags_parse("tags.csv", tags, strlen(tags), &t, &n, &err),
 			 LFS_ERR_PARSE);
 	assert_string_equal(err.msg,
-			    "tags.csv:3:5: unknown tag 'jump' (a name lwalk .. throwdeath or a number)");
+			    "tags.csv:3:5: error: unknown tag 'jump' (a name lwalk .. throwdeath or a number)");
 	tags = "frame,tag\r\n3,strike,1\r\n";
 	assert_int_equal(nad_csv_tags_parse("tags.csv", tags, strlen(tags), &t, &n, &err),
 			 LFS_ERR_PARSE);
-	assert_string_equal(err.msg, "tags.csv:2:10: expected 2 fields (frame,tag), found 3");
+	assert_string_equal(err.msg, "tags.csv:2:10: error: expected 2 fields (frame,tag), found 3");
 	tags = "\xEF\xBB\xBF" "frame,tag\n7,Fire\n";
 	assert_int_equal(nad_csv_tags_parse("tags.csv", tags, strlen(tags), &t, &n, &err), LFS_OK);
 	assert_int_equal(n, 1);
@@ -873,7 +873,7 @@ static void parser_messages(void **state)
 	assert_true(t[0].frame == 7.0f);
 	free(t);
 	assert_int_equal(nad_csv_tags_parse("tags.csv", "", 0, &t, &n, &err), LFS_ERR_PARSE);
-	assert_string_equal(err.msg, "tags.csv:1:1: expected the header row 'frame,tag'");
+	assert_string_equal(err.msg, "tags.csv:1:1: error: expected the header row 'frame,tag'");
 
 	/* views that do not exist */
 	uint8_t *out;

@@ -791,7 +791,7 @@ static void check_parse_error(const lfs_error *err)
 	unsigned l = 0, c = 0;
 	int used = 0;
 	assert_int_equal(err->code, LFS_ERR_PARSE);
-	assert_int_equal(sscanf(err->msg, "model.txt:%u:%u: %n", &l, &c, &used), 2);
+	assert_int_equal(sscanf(err->msg, "model.txt:%u:%u: error: %n", &l, &c, &used), 2);
 	assert_true(l >= 1 && c >= 1 && used > 0);
 	assert_int_equal(err->line, l);
 	assert_int_equal(err->col, c);
@@ -929,36 +929,36 @@ static void test_parse_minimal(void **state)
 static void test_parse_errors(void **state)
 {
 	(void)state;
-	expect_error("version 27", "version x", "model.txt:1:9: expected an integer, found 'x'");
-	expect_error("version 27\n", "", "model.txt:1:1: expected 'version', found 'magic'");
+	expect_error("version 27", "version x", "model.txt:1:9: error: expected an integer, found 'x'");
+	expect_error("version 27\n", "", "model.txt:1:1: error: expected 'version', found 'magic'");
 	expect_error("magic 4e494c10", "magic 4e494c1",
-		     "model.txt:2:7: expected 8 hex digits, found 7");
-	expect_error("globallight 72", "globallight 71", "model.txt:3:13: globallight is 72 bytes, found 71");
+		     "model.txt:2:7: error: expected 8 hex digits, found 7");
+	expect_error("globallight 72", "globallight 71", "model.txt:3:13: error: globallight is 72 bytes, found 71");
 	expect_error("  0001020304050607\n", "  00010203040506zz\n",
-		     "model.txt:6:3: 'zz' is not a hex byte");
+		     "model.txt:6:3: error: 'zz' is not a hex byte");
 	expect_error("ambient 0.5 0.5 1", "ambient 0.5 0.5",
-		     "model.txt:7:16: expected 3 values after 'ambient', found 2");
+		     "model.txt:7:16: error: expected 3 values after 'ambient', found 2");
 	expect_error("  \"London\\\\SBIwall1_2_L\"\n", "  ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456\n",
-		     "model.txt:9:3: name longer than 32 bytes");
-	expect_error("sectors 1", "sectors 0", "model.txt:11:1: more sector nodes than 'sectors 0'");
+		     "model.txt:9:3: error: name longer than 32 bytes");
+	expect_error("sectors 1", "sectors 0", "model.txt:11:1: error: more sector nodes than 'sectors 0'");
 	expect_error("node sector 0", "node sector 1",
-		     "model.txt:11:13: expected sector 0 (sectors are numbered in order)");
-	expect_error("node sector 0", "node light 0", "model.txt:11:6: expected node type 'sector'");
-	expect_error("sectorplanes 1", "sectorplanes 256", "model.txt:14:16: 256 is out of range 0..255");
-	expect_error("    0 0 1 -5", "    0 0 1", "model.txt:15:10: expected 4 values in a row of sectorplanes, found 3");
-	expect_error("    65535 65535 1 2", "    65536 65535 1 2", "model.txt:18:5: 65536 is out of range 0..65535");
-	expect_error("nan:7fc00001", "nan:7f800000", "model.txt:22:9: nan:7f800000 is not a NaN");
+		     "model.txt:11:13: error: expected sector 0 (sectors are numbered in order)");
+	expect_error("node sector 0", "node light 0", "model.txt:11:6: error: expected node type 'sector'");
+	expect_error("sectorplanes 1", "sectorplanes 256", "model.txt:14:16: error: 256 is out of range 0..255");
+	expect_error("    0 0 1 -5", "    0 0 1", "model.txt:15:10: error: expected 4 values in a row of sectorplanes, found 3");
+	expect_error("    65535 65535 1 2", "    65536 65535 1 2", "model.txt:18:5: error: 65536 is out of range 0..65535");
+	expect_error("nan:7fc00001", "nan:7f800000", "model.txt:22:9: error: nan:7f800000 is not a NaN");
 	expect_error("    2 0 255 255 255 255 0 1 0 1", "    2 0 256 255 255 255 0 1 0 1",
-		     "model.txt:26:9: 256 is out of range 0..255");
+		     "model.txt:26:9: error: 256 is out of range 0..255");
 	expect_error("    1 0 255 255 255 255 1 0 1 0", "    1 0 255 255 255 255 1 0 1",
-		     "model.txt:25:30: expected 10 values in a row of wedges, found 9");
-	expect_error("    abcd\n", "    abcdef\n", "model.txt:28:5: expected 4 hex digits, found 6");
-	expect_error("endnode\n", "", "model.txt:29:1: expected 'endnode', found 'trailer'");
-	expect_error("trailer 0\n", "", "model.txt:30:1: unexpected end of text, expected 'trailer'");
+		     "model.txt:25:30: error: expected 10 values in a row of wedges, found 9");
+	expect_error("    abcd\n", "    abcdef\n", "model.txt:28:5: error: expected 4 hex digits, found 6");
+	expect_error("endnode\n", "", "model.txt:29:1: error: expected 'endnode', found 'trailer'");
+	expect_error("trailer 0\n", "", "model.txt:30:1: error: unexpected end of text, expected 'trailer'");
 	expect_error("trailer 0\n", "trailer 0\nnode sector 1\n",
-		     "model.txt:31:1: unexpected text after the trailer");
+		     "model.txt:31:1: error: unexpected text after the trailer");
 	expect_error("  tail 2\n", "  tail 2000\n",
-		     "model.txt:27:8: 'tail 2000' cannot fit in the 27 bytes of text left");
+		     "model.txt:27:8: error: 'tail 2000' cannot fit in the 27 bytes of text left");
 }
 
 int main(void)

@@ -724,7 +724,7 @@ static void test_parse_errors(void **state)
 
 	size_t l = find_line(sb.data, sb.len, "numverts", 1);
 	char *t = edit_token(sb.data, sb.len, l, 1, "x", &tn);
-	snprintf(msg, sizeof(msg), "model.txt:%zu:12: expected an integer, found 'x'", l);
+	snprintf(msg, sizeof(msg), "model.txt:%zu:12: error: expected an integer, found 'x'", l);
 	expect_apply_error(d, n, "model.txt", t, msg);
 	free(t);
 
@@ -733,7 +733,7 @@ static void test_parse_errors(void **state)
 	l = find_line(sb.data, sb.len, "groups ", 1);
 	/* group 0 now claims 5 vertices: group 2 runs past the array */
 	snprintf(msg, sizeof(msg),
-		 "model.txt:%zu:1: mesh group 2 runs past the vertex array (groups need 10, the "
+		 "model.txt:%zu:1: error: mesh group 2 runs past the vertex array (groups need 10, the "
 		 "header has 9)", l);
 	expect_apply_error(d, n, "model.txt", t, msg);
 	free(t);
@@ -741,13 +741,13 @@ static void test_parse_errors(void **state)
 	l = find_line(sb.data, sb.len, "node bone bone1", 1);
 	t = edit_token(sb.data, sb.len, l, 2, "bone7", &tn);
 	snprintf(msg, sizeof(msg),
-		 "model.txt:%zu:6: expected 'node bone bone1' (bones are numbered in file order)", l);
+		 "model.txt:%zu:6: error: expected 'node bone bone1' (bones are numbered in file order)", l);
 	expect_apply_error(d, n, "model.txt", t, msg);
 	free(t);
 
 	l = find_line(sb.data, sb.len, "restinverse t", 1);
 	t = edit_token(sb.data, sb.len, l, 4, "1.5q", &tn);
-	snprintf(msg, sizeof(msg), "model.txt:%zu:%d: expected a number, found '1.5q'", l,
+	snprintf(msg, sizeof(msg), "model.txt:%zu:%d: error: expected a number, found '1.5q'", l,
 		 (int)(strstr(strstr(t, "restinverse t"), "1.5q") - strstr(t, "restinverse t")) + 3);
 	expect_apply_error(d, n, "model.txt", t, msg);
 	free(t);
@@ -756,22 +756,22 @@ static void test_parse_errors(void **state)
 	size_t cut = (size_t)(strstr(sb.data, "faces 5") - sb.data);
 	t = strndup(sb.data, cut);
 	l = find_line(sb.data, sb.len, "faces 5", 1) - 1;
-	snprintf(msg, sizeof(msg), "model.txt:%zu:1: unexpected end of text, expected faces", l);
+	snprintf(msg, sizeof(msg), "model.txt:%zu:1: error: unexpected end of text, expected faces", l);
 	expect_apply_error(d, n, "model.txt", t, msg);
 	free(t);
 
 	/* OBJ */
 	expect_apply_error(d, n, "meshes/head.0.obj", "v 0 0 0\nv 1 0 0\nf 1 2\n",
-			   "meshes/head.0.obj:3:6: NOD faces are triangles: expected 3 corners, found 2");
+			   "meshes/head.0.obj:3:6: error: NOD faces are triangles: expected 3 corners, found 2");
 	expect_apply_error(d, n, "meshes/head.0.obj", "v 0 0 0\nv 1 0 0\nv 1 1 0\nf 1 2 4\n",
-			   "meshes/head.0.obj:4:7: vertex index 4 is not defined above");
+			   "meshes/head.0.obj:4:7: error: vertex index 4 is not defined above");
 	expect_apply_error(d, n, "meshes/head.0.obj", "v 0 0 zz\n",
-			   "meshes/head.0.obj:1:7: expected a number, found 'zz'");
+			   "meshes/head.0.obj:1:7: error: expected a number, found 'zz'");
 	expect_apply_error(d, n, "model.obj", "o head.0\nv 0 0 0\n",
-			   "model.obj:1:1: model.obj has 1 'o' objects; this model has 3 mesh groups "
+			   "model.obj:1:1: error: model.obj has 1 'o' objects; this model has 3 mesh groups "
 			   "(one object per group, in order)");
 	expect_apply_error(d, n, "model.obj", "o head.0\no torso.1\no head.2\n",
-			   "model.obj:2:3: expected 'o head.1' (object 1 is mesh group 1)");
+			   "model.obj:2:3: error: expected 'o head.1' (object 1 is mesh group 1)");
 	/* not a view */
 	uint8_t *out;
 	size_t outn;

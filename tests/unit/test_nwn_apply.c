@@ -1785,14 +1785,14 @@ static void test_structural_errors(void **state)
 		 "    0 1 9 1 0 0 0 0\nendnode\n", root);
 	char *ed = splice(w->data, w->size, s, s, buf, &en);
 	assert_int_equal(apply(&it, "model.mdl", ed, en, &out, &on, &err), LFS_ERR_PARSE);
-	snprintf(want, sizeof(want), "model.mdl:%u:9: vertex index 9 out of range (the node has 3 verts)", gend + 7);
+	snprintf(want, sizeof(want), "model.mdl:%u:9: error: vertex index 9 out of range (the node has 3 verts)", gend + 7);
 	assert_string_equal(err.msg, want);
 	free(ed);
 	/* a new node under a parent that does not exist: the parent line */
 	snprintf(buf, sizeof(buf), "node dummy lfs_bad\n  parent lfs_nosuch\nendnode\n");
 	ed = splice(w->data, w->size, s, s, buf, &en);
 	assert_int_equal(apply(&it, "model.mdl", ed, en, &out, &on, &err), LFS_ERR_PARSE);
-	snprintf(want, sizeof(want), "model.mdl:%u:1: node 'lfs_bad': unknown parent node 'lfs_nosuch'", gend + 1);
+	snprintf(want, sizeof(want), "model.mdl:%u:1: error: node 'lfs_bad': unknown parent node 'lfs_nosuch'", gend + 1);
 	assert_true(!strncmp(err.msg, want, strlen(want)));
 	free(ed);
 	unload(&it);
@@ -1811,7 +1811,7 @@ static void test_structural_errors(void **state)
 			lfs_sb_put(&sb, x->data, x->size);
 			lfs_sb_puts(&sb, "f 1 2 99999\n");
 			assert_int_equal(apply(&it, x->path, sb.data, sb.len, &out, &on, &err), LFS_ERR_PARSE);
-			snprintf(want, sizeof(want), "%s:%u:7: index 99999 out of range", x->path, lines + 1);
+			snprintf(want, sizeof(want), "%s:%u:7: error: index 99999 out of range", x->path, lines + 1);
 			assert_true(!strncmp(err.msg, want, strlen(want)));
 			lfs_sb_free(&sb);
 			done = true;
@@ -1948,12 +1948,12 @@ static void test_error_messages(void **state)
 		if (pl && !done_pos) {
 			char *ed = replace_line(w->data, w->size, pl, "  position 1 2", &en);
 			assert_int_equal(apply(&it, "model.mdl", ed, en, &out, &on, &err), LFS_ERR_PARSE);
-			snprintf(want, sizeof(want), "model.mdl:%u:15: expected 3 numbers after 'position'", pl);
+			snprintf(want, sizeof(want), "model.mdl:%u:15: error: expected 3 numbers after 'position'", pl);
 			assert_string_equal(err.msg, want);
 			free(ed);
 			ed = replace_line(w->data, w->size, pl, "  position 1 2 x3", &en);
 			assert_int_equal(apply(&it, "model.mdl", ed, en, &out, &on, &err), LFS_ERR_PARSE);
-			snprintf(want, sizeof(want), "model.mdl:%u:16: 'x3' is not a number", pl);
+			snprintf(want, sizeof(want), "model.mdl:%u:16: error: 'x3' is not a number", pl);
 			assert_string_equal(err.msg, want);
 			free(ed);
 			done_pos = true;
@@ -1963,7 +1963,7 @@ static void test_error_messages(void **state)
 		if (par2 && !done_parent) {
 			char *ed = replace_line(w->data, w->size, par2, "  parent no_such_node", &en);
 			assert_int_equal(apply(&it, "model.mdl", ed, en, &out, &on, &err), LFS_ERR_PARSE);
-			snprintf(want, sizeof(want), "model.mdl:%u:10: unknown node 'no_such_node' in parent",
+			snprintf(want, sizeof(want), "model.mdl:%u:10: error: unknown node 'no_such_node' in parent",
 				 par2);
 			assert_string_equal(err.msg, want);
 			free(ed);
@@ -1974,7 +1974,7 @@ static void test_error_messages(void **state)
 			char *ed = replace_line(w->data, w->size, sl, "setanimationscale 1\nfrobnicate 3", &en);
 			assert_int_equal(apply(&it, "model.mdl", ed, en, &out, &on, &err), LFS_ERR_PARSE);
 			snprintf(want, sizeof(want),
-				 "model.mdl:%u:1: unknown statement 'frobnicate' in the model header", sl + 1);
+				 "model.mdl:%u:1: error: unknown statement 'frobnicate' in the model header", sl + 1);
 			assert_string_equal(err.msg, want);
 			free(ed);
 			done_unknown = true;
@@ -1987,7 +1987,7 @@ static void test_error_messages(void **state)
 					continue;
 				char *ed = replace_line(x->data, x->size, vl, "v 1 2", &en);
 				assert_int_equal(apply(&it, x->path, ed, en, &out, &on, &err), LFS_ERR_PARSE);
-				snprintf(want, sizeof(want), "%s:%u:5: expected 3 numbers after 'v'", x->path, vl);
+				snprintf(want, sizeof(want), "%s:%u:5: error: expected 3 numbers after 'v'", x->path, vl);
 				assert_string_equal(err.msg, want);
 				free(ed);
 				done_obj = true;
@@ -2004,9 +2004,9 @@ static void test_error_messages(void **state)
 				for (const char *q = x->data; q < nlp; q++)
 					commas += *q == ',';
 				if (commas == 1)
-					snprintf(want, sizeof(want), "%s:2:3: 'abc' is not a number", x->path);
+					snprintf(want, sizeof(want), "%s:2:3: error: 'abc' is not a number", x->path);
 				else
-					snprintf(want, sizeof(want), "%s:2:6: expected %u fields, found 2",
+					snprintf(want, sizeof(want), "%s:2:6: error: expected %u fields, found 2",
 						 x->path, commas + 1);
 				assert_string_equal(err.msg, want);
 				free(ed);

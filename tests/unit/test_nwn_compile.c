@@ -780,22 +780,22 @@ static void test_messy(void **state)
 	snprintf(text, sizeof(text), "%snode dummy a\n  parent NULL\nendnode\nnode dummy b\n  parent NULL\nendnode\n"
 		 "endmodelgeom t\ndonemodel t\n", hdr);
 	assert_int_equal(compile_text("t.mdl", text, msg, sizeof(msg)), LFS_ERR_PARSE);
-	assert_string_equal(msg, "t.mdl:9:1: node 'b': a second node with parent NULL (the geometry already has root 'a')");
+	assert_string_equal(msg, "t.mdl:9:1: error: node 'b': a second node with parent NULL (the geometry already has root 'a')");
 	/* unknown parent */
 	snprintf(text, sizeof(text), "%snode dummy a\n  parent NULL\nendnode\nnode dummy b\n  parent zz\nendnode\n"
 		 "endmodelgeom t\ndonemodel t\n", hdr);
 	assert_int_equal(compile_text("t.mdl", text, msg, sizeof(msg)), LFS_ERR_PARSE);
-	assert_string_equal(msg, "t.mdl:9:1: node 'b': unknown parent node 'zz' (a parent must be defined earlier in the same geometry)");
+	assert_string_equal(msg, "t.mdl:9:1: error: node 'b': unknown parent node 'zz' (a parent must be defined earlier in the same geometry)");
 	/* malformed attribute value: column of the token */
 	snprintf(text, sizeof(text), "%snode trimesh a\n  parent NULL\n  shininess abc\nendnode\n"
 		 "endmodelgeom t\ndonemodel t\n", hdr);
 	assert_int_equal(compile_text("t.mdl", text, msg, sizeof(msg)), LFS_ERR_PARSE);
-	assert_string_equal(msg, "t.mdl:7:13: 'abc': not a number");
+	assert_string_equal(msg, "t.mdl:7:13: error: 'abc': not a number");
 	/* unknown bone */
 	snprintf(text, sizeof(text), "%snode dummy a\n  parent NULL\nendnode\nnode skin s\n  parent a\n"
 		 "  verts 1\n    0 0 0\n  faces 0\n  weights 1\n    nobone 1\nendnode\nendmodelgeom t\ndonemodel t\n", hdr);
 	assert_int_equal(compile_text("t.mdl", text, msg, sizeof(msg)), LFS_ERR_PARSE);
-	assert_string_equal(msg, "t.mdl:14:5: weights: bone 'nobone' is not a node of the model");
+	assert_string_equal(msg, "t.mdl:14:5: error: weights: bone 'nobone' is not a node of the model");
 	/* a walkmesh side file has no model */
 	assert_int_equal(compile_text("w.pwk", "node dummy a_pwk\n  parent NULL\nendnode\n", msg, sizeof(msg)),
 			 LFS_ERR_PARSE);

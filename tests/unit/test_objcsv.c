@@ -125,7 +125,7 @@ static void test_obj_relative_and_options(void **state)
 	const char *t = "v 0 0 0\nv 1 0 0\nvt 0 0\nv 0 1 0 1\r\nf -3/1 -2/-1 -1/1\n";
 	/* optional w: only with LFS_OBJ_W */
 	assert_int_equal(lfs_obj_read("t.obj", t, strlen(t), NULL, &o, &err), LFS_ERR_PARSE);
-	assert_string_equal(err.msg, "t.obj:4:9: expected 3 numbers after 'v', found 4");
+	assert_string_equal(err.msg, "t.obj:4:9: error: expected 3 numbers after 'v', found 4");
 	lfs_obj_free(&o);
 	lfs_obj_rules r = { .flags = LFS_OBJ_W | LFS_OBJ_DEFINED_ABOVE };
 	assert_int_equal(lfs_obj_read("t.obj", t, strlen(t), &r, &o, &err), LFS_OK);
@@ -146,7 +146,7 @@ static void test_obj_relative_and_options(void **state)
 	lfs_obj_free(&o);
 	/* without it the same text is refused */
 	assert_int_equal(lfs_obj_read("t.obj", t, strlen(t), NULL, &o, &err), LFS_ERR_PARSE);
-	assert_string_equal(err.msg, "t.obj:3:4: expected a number, found 'what'");
+	assert_string_equal(err.msg, "t.obj:3:4: error: expected a number, found 'what'");
 	lfs_obj_free(&o);
 	/* unknown statements: skipped, or refused when strict */
 	t = "call x.obj\nv 1 2 3\n";
@@ -154,7 +154,7 @@ static void test_obj_relative_and_options(void **state)
 	assert_int_equal(o.nv, 1);
 	lfs_obj_free(&o);
 	assert_int_equal(lfs_obj_read("t.obj", t, strlen(t), &sod, &o, &err), LFS_ERR_PARSE);
-	assert_string_equal(err.msg, "t.obj:1:1: unsupported OBJ statement 'call'");
+	assert_string_equal(err.msg, "t.obj:1:1: error: unsupported OBJ statement 'call'");
 	lfs_obj_free(&o);
 }
 
@@ -194,46 +194,46 @@ static void test_obj_refusals(void **state)
 	lfs_obj_rules sod = { .flags = LFS_OBJ_NO_VN | LFS_OBJ_NEED_VT | LFS_OBJ_STRICT,
 			      .triangles = "SOD",
 			      .max_index = 65536 };
-	refuse("v 1 2 x\n", NULL, "bad.obj:1:7: expected a number, found 'x'");
-	refuse("v 1 2 3e\n", NULL, "bad.obj:1:7: expected a number, found '3e'");
-	refuse("vt 1 nan:7f800000\n", NULL, "bad.obj:1:6: nan:7f800000 is not a NaN");
-	refuse("v 1 2\n", NULL, "bad.obj:1:6: expected 3 numbers after 'v', found 2");
-	refuse("vn 1 2 3 4\n", &nod, "bad.obj:1:10: expected 3 numbers after 'vn', found 4");
+	refuse("v 1 2 x\n", NULL, "bad.obj:1:7: error: expected a number, found 'x'");
+	refuse("v 1 2 3e\n", NULL, "bad.obj:1:7: error: expected a number, found '3e'");
+	refuse("vt 1 nan:7f800000\n", NULL, "bad.obj:1:6: error: nan:7f800000 is not a NaN");
+	refuse("v 1 2\n", NULL, "bad.obj:1:6: error: expected 3 numbers after 'v', found 2");
+	refuse("vn 1 2 3 4\n", &nod, "bad.obj:1:10: error: expected 3 numbers after 'vn', found 4");
 	refuse("# c\nvt 1 2 3 4\n", &nod,
-	       "bad.obj:2:10: expected 2 or 3 numbers after 'vt', found 4");
+	       "bad.obj:2:10: error: expected 2 or 3 numbers after 'vt', found 4");
 	/* face index 0, empty first part, a fourth part, garbage */
-	refuse("v 0 0 0\nf 1 0 1\n", NULL, "bad.obj:2:5: bad face corner '0'");
-	refuse("v 0 0 0\nf 1 /1 1\n", NULL, "bad.obj:2:5: bad face corner '/1'");
-	refuse("v 0 0 0\nf 1 1/1/1/1 1\n", NULL, "bad.obj:2:5: bad face corner '1/1/1/1'");
-	refuse("v 0 0 0\nf 1 1 1x\n", NULL, "bad.obj:2:7: bad face corner '1x'");
+	refuse("v 0 0 0\nf 1 0 1\n", NULL, "bad.obj:2:5: error: bad face corner '0'");
+	refuse("v 0 0 0\nf 1 /1 1\n", NULL, "bad.obj:2:5: error: bad face corner '/1'");
+	refuse("v 0 0 0\nf 1 1/1/1/1 1\n", NULL, "bad.obj:2:5: error: bad face corner '1/1/1/1'");
+	refuse("v 0 0 0\nf 1 1 1x\n", NULL, "bad.obj:2:7: error: bad face corner '1x'");
 	refuse("v 0 0 0\nf 1 1 1234567890123456789012345\n", NULL,
-	       "bad.obj:2:7: face index too long");
+	       "bad.obj:2:7: error: face index too long");
 	/* indices: defined above, relative before the start, upper limit */
-	refuse("v 0 0 0\nf 1 1 2\n", &nod, "bad.obj:2:7: vertex index 2 is not defined above");
+	refuse("v 0 0 0\nf 1 1 2\n", &nod, "bad.obj:2:7: error: vertex index 2 is not defined above");
 	refuse("v 0 0 0\nvt 0 0\nf 1/1 1/2 1\n", &nod,
-	       "bad.obj:3:7: texture index 2 is not defined above");
-	refuse("v 0 0 0\nf 1 1 -2\n", NULL, "bad.obj:2:7: vertex index -2 is not defined above");
+	       "bad.obj:3:7: error: texture index 2 is not defined above");
+	refuse("v 0 0 0\nf 1 1 -2\n", NULL, "bad.obj:2:7: error: vertex index -2 is not defined above");
 	refuse("g a\nf 1/1 2/2 65537/1\n", &sod,
-	       "bad.obj:2:11: vertex index 65537 is out of range 1..65536");
+	       "bad.obj:2:11: error: vertex index 65537 is out of range 1..65536");
 	/* face sizes */
-	refuse("v 0 0 0\n\nf 1 1\n", NULL, "bad.obj:3:6: a face needs at least 3 corners, found 2");
+	refuse("v 0 0 0\n\nf 1 1\n", NULL, "bad.obj:3:6: error: a face needs at least 3 corners, found 2");
 	refuse("v 0 0 0\nf 1 1\n", &nod,
-	       "bad.obj:2:6: NOD faces are triangles: expected 3 corners, found 2");
+	       "bad.obj:2:6: error: NOD faces are triangles: expected 3 corners, found 2");
 	refuse("v 0 0 0\nf 1 1 1 1\n", &nod,
-	       "bad.obj:2:9: NOD faces are triangles: expected 3 corners, found 4");
+	       "bad.obj:2:9: error: NOD faces are triangles: expected 3 corners, found 4");
 	refuse("g a\nf 1/1 1 1/1\n", &sod,
-	       "bad.obj:2:7: face corner needs position/texcoord indices (v/vt)");
+	       "bad.obj:2:7: error: face corner needs position/texcoord indices (v/vt)");
 	/* lexer: NUL byte, overlong line, unterminated quote */
-	refuse_n("v 1 2 3\nv 1\0 2 3\n", 17, NULL, "bad.obj:2:4: NUL byte in text");
+	refuse_n("v 1 2 3\nv 1\0 2 3\n", 17, NULL, "bad.obj:2:4: error: NUL byte in text");
 	char big[400] = "f";
 	for (int i = 0; i < 70; i++)
 		strcat(big, " 1");
-	refuse(big, NULL, "bad.obj:1:129: more than 64 values on one line");
-	refuse("o \"abc\n", NULL, "bad.obj:1:3: unterminated quoted name");
+	refuse(big, NULL, "bad.obj:1:129: error: more than 64 values on one line");
+	refuse("o \"abc\n", NULL, "bad.obj:1:3: error: unterminated quoted name");
 	/* a format's line check runs in file order */
 	lfs_obj_rules hook = { .check = no_groups };
-	refuse("v 0 0 0\n  g x\nv 1 2 zz\n", &hook, "bad.obj:2:3: no g here (after 1 v)");
-	refuse("v 0 0 zz\ng x\n", &hook, "bad.obj:1:7: expected a number, found 'zz'");
+	refuse("v 0 0 0\n  g x\nv 1 2 zz\n", &hook, "bad.obj:2:3: error: no g here (after 1 v)");
+	refuse("v 0 0 zz\ng x\n", &hook, "bad.obj:1:7: error: expected a number, found 'zz'");
 }
 
 /* NWN's rules: vt w read and required to be 0, at most 15 corners a face,
@@ -257,14 +257,14 @@ static void test_obj_vt_w_and_max_corners(void **state)
 	assert_int_equal(o.c[2].t, 2);
 	lfs_obj_free(&o);
 	/* a w that is not 0 is refused at the w; without the flag it is one too many */
-	refuse("vt 1 2 0.5\n", &w0, "bad.obj:1:8: texture w coordinates are not stored: must be 0");
+	refuse("vt 1 2 0.5\n", &w0, "bad.obj:1:8: error: texture w coordinates are not stored: must be 0");
 	refuse("vt 1 2 nan\n", &nwn,
-	       "bad.obj:1:8: texture w coordinates are not stored: must be 0");
-	refuse("vt 1 2 0\n", NULL, "bad.obj:1:8: expected 2 numbers after 'vt', found 3");
-	refuse("vt 1 2 0 0\n", &w0, "bad.obj:1:10: expected 2 or 3 numbers after 'vt', found 4");
-	refuse("vt 1 2 w\n", &w0, "bad.obj:1:8: expected a number, found 'w'");
+	       "bad.obj:1:8: error: texture w coordinates are not stored: must be 0");
+	refuse("vt 1 2 0\n", NULL, "bad.obj:1:8: error: expected 2 numbers after 'vt', found 3");
+	refuse("vt 1 2 0 0\n", &w0, "bad.obj:1:10: error: expected 2 or 3 numbers after 'vt', found 4");
+	refuse("vt 1 2 w\n", &w0, "bad.obj:1:8: error: expected a number, found 'w'");
 	/* v and vn take no w under LFS_OBJ_VT_W0 */
-	refuse("v 1 2 3 0\n", &w0, "bad.obj:1:9: expected 3 numbers after 'v', found 4");
+	refuse("v 1 2 3 0\n", &w0, "bad.obj:1:9: error: expected 3 numbers after 'v', found 4");
 	/* 15 corners pass, 16 are refused at the 16th */
 	char face[200] = "v 0 0 0\nf";
 	for (int i = 0; i < 15; i++)
@@ -274,30 +274,30 @@ static void test_obj_vt_w_and_max_corners(void **state)
 	assert_int_equal(o.f[0].n, 15);
 	lfs_obj_free(&o);
 	strcat(face, " 1\n");
-	refuse(face, &nwn, "bad.obj:2:33: a face has at most 15 corners, found 16");
+	refuse(face, &nwn, "bad.obj:2:33: error: a face has at most 15 corners, found 16");
 	/* the limit is checked before the corners are read */
 	strcpy(face + strlen(face) - 3, " x\n");
-	refuse(face, &nwn, "bad.obj:2:33: a face has at most 15 corners, found 16");
+	refuse(face, &nwn, "bad.obj:2:33: error: a face has at most 15 corners, found 16");
 	/* model.mdl's wording: count at the last token, numbers, index ranges */
-	refuse("v 1 2\n", &nwn, "bad.obj:1:5: expected 3 numbers after 'v'");
-	refuse("v\n", &nwn, "bad.obj:1:1: expected 3 numbers after 'v'");
-	refuse("vt 1 2 0 0\n", &nwn, "bad.obj:1:10: expected 2 numbers after 'vt'");
-	refuse("vn 1 2 3 4\n", &nwn, "bad.obj:1:10: expected 3 numbers after 'vn'");
-	refuse("v 1 2 x3\n", &nwn, "bad.obj:1:7: 'x3' is not a number");
+	refuse("v 1 2\n", &nwn, "bad.obj:1:5: error: expected 3 numbers after 'v'");
+	refuse("v\n", &nwn, "bad.obj:1:1: error: expected 3 numbers after 'v'");
+	refuse("vt 1 2 0 0\n", &nwn, "bad.obj:1:10: error: expected 2 numbers after 'vt'");
+	refuse("vn 1 2 3 4\n", &nwn, "bad.obj:1:10: error: expected 3 numbers after 'vn'");
+	refuse("v 1 2 x3\n", &nwn, "bad.obj:1:7: error: 'x3' is not a number");
 	refuse("v 0 0 0\nv 0 0 0\nv 0 0 0\nf 1 2 99999\n", &nwn,
-	       "bad.obj:4:7: index 99999 out of range (1..3)");
+	       "bad.obj:4:7: error: index 99999 out of range (1..3)");
 	refuse("v 0 0 0\nv 0 0 0\nv 0 0 0\nf -5 1 2\n", &nwn,
-	       "bad.obj:4:3: index -1 out of range (1..3)");
+	       "bad.obj:4:3: error: index -1 out of range (1..3)");
 	refuse("v 0 0 0\nvt 0 0\nf 1/2 1/1 1/1\n", &nwn,
-	       "bad.obj:3:3: index 2 out of range (1..1)");
-	refuse("v 0 0 0\nf 1 1\n", &nwn, "bad.obj:2:6: a face needs at least 3 corners, found 2");
-	refuse("vp 1 2\n", &nwn, "bad.obj:1:1: unsupported OBJ statement 'vp'");
+	       "bad.obj:3:3: error: index 2 out of range (1..1)");
+	refuse("v 0 0 0\nf 1 1\n", &nwn, "bad.obj:2:6: error: a face needs at least 3 corners, found 2");
+	refuse("vp 1 2\n", &nwn, "bad.obj:1:1: error: unsupported OBJ statement 'vp'");
 	/* the NaN-bits form is a number in either wording */
 	t = "v nan:7fc01234 0 0\n";
 	assert_int_equal(lfs_obj_read("t.obj", t, strlen(t), &nwn, &o, &err), LFS_OK);
 	assert_int_equal(lfs_f32_bits(o.v[0][0]), 0x7FC01234u);
 	lfs_obj_free(&o);
-	refuse("v nan:3f800000 0 0\n", &nwn, "bad.obj:1:3: 'nan:3f800000' is not a number");
+	refuse("v nan:3f800000 0 0\n", &nwn, "bad.obj:1:3: error: 'nan:3f800000' is not a number");
 }
 
 /* The plain float form: shortest text, a NaN as "nan" (NWN and NIL views). */
@@ -396,7 +396,7 @@ static void test_csv_lenient_and_strict(void **state)
 	lfs_csv_init(&c, "t.csv", t, strlen(t), 0, &err);
 	assert_int_equal(lfs_csv_header(&c, "frame,tag"), LFS_ERR_PARSE);
 	assert_string_equal(err.msg,
-			    "t.csv:1:1: header: expected column 'frame' (expected 'frame,tag')");
+			    "t.csv:1:1: error: header: expected column 'frame' (expected 'frame,tag')");
 	/* strict: blanks are part of the field */
 	t = "k\n1 \n";
 	lfs_csv_init(&c, "t.csv", t, strlen(t), 0, &err);
@@ -444,26 +444,26 @@ static void csv_refuse(const char *text, unsigned flags, size_t want, const char
 static void test_csv_refusals(void **state)
 {
 	(void)state;
-	csv_refuse("", LFS_CSV_LENIENT, 3, "bad.csv:1:1: expected the header row 'a,b,c'");
-	csv_refuse("\r\n\r\n", 0, 3, "bad.csv:3:1: expected the header row 'a,b,c'");
-	csv_refuse("a,b\r\n", 0, 3, "bad.csv:1:4: header: missing column 'c' (expected 'a,b,c')");
+	csv_refuse("", LFS_CSV_LENIENT, 3, "bad.csv:1:1: error: expected the header row 'a,b,c'");
+	csv_refuse("\r\n\r\n", 0, 3, "bad.csv:3:1: error: expected the header row 'a,b,c'");
+	csv_refuse("a,b\r\n", 0, 3, "bad.csv:1:4: error: header: missing column 'c' (expected 'a,b,c')");
 	csv_refuse("a,b,c,d\r\n", 0, 3,
-		   "bad.csv:1:7: header: unexpected extra column (expected 'a,b,c')");
+		   "bad.csv:1:7: error: header: unexpected extra column (expected 'a,b,c')");
 	csv_refuse("a,B,c\r\n", 0, 3,
-		   "bad.csv:1:3: header: expected column 'b' (expected 'a,b,c')");
-	csv_refuse("a,b,c\r\n1,2\r\n", 0, 3, "bad.csv:2:4: expected 3 fields (a,b,c), found 2");
-	csv_refuse("a,b,c\r\n1,2,3,4\r\n", 0, 3, "bad.csv:2:7: expected 3 fields (a,b,c), found 4");
+		   "bad.csv:1:3: error: header: expected column 'b' (expected 'a,b,c')");
+	csv_refuse("a,b,c\r\n1,2\r\n", 0, 3, "bad.csv:2:4: error: expected 3 fields (a,b,c), found 2");
+	csv_refuse("a,b,c\r\n1,2,3,4\r\n", 0, 3, "bad.csv:2:7: error: expected 3 fields (a,b,c), found 4");
 	csv_refuse(
 		"a,b,c\r\n1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,"
 		"28,29,30,31,32,33,34\r\n",
-		0, 3, "bad.csv:2:7: expected 3 fields (a,b,c), found 34");
-	csv_refuse("a,b,c\r\n1,,3\r\n", 0, 3, "bad.csv:2:3: expected a number, found ''");
-	csv_refuse("a,b,c\r\n1,2,\"3\"\r\n", 0, 3, "bad.csv:2:5: expected a number, found '\"3\"'");
+		0, 3, "bad.csv:2:7: error: expected 3 fields (a,b,c), found 34");
+	csv_refuse("a,b,c\r\n1,,3\r\n", 0, 3, "bad.csv:2:3: error: expected a number, found ''");
+	csv_refuse("a,b,c\r\n1,2,\"3\"\r\n", 0, 3, "bad.csv:2:5: error: expected a number, found '\"3\"'");
 	csv_refuse("a,b,c\n\n1, 2,3x\n", LFS_CSV_LENIENT, 3,
-		   "bad.csv:3:6: expected a number, found '3x'");
-	csv_refuse_n("a,b,c\n1,2\0,3\n", 13, 0, 3, "bad.csv:2:4: NUL byte in text");
+		   "bad.csv:3:6: error: expected a number, found '3x'");
+	csv_refuse_n("a,b,c\n1,2\0,3\n", 13, 0, 3, "bad.csv:2:4: error: NUL byte in text");
 	csv_refuse("a,b,c\n1,2,nan:3f800000\n", 0, 3,
-		   "bad.csv:2:5: expected a number, found 'nan:3f800000'");
+		   "bad.csv:2:5: error: expected a number, found 'nan:3f800000'");
 	/* model.mdl's wording (NWN): no column list in the count, "is not a number" */
 	lfs_csv c;
 	lfs_error err;
@@ -472,15 +472,15 @@ static void test_csv_refusals(void **state)
 	assert_int_equal(lfs_csv_header(&c, "a,b,c"), LFS_OK);
 	assert_int_equal(lfs_csv_next(&c), 1);
 	assert_int_equal(lfs_csv_arity(&c, 3, NULL), LFS_ERR_PARSE);
-	assert_string_equal(err.msg, "n.csv:2:6: expected 3 fields, found 2");
+	assert_string_equal(err.msg, "n.csv:2:6: error: expected 3 fields, found 2");
 	assert_int_equal(lfs_csv_arity(&c, 1, NULL), LFS_ERR_PARSE);
-	assert_string_equal(err.msg, "n.csv:2:3: expected 1 fields, found 2");
+	assert_string_equal(err.msg, "n.csv:2:3: error: expected 1 fields, found 2");
 	float f;
 	assert_int_equal(lfs_csv_f32(&c, 1, &f), LFS_ERR_PARSE);
-	assert_string_equal(err.msg, "n.csv:2:3: 'abc' is not a number");
+	assert_string_equal(err.msg, "n.csv:2:3: error: 'abc' is not a number");
 	assert_int_equal(lfs_csv_next(&c), 1);
 	assert_int_equal(lfs_csv_f32(&c, 2, &f), LFS_ERR_PARSE);
-	assert_string_equal(err.msg, "n.csv:3:5: 'x' is not a number");
+	assert_string_equal(err.msg, "n.csv:3:5: error: 'x' is not a number");
 }
 
 int main(void)

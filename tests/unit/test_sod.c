@@ -680,25 +680,25 @@ static void expect_text_error(const char *text, const char *msg)
 static void test_parse_errors(void **state)
 {
 	(void)state;
-	expect_text_error("magic Storm3D_SW\nversion 1.81\n", "model.txt:2:9: unsupported SOD version");
+	expect_text_error("magic Storm3D_SW\nversion 1.81\n", "model.txt:2:9: error: unsupported SOD version");
 	expect_text_error("version 1.8\nmaterial m\n  alphaillum 0\nendmaterial\n",
-			  "model.txt:3:3: 'alphaillum' exists only in version 1.9 and later");
-	expect_text_error("version 1.8\nnode null a\n  parent \"\"\n", "model.txt:2:1: missing 'endnode'");
+			  "model.txt:3:3: error: 'alphaillum' exists only in version 1.9 and later");
+	expect_text_error("version 1.8\nnode null a\n  parent \"\"\n", "model.txt:2:1: error: missing 'endnode'");
 	expect_text_error("version 1.8\nnode mesh a\n  verts 2\n    1 2 3\n    1 2\nendnode\n",
-			  "model.txt:5:8: vertex row 2 of 2: expected 3 values, found 2");
+			  "model.txt:5:8: error: vertex row 2 of 2: expected 3 values, found 2");
 	expect_text_error("version 1.8\nnode null a\n  texture t\nendnode\n",
-			  "model.txt:3:3: 'texture' is a mesh field, this is a null node");
+			  "model.txt:3:3: error: 'texture' is a mesh field, this is a null node");
 	expect_text_error("version 1.93\nnode mesh a\n  numtextures 3\nendnode\n",
-			  "model.txt:3:15: numtextures must be 1 or 2");
+			  "model.txt:3:15: error: numtextures must be 1 or 2");
 	expect_text_error("material m\nendmaterial\n",
-			  "model.txt:1:1: 'version' must come before the first block");
-	expect_text_error("version 1.8\nnode spaceship a\nendnode\n", "model.txt:2:6: unknown node type");
+			  "model.txt:1:1: error: 'version' must come before the first block");
+	expect_text_error("version 1.8\nnode spaceship a\nendnode\n", "model.txt:2:6: error: unknown node type");
 	expect_text_error("version 1.8\nchannel a\n  type 2\nendchannel\n",
-			  "model.txt:3:8: channel type must be 0 (matrix) or 5 (scale)");
+			  "model.txt:3:8: error: channel type must be 0 (matrix) or 5 (scale)");
 	expect_text_error("version 1.8\nchannel a\n  type 5\n  keys 1\n    x\nendchannel\n",
-			  "model.txt:5:5: expected a number, found 'x'");
+			  "model.txt:5:5: error: expected a number, found 'x'");
 	expect_text_error("version 1.5\nreference a\nendreference\n",
-			  "model.txt:2:1: versions 1.4 and 1.5 have no animation references");
+			  "model.txt:2:1: error: versions 1.4 and 1.5 have no animation references");
 
 	/* OBJ and CSV: errors name the view path */
 	bb b;
@@ -710,20 +710,20 @@ static void test_parse_errors(void **state)
 	assert_int_equal(lfs_views_apply("x.sod", b.b, b.n, "meshes/hull_hi.obj", obj, strlen(obj), &o, &on, &err),
 			 LFS_ERR_PARSE);
 	assert_string_equal(err.msg,
-			    "meshes/hull_hi.obj:3:10: SOD faces are triangles: expected 3 corners, found 2");
+			    "meshes/hull_hi.obj:3:10: error: SOD faces are triangles: expected 3 corners, found 2");
 	obj = "v 1 2 3\nf 1/1 1/1 1/1\n";
 	assert_int_equal(lfs_views_apply("x.sod", b.b, b.n, "meshes/hull_hi.obj", obj, strlen(obj), &o, &on, &err),
 			 LFS_ERR_PARSE);
-	assert_string_equal(err.msg, "meshes/hull_hi.obj:2:1: face before the first 'g' line");
+	assert_string_equal(err.msg, "meshes/hull_hi.obj:2:1: error: face before the first 'g' line");
 	const char *csv = "key,time,scale\r\n0,0,1\r\n2,1,2\r\n";
 	assert_int_equal(lfs_views_apply("x.sod", b.b, b.n, "anims/hull_hi~2.csv", csv, strlen(csv), &o, &on, &err),
 			 LFS_ERR_PARSE);
-	const char *want = "anims/hull_hi~2.csv:3:1: key must be the row number 1 ";
+	const char *want = "anims/hull_hi~2.csv:3:1: error: key must be the row number 1 ";
 	assert_true(!strncmp(err.msg, want, strlen(want)));
 	csv = "key,time,scale\n0,0,abc\n";
 	assert_int_equal(lfs_views_apply("x.sod", b.b, b.n, "anims/hull_hi~2.csv", csv, strlen(csv), &o, &on, &err),
 			 LFS_ERR_PARSE);
-	assert_string_equal(err.msg, "anims/hull_hi~2.csv:2:5: expected a number, found 'abc'");
+	assert_string_equal(err.msg, "anims/hull_hi~2.csv:2:5: error: expected a number, found 'abc'");
 	assert_int_equal(lfs_views_apply("x.sod", b.b, b.n, "model.obj", "", 0, &o, &on, &err), LFS_ERR_UNSUPPORTED);
 	assert_int_equal(lfs_views_apply("x.sod", b.b, b.n, "meshes/nope.obj", "", 0, &o, &on, &err),
 			 LFS_ERR_UNSUPPORTED);
