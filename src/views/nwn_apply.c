@@ -290,7 +290,7 @@ static lfs_err check_target(const nwn_model *m, const lfs_view *v, lfs_error *er
 {
 	const lfs_view_target *t = &v->target;
 	bool ok = false;
-	if (v->kind == LFS_VIEW_TEXT) {
+	if (v->kind == LFS_VIEW_TEXT || v->kind == LFS_VIEW_MODEL_OBJ) {
 		ok = true;
 	} else if (v->kind == LFS_VIEW_MESH_OBJ) {
 		ok = t->node < m->geom.n_nodes && m->geom.nodes[t->node].mesh;
@@ -315,9 +315,9 @@ lfs_err nwn_apply_view(const uint8_t *orig, size_t n, const lfs_view *v, const c
 	void *lookup_ctx = sib ? sib->ctx : NULL;
 	ap a = { .text = text ? text : "", .tn = tn, .kind = v->kind, .target = v->target };
 	if (v->kind != LFS_VIEW_TEXT && v->kind != LFS_VIEW_MESH_OBJ &&
-	    v->kind != LFS_VIEW_TRACK_CSV)
+	    v->kind != LFS_VIEW_MODEL_OBJ && v->kind != LFS_VIEW_TRACK_CSV)
 		return lfs_fail(err, LFS_ERR_UNSUPPORTED, SIZE_MAX, NULL,
-				"%s: this view is read-only (edit meshes/<node>.obj or model.mdl)",
+				"%s: this view is read-only (edit model.obj, meshes/<node>.obj or model.mdl)",
 				viewpath);
 	if (tn > MDL_MAX_INPUT || (tn && !text))
 		return lfs_fail_at(err, viewpath, 1, 1, "edited text too large (%zu bytes)", tn);
@@ -331,6 +331,8 @@ lfs_err nwn_apply_view(const uint8_t *orig, size_t n, const lfs_view *v, const c
 		e = ap_apply_mdl(&a, a.text, tn);
 	else if (is_obj)
 		e = ap_apply_obj(&a, a.text, tn);
+	else if (a.kind == LFS_VIEW_MODEL_OBJ)
+		e = ap_apply_model_obj(&a, a.text, tn);
 	else
 		e = ap_apply_csv(&a, a.text, tn);
 	if (e == LFS_ERR_UNSUPPORTED && a.hit_structural && (is_mdl || is_obj)) {

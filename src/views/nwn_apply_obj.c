@@ -23,6 +23,7 @@
 #include "nwn_apply_struct.h"
 #include "nwn_ascii.h"
 #include "nwn_obj.h"
+#include "nwn_quat.h"
 #include "obj.h"
 
 /*
@@ -106,72 +107,526 @@ const char *ap_mesh_obj_name(const nwn_model *m, uint32_t idx, lfs_nameset *ns)
 	return nm;
 }
 
-lfs_err ap_apply_obj(ap *a, const char *text, size_t tn)
+/* ---- OBJ value edits: the printed-precision rule and welding ------------------ */
+
+/*
+ * One mesh node as a view shows it: the stored values as printed there
+ * (node-local in meshes/<node>.obj; model space in model.obj, where `wpos` /
+ * `wnrm` hold the exact double values before their float32 rounding) and the
+ * transform back to the node (model.obj only).
+ */
+typedef struct mview {
+	uint32_t node;
+	nwn_mesh *me;
+	uint32_t nv, nf;
+	const float *pos, *uv, *nrm; /* shown: nv*3, nv*2 (NULL: no tverts), nv*3 (NULL: no normals) */
+	bool world;
+	const double *wpos;	     /* world only: nv*3 positions in double */
+	double t[3], q[4], s;	     /* world only: model-space transform of the node */
+	/* where the object's elements start in the OBJ (model.obj numbers them globally) */
+	size_t vbase, tbase, nbase, vend, tend, nend;
+} mview;
+
+/* Most angle between an edited normal and the stored one that still counts as
+ * the stored normal (radians): Blender keeps custom normals as 16-bit angles
+ * relative to each corner's own normal space; the corpus round trip moves
+ * them by up to 0.0065. */
+#define NORMAL_TOL 0.01
+
+static double vmax3(const float *x)
 {
-	nwn_model *m = a->p.m;
-	lfs_nameset ns;
-	lfs_nameset_init(&ns);
-	uint32_t idx = a->target.node;
-	const char *oname = ap_mesh_obj_name(m, idx, &ns);
+	double m = fabs((double)x[0]);
+	for (int k = 1; k < 3; k++)
+		if (fabs((double)x[k]) > m)
+			m = fabs((double)x[k]);
+	return m;
+}
+
+/* Which components of edited vector @p n (@p dim numbers) state the shown
+ * value @p shown: bit k set. */
+static unsigned keeps(const lfs_obj_num *n, const float *shown, unsigned dim)
+{
+	double scale = dim == 3 ? vmax3(shown) : 0.0;
+	unsigned mask = 0;
+	for (unsigned k = 0; k < dim; k++)
+		if (lfs_obj_num_keeps(&n[k], shown[k], scale))
+			mask |= 1u << k;
+	return mask;
+}
+
+static bool normal_keeps(const lfs_obj_num *n, const float *shown)
+{
+	if (keeps(n, shown, 3) == 7)
+		return true;
+	double a2 = 0, b2 = 0, d = 0;
+	for (int k = 0; k < 3; k++) {
+		a2 += n[k].value * n[k].value;
+		b2 += (double)shown[k] * shown[k];
+		d += n[k].value * shown[k];
+	}
+	if (!(b2 > 0) || !isfinite(b2))
+		return true; /* a stored zero normal is no direction: an OBJ cannot show it */
+	if (!(a2 > 0) || !isfinite(a2))
+		return false;
+	/* the stored normal or its opposite: editors turn a corner normal to
+	 * the side its face faces (two-sided faces share vertices) */
+	return fabs(d / sqrt(a2 * b2)) >= cos(NORMAL_TOL);
+}
+
+/* What the faces say about one attribute of one stored vertex; A_MIXED:
+ * corners disagree about a normal (editors derive corner normals per face),
+ * the stored normal stays. */
+enum { A_UNSEEN, A_SAME, A_NEW, A_MIXED };
+
+typedef struct vedit {
+	uint8_t st[3];	 /* position, uv, normal: A_* */
+	uint32_t line[3]; /* f line of the first corner that set it */
+	float val[8];	 /* new local position (3), uv (2), normal (3) */
+} vedit;
+
+static const unsigned attr_dim[3] = { 3, 2, 3 };
+static const unsigned attr_off[3] = { 0, 3, 5 };
+
+/* The local value of attribute @p at of a corner that does not state the
+ * shown value of vertex @p j: the components that do keep the stored
+ * (exact) value, the others the written number, transformed back to the
+ * node in model.obj. */
+static void local_value(const mview *mv, int at, uint32_t j, const lfs_obj_num *n, unsigned mask,
+			float *out)
+{
+	if (at == 1 || !mv->world) {
+		const float *stored = at == 0 ? mv->me->verts + 3 * (size_t)j
+				    : at == 1 ? mv->me->tverts[0] + 2 * (size_t)j
+					      : mv->me->normals + 3 * (size_t)j;
+		for (unsigned k = 0; k < attr_dim[at]; k++)
+			out[k] = (mask >> k) & 1 ? stored[k] : (float)n[k].value;
+		return;
+	}
+	double w[3], r[3];
+	const double qi[4] = { -mv->q[0], -mv->q[1], -mv->q[2], mv->q[3] };
+	for (int k = 0; k < 3; k++) {
+		bool keep = (mask >> k) & 1;
+		if (at == 0)
+			w[k] = (keep ? mv->wpos[3 * (size_t)j + k] : n[k].value) - mv->t[k];
+		else
+			w[k] = keep ? (double)mv->nrm[3 * (size_t)j + k] : n[k].value;
+	}
+	nwn_quat_rotate(qi, w, r);
+	for (int k = 0; k < 3; k++) {
+		double x = at == 0 ? (mv->s != 0 ? r[k] / mv->s : r[k]) : (mv->s < 0 ? -r[k] : r[k]);
+		out[k] = (float)x;
+	}
+}
+
+/* Does the corner @p k (global indices) state every shown value of stored
+ * vertex @p j? Normals are not compared when @p skip_n. */
+static bool corner_is(const lfs_obj *o, const mview *mv, const lfs_obj_corner *k, uint32_t j,
+		      bool skip_n)
+{
+	if (keeps(o->v_num + 3 * (size_t)k->v, mv->pos + 3 * (size_t)j, 3) != 7)
+		return false;
+	if (mv->uv && k->t >= 0 && keeps(o->vt_num + 2 * (size_t)k->t, mv->uv + 2 * (size_t)j, 2) != 3)
+		return false;
+	if (mv->nrm && k->n >= 0 && !skip_n &&
+	    !normal_keeps(o->vn_num + 3 * (size_t)k->n, mv->nrm + 3 * (size_t)j))
+		return false;
+	return true;
+}
+
+/* Record what corner @p k says about attribute @p at of stored vertex @p j.
+ * Returns false on a conflict (two corners of one vertex disagree). */
+static bool note_attr(const lfs_obj *o, const mview *mv, vedit *ve, int at, uint32_t j,
+		      const lfs_obj_corner *k, uint32_t line)
+{
+	const lfs_obj_num *n = at == 0 ? o->v_num + 3 * (size_t)k->v
+			     : at == 1 ? o->vt_num + 2 * (size_t)k->t
+				       : o->vn_num + 3 * (size_t)k->n;
+	const float *shown = at == 0 ? mv->pos + 3 * (size_t)j
+			   : at == 1 ? mv->uv + 2 * (size_t)j
+				     : mv->nrm + 3 * (size_t)j;
+	unsigned dim = attr_dim[at];
+	unsigned mask = keeps(n, shown, dim);
+	bool same = mask == (1u << dim) - 1 || (at == 2 && normal_keeps(n, shown));
+	vedit *e = &ve[j];
+	float v[3];
+	if (!same)
+		local_value(mv, at, j, n, mask, v);
+	if (e->st[at] == A_UNSEEN) {
+		e->st[at] = same ? A_SAME : A_NEW;
+		e->line[at] = line;
+		if (!same)
+			memcpy(e->val + attr_off[at], v, dim * sizeof(float));
+		return true;
+	}
+	bool agree = same ? e->st[at] == A_SAME : e->st[at] == A_NEW;
+	for (unsigned c = 0; c < dim && agree && !same; c++)
+		if (!nwn_feq(e->val[attr_off[at] + c], v[c]))
+			agree = false;
+	if (agree || e->st[at] == A_MIXED)
+		return true;
+	if (at == 2) {
+		e->st[at] = A_MIXED;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Match faces [f0, f1) of @p o (triangles, one per stored face, in order)
+ * against mesh @p mv and patch what changed (docs/formats/obj-csv.md,
+ * "Saving OBJ from other programs"). Each corner is welded to a stored
+ * vertex whose shown position, uv and normal it states at the precision
+ * written — the vertex its indices name (a corner a/a/a), else the vertex
+ * of the stored face at that place, else any; a corner that states no
+ * stored vertex edits the values of the vertex at that place. Normals of a
+ * face whose positions moved are not read (editors re-derive them). On a
+ * change that needs the compiler (@p *split set: a stored vertex would take
+ * two values) nothing is patched.
+ */
+static lfs_err match_mesh(ap *a, const lfs_obj *o, size_t f0, size_t f1, const mview *mv,
+			  bool *split, uint32_t *split_line)
+{
+	nwn_mesh *me = mv->me;
+	*split = false;
 	lfs_err e = LFS_OK;
-	lfs_sb g = { 0 };
-	objdoc dg = { 0 }, de = { 0 };
-	if (!oname) {
+	vedit *ve = calloc((size_t)mv->nv + 1, sizeof(*ve));
+	uint32_t *fv = malloc(((size_t)mv->nf * 3 + 1) * sizeof(uint32_t));
+	uint8_t *moved = calloc((size_t)mv->nf + 1, 1);
+	if (!ve || !fv || !moved) {
 		e = lfs_nomem(a->p.err, "apply view");
 		goto out;
 	}
-	if ((e = nwn_obj_mesh(m, (uint32_t)idx, oname, NULL, &g, a->p.err)))
-		goto out;
-	if (objdoc_read(a, g.data, g.len, &dg) != LFS_OK) {
-		e = lfs_fail(a->p.err, LFS_ERR_UNSUPPORTED, SIZE_MAX, NULL,
-			     "%s: this mesh's OBJ does not read back", a->p.file);
-		goto out;
+	for (uint32_t i = 0; i < mv->nf && !*split; i++) {
+		const lfs_obj_face *fc = &o->f[f0 + i];
+		const uint16_t *sv = me->faces[i].v;
+		for (int c = 0; c < 3; c++) {
+			const lfs_obj_corner *k = &o->c[fc->first + (size_t)c];
+			if (keeps(o->v_num + 3 * (size_t)k->v, mv->pos + 3 * (size_t)sv[c], 3) != 7)
+				moved[i] = 1;
+		}
+		for (int c = 0; c < 3 && !*split; c++) {
+			const lfs_obj_corner *k = &o->c[fc->first + (size_t)c];
+			int64_t lv = k->v - (int64_t)mv->vbase;
+			int64_t lt = k->t < 0 ? -1 : k->t - (int64_t)mv->tbase;
+			int64_t ln = k->n < 0 ? -1 : k->n - (int64_t)mv->nbase;
+			int64_t j = -1;
+			if (lv >= 0 && lv < mv->nv && (lt < 0 || lt == lv) && (ln < 0 || ln == lv) &&
+			    corner_is(o, mv, k, (uint32_t)lv, moved[i]))
+				j = lv;
+			else if (corner_is(o, mv, k, sv[c], moved[i]))
+				j = sv[c];
+			else
+				for (uint32_t x = 0; x < mv->nv && j < 0; x++)
+					if (corner_is(o, mv, k, x, moved[i]))
+						j = x;
+			if (j >= 0) {
+				fv[3 * i + (uint32_t)c] = (uint32_t)j;
+				/* the corner states vertex j: it is seen unchanged */
+				for (int at = 0; at < 3; at++) {
+					if ((at == 1 && (!mv->uv || k->t < 0)) ||
+					    (at == 2 && (!mv->nrm || k->n < 0 || moved[i])))
+						continue;
+					if (ve[j].st[at] == A_NEW && at == 2) {
+						ve[j].st[at] = A_MIXED;
+					} else if (ve[j].st[at] == A_NEW) {
+						*split = true;
+						*split_line = fc->line;
+					} else if (ve[j].st[at] != A_MIXED) {
+						ve[j].st[at] = A_SAME;
+					}
+				}
+				continue;
+			}
+			/* a value edit of the vertex at this place */
+			fv[3 * i + (uint32_t)c] = sv[c];
+			for (int at = 0; at < 3 && !*split; at++) {
+				if ((at == 1 && (!mv->uv || k->t < 0)) ||
+				    (at == 2 && (!mv->nrm || k->n < 0 || moved[i])))
+					continue;
+				if (!note_attr(o, mv, ve, at, sv[c], k, fc->line)) {
+					*split = true;
+					*split_line = fc->line;
+				}
+			}
+		}
 	}
-	if ((e = objdoc_read(a, text, tn, &de)))
+	if (*split)
 		goto out;
+	/* vertices no face uses: by index, when the object lists every vertex */
+	if (mv->vend - mv->vbase == mv->nv) {
+		uint8_t *used = calloc((size_t)mv->nv + 1, 1);
+		if (!used) {
+			e = lfs_nomem(a->p.err, "apply view");
+			goto out;
+		}
+		for (uint32_t i = 0; i < mv->nf * 3; i++)
+			used[me->faces[i / 3].v[i % 3]] = 1;
+		for (uint32_t j = 0; j < mv->nv; j++) {
+			if (used[j])
+				continue;
+			lfs_obj_corner k = { (int64_t)(mv->vbase + j), -1, -1, 0 };
+			if (mv->uv && mv->tend - mv->tbase == mv->nv)
+				k.t = (int64_t)(mv->tbase + j);
+			if (mv->nrm && mv->nend - mv->nbase == mv->nv)
+				k.n = (int64_t)(mv->nbase + j);
+			for (int at = 0; at < 3; at++)
+				if ((at == 0 || (at == 1 && k.t >= 0) || (at == 2 && k.n >= 0)))
+					note_attr(o, mv, ve, at, j, &k, o->v_at[k.v].line);
+		}
+		free(used);
+	}
+	for (uint32_t j = 0; j < mv->nv && !e; j++) {
+		const vedit *x = &ve[j];
+		for (int k = 0; k < 3 && !e && x->st[0] == A_NEW; k++)
+			if (!nwn_feq(me->verts[3 * j + (uint32_t)k], x->val[k]))
+				e = nwn_patch_set_vert(&a->p, mv->node, j, k, x->val[k]);
+		for (uint32_t k = 0; k < 2 && !e && x->st[1] == A_NEW; k++)
+			if (!nwn_feq(me->tverts[0][2 * j + k], x->val[3 + k])) {
+				me->tverts[0][2 * j + k] = x->val[3 + k];
+				e = nwn_patch_raw_f32(&a->p, me->tverts_raw[0], 2 * (size_t)j + k, x->val[3 + k]);
+			}
+		for (uint32_t k = 0; k < 3 && !e && x->st[2] == A_NEW; k++)
+			if (!nwn_feq(me->normals[3 * j + k], x->val[5 + k])) {
+				me->normals[3 * j + k] = x->val[5 + k];
+				e = nwn_patch_raw_f32(&a->p, me->normals_raw, 3 * (size_t)j + k, x->val[5 + k]);
+			}
+	}
+	for (uint32_t i = 0; i < mv->nf && !e; i++)
+		for (int c = 0; c < 3 && !e; c++)
+			if (fv[3 * i + (uint32_t)c] != me->faces[i].v[c])
+				e = nwn_patch_set_face_v(&a->p, mv->node, i, c, (uint16_t)fv[3 * i + (uint32_t)c]);
+out:
+	free(ve);
+	free(fv);
+	free(moved);
+	return e;
+}
+
+/* Are the faces of mesh @p me all inside its vertex list (as the views show
+ * them: a face outside is left out of the OBJ)? */
+static bool faces_shown(const nwn_mesh *me)
+{
+	uint32_t nv = me->verts ? me->n_verts : 0, nf = me->faces ? me->n_faces : 0;
+	for (uint32_t i = 0; i < nf; i++)
+		for (int c = 0; c < 3; c++)
+			if (me->faces[i].v[c] >= nv)
+				return false;
+	return true;
+}
+
+static const lfs_obj_rules nwn_obj_rules_nums = {
+	.flags = LFS_OBJ_STRICT | LFS_OBJ_DEFINED_ABOVE | LFS_OBJ_VT_W0 | LFS_OBJ_MDL_MSGS |
+		 LFS_OBJ_NUMS,
+	.max_corners = 15,
+};
+
+lfs_err ap_apply_obj(ap *a, const char *text, size_t tn)
+{
+	nwn_model *m = a->p.m;
+	uint32_t idx = a->target.node;
 	nwn_node *n = &m->geom.nodes[idx];
 	nwn_mesh *me = n->mesh;
-	if (dg.nf != (me->faces ? me->n_faces : 0) || dg.nv != (me->verts ? me->n_verts : 0)) {
+	lfs_obj o;
+	lfs_err e = lfs_obj_read(a->p.file, text, tn, &nwn_obj_rules_nums, &o, a->p.err);
+	if (e)
+		goto out;
+	if (!faces_shown(me)) {
 		e = lfs_fail(a->p.err, LFS_ERR_UNSUPPORTED, SIZE_MAX, NULL,
 			     "%s: this mesh's OBJ does not show every vertex and face", a->p.file);
 		goto out;
 	}
-	if (de.nv != dg.nv || de.nvt != dg.nvt || de.nvn != dg.nvn || de.nf != dg.nf) {
-		e = ap_structural(a, 1, 1,
-			       "%u v / %u vt / %u vn / %u f lines, the binary has %u / %u / %u / %u",
-			       de.nv, de.nvt, de.nvn, de.nf, dg.nv, dg.nvt, dg.nvn, dg.nf);
+	uint32_t nv = me->verts ? me->n_verts : 0, nf = me->faces ? me->n_faces : 0;
+	bool tri = true;
+	for (size_t i = 0; i < o.nf; i++)
+		tri = tri && o.f[i].n == 3;
+	if (o.nf != nf || !tri) {
+		size_t ntri = 0;
+		for (size_t i = 0; i < o.nf; i++)
+			ntri += o.f[i].n - 2;
+		e = ap_structural(a, 1, 1, "%zu faces (%zu triangles), the binary has %u", o.nf, ntri, nf);
 		goto out;
 	}
-	for (uint32_t i = 0; i < dg.nv * 3 && !e; i++)
-		if (!nwn_feq(dg.v[i], de.v[i]))
-			e = nwn_patch_set_vert(&a->p, (uint32_t)idx, i / 3, (int)(i % 3), de.v[i]);
-	for (uint32_t i = 0; i < dg.nvt * 2 && !e; i++)
-		if (!nwn_feq(dg.vt[i], de.vt[i])) {
-			me->tverts[0][i] = de.vt[i];
-			e = nwn_patch_raw_f32(&a->p, me->tverts_raw[0], i, de.vt[i]);
+	mview mv = { .node = idx, .me = me, .nv = nv, .nf = nf, .pos = me->verts,
+		     .uv = me->tverts[0], .nrm = me->normals,
+		     .vend = o.nv, .tend = o.nt, .nend = o.nn };
+	bool split = false;
+	uint32_t line = 1;
+	e = match_mesh(a, &o, 0, o.nf, &mv, &split, &line);
+	if (!e && split)
+		e = ap_structural(a, line, 1,
+				  "a face corner gives a vertex other values than another corner "
+				  "of it (the compiler would split vertices)");
+out:
+	lfs_obj_free(&o);
+	return e;
+}
+
+/* ---- model.obj ------------------------------------------------------------------- */
+
+/* Is mesh node @p n in model.obj (nwn_obj_model()'s rule)? */
+static bool in_model_obj(const nwn_node *n)
+{
+	const nwn_mesh *me = n->mesh;
+	return me && me->render != 0 && !me->aabb && !(n->flags & NWN_HAS_AABB);
+}
+
+lfs_err ap_apply_model_obj(ap *a, const char *text, size_t tn)
+{
+	nwn_model *m = a->p.m;
+	const nwn_geometry *g = &m->geom;
+	size_t nn = g->n_nodes ? g->n_nodes : 1;
+	lfs_obj o;
+	lfs_nameset ns;
+	lfs_nameset_init(&ns);
+	const char **names = calloc(nn, sizeof(*names));
+	uint32_t *seen = calloc(nn, sizeof(*seen)); /* line of the node's `o`, 0 = none */
+	double *t = malloc(nn * 3 * sizeof(double)), *q = malloc(nn * 4 * sizeof(double)),
+	       *s = malloc(nn * sizeof(double));
+	float *pos = NULL, *nrm = NULL;
+	double *wpos = NULL;
+	lfs_err e = lfs_obj_read(a->p.file, text, tn, &nwn_obj_rules_nums, &o, a->p.err);
+	if (e)
+		goto out;
+	if (!names || !seen || !t || !q || !s) {
+		e = lfs_nomem(a->p.err, "apply view");
+		goto out;
+	}
+	nwn_obj_transforms(g, t, q, s);
+	for (uint32_t i = 0; i < g->n_nodes; i++)
+		if (g->nodes[i].mesh && !(names[i] = lfs_nameset_add(&ns, g->nodes[i].name))) {
+			e = lfs_nomem(a->p.err, "apply view");
+			goto out;
 		}
-	for (uint32_t i = 0; i < dg.nvn * 3 && !e; i++)
-		if (!nwn_feq(dg.vn[i], de.vn[i])) {
-			me->normals[i] = de.vn[i];
-			e = nwn_patch_raw_f32(&a->p, me->normals_raw, i, de.vn[i]);
+	/* objects: from one `o` line to the next */
+	size_t first_o = o.ns;
+	for (size_t i = 0; i < o.ns && first_o == o.ns; i++)
+		if (o.s[i].kind == LFS_OBJ_O)
+			first_o = i;
+	size_t before = first_o < o.ns ? o.s[first_o].nf : o.nf;
+	if (before) {
+		e = lfs_fail_at(a->p.err, a->p.file, o.f[0].line, o.f[0].col,
+				"a face before the first 'o' line: model.obj faces belong to objects "
+				"named after mesh nodes");
+		goto out;
+	}
+	for (size_t si = first_o; si < o.ns && !e; si++) {
+		const lfs_obj_stmt *st = &o.s[si];
+		if (st->kind != LFS_OBJ_O)
+			continue;
+		size_t next = si + 1;
+		while (next < o.ns && o.s[next].kind != LFS_OBJ_O)
+			next++;
+		const lfs_obj_stmt *nx = next < o.ns ? &o.s[next] : NULL;
+		uint32_t idx = UINT32_MAX;
+		for (uint32_t i = 0; i < g->n_nodes && idx == UINT32_MAX; i++)
+			if (names[i] && st->arg && strlen(names[i]) == st->arg_len &&
+			    !memcmp(names[i], st->arg, st->arg_len))
+				idx = i;
+		uint32_t col = st->arg ? st->arg_col : st->col;
+		int alen = st->arg ? (int)(st->arg_len > 64 ? 64 : st->arg_len) : 0;
+		const char *an = st->arg ? st->arg : "";
+		if (idx == UINT32_MAX) {
+			e = lfs_fail_at(a->p.err, a->p.file, st->line, col,
+					"unknown object '%.*s': model.obj objects are the rendered mesh "
+					"nodes, named as in meshes/ (new objects cannot be added here)",
+					alen, an);
+			break;
 		}
-	for (uint32_t f = 0; f < dg.nf && !e; f++) {
-		for (uint32_t c = 0; c < 3 && !e; c++) {
-			const int32_t *gc = dg.f + 9 * (size_t)f + 3 * c, *ec = de.f + 9 * (size_t)f + 3 * c;
-			for (int k = 1; k < 3; k++)
-				if ((gc[k] < 0) != (ec[k] < 0) || (ec[k] >= 0 && ec[k] != ec[0]))
-					e = ap_structural(a, de.fline[f], 1,
-						       "face corner with separate v/vt/vn indices or a "
-						       "different form (the compiler would split vertices)");
-			if (!e && ec[0] != gc[0])
-				e = nwn_patch_set_face_v(&a->p, (uint32_t)idx, f, (int)c, (uint16_t)ec[0]);
+		const nwn_node *nd = &g->nodes[idx];
+		if (!in_model_obj(nd)) {
+			e = lfs_fail_at(a->p.err, a->p.file, st->line, col,
+					"object '%.*s' is not in model.obj (not rendered or a walkmesh): "
+					"edit meshes/%s.obj", alen, an, names[idx]);
+			break;
 		}
+		if (seen[idx]) {
+			e = lfs_fail_at(a->p.err, a->p.file, st->line, col,
+					"object '%.*s' appears twice (first on line %u)", alen, an,
+					seen[idx]);
+			break;
+		}
+		seen[idx] = st->line;
+		nwn_mesh *me = nd->mesh;
+		uint32_t nv = me->verts ? me->n_verts : 0, nf = me->faces ? me->n_faces : 0;
+		size_t f0 = st->nf, f1 = nx ? nx->nf : o.nf;
+		bool tri = true;
+		for (size_t f = f0; f < f1; f++)
+			tri = tri && o.f[f].n == 3;
+		if (!faces_shown(me)) {
+			e = lfs_fail(a->p.err, LFS_ERR_UNSUPPORTED, SIZE_MAX, NULL,
+				     "%s: mesh node %s has faces outside its vertex list", a->p.file,
+				     names[idx]);
+			break;
+		}
+		if (f1 - f0 != nf || !tri) {
+			e = lfs_fail_at(a->p.err, a->p.file, st->line, col,
+					"object '%.*s' has %zu faces%s, mesh node %s has %u triangles: "
+					"model.obj edits values only (add or remove faces in meshes/%s.obj)",
+					alen, an, f1 - f0, tri ? "" : " (not all triangles)", names[idx], nf,
+					names[idx]);
+			break;
+		}
+		/* the values as model.obj shows them (nwn_obj_model()) */
+		free(pos);
+		free(nrm);
+		free(wpos);
+		pos = malloc(((size_t)nv * 3 + 1) * sizeof(float));
+		wpos = malloc(((size_t)nv * 3 + 1) * sizeof(double));
+		nrm = me->normals ? malloc(((size_t)nv * 3 + 1) * sizeof(float)) : NULL;
+		if (!pos || !wpos || (me->normals && !nrm)) {
+			e = lfs_nomem(a->p.err, "apply view");
+			break;
+		}
+		const double *qi = q + 4 * (size_t)idx, *ti = t + 3 * (size_t)idx;
+		for (uint32_t v = 0; v < nv; v++) {
+			double p[3] = { me->verts[3 * v], me->verts[3 * v + 1], me->verts[3 * v + 2] }, r[3];
+			nwn_quat_rotate(qi, p, r);
+			for (int k = 0; k < 3; k++) {
+				wpos[3 * v + (uint32_t)k] = ti[k] + s[idx] * r[k];
+				pos[3 * v + (uint32_t)k] = (float)wpos[3 * v + (uint32_t)k];
+			}
+			if (nrm) {
+				double pn[3] = { me->normals[3 * v], me->normals[3 * v + 1], me->normals[3 * v + 2] };
+				nwn_quat_rotate(qi, pn, r);
+				for (int k = 0; k < 3; k++)
+					nrm[3 * v + (uint32_t)k] = (float)(s[idx] < 0 ? -r[k] : r[k]);
+			}
+		}
+		mview mv = { .node = idx, .me = me, .nv = nv, .nf = nf, .pos = pos,
+			     .uv = me->tverts[0], .nrm = nrm, .world = true, .wpos = wpos,
+			     .s = s[idx], .vbase = st->nv, .tbase = st->nt, .nbase = st->nn,
+			     .vend = nx ? nx->nv : o.nv, .tend = nx ? nx->nt : o.nt,
+			     .nend = nx ? nx->nn : o.nn };
+		memcpy(mv.t, ti, sizeof(mv.t));
+		memcpy(mv.q, qi, sizeof(mv.q));
+		bool split = false;
+		uint32_t line = st->line;
+		e = match_mesh(a, &o, f0, f1, &mv, &split, &line);
+		if (!e && split)
+			e = lfs_fail_at(a->p.err, a->p.file, line, 1,
+					"a face corner gives a vertex of '%s' other values than another "
+					"corner of it (that needs split vertices: edit meshes/%s.obj)",
+					names[idx], names[idx]);
+	}
+	for (uint32_t i = 0; i < g->n_nodes && !e; i++) {
+		const nwn_mesh *me = g->nodes[i].mesh;
+		if (names[i] && in_model_obj(&g->nodes[i]) && !seen[i] &&
+		    ((me->verts && me->n_verts) || (me->faces && me->n_faces)))
+			e = lfs_fail_at(a->p.err, a->p.file, o.lines ? o.lines : 1, 1,
+					"object '%s' is missing: model.obj cannot remove meshes (edit "
+					"model.mdl)", names[i]);
 	}
 out:
-	lfs_sb_free(&g);
-	objdoc_free(&dg);
-	objdoc_free(&de);
+	lfs_obj_free(&o);
 	lfs_nameset_free(&ns);
+	free(names);
+	free(seen);
+	free(t);
+	free(q);
+	free(s);
+	free(pos);
+	free(nrm);
+	free(wpos);
 	return e;
 }
 

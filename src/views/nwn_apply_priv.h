@@ -94,6 +94,9 @@ lfs_err ap_mdl_list(ap *a, nctx *c, const mdl_stmt *gs, const mdl_stmt *es, cons
  * (nwn_apply_obj.c), anims/.../<track>.csv (nwn_apply.c) */
 lfs_err ap_apply_mdl(ap *a, const char *text, size_t tn);
 lfs_err ap_apply_obj(ap *a, const char *text, size_t tn);
+/** model.obj: value edits of every rendered mesh, objects mapped to mesh
+ * nodes by name, model-space values transformed back to each node. */
+lfs_err ap_apply_model_obj(ap *a, const char *text, size_t tn);
 /** The meshes/<name>.obj name of mesh node @p idx (as viewset.c names it),
  * owned by @p ns; NULL when out of memory. */
 const char *ap_mesh_obj_name(const nwn_model *m, uint32_t idx, lfs_nameset *ns);

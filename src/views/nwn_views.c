@@ -127,8 +127,9 @@ static lfs_err model_views(const nwn_model *m, const lfs_view_opts *opts, lfs_vl
 		nwn_obj_mats_free(&mats);
 		return r;
 	}
-	/* model.mtl and model.obj are derived (every mesh placed in model space,
-	 * nodes merged): no way back. */
+	/* model.mtl is derived (materials merged by value): no way back.
+	 * model.obj is writable: values only, each object back to its node
+	 * (nwn_apply_obj.c). */
 	lfs_vlist_add(l, "model.mtl", LFS_VIEW_MATERIALS, LFS_VIEW_WHOLE, false, &mtl);
 
 	const char **obj_names = calloc(g->n_nodes ? g->n_nodes : 1, sizeof(*obj_names));
@@ -156,7 +157,7 @@ static lfs_err model_views(const nwn_model *m, const lfs_view_opts *opts, lfs_vl
 		r = nwn_obj_model(m, obj_names, &mats, &sb, err);
 		if (r)
 			l->failed = 1;
-		lfs_vlist_add(l, "model.obj", LFS_VIEW_MODEL_OBJ, LFS_VIEW_WHOLE, false, &sb);
+		lfs_vlist_add(l, "model.obj", LFS_VIEW_MODEL_OBJ, LFS_VIEW_WHOLE, true, &sb);
 	}
 	free(obj_names);
 	lfs_nameset_free(&meshes);

@@ -8,6 +8,8 @@
 #include "../common/mem.h"
 #include "mdltext.h"
 
+#include <float.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +24,9 @@ void lfs_obj_free(lfs_obj *o)
 	free(o->f);
 	free(o->c);
 	free(o->s);
+	free(o->v_num);
+	free(o->vt_num);
+	free(o->vn_num);
 	memset(o, 0, sizeof(*o));
 }
 
@@ -30,6 +35,7 @@ typedef struct reader {
 	const lfs_obj_rules *r;
 	lfs_obj *o;
 	lfs_line ln;
+	size_t num_cap[LFS_OBJ_VN + 1]; /* elements allotted in v_num, vt_num, vn_num */
 } reader;
 
 static const struct {
@@ -76,6 +82,76 @@ static lfs_err read_f32(reader *rd, uint32_t i, float *out)
 			    (int)(t->len > 40 ? 40 : t->len), t->s);
 }
 
+int16_t lfs_obj_num_decimals(const char *s, size_t len)
+{
+	size_t i = 0;
+	if (i < len && (s[i] == '+' || s[i] == '-'))
+		i++;
+	size_t int_digits = 0, frac = 0;
+	bool dot = false;
+	while (i < len && s[i] >= '0' && s[i] <= '9')
+		i++, int_digits++;
+	if (i < len && s[i] == '.') {
+		dot = true;
+		i++;
+		while (i < len && s[i] >= '0' && s[i] <= '9')
+			i++, frac++;
+	}
+	if (!int_digits && !frac)
+		return LFS_OBJ_NUM_EXACT; /* nan, inf, nan:XXXXXXXX */
+	long ex = 0;
+	bool has_exp = false;
+	if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+		size_t j = i + 1;
+		bool neg = false;
+		if (j < len && (s[j] == '+' || s[j] == '-'))
+			neg = s[j++] == '-';
+		if (j == len || s[j] < '0' || s[j] > '9')
+			return LFS_OBJ_NUM_EXACT;
+		while (j < len && s[j] >= '0' && s[j] <= '9') {
+			if (ex < 100000)
+				ex = ex * 10 + (s[j] - '0');
+			j++;
+		}
+		i = j;
+		has_exp = true;
+		if (neg)
+			ex = -ex;
+	}
+	if (i != len || (!dot && !has_exp))
+		return LFS_OBJ_NUM_EXACT; /* hex floats and the like; plain integers */
+	long d = (long)frac - ex;
+	if (d < 0)
+		return LFS_OBJ_NUM_EXACT;
+	return (int16_t)(d > LFS_OBJ_NUM_MAXDEC ? LFS_OBJ_NUM_MAXDEC : d);
+}
+
+bool lfs_obj_num_keeps(const lfs_obj_num *n, float stored, double scale)
+{
+	if (n->decimals < 0 || !isfinite(stored) || !isfinite(n->value)) {
+		float f = (float)n->value;
+		return f == stored || lfs_f32_bits(f) == lfs_f32_bits(stored);
+	}
+	double half = 0.5 * pow(10.0, -(double)n->decimals);
+	double slack = FLT_EPSILON * (isfinite(scale) ? fabs(scale) : 0.0);
+	return fabs((double)stored - n->value) <= half + slack;
+}
+
+/* The decimal value of number token @p t in double: strtod() of the token
+ * when it is plain decimal text, else @p f (what the float reader gave:
+ * "nan:XXXXXXXX", overlong tokens). */
+static double tok_double(const lfs_tok *t, float f)
+{
+	char buf[64];
+	if (t->len == 0 || t->len >= sizeof(buf) || memchr(t->s, ':', t->len))
+		return (double)f;
+	memcpy(buf, t->s, t->len);
+	buf[t->len] = 0;
+	char *end;
+	double d = strtod(buf, &end);
+	return *end ? (double)f : d;
+}
+
 /* v / vt / vn: @p want numbers, plus a w when LFS_OBJ_W (skipped unread) or
  * LFS_OBJ_VT_W0 (read, must be 0) allows it. */
 static lfs_err read_vec(reader *rd, lfs_obj_kind k)
@@ -104,21 +180,41 @@ static lfs_err read_vec(reader *rd, lfs_obj_kind k)
 	float *dst;
 	lfs_obj_at *at;
 	bool ok;
+	lfs_obj_num **num;
+	size_t cap, idx;
 	if (k == LFS_OBJ_V) {
 		ok = grow_pair((void **)&o->v, (void **)&o->v_at, &o->cap_v, o->nv + 1,
 			       sizeof(*o->v));
 		dst = ok ? o->v[o->nv] : NULL;
 		at = ok ? &o->v_at[o->nv] : NULL;
+		num = &o->v_num, cap = o->cap_v, idx = o->nv;
 	} else if (k == LFS_OBJ_VT) {
 		ok = grow_pair((void **)&o->vt, (void **)&o->vt_at, &o->cap_t, o->nt + 1,
 			       sizeof(*o->vt));
 		dst = ok ? o->vt[o->nt] : NULL;
 		at = ok ? &o->vt_at[o->nt] : NULL;
+		num = &o->vt_num, cap = o->cap_t, idx = o->nt;
 	} else {
 		ok = grow_pair((void **)&o->vn, (void **)&o->vn_at, &o->cap_n, o->nn + 1,
 			       sizeof(*o->vn));
 		dst = ok ? o->vn[o->nn] : NULL;
 		at = ok ? &o->vn_at[o->nn] : NULL;
+		num = &o->vn_num, cap = o->cap_n, idx = o->nn;
+	}
+	lfs_obj_num *nd = NULL;
+	if (ok && (flags & LFS_OBJ_NUMS)) {
+		/* in step with the value array: cap elements of want numbers
+		 * (its capacity only grows when the value array's did) */
+		if (idx == 0 || cap != rd->num_cap[k]) {
+			void *q = realloc(*num, cap * want * sizeof(lfs_obj_num));
+			if (q) {
+				*num = q;
+				rd->num_cap[k] = cap;
+			} else {
+				ok = false;
+			}
+		}
+		nd = ok ? *num + idx * want : NULL;
 	}
 	if (!ok)
 		return lfs_nomem(rd->lx.err, "OBJ");
@@ -126,6 +222,11 @@ static lfs_err read_vec(reader *rd, lfs_obj_kind k)
 		lfs_err e = read_f32(rd, i + 1, &dst[i]);
 		if (e)
 			return e;
+		if (nd) {
+			const lfs_tok *t = &ln->tok[i + 1];
+			nd[i].value = tok_double(t, dst[i]);
+			nd[i].decimals = lfs_obj_num_decimals(t->s, t->len);
+		}
 	}
 	if (w0 && got > want) {
 		float w;
@@ -278,6 +379,7 @@ lfs_err lfs_obj_read(const char *file, const char *text, size_t n, const lfs_obj
 	reader *rd = malloc(sizeof(*rd));
 	if (!rd)
 		return lfs_nomem(err, "OBJ");
+	memset(rd, 0, sizeof(*rd));
 	lfs_lex_init(&rd->lx, file, text ? text : "", text ? n : 0, err);
 	rd->r = rules ? rules : &lenient;
 	rd->o = out;

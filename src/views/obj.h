@@ -80,6 +80,28 @@ typedef struct lfs_obj_stmt {
 	size_t nv, nt, nn, nf;
 } lfs_obj_stmt;
 
+/**
+ * A number of a v / vt / vn line as written (with LFS_OBJ_NUMS): its value
+ * in double (strtod() of the token, so a token of up to 17 significant
+ * digits keeps its decimal value) and the precision it was printed at.
+ */
+typedef struct lfs_obj_num {
+	double value;
+	/**
+	 * Digits after the decimal point, counting an exponent ("0.125" 3,
+	 * "1.5e-7" 8, "2.50" 2), at most LFS_OBJ_NUM_MAXDEC; LFS_OBJ_NUM_EXACT
+	 * for a token that states no precision: an integer without '.' or
+	 * exponent ("0", "100"), a form whose last digit is left of the units
+	 * ("1.5e3"), nan / inf.
+	 */
+	int16_t decimals;
+} lfs_obj_num;
+
+/** lfs_obj_num.decimals of a number that is exact as written. */
+#define LFS_OBJ_NUM_EXACT (-1)
+/** Most decimals lfs_obj_num.decimals holds (more are counted as this many). */
+#define LFS_OBJ_NUM_MAXDEC 60
+
 /** A parsed OBJ text. Arrays are malloc'd; free with lfs_obj_free(). */
 typedef struct lfs_obj {
 	float (*v)[3];			  /**< positions (a w is not kept) */
@@ -94,6 +116,11 @@ typedef struct lfs_obj {
 	lfs_obj_stmt *s; /**< o / g / s / usemtl / mtllib lines in file order */
 	size_t ns, cap_s;
 	uint32_t lines; /**< lines in the text (the last line's number) */
+	/**
+	 * With LFS_OBJ_NUMS: the numbers of v (3 per element), vt (2) and vn
+	 * (3) lines as written, in step with v / vt / vn; NULL otherwise.
+	 */
+	lfs_obj_num *v_num, *vt_num, *vn_num;
 } lfs_obj;
 
 /* lfs_obj_rules.flags */
@@ -123,6 +150,13 @@ typedef struct lfs_obj {
  * above"; with LFS_OBJ_DEFINED_ABOVE).
  */
 #define LFS_OBJ_MDL_MSGS 0x40u
+
+/**
+ * Also keep every v / vt / vn number as written (lfs_obj.v_num, vt_num,
+ * vn_num): its decimal value and printed precision, for
+ * lfs_obj_num_keeps().
+ */
+#define LFS_OBJ_NUMS 0x80u
 
 /** Where a statement is, for lfs_obj_rules.check. */
 typedef struct lfs_obj_where {
@@ -169,6 +203,22 @@ lfs_err lfs_obj_read(const char *file, const char *text, size_t n, const lfs_obj
 
 /** Free the arrays of @p o and zero it. */
 void lfs_obj_free(lfs_obj *o);
+
+/**
+ * The printed-precision rule (docs/formats/obj-csv.md, "Saving OBJ from
+ * other programs"): does number @p n, as written, state the value
+ * @p stored? True when @p n is exact (LFS_OBJ_NUM_EXACT) and reads as a
+ * float equal to @p stored (or with the same bits: NaN), and otherwise when
+ * |stored - n->value| <= 0.5 * 10^-decimals + FLT_EPSILON * @p scale: half a
+ * unit of the last printed digit, plus the float32 rounding noise of a
+ * writer's own arithmetic on a vector whose largest component is @p scale
+ * (Blender's axis conversion moves a component by up to 9e-8 of it).
+ * A number that states the stored value keeps the stored bits.
+ */
+bool lfs_obj_num_keeps(const lfs_obj_num *n, float stored, double scale);
+
+/** Precision of number token @p s (@p len bytes), as lfs_obj_num.decimals. */
+int16_t lfs_obj_num_decimals(const char *s, size_t len);
 
 /*
  * ---- writers: whole lines, ended by "\n" ----
