@@ -10,6 +10,8 @@ pkgs=(
 	python3 kmod util-linux procps psmisc diffutils findutils
 	# programs the edit_* integration tests save views with
 	vim neovim emacs-nox nano libglib2.0-bin sed coreutils
+	# Blender's OBJ importer/exporter round trips (blender_obj test; runs headless)
+	blender
 )
 
 if [ "$(id -u)" -eq 0 ]; then
