@@ -6,8 +6,11 @@
  * Writable views (paths as lfs_views_build lists them):
  *  - model.mdl                            (src/views/nwn_ascii.c)
  *  - meshes/<node>.obj                    (src/views/nwn_obj.c)
+ *  - model.obj (values only, objects by node name, transforms inverted)
  *  - anims/<anim>/<node>.<controller>.csv (src/views/nwn_csv.c)
- * model.obj and model.mtl are read-only (baked transforms / merged materials).
+ * model.mtl is read-only (merged materials). OBJ numbers are compared at the
+ * precision they were printed at (docs/formats/obj-csv.md, "Saving OBJ from
+ * other programs").
  *
  * Method: the binary is decoded, the view's text is regenerated from the
  * model, and the generated and the edited text are read by the same reader
