@@ -10,6 +10,8 @@ pkgs=(
 	python3 kmod util-linux procps psmisc diffutils findutils
 	# programs the edit_* integration tests save views with
 	vim neovim emacs-nox nano libglib2.0-bin sed coreutils
+	# the peer compiler nwnmdlcomp (test peer_read) is a 32-bit program
+	gcc-multilib g++-multilib
 )
 
 if [ "$(id -u)" -eq 0 ]; then
