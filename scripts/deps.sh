@@ -12,6 +12,8 @@ pkgs=(
 	vim neovim emacs-nox nano libglib2.0-bin sed coreutils
 	# Blender's OBJ importer/exporter round trips (blender_obj test; runs headless)
 	blender
+	# the peer compiler nwnmdlcomp (test peer_read) is a 32-bit program
+	gcc-multilib g++-multilib
 )
 
 if [ "$(id -u)" -eq 0 ]; then

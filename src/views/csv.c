@@ -31,6 +31,70 @@ static bool blank(char ch)
 	return ch == ' ' || ch == '\t';
 }
 
+/*
+ * Append a field to the row: @p len bytes at @p a (kept when the row has
+ * room), its column that of @p at on the line starting at @p ls.
+ */
+static void put_field(lfs_csv *c, const char *ls, const char *at, const char *a, size_t len)
+{
+	if (c->nf < LFS_CSV_MAXF) {
+		c->f[c->nf].s = a;
+		c->f[c->nf].len = len;
+		c->f[c->nf].col = (uint32_t)(at - ls) + 1;
+	}
+	c->nf++;
+}
+
+/*
+ * The quoted field opening at @p q (a '"') on the line [ls, e): its content
+ * is the bytes up to the closing quote with every '""' read as '"' (copied
+ * into c->scratch when it holds one). Returns the byte after the closing
+ * quote, or NULL (error filled) when the quote is not closed on the line.
+ */
+static const char *quoted_field(lfs_csv *c, const char *ls, const char *q, const char *e)
+{
+	const char *s = q + 1;
+	bool doubled = false;
+	const char *p = s;
+	for (;;) {
+		const char *dq = memchr(p, '"', (size_t)(e - p));
+		if (!dq) {
+			lfs_fail_at(c->err, c->file, c->line, (unsigned)(q - ls) + 1,
+				    "unterminated quoted field (a quoted field must close on its line)");
+			return NULL;
+		}
+		if (dq + 1 < e && dq[1] == '"') {
+			doubled = true;
+			p = dq + 2;
+			continue;
+		}
+		p = dq;
+		break;
+	}
+	/* p: the closing quote */
+	if (!doubled) {
+		put_field(c, ls, q, s, (size_t)(p - s));
+		return p + 1;
+	}
+	size_t room = sizeof(c->scratch) - c->scratch_used, k = 0;
+	char *d = c->scratch + c->scratch_used;
+	for (const char *x = s; x < p && k <= room; x++, k++) {
+		if (k < room)
+			d[k] = *x;
+		if (*x == '"')
+			x++; /* the second quote of a pair */
+	}
+	if (k > room) {
+		/* No value of ours holds a '"': keep the field as written,
+		 * quotes and all, which is refused as any value. */
+		put_field(c, ls, q, q, (size_t)(p + 1 - q));
+	} else {
+		put_field(c, ls, q, d, k);
+		c->scratch_used += k;
+	}
+	return p + 1;
+}
+
 int lfs_csv_next(lfs_csv *c)
 {
 	bool trim = c->flags & LFS_CSV_LENIENT;
@@ -58,22 +122,38 @@ int lfs_csv_next(lfs_csv *c)
 		c->row_line = c->line;
 		c->end_col = (uint32_t)(e - ls) + 1;
 		c->nf = 0;
+		c->scratch_used = 0;
 		const char *fs = ls;
 		for (;;) {
-			const char *fe = memchr(fs, ',', (size_t)(e - fs));
-			if (!fe)
-				fe = e;
-			const char *a = fs, *b = fe;
-			while (trim && a < b && blank(*a))
+			const char *a = fs;
+			while (trim && a < e && blank(*a))
 				a++;
-			while (trim && b > a && blank(b[-1]))
-				b--;
-			if (c->nf < LFS_CSV_MAXF) {
-				c->f[c->nf].s = a;
-				c->f[c->nf].len = (size_t)(b - a);
-				c->f[c->nf].col = (uint32_t)(a - ls) + 1;
+			const char *fe;
+			if (a < e && *a == '"') {
+				/* RFC 4180 quoted field */
+				const char *after = quoted_field(c, ls, a, e);
+				if (!after)
+					return -1;
+				fe = after;
+				while (trim && fe < e && blank(*fe))
+					fe++;
+				if (fe < e && *fe != ',') {
+					lfs_fail_at(c->err, c->file, c->line,
+						    (unsigned)(fe - ls) + 1,
+						    "text after a closing quote (a field is "
+						    "quoted whole: \"...\", with \"\" for a quote "
+						    "inside)");
+					return -1;
+				}
+			} else {
+				fe = memchr(fs, ',', (size_t)(e - fs));
+				if (!fe)
+					fe = e;
+				const char *b = fe;
+				while (trim && b > a && blank(b[-1]))
+					b--;
+				put_field(c, ls, a, a, (size_t)(b - a));
 			}
-			c->nf++;
 			if (fe == e)
 				break;
 			fs = fe + 1;

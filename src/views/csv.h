@@ -4,13 +4,20 @@
  * format (NAD tracks and tags, SOD channels, NWN controller keys).
  *
  * Owns: CSV text <-> rows of fields. The CSVs are RFC 4180 ("Common Format
- * and MIME Type for Comma-Separated Values (CSV) Files") without quoting:
- * every field is a number or a fixed word, so a '"' is an ordinary byte and
- * a field never holds a comma. Writers end every record with CRLF; readers
- * take CRLF or LF, skip blank lines and refuse NUL bytes. With
+ * and MIME Type for Comma-Separated Values (CSV) Files"). Writers write
+ * every field bare (each is a number or a fixed word: no comma, quote or
+ * line break) and end every record with LF, so that line tools (grep's '$',
+ * awk's last field) see the value. Readers take CRLF or LF line ends and a
+ * last line without one, skip blank lines, refuse NUL bytes, and read RFC
+ * 4180 quoting as Python's csv module writes it (QUOTE_MINIMAL, QUOTE_ALL,
+ * QUOTE_NONNUMERIC): a field that starts with '"' runs to the next lone
+ * '"', "" inside standing for one '"'; its content is the field, so "0.5"
+ * is the number 0.5 and "frame" a header name. A quote not closed on its
+ * line (no value holds a line break) and text after a closing quote are
+ * refused; a '"' inside a bare field is an ordinary byte. With
  * LFS_CSV_LENIENT they also skip a leading UTF-8 byte order mark, lines of
- * only spaces/tabs, and spaces/tabs around fields, and compare header
- * column names ignoring ASCII case.
+ * only spaces/tabs, and spaces/tabs around fields (outside the quotes), and
+ * compare header column names ignoring ASCII case.
  *
  * Errors are "file:line:col: message" (lfs_fail_at); columns are 1-based
  * byte columns of the field (after leading blanks) or of the line end.
@@ -37,7 +44,11 @@
  */
 #define LFS_CSV_MDL_MSGS 0x2u
 
-/** One field of the current row: bytes in the text (not NUL-terminated). */
+/**
+ * One field of the current row, not NUL-terminated: bytes in the text, or
+ * in lfs_csv.scratch for a quoted field holding "" (valid until the next
+ * lfs_csv_next()).
+ */
 typedef struct lfs_csv_field {
 	const char *s;
 	size_t len;
@@ -55,13 +66,21 @@ typedef struct lfs_csv {
 	uint32_t row_line, end_col; /**< its line; column just past its last byte */
 	size_t nf;		    /**< fields in the row (may exceed LFS_CSV_MAXF) */
 	lfs_csv_field f[LFS_CSV_MAXF];
+	/** The row's quoted fields that hold "", unquoted. One that does not
+	 * fit is kept as written, quotes and all (refused as any value). */
+	char scratch[512];
+	size_t scratch_used;
 } lfs_csv;
 
 /** Start reading @p n bytes of @p text; messages name @p file. */
 void lfs_csv_init(lfs_csv *c, const char *file, const char *text, size_t n, unsigned flags,
 		  lfs_error *err);
 
-/** Next non-blank row. 1 = a row, 0 = end of text, -1 = error (NUL byte; err filled). */
+/**
+ * Next non-blank row. 1 = a row, 0 = end of text, -1 = error (err filled):
+ * a NUL byte, "unterminated quoted field ..." at the opening quote, "text
+ * after a closing quote ..." at that text.
+ */
 int lfs_csv_next(lfs_csv *c);
 
 /**
@@ -120,10 +139,10 @@ lfs_err lfs_csv_rows(lfs_csv *c, const lfs_csv_table *t, void **rows, size_t *n)
 
 /* ---- writers ---------------------------------------------------------------- */
 
-/** The line end of every record: CRLF. */
-#define LFS_CSV_EOL "\r\n"
+/** The line end of every record: LF. */
+#define LFS_CSV_EOL "\n"
 
-/** "<header>\r\n". */
+/** "<header>\n". */
 void lfs_csv_write_header(lfs_sb *sb, const char *header);
 /** @p n floats in lfs_fmt_float_bits() form separated by ',' (no line end). */
 void lfs_csv_write_floats(lfs_sb *sb, const float *f, size_t n);
@@ -133,7 +152,7 @@ void lfs_csv_write_floats(lfs_sb *sb, const float *f, size_t n);
  * controller views have always had.
  */
 void lfs_csv_write_floats_plain(lfs_sb *sb, const float *f, size_t n);
-/** End the record: "\r\n". */
+/** End the record: "\n". */
 void lfs_csv_write_eol(lfs_sb *sb);
 
 #endif

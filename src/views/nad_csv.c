@@ -4,8 +4,8 @@
  * docs/formats/nad.md).
  *
  * Owns the NAD mapping only (columns, tag names); the CSV syntax is csv.h's:
- * a header row, one row per key/tag, CRLF record ends, read with
- * LFS_CSV_LENIENT (LF ends, blank lines, spaces or tabs around fields and a
+ * a header row, one row per key/tag, LF record ends, read with
+ * LFS_CSV_LENIENT (CRLF or LF ends, quoted fields, blank lines, spaces or tabs around fields and a
  * leading UTF-8 byte order mark are accepted).
  */
 #include "nad_views.h"

@@ -61,7 +61,7 @@ lfs_err nad_text_parse(const char *file, const char *text, size_t n, nad_model *
 /** The header row of a track CSV (without the line end). */
 extern const char nad_csv_track_header[];
 
-/** Append the CSV of track @p t (header + one row per key, CRLF ends). */
+/** Append the CSV of track @p t (header + one row per key, LF ends). */
 lfs_err nad_csv_track_write(const nad_track *t, lfs_sb *sb, lfs_error *err);
 
 /**

@@ -3,7 +3,7 @@
  * NWN animation controllers -> CSV (docs/formats/obj-csv.md).
  *
  * One file per controller of each animation node:
- * anims/<anim>/<node>.<controller>.csv. RFC 4180 CSV (CRLF record ends, no
+ * anims/<anim>/<node>.<controller>.csv. RFC 4180 CSV (LF record ends, no
  * quoting needed: every field is a number or a fixed column name). Header row
  * then one row per key:
  *  - position:            time,x,y,z

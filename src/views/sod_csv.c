@@ -3,7 +3,7 @@
  * SOD animation channel CSVs (anims/<node>.csv, docs/formats/sod.md): the
  * columns of a channel and their mapping onto its keys. The CSV syntax is
  * csv.h's (strict: no byte order mark, no blanks around fields, exact
- * header), CRLF record ends.
+ * header), LF record ends.
  */
 #include "sod_views.h"
 

@@ -3,8 +3,9 @@
  * The shared OBJ and CSV readers/writers (src/views/obj.h, src/views/csv.h):
  * write -> read gives back the same float bits (negative zero, subnormals,
  * infinities, NaN payloads) and indices, the writers produce the exact bytes
- * the views have always had (CRLF CSV records), and every refusal names the
- * right file:line:col. Also the rules NWN needs (a vt w that must be 0, at
+ * the views have (LF CSV records), RFC 4180 quoting as other tools write it
+ * (Python's csv module in each mode) reads as the bare fields, and every
+ * refusal names the right file:line:col. Also the rules NWN needs (a vt w that must be 0, at
  * most 15 corners a face, model.mdl's wording) and the plain float form of
  * the NWN and NIL writers.
  */
@@ -321,7 +322,7 @@ static void test_plain_writers(void **state)
 	lfs_csv_write_eol(&sb);
 	lfs_csv_write_floats(&sb, row, 2);
 	assert_true(lfs_sb_ok(&sb));
-	assert_string_equal(sb.data, "1.5,nan,-inf,1e-45\r\n1.5\r\n1.5,nan:ffc00000");
+	assert_string_equal(sb.data, "1.5,nan,-inf,1e-45\n1.5\n1.5,nan:ffc00000");
 	/* plain text reads back bit for bit except for a NaN's payload */
 	lfs_csv c;
 	lfs_error err;
@@ -349,11 +350,11 @@ static void test_csv_round_trip(void **state)
 		lfs_csv_write_eol(&sb);
 	}
 	assert_true(lfs_sb_ok(&sb));
-	/* today's bytes: CRLF record ends, shortest floats, NaN bits */
-	assert_memory_equal(sb.data, "a,b,c\r\n0,-0,1e-45\r\n-0,1e-45,-1e-45\r\n", 35);
-	assert_non_null(strstr(sb.data, "\r\ninf,-inf,nan:7fc00000\r\n"));
+	/* today's bytes: LF record ends (no CR), shortest floats, NaN bits */
+	assert_memory_equal(sb.data, "a,b,c\n0,-0,1e-45\n-0,1e-45,-1e-45\n", 32);
+	assert_non_null(strstr(sb.data, "\ninf,-inf,nan:7fc00000\n"));
 	assert_int_equal(sb.data[sb.len - 1], '\n');
-	assert_int_equal(sb.data[sb.len - 2], '\r');
+	assert_null(memchr(sb.data, '\r', sb.len));
 	for (unsigned flags = 0; flags <= LFS_CSV_LENIENT; flags++) {
 		lfs_csv c;
 		lfs_error err;
@@ -458,7 +459,6 @@ static void test_csv_refusals(void **state)
 		"28,29,30,31,32,33,34\r\n",
 		0, 3, "bad.csv:2:7: error: expected 3 fields (a,b,c), found 34");
 	csv_refuse("a,b,c\r\n1,,3\r\n", 0, 3, "bad.csv:2:3: error: expected a number, found ''");
-	csv_refuse("a,b,c\r\n1,2,\"3\"\r\n", 0, 3, "bad.csv:2:5: error: expected a number, found '\"3\"'");
 	csv_refuse("a,b,c\n\n1, 2,3x\n", LFS_CSV_LENIENT, 3,
 		   "bad.csv:3:6: error: expected a number, found '3x'");
 	csv_refuse_n("a,b,c\n1,2\0,3\n", 13, 0, 3, "bad.csv:2:4: error: NUL byte in text");
@@ -483,6 +483,138 @@ static void test_csv_refusals(void **state)
 	assert_string_equal(err.msg, "n.csv:3:5: error: 'x' is not a number");
 }
 
+/* Read @p text's header "a,b,c" and its rows of numbers into @p out (at most
+ * @p max); returns the row count, or -1 with err filled. */
+static int csv_numbers(const char *text, unsigned flags, float *out, size_t max, lfs_error *err)
+{
+	lfs_csv c;
+	lfs_csv_init(&c, "q.csv", text, strlen(text), flags, err);
+	if (lfs_csv_header(&c, "a,b,c"))
+		return -1;
+	size_t k = 0;
+	int r, rows = 0;
+	while ((r = lfs_csv_next(&c)) == 1) {
+		if (lfs_csv_arity(&c, 3, "a,b,c"))
+			return -1;
+		for (size_t i = 0; i < 3; i++, k++)
+			if (k >= max || lfs_csv_f32(&c, i, &out[k]))
+				return -1;
+		rows++;
+	}
+	return r < 0 ? -1 : rows;
+}
+
+static void test_csv_quoting(void **state)
+{
+	(void)state;
+	lfs_error err;
+	float v[12];
+	/* Python's csv.writer output for the same table in its three quoting
+	 * modes (CRLF, its default line end), and ours (LF, no final newline) */
+	static const char *const forms[] = {
+		"a,b,c\r\n0.5,-2,1e-45\r\n3,4,5\r\n",                              /* QUOTE_MINIMAL */
+		"\"a\",\"b\",\"c\"\r\n\"0.5\",\"-2\",\"1e-45\"\r\n\"3\",\"4\",\"5\"\r\n", /* QUOTE_ALL */
+		"\"a\",\"b\",\"c\"\r\n0.5,-2.0,1e-45\r\n3.0,4.0,5.0\r\n",         /* QUOTE_NONNUMERIC */
+		"a,b,c\n0.5,-2,1e-45\n\"3\",4,\"5\"",                               /* mixed, no final EOL */
+	};
+	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++)
+		for (unsigned flags = 0; flags <= LFS_CSV_LENIENT; flags++) {
+			memset(&err, 0, sizeof(err));
+			if (csv_numbers(forms[i], flags, v, 12, &err) != 2)
+				fail_msg("form %zu flags %u: %s", i, flags, err.msg);
+			assert_true(v[0] == 0.5f && v[1] == -2.0f && lfs_f32_bits(v[2]) == 1u);
+			assert_true(v[3] == 3.0f && v[4] == 4.0f && v[5] == 5.0f);
+		}
+	/* lenient: blanks outside the quotes; quoted header names ignore case */
+	assert_int_equal(csv_numbers(" \"A\" ,\t\"b\",c\n \"1\" , 2 ,\"3\"\t\n", LFS_CSV_LENIENT, v,
+				     12, &err),
+			 1);
+	assert_true(v[0] == 1.0f && v[1] == 2.0f && v[2] == 3.0f);
+
+	/* field contents and columns: a column is that of the opening quote */
+	lfs_csv c;
+	const char *t = "\"x\"\"y\",\"\",\"1,5\",q\"r,\"\"\"\"\r\n";
+	lfs_csv_init(&c, "q.csv", t, strlen(t), 0, &err);
+	assert_int_equal(lfs_csv_next(&c), 1);
+	assert_int_equal(c.nf, 5);
+	assert_int_equal(c.f[0].len, 3);
+	assert_memory_equal(c.f[0].s, "x\"y", 3);
+	assert_int_equal(c.f[0].col, 1);
+	assert_int_equal(c.f[1].len, 0);
+	assert_int_equal(c.f[1].col, 8);
+	assert_int_equal(c.f[2].len, 3);
+	assert_memory_equal(c.f[2].s, "1,5", 3); /* a quoted comma is data */
+	assert_int_equal(c.f[2].col, 11);
+	assert_int_equal(c.f[3].len, 3);
+	assert_memory_equal(c.f[3].s, "q\"r", 3); /* a quote inside a bare field is a byte */
+	assert_int_equal(c.f[3].col, 17);
+	assert_int_equal(c.f[4].len, 1);
+	assert_memory_equal(c.f[4].s, "\"", 1);
+	assert_int_equal(c.f[4].col, 21);
+	assert_int_equal(c.end_col, 25);
+	assert_int_equal(lfs_csv_next(&c), 0);
+	/* the scratch is per row: many "" fields, row after row */
+	lfs_sb sb = { 0 };
+	for (int r = 0; r < 3; r++) {
+		for (int i = 0; i < 20; i++)
+			lfs_sb_printf(&sb, "%s\"%d\"\"%d\"", i ? "," : "", r, i);
+		lfs_sb_puts(&sb, "\n");
+	}
+	assert_true(lfs_sb_ok(&sb));
+	lfs_csv_init(&c, "q.csv", sb.data, sb.len, 0, &err);
+	for (int r = 0; r < 3; r++) {
+		assert_int_equal(lfs_csv_next(&c), 1);
+		assert_int_equal(c.nf, 20);
+		for (int i = 0; i < 20; i++) {
+			char want[32];
+			int wl = snprintf(want, sizeof(want), "%d\"%d", r, i);
+			assert_int_equal(c.f[i].len, (size_t)wl);
+			assert_memory_equal(c.f[i].s, want, (size_t)wl);
+		}
+	}
+	lfs_sb_free(&sb);
+	/* a "" field larger than the scratch is kept as written: never a value */
+	lfs_sb_puts(&sb, "a,b,c\n1,2,\"");
+	for (int i = 0; i < 600; i++)
+		lfs_sb_puts(&sb, "1");
+	lfs_sb_puts(&sb, "\"\"\"\n");
+	assert_true(lfs_sb_ok(&sb));
+	assert_int_equal(csv_numbers(sb.data, 0, v, 12, &err), -1);
+	assert_string_equal(err.msg, "q.csv:2:5: error: expected a number, found "
+				     "'\"111111111111111111111111111111111111111'");
+	lfs_sb_free(&sb);
+}
+
+static void test_csv_quote_refusals(void **state)
+{
+	(void)state;
+	csv_refuse("a,b,c\r\n1,\"2,3\r\n", 0, 3,
+		   "bad.csv:2:3: error: unterminated quoted field (a quoted field must close on "
+		   "its line)");
+	csv_refuse("a,b,c\n1,2,\"3\n\"\n", LFS_CSV_LENIENT, 3,
+		   "bad.csv:2:5: error: unterminated quoted field (a quoted field must close on "
+		   "its line)");
+	csv_refuse("\"a\",\"b\",\"c\"\"\n", 0, 3,
+		   "bad.csv:1:9: error: unterminated quoted field (a quoted field must close on "
+		   "its line)");
+	csv_refuse("a,b,c\n1,\"2\"x,3\n", 0, 3,
+		   "bad.csv:2:6: error: text after a closing quote (a field is quoted whole: "
+		   "\"...\", with \"\" for a quote inside)");
+	csv_refuse("a,b,c\n1,\"2\" ,3\n", 0, 3,
+		   "bad.csv:2:6: error: text after a closing quote (a field is quoted whole: "
+		   "\"...\", with \"\" for a quote inside)");
+	csv_refuse("a,b,c\n1,\"2\" \"3\",3\n", LFS_CSV_LENIENT, 3,
+		   "bad.csv:2:7: error: text after a closing quote (a field is quoted whole: "
+		   "\"...\", with \"\" for a quote inside)");
+	csv_refuse("\"a\",\"x\",\"c\"\r\n", 0, 3,
+		   "bad.csv:1:5: error: header: expected column 'b' (expected 'a,b,c')");
+	csv_refuse("a,b,c\r\n1,\"abc\",3\r\n", 0, 3, "bad.csv:2:3: error: expected a number, found 'abc'");
+	csv_refuse("a,b,c\r\n1,\"\",3\r\n", 0, 3, "bad.csv:2:3: error: expected a number, found ''");
+	csv_refuse("a,b,c\r\n1,\"1,5\",3\r\n", 0, 3, "bad.csv:2:3: error: expected a number, found '1,5'");
+	csv_refuse("a,b,c\r\n1,\"2\"\"\",3\r\n", 0, 3, "bad.csv:2:3: error: expected a number, found '2\"'");
+	csv_refuse("a,b,c\n1, \"2\",3\n", 0, 3, "bad.csv:2:3: error: expected a number, found ' \"2\"'");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -494,6 +626,8 @@ int main(void)
 		cmocka_unit_test(test_csv_round_trip),
 		cmocka_unit_test(test_csv_lenient_and_strict),
 		cmocka_unit_test(test_csv_refusals),
+		cmocka_unit_test(test_csv_quoting),
+		cmocka_unit_test(test_csv_quote_refusals),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
