@@ -55,6 +55,16 @@ typedef bool (*nwn_supermodel_lookup_fn)(void *ctx, const char *name, uint8_t **
 lfs_err nwn_compile(const char *file, const uint8_t *text, size_t n, nwn_supermodel_lookup_fn lookup,
 		    void *ctx, uint8_t **out, size_t *outn, lfs_error *err);
 
+/**
+ * nwn_compile() that also reports the diagnostics of a compile that lands
+ * into @p warn (may be NULL): each a line `file:line:col: warning: msg` —
+ * dropped degenerate faces, a supermodel not found (part numbers then follow
+ * the text order), unknown node types compiled as dummies (`emmiter`), lines
+ * of numbers outside any list. docs/nwn-compile.md lists them.
+ */
+lfs_err nwn_compile_ex(const char *file, const uint8_t *text, size_t n, nwn_supermodel_lookup_fn lookup,
+		       void *ctx, lfs_warnings *warn, uint8_t **out, size_t *outn, lfs_error *err);
+
 /* ------------------------------------------------------------------------
  * Edit mode (used by src/views/nwn_apply.c for structural edits).
  */
@@ -83,7 +93,7 @@ typedef struct nwn_compiled {
  * binary's order) and do not encode. Errors as nwn_compile().
  */
 lfs_err nwn_compile_doc(const char *file, const struct mdl_doc *d, nwn_supermodel_lookup_fn lookup,
-			void *ctx, nwn_compiled *out, lfs_error *err);
+			void *ctx, lfs_warnings *warn, nwn_compiled *out, lfs_error *err);
 
 /** Zeroed memory from @p c's arena (freed with it); NULL when out of memory. */
 void *nwn_compiled_zalloc(nwn_compiled *c, size_t n);
