@@ -344,10 +344,10 @@ static void cmp_mesh(const nwn_geometry *ga, const nwn_mesh *a, const nwn_geomet
 					for (int l = 0; l < 4; l++) {
 						cf(C("corner-weight"), a->skin->weights[4 * va + l], b->skin->weights[4 * vb + l]);
 						int16_t ra = a->skin->bonerefs[4 * va + l], rb = b->skin->bonerefs[4 * vb + l];
-						const char *na = ra >= 0 && ra < 17 && a->skin->bone_node_numbers[ra] >= 0 &&
+						const char *na = ra >= 0 && ra < NWN_SKIN_BONES && a->skin->bone_node_numbers[ra] >= 0 &&
 								 (uint32_t)a->skin->bone_node_numbers[ra] < ga->n_nodes ?
 							ga->nodes[a->skin->bone_node_numbers[ra]].name : "-";
-						const char *nb = rb >= 0 && rb < 17 && b->skin->bone_node_numbers[rb] >= 0 &&
+						const char *nb = rb >= 0 && rb < NWN_SKIN_BONES && b->skin->bone_node_numbers[rb] >= 0 &&
 								 (uint32_t)b->skin->bone_node_numbers[rb] < gb->n_nodes ?
 							gb->nodes[b->skin->bone_node_numbers[rb]].name : "-";
 						cs(C("corner-bone"), na, nb);
@@ -358,7 +358,7 @@ static void cmp_mesh(const nwn_geometry *ga, const nwn_mesh *a, const nwn_geomet
 	}
 	if (a->skin && b->skin) {
 		const nwn_skin *x = a->skin, *y = b->skin;
-		for (int i = 0; i < 17; i++)
+		for (int i = 0; i < NWN_SKIN_BONES; i++)
 			cu(C("skin-bone-node-numbers"), (uint16_t)x->bone_node_numbers[i], (uint16_t)y->bone_node_numbers[i]);
 		cu(C("skin-node-to-bone-count"), x->node_to_bone_count, y->node_to_bone_count);
 		for (uint32_t i = 0; i < x->node_to_bone_count && i < y->node_to_bone_count && x->node_to_bone &&
