@@ -151,6 +151,8 @@ static int do_commit(lfs_fs *fs, struct node *model, const char *rel, const char
 			return EINVAL;
 		}
 	}
+	if (warn.len) /* a save that lands with warnings: commit_done/commit_log show them */
+		snprintf(msg, msgsz, "%.*s", (int)warn.len, warn.text);
 	if (outn == n && (n == 0 || memcmp(out, orig, n) == 0)) {
 		/* Same model: SOURCE keeps its bytes and its mtime. */
 		*noop = true;
@@ -171,8 +173,6 @@ static int do_commit(lfs_fs *fs, struct node *model, const char *rel, const char
 			 "is unchanged\n", vpath, rel, what, strerror(r));
 		return r;
 	}
-	if (warn.len) /* a save that lands with warnings: commit_done/commit_log show them */
-		snprintf(msg, msgsz, "%.*s", (int)warn.len, warn.text);
 	if (!kept)
 		fsi_log(fs, LFS_LOG_WARNING, "%s: saved, but the new file belongs to the daemon's user "
 		       "(cannot give it back to %u:%u)", rel, (unsigned)st.st_uid, (unsigned)st.st_gid);
@@ -202,13 +202,13 @@ static void commit_done(lfs_fs *fs, struct mstate *ms, struct node *model, const
 		 * its backup back after a refusal) does not. */
 		if (!noop)
 			fsi_merr_clear(ms, vpath);
-		if (!noop && msg[0]) {
+		if (msg[0]) {
 			/* saved with warnings (lfs_warnings of the apply) */
 			size_t need = strlen(msg) + strlen(vpath) + strlen(model->rel) + 80;
 			char *full = malloc(need);
 			if (full) {
-				snprintf(full, need, "%s%s: note: saved; the model file %s was written\n", msg,
-					 vpath, model->rel);
+				snprintf(full, need, "%s%s: note: saved; the model file %s %s\n", msg, vpath,
+					 model->rel, noop ? "already held these bytes" : "was written");
 				fsi_merr_set(ms, vpath, full);
 				free(full);
 			}
@@ -251,8 +251,6 @@ static void commit_log(lfs_fs *fs, const char *rel, const char *vpath, int r, bo
 	if (!r) {
 		fsi_log(fs, LFS_LOG_INFO, "%s: %s %s", rel, noop ? "unchanged by the save of" :
 		       "saved from", vpath);
-		if (noop)
-			return;
 	}
 	/* One log line per message line. */
 	const char *p = msg;
