@@ -10,14 +10,18 @@
  * documented; every deliberate difference is listed in docs/nwn-compile.md.
  *
  * Messy real files: a GMax snoop preamble, CRLF, NUL bytes, `node emmiter`
- * (compiled as a dummy, as the game does with unknown types),
+ * and `node pwk` (compiled as dummies with a warning, as the game does with
+ * unknown types; other unknown types are refused), the editor keywords real
+ * files carry (`wirecolor`, `center`, ...: the list in docs/nwn-compile.md),
  * `filedependancy`/`filedependency`, classification spellings (`effects`,
  * any case; unknown words such as `other`/`unknown`/`item` leave 0),
  * `spawntype -1`, faces referencing missing tverts (the faces are dropped, as
  * the compiler does) all compile. Errors are LFS_ERR_PARSE with
- * `file:line:col: message`: malformed syntax (from mdl_parse), no `newmodel`,
- * a second root node, an unknown parent or bone name, a malformed number in
- * an attribute, more than 17 bones in a skin, more than 65535 split vertices,
+ * `file:line:col: error: message`: malformed syntax (from mdl_parse: text
+ * after `donemodel`, no `donemodel`/`endmodelgeom`), no `newmodel`, an
+ * unknown node type, an unknown statement or one the node's type cannot hold,
+ * a second root node, an unknown parent or bone name, a malformed number
+ * (`undefined`) in an attribute, more than 18 bones in a skin, more than 65535 split vertices,
  * controller data beyond the 16-bit key offsets.
  */
 #ifndef LFS_NWN_COMPILE_H
