@@ -54,7 +54,8 @@ static void served_after_commit(lfs_fs *fs, const char *rel, const char *vpath, 
  */
 static lfs_err commit_apply(lfs_fs *fs, const char *rel, const struct stat *st,
 			    const uint8_t *orig, size_t n, const char *vpath,
-			    const struct ctext *t, uint8_t **out, size_t *outn, lfs_error *err)
+			    const struct ctext *t, lfs_warnings *warn, uint8_t **out, size_t *outn,
+			    lfs_error *err)
 {
 	char *dir = strdup(rel);
 	if (dir) {
@@ -62,7 +63,7 @@ static lfs_err commit_apply(lfs_fs *fs, const char *rel, const struct stat *st,
 		*(sl ? sl : dir) = '\0';
 	}
 	lfs_sibling_ctx sc = { fs->rootfd, dir ? dir : "", fs->o.max_model_size };
-	lfs_siblings sib = { lfs_sibling_model_read, &sc, NULL };
+	lfs_siblings sib = { lfs_sibling_model_read, &sc, warn };
 	lfs_centry *ce = fsi_entry_for(fs, rel, st);
 	const lfs_view *v =
 		ce && ce->kind == LFS_SOURCE_MODEL ? lfs_viewset_find(&ce->vs, vpath) : NULL;
@@ -127,7 +128,8 @@ static int do_commit(lfs_fs *fs, struct node *model, const char *rel, const char
 	memset(&err, 0, sizeof(err));
 	uint8_t *out = NULL;
 	size_t outn = 0;
-	lfs_err e = commit_apply(fs, rel, &st, orig, n, vpath, t, &out, &outn, &err);
+	lfs_warnings warn = { 0 };
+	lfs_err e = commit_apply(fs, rel, &st, orig, n, vpath, t, &warn, &out, &outn, &err);
 	if (e != LFS_OK) {
 		free(orig);
 		free(out);
@@ -149,6 +151,8 @@ static int do_commit(lfs_fs *fs, struct node *model, const char *rel, const char
 			return EINVAL;
 		}
 	}
+	if (warn.len) /* a save that lands with warnings: commit_done/commit_log show them */
+		snprintf(msg, msgsz, "%.*s", (int)warn.len, warn.text);
 	if (outn == n && (n == 0 || memcmp(out, orig, n) == 0)) {
 		/* Same model: SOURCE keeps its bytes and its mtime. */
 		*noop = true;
@@ -198,6 +202,17 @@ static void commit_done(lfs_fs *fs, struct mstate *ms, struct node *model, const
 		 * its backup back after a refusal) does not. */
 		if (!noop)
 			fsi_merr_clear(ms, vpath);
+		if (msg[0]) {
+			/* saved with warnings (lfs_warnings of the apply) */
+			size_t need = strlen(msg) + strlen(vpath) + strlen(model->rel) + 80;
+			char *full = malloc(need);
+			if (full) {
+				snprintf(full, need, "%s%s: note: saved; the model file %s %s\n", msg, vpath,
+					 model->rel, noop ? "already held these bytes" : "was written");
+				fsi_merr_set(ms, vpath, full);
+				free(full);
+			}
+		}
 		uint64_t h;
 		fsi_pbase_take(ms, vpath, &h);
 		if (noop)
@@ -236,7 +251,6 @@ static void commit_log(lfs_fs *fs, const char *rel, const char *vpath, int r, bo
 	if (!r) {
 		fsi_log(fs, LFS_LOG_INFO, "%s: %s %s", rel, noop ? "unchanged by the save of" :
 		       "saved from", vpath);
-		return;
 	}
 	/* One log line per message line. */
 	const char *p = msg;

@@ -258,6 +258,19 @@ static int write_result(const char *out, const uint8_t *res, size_t rn, const st
 	return 0;
 }
 
+/* The warnings of an apply or compile, to stderr in gcc's form (they come
+ * before an error, if any, as a compiler prints them). */
+static void print_warnings(const lfs_warnings *w)
+{
+	if (w->len)
+		fwrite(w->text, 1, w->len, stderr);
+	size_t shown = 0;
+	for (size_t i = 0; i < w->len; i++)
+		shown += w->text[i] == '\n';
+	if (w->count > shown)
+		fprintf(stderr, "legacyfs-convert: %u more warnings not shown\n", w->count - (unsigned)shown);
+}
+
 /* apply MODEL VIEWPATH EDITED -o OUT; a supermodel (NWN) is read from MODEL's
  * folder, as the mount does */
 static int do_apply(const char *model, const char *vpath, const char *edited, const char *out,
@@ -294,8 +307,22 @@ static int do_apply(const char *model, const char *vpath, const char *edited, co
 			strcpy(dir, ".");
 	}
 	lfs_sibling_ctx sc = { AT_FDCWD, dir ? dir : ".", max_size };
-	lfs_err e = lfs_views_apply_ex(base, orig, n, vpath, (const char *)text, tn,
-				       lfs_sibling_model_read, &sc, &res, &rn, &err);
+	/* lfs_views_apply_ex() with a warning sink: the views of MODEL, then the
+	 * format's apply of the one named VIEWPATH */
+	lfs_warnings warn = { 0 };
+	const lfs_siblings sib = { lfs_sibling_model_read, &sc, &warn };
+	lfs_viewset vs;
+	lfs_err e = lfs_views_build(base, orig, n, NULL, &vs, &err);
+	if (e == LFS_OK) {
+		const lfs_view *v = lfs_viewset_find(&vs, vpath);
+		if (!v)
+			e = lfs_fail(&err, LFS_ERR_UNSUPPORTED, SIZE_MAX, NULL, "%s: no such view", vpath);
+		else
+			e = lfs_view_apply(vs.format, orig, n, v, (const char *)text, tn, &sib, &res, &rn,
+					   &err);
+		lfs_viewset_free(&vs);
+	}
+	print_warnings(&warn);
 	free(dir);
 	free(text);
 	if (e != LFS_OK) {
@@ -344,8 +371,10 @@ static int do_compile(const char *src, const char *out, size_t max_size)
 	uint8_t *res = NULL;
 	size_t rn = 0;
 	lfs_sibling_ctx sc = { AT_FDCWD, dir, max_size };
-	const lfs_siblings sib = { lfs_sibling_model_read, &sc, NULL };
+	lfs_warnings warn = { 0 };
+	const lfs_siblings sib = { lfs_sibling_model_read, &sc, &warn };
 	lfs_err e = f->compile(src, text, n, &sib, &res, &rn, &err);
+	print_warnings(&warn);
 	free(text);
 	free(dir);
 	if (e != LFS_OK) {

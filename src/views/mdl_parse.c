@@ -549,6 +549,32 @@ static lfs_err parse_anim(parser *ps, mdl_anim *an)
 	}
 }
 
+/* `<snoopstart ...>`, `</snoopstart>`, `</snoopend>`: GMax's log tags [N §1] */
+static bool is_snoop_tag(const char *t)
+{
+	return strncasecmp(t, "<snoop", 6) == 0 || strncasecmp(t, "</snoop", 7) == 0;
+}
+
+/* The end of a model file (@p eof_line: line of the end of file, 0 when
+ * `donemodel` was read): a file with `newmodel` needs `endmodelgeom` and
+ * `donemodel` (bare `.pwk`-style node files need neither). */
+static lfs_err check_end(parser *ps, uint32_t eof_line)
+{
+	const mdl_doc *d = ps->doc;
+	const mdl_stmt *nm = mdl_doc_find(d, "newmodel");
+	if (!nm)
+		return LFS_OK;
+	const mdl_stmt *bg = mdl_doc_find(d, "beginmodelgeom");
+	if (bg && !mdl_doc_find(d, "endmodelgeom"))
+		return lfs_fail_at(ps->err, ps->file, bg->head.line, bg->head.tok[0].col,
+				   "'beginmodelgeom' without 'endmodelgeom'");
+	if (!d->has_donemodel)
+		return lfs_fail_at(ps->err, ps->file, eof_line ? eof_line : 1, 1,
+				   "model '%.64s' (line %u) has no 'donemodel' before end of file",
+				   mdl_stmt_arg(nm, 0) ? mdl_stmt_arg(nm, 0) : "", nm->head.line);
+	return LFS_OK;
+}
+
 static lfs_err parse_doc(parser *ps)
 {
 	mdl_doc *d = ps->doc;
@@ -573,7 +599,7 @@ static lfs_err parse_doc(parser *ps)
 	for (;;) {
 		r = peek(ps, &lk);
 		if (lk == L_EOF)
-			return LFS_OK;
+			return check_end(ps, r->line);
 		if (lk == L_PARTNUM) {
 			d->n_comment_lines++;
 			take(ps);
@@ -601,12 +627,21 @@ static lfs_err parse_doc(parser *ps)
 			e = add_stmt(ps, &d->stmts, &d->n_stmts, &scap);
 			if (e == LFS_OK && done) {
 				d->has_donemodel = true;
-				/* everything after donemodel is ignored (snoop trailer, NULs) */
-				while (peek(ps, &lk), lk != L_EOF) {
+				/* after donemodel: only a GMax snoop trailer (`</snoopstart>`,
+				 * `</snoopend>`: 2 corpus files), comments, blank lines and
+				 * NULs; any other text would be lost: refused */
+				for (;;) {
+					r = peek(ps, &lk);
+					if (lk == L_EOF)
+						break;
+					if (lk == L_TOKENS && !is_snoop_tag(r->tok[0].s))
+						return lfs_fail_at(ps->err, ps->file, r->line, r->tok[0].col,
+								   "text after 'donemodel' (line %u): '%.40s' would be lost",
+								   d->stmts[d->n_stmts - 1].head.line, r->tok[0].s);
 					d->n_skipped_lines++;
 					take(ps);
 				}
-				return ps->oom ? lfs_nomem(ps->err, "mdl text") : LFS_OK;
+				return ps->oom ? lfs_nomem(ps->err, "mdl text") : check_end(ps, 0);
 			}
 		}
 		if (e != LFS_OK)

@@ -34,7 +34,8 @@
  * whitespace; keywords are case-insensitive; indentation is free; lines whose
  * first non-blank character is `#` are comments, except `#part-number N`
  * which is kept as mdl_node.part_number; a GMax `<snoopstart ...>` preamble
- * before the first statement and anything after `donemodel` are skipped;
+ * before the first statement and a snoop trailer (`</snoopstart>`,
+ * `</snoopend>` lines) after `donemodel` are skipped;
  * classification, setsupermodel etc. may be absent; `.pwk`-style files with
  * bare nodes and no newmodel are accepted.
  *
@@ -52,7 +53,9 @@
  * a list or key list with fewer rows than its count, a non-number in a
  * numeric row, a row with too few columns, a bad count, a node without
  * `endnode`, an animation without `doneanim`, `endnode`/`endlist`/`doneanim`
- * out of place. Input larger than MDL_MAX_INPUT is refused. Memory use is
+ * out of place, other text after `donemodel` (it would be lost), and in a
+ * file with `newmodel`: no `donemodel`, `beginmodelgeom` without
+ * `endmodelgeom`. Input larger than MDL_MAX_INPUT is refused. Memory use is
  * linear in the input size (about 40 bytes per token) and nothing is
  * allocated from a count read in the text.
  *
@@ -146,7 +149,7 @@ typedef struct mdl_doc {
 	uint32_t n_anims;
 	bool has_donemodel;
 	uint32_t n_comment_lines; /**< `#` lines other than #part-number */
-	uint32_t n_skipped_lines; /**< snoop preamble + lines after donemodel */
+	uint32_t n_skipped_lines; /**< snoop preamble + snoop trailer lines after donemodel */
 	uint32_t n_stray_endlist; /**< `endlist` lines closing no list (skipped) */
 	uint32_t n_blank_rows;    /**< empty rows taken from blank lines (see mdl_parse()) */
 	void *priv;               /**< allocator state; do not touch */

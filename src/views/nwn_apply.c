@@ -341,7 +341,8 @@ lfs_err nwn_apply_view(const uint8_t *orig, size_t n, const lfs_view *v, const c
 		uint8_t *res = NULL;
 		size_t rn = 0;
 		if (is_mdl)
-			e = nwn_apply_structural(orig, n, viewpath, a.text, tn, lookup, lookup_ctx, &res, &rn, err);
+			e = nwn_apply_structural_ex(orig, n, viewpath, a.text, tn, lookup, lookup_ctx,
+						    sib ? sib->warn : NULL, &res, &rn, err);
 		else
 			e = ap_structural_obj(&a, orig, n, a.text, tn, lookup, lookup_ctx, &res, &rn);
 		if (!e) {

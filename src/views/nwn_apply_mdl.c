@@ -368,12 +368,18 @@ static lfs_err list_faces(ap *a, nctx *c, const mdl_stmt *gs, const mdl_stmt *es
 	return LFS_OK;
 }
 
-static int32_t bone_index(const nwn_geometry *g, const nwn_skin *sk, const char *name)
+static int32_t bone_index(const nwn_geometry *g, const nwn_skin *sk, uint32_t n_verts, const char *name)
 {
 	int32_t node = nwn_find_node(g, name);
 	if (node < 0)
 		return -2;
-	for (int b = 0; b < 17; b++)
+	/* slot 17 (the word after the table) is a bone only when a vertex uses
+	 * it; otherwise it holds the compiler's 0, not a bone */
+	int slots = 17;
+	for (uint32_t i = 0; sk->bonerefs && i < 4 * (size_t)n_verts; i++)
+		if (sk->bonerefs[i] == 17)
+			slots = NWN_SKIN_BONES;
+	for (int b = 0; b < slots; b++)
 		if (sk->bone_node_numbers[b] == node)
 			return b;
 	return -1;
@@ -401,10 +407,10 @@ static lfs_err list_weights(ap *a, nctx *c, const mdl_stmt *gs, const mdl_stmt *
 			int32_t b = -1;
 			if (!strncmp(bn, "?bone", 5)) {
 				int64_t x;
-				if (mdl_tok_int(bn + 5, &x) && x >= 0 && x < 17)
+				if (mdl_tok_int(bn + 5, &x) && x >= 0 && x < NWN_SKIN_BONES)
 					b = (int32_t)x;
 			} else {
-				b = bone_index(&a->p.m->geom, sk, bn);
+				b = bone_index(&a->p.m->geom, sk, n->mesh->n_verts, bn);
 				if (b == -2)
 					return ap_perr(a, e, 2 * p, "unknown node '%.64s' in weights", bn);
 			}

@@ -755,6 +755,13 @@ lfs_err nwn_apply_structural(const uint8_t *orig, size_t n, const char *file, co
 			     nwn_supermodel_lookup_fn lookup, void *ctx, uint8_t **out, size_t *outn,
 			     lfs_error *err)
 {
+	return nwn_apply_structural_ex(orig, n, file, text, tn, lookup, ctx, NULL, out, outn, err);
+}
+
+lfs_err nwn_apply_structural_ex(const uint8_t *orig, size_t n, const char *file, const char *text, size_t tn,
+				nwn_supermodel_lookup_fn lookup, void *ctx, lfs_warnings *warn, uint8_t **out,
+				size_t *outn, lfs_error *err)
+{
 	*out = NULL;
 	*outn = 0;
 	rb r = { .file = file, .err = err };
@@ -777,7 +784,7 @@ lfs_err nwn_apply_structural(const uint8_t *orig, size_t n, const char *file, co
 	}
 	if ((e = mdl_parse(file, (const uint8_t *)text, tn, &r.de, err)))
 		goto done;
-	if ((e = nwn_compile_doc(file, r.de, lookup, ctx, &r.nc, err)))
+	if ((e = nwn_compile_doc(file, r.de, lookup, ctx, warn, &r.nc, err)))
 		goto done;
 	r.N = r.nc.model;
 	if (!r.N->geom.n_nodes) {

@@ -51,4 +51,11 @@ lfs_err nwn_apply_structural(const uint8_t *orig, size_t n, const char *file, co
 			     size_t tn, nwn_supermodel_lookup_fn lookup, void *ctx, uint8_t **out,
 			     size_t *outn, lfs_error *err);
 
+/** nwn_apply_structural() that also puts the compiler's diagnostics of an
+ *  edit that lands (dropped degenerate faces, a supermodel not found, ...:
+ *  nwn_compile_ex()) into @p warn (may be NULL). */
+lfs_err nwn_apply_structural_ex(const uint8_t *orig, size_t n, const char *file, const char *text,
+				size_t tn, nwn_supermodel_lookup_fn lookup, void *ctx, lfs_warnings *warn,
+				uint8_t **out, size_t *outn, lfs_error *err);
+
 #endif

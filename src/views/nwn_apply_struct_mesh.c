@@ -319,7 +319,7 @@ lfs_err sa_fix_skin(rb *r, uint32_t j, bool geom_changed, const mdl_node *en)
 	if (!ps || !t)
 		return LFS_OK; /* new skin: the compiled one */
 	if (!geom_changed) {
-		for (int b = 0; b < 17; b++) {
+		for (int b = 0; b < NWN_SKIN_BONES; b++) {
 			int16_t v = ps->bone_node_numbers[b];
 			if (v >= 0 && (uint32_t)v < no)
 				s->bone_node_numbers[b] = r->mo2n[v] == NONE ? -1 : (int16_t)r->mo2n[v];

@@ -156,11 +156,12 @@ static void float_list(lfs_sb *o, const char *key, const float *v, size_t rows, 
 }
 
 /* Bone ref -> node name of the skin's geometry; NULL when the chain breaks.
- * bone ref indexes bone_node_numbers[17], which holds the bone's node number
- * = depth-first index in the model geometry [notes §3.6]. */
+ * bone ref indexes bone_node_numbers[NWN_SKIN_BONES] (slot 17: the word after
+ * the 17-entry table), which holds the bone's node number = depth-first index
+ * in the model geometry [notes §3.6]. */
 static const char *bone_name(const nwn_geometry *g, const nwn_skin *sk, int16_t ref)
 {
-	if (ref < 0 || ref >= 17)
+	if (ref < 0 || ref >= NWN_SKIN_BONES)
 		return NULL;
 	int16_t num = sk->bone_node_numbers[ref];
 	if (num < 0 || (uint32_t)num >= g->n_nodes)

@@ -94,6 +94,21 @@ lfs_err nc_at(comp *c, const mdl_row *r, uint32_t tok, const char *fmt, ...)
 }
 
 
+void nc_warn(comp *c, const mdl_row *r, uint32_t tok, const char *fmt, ...)
+{
+	c->warnings++;
+	if (!c->warn)
+		return;
+	uint32_t col = (r && tok < r->ntok) ? r->tok[tok].col : 1;
+	uint32_t line = r ? r->line : 1;
+	char msg[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	lfs_warn_at(c->warn, c->file, line, col, "%s", msg);
+}
+
 /* ------------------------------------------------------------ value parse */
 
 /* A float as the reference reads it: strtod, then rounded to float.
@@ -267,6 +282,7 @@ lfs_err nc_rows_i(comp *c, const mdl_stmt *s, uint32_t cols, int32_t **out, uint
 
 /* ------------------------------------------------------------ node types */
 
+/* Node types [N §2.2]: the nine the binary layout has. */
 static uint32_t type_flags(const char *t)
 {
 	static const struct {
@@ -280,7 +296,37 @@ static uint32_t type_flags(const char *t)
 	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
 		if (!strcasecmp(t, types[i].name))
 			return types[i].flags;
-	return NWN_DUMMY; /* unknown types (emmiter, camera) are dummies [N §2.2] */
+	return 0;
+}
+
+/* Type words real files use that are no type: the game's compiler (and
+ * nwnmdlcomp, with a warning) reads any unknown type as a dummy. Only these
+ * are accepted (docs/nwn-compile.md "Accepted oddities"): `emmiter` (3
+ * corpus files: vce_negblast, vff_strkchaos, ...), `pwk` (2: plc_dimdoor,
+ * ptm_candle07n — walkmesh nodes left in the model). */
+static const char *const DUMMY_ALIASES[] = { "emmiter", "pwk" };
+
+static lfs_err node_type(comp *c, const mdl_node *src, uint32_t *flags, bool *alias)
+{
+	*alias = false;
+	*flags = type_flags(src->type);
+	if (*flags)
+		return LFS_OK;
+	for (size_t i = 0; i < sizeof(DUMMY_ALIASES) / sizeof(DUMMY_ALIASES[0]); i++)
+		if (!strcasecmp(src->type, DUMMY_ALIASES[i])) {
+			*flags = NWN_DUMMY;
+			*alias = true;
+			nc_warn(c, &src->head, 1, "node '%s': unknown node type '%s' compiled as a dummy (as the game's compiler does)",
+				src->name, src->type);
+			return LFS_OK;
+		}
+	if (!strcasecmp(src->type, "camera"))
+		return nc_at(c, &src->head, 1,
+			     "node '%s': node type 'camera' has no layout in the binary format this compiler writes",
+			     src->name);
+	return nc_at(c, &src->head, 1,
+		     "node '%s': unknown node type '%s' (known: dummy, trimesh, danglymesh, skin, animmesh, aabb, emitter, light, reference)",
+		     src->name, src->type);
 }
 
 lfs_err nc_init_node(comp *c, cnode *cn, const mdl_node *src, bool anim)
@@ -290,7 +336,9 @@ lfs_err nc_init_node(comp *c, cnode *cn, const mdl_node *src, bool anim)
 	cn->src = src;
 	cn->parent = -1;
 	n->parent = -1;
-	n->flags = type_flags(src->type);
+	lfs_err te = node_type(c, src, &n->flags, &cn->alias_dummy);
+	if (te)
+		return te;
 	size_t len = strlen(src->name);
 	memcpy(n->name, src->name, len > 31 ? 31 : len);
 	const uint32_t *fn = FN_DUMMY;

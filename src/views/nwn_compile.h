@@ -10,14 +10,18 @@
  * documented; every deliberate difference is listed in docs/nwn-compile.md.
  *
  * Messy real files: a GMax snoop preamble, CRLF, NUL bytes, `node emmiter`
- * (compiled as a dummy, as the game does with unknown types),
+ * and `node pwk` (compiled as dummies with a warning, as the game does with
+ * unknown types; other unknown types are refused), the editor keywords real
+ * files carry (`wirecolor`, `center`, ...: the list in docs/nwn-compile.md),
  * `filedependancy`/`filedependency`, classification spellings (`effects`,
  * any case; unknown words such as `other`/`unknown`/`item` leave 0),
  * `spawntype -1`, faces referencing missing tverts (the faces are dropped, as
  * the compiler does) all compile. Errors are LFS_ERR_PARSE with
- * `file:line:col: message`: malformed syntax (from mdl_parse), no `newmodel`,
- * a second root node, an unknown parent or bone name, a malformed number in
- * an attribute, more than 17 bones in a skin, more than 65535 split vertices,
+ * `file:line:col: error: message`: malformed syntax (from mdl_parse: text
+ * after `donemodel`, no `donemodel`/`endmodelgeom`), no `newmodel`, an
+ * unknown node type, an unknown statement or one the node's type cannot hold,
+ * a second root node, an unknown parent or bone name, a malformed number
+ * (`undefined`) in an attribute, more than 18 bones in a skin, more than 65535 split vertices,
  * controller data beyond the 16-bit key offsets.
  */
 #ifndef LFS_NWN_COMPILE_H
@@ -55,6 +59,16 @@ typedef bool (*nwn_supermodel_lookup_fn)(void *ctx, const char *name, uint8_t **
 lfs_err nwn_compile(const char *file, const uint8_t *text, size_t n, nwn_supermodel_lookup_fn lookup,
 		    void *ctx, uint8_t **out, size_t *outn, lfs_error *err);
 
+/**
+ * nwn_compile() that also reports the diagnostics of a compile that lands
+ * into @p warn (may be NULL): each a line `file:line:col: warning: msg` —
+ * dropped degenerate faces, a supermodel not found (part numbers then follow
+ * the text order), unknown node types compiled as dummies (`emmiter`), lines
+ * of numbers outside any list. docs/nwn-compile.md lists them.
+ */
+lfs_err nwn_compile_ex(const char *file, const uint8_t *text, size_t n, nwn_supermodel_lookup_fn lookup,
+		       void *ctx, lfs_warnings *warn, uint8_t **out, size_t *outn, lfs_error *err);
+
 /* ------------------------------------------------------------------------
  * Edit mode (used by src/views/nwn_apply.c for structural edits).
  */
@@ -83,7 +97,7 @@ typedef struct nwn_compiled {
  * binary's order) and do not encode. Errors as nwn_compile().
  */
 lfs_err nwn_compile_doc(const char *file, const struct mdl_doc *d, nwn_supermodel_lookup_fn lookup,
-			void *ctx, nwn_compiled *out, lfs_error *err);
+			void *ctx, lfs_warnings *warn, nwn_compiled *out, lfs_error *err);
 
 /** Zeroed memory from @p c's arena (freed with it); NULL when out of memory. */
 void *nwn_compiled_zalloc(nwn_compiled *c, size_t n);

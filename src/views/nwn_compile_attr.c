@@ -192,6 +192,7 @@ static lfs_err attr_mesh(comp *c, cnode *cn, const mdl_stmt *s, const char *k, b
 		return e;
 	}
 	if (nc_kw(k, "faces")) {
+		cn->faces_stmt = s;
 		int32_t *v;
 		uint32_t nr;
 		if ((e = nc_rows_i(c, s, 8, &v, &nr))) {
@@ -218,10 +219,6 @@ static lfs_err attr_mesh(comp *c, cnode *cn, const mdl_stmt *s, const char *k, b
 		}
 		cn->nfaces = nr;
 		free(v);
-		return LFS_OK;
-	}
-	if (nc_kw(k, "tangents") || nc_kw(k, "multimaterial")) {
-		c->warnings++; /* no slot in the binary layout */
 		return LFS_OK;
 	}
 	*done = false;
@@ -376,6 +373,115 @@ static lfs_err attr_part(comp *c, cnode *cn, const mdl_stmt *s, const char *k, b
 	return LFS_OK;
 }
 
+/* ------------------------------------------------------ unknown statements */
+
+/*
+ * Keywords real files use that the compiler deliberately ignores (measured on
+ * the 457 corpus ASCII models; docs/nwn-compile.md "Ignored keywords" gives
+ * the file counts). @p types: node type flags the keyword is ignored in, 0 =
+ * any node. Anything else that no node type knows is refused.
+ */
+static const struct {
+	const char *kw;
+	uint32_t types;
+} IGNORED[] = {
+	/* 3ds Max / GMax export leftovers [N §2.2] */
+	{ "wirecolor", 0 }, { "center", 0 }, { "gizmo", 0 }, { "dummy", 0 },
+	{ "showdispl", 0 }, { "displtype", 0 }, { "danglymesh", 0 },
+	{ "iconsize", 0 }, { "opacity", 0 }, { "cone_angle_manipulator", 0 },
+	{ "update_sel", 0 }, { "render_sel", 0 }, { "blend_sel", 0 }, { "spawntype_sel", 0 },
+	{ "p2p_type", 0 }, { "lightningsubdiv", 0 }, { "twosidedtext", 0 }, { "lockaxes", 0 },
+	{ "chunky", 0 }, { "chunk", 0 },
+	{ "lensflares", 0 }, { "negativelight", 0 }, { "omni_light", 0 },
+	/* EE lists with no slot in this binary layout */
+	{ "tangents", NWN_HAS_MESH }, { "multimaterial", NWN_HAS_MESH },
+	/* EE GUI animmesh clip rectangle: no slot in this layout */
+	{ "clipu", NWN_HAS_MESH }, { "clipv", NWN_HAS_MESH }, { "clipw", NWN_HAS_MESH },
+	{ "cliph", NWN_HAS_MESH },
+	/* a danglymesh exported as trimesh keeps its dangly values (c_mindflayer,
+	 * plc_cndl02); an emitter with a mesh's `alpha` (one file) */
+	{ "displacement", NWN_HAS_MESH }, { "tightness", NWN_HAS_MESH }, { "period", NWN_HAS_MESH },
+	{ "alpha", NWN_HAS_EMITTER },
+};
+
+static bool ignored_kw(const char *k, uint32_t flags)
+{
+	for (size_t i = 0; i < sizeof(IGNORED) / sizeof(IGNORED[0]); i++)
+		if (nc_kw(k, IGNORED[i].kw) && (!IGNORED[i].types || (flags & IGNORED[i].types)))
+			return true;
+	return false;
+}
+
+/* List keywords of mesh parts (attr_mesh, attr_part, attr_light). */
+static const char *const LIST_KW[] = {
+	"verts", "tverts", "tverts1", "tverts2", "tverts3", "colors", "normals", "faces",
+	"texindices1", "texindices2", "texindices3", "mirrorlist", "weights", "qbone_ref_inv",
+	"tbone_ref_inv", "boneconstantindices", "constraints", "animverts", "animtverts", "aabb",
+	"flaresizes", "flarepositions", "flarecolorshifts", "texturenames", "bmin", "bmax",
+};
+
+/* Is @p k a statement of some node type (controller, attribute or list)? */
+static bool known_kw(const char *k)
+{
+	static const uint32_t types[] = { NWN_DUMMY, NWN_LIGHT, NWN_EMITTER, NWN_REFERENCE, NWN_TRIMESH,
+					  NWN_SKIN, NWN_ANIMMESH, NWN_DANGLYMESH, NWN_AABB };
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (nc_controller_id(types[i], k))
+			return true;
+	for (int kind = NWN_FK_NODE; kind <= NWN_FK_REF; kind++)
+		if (nwn_field_find((nwn_field_kind)kind, k, true))
+			return true;
+	for (size_t i = 0; i < sizeof(LIST_KW) / sizeof(LIST_KW[0]); i++)
+		if (nc_kw(k, LIST_KW[i]))
+			return true;
+	return false;
+}
+
+/* Is @p k an attribute (not a controller) of @p n's type? */
+static bool own_attribute(const nwn_node *n, const char *k)
+{
+	if (nwn_field_find(NWN_FK_NODE, k, true))
+		return true;
+	if (n->emitter && nwn_field_find(NWN_FK_EMITTER, k, true))
+		return true;
+	if (n->light && nwn_field_find(NWN_FK_LIGHT, k, true))
+		return true;
+	if (n->ref && nwn_field_find(NWN_FK_REF, k, true))
+		return true;
+	if (n->mesh && nwn_field_find(NWN_FK_MESH, k, true))
+		return true;
+	return false;
+}
+
+static const char *type_word(const cnode *cn)
+{
+	return cn->src && cn->src->type[0] ? cn->src->type : "dummy";
+}
+
+/* A statement no handler of the node's type took: ignored when real files
+ * use it (IGNORED, stray number rows, keyed attributes, the statements of an
+ * `emmiter` dummy), refused otherwise. */
+static lfs_err other_stmt(comp *c, cnode *cn, const mdl_stmt *s, const char *k)
+{
+	const nwn_node *n = &cn->n;
+	float f;
+	if (nc_tok_f(k, &f)) {
+		/* rows beyond a key list's count (vdr_stone04) */
+		nc_warn(c, &s->head, 0, "node '%s': a line of numbers outside any list: ignored", n->name);
+		return LFS_OK;
+	}
+	if (ignored_kw(k, n->flags))
+		return LFS_OK;
+	if (cn->alias_dummy && known_kw(k))
+		return LFS_OK; /* the game reads the node as a dummy: its emitter lines do nothing */
+	if (s->kind == MDL_ST_KEYS && own_attribute(n, k))
+		return LFS_OK; /* an attribute written as keys (`ygridkey`): not animatable, ignored */
+	if (known_kw(k))
+		return nc_at(c, &s->head, 0, "'%s' cannot appear in node '%s' of type %s", s->head.tok[0].s,
+			     n->name, type_word(cn));
+	return nc_at(c, &s->head, 0, "unknown statement '%s' in node '%s'", s->head.tok[0].s, n->name);
+}
+
 lfs_err nc_node_statement(comp *c, cnode *cn, const mdl_stmt *s)
 {
 	nwn_node *n = &cn->n;
@@ -384,14 +490,10 @@ lfs_err nc_node_statement(comp *c, cnode *cn, const mdl_stmt *s)
 	uint32_t id = nc_controller_id(n->flags, k);
 	if (id && s->kind != MDL_ST_LIST)
 		return nc_add_controller(c, cn, s, id);
-	if (s->kind == MDL_ST_KEYS) {
-		c->warnings++;
-		return LFS_OK;
-	}
+	if (s->kind == MDL_ST_KEYS)
+		return other_stmt(c, cn, s, k);
 	bool done = false;
 	lfs_err e = LFS_OK;
-	if (nc_kw(k, "wirecolor"))
-		return LFS_OK;
 	if ((e = nc_field_stmt(c, s, NWN_FK_NODE, n, k, &done)) || done)
 		return e;
 	if (n->light && ((e = attr_light(c, cn, s, k, &done)) || done))
@@ -406,7 +508,5 @@ lfs_err nc_node_statement(comp *c, cnode *cn, const mdl_stmt *s)
 		if ((e = attr_mesh(c, cn, s, k, &done)) || done)
 			return e;
 	}
-	c->warnings++; /* unknown or editor-only keyword: ignored */
-	return LFS_OK;
+	return other_stmt(c, cn, s, k);
 }
-

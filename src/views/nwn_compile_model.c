@@ -97,6 +97,62 @@ static void free_cgeom(cgeom *g)
 	memset(g, 0, sizeof(*g));
 }
 
+/* Faces with a repeated vertex index or zero area (the cross product of
+ * two edges, from the text positions in double, is the zero vector) are
+ * dropped with a warning each: no face of the BioWare-compiled corpus
+ * binaries (108 980 faces) is like that, and nwnmdlcomp drops faces whose
+ * corners share a vertex. Faces that index a vertex the node lacks are left
+ * to nwn_derive_mesh (which drops all faces of the node). */
+static void drop_degenerate_faces(comp *c, cnode *cn)
+{
+	uint32_t nv = cn->verts.n / 3, kept = 0;
+	for (uint32_t i = 0; i < cn->nfaces; i++) {
+		const nwn_src_face *f = &cn->faces[i];
+		bool degenerate = false;
+		const char *why = "";
+		if (f->v[0] == f->v[1] || f->v[1] == f->v[2] || f->v[0] == f->v[2]) {
+			degenerate = true;
+			why = "a repeated vertex index";
+		} else if (f->v[0] >= 0 && f->v[1] >= 0 && f->v[2] >= 0 && (uint32_t)f->v[0] < nv &&
+			   (uint32_t)f->v[1] < nv && (uint32_t)f->v[2] < nv) {
+			const float *p0 = &cn->verts.v[3 * f->v[0]], *p1 = &cn->verts.v[3 * f->v[1]],
+				    *p2 = &cn->verts.v[3 * f->v[2]];
+			double a[3], b[3];
+			for (int k = 0; k < 3; k++) {
+				a[k] = (double)p1[k] - p0[k];
+				b[k] = (double)p2[k] - p0[k];
+			}
+			double x = a[1] * b[2] - a[2] * b[1], y = a[2] * b[0] - a[0] * b[2],
+			       z = a[0] * b[1] - a[1] * b[0];
+			if (x == 0 && y == 0 && z == 0) {
+				degenerate = true;
+				why = "zero area (its corners lie on one line)";
+			}
+		}
+		if (degenerate) {
+			const mdl_row *r = cn->faces_stmt && i < cn->faces_stmt->n_rows ? &cn->faces_stmt->rows[i]
+											 : NULL;
+			/* the `aabb` rows name faces by index: there the face stays */
+			bool keep = cn->has_aabb_rows;
+			nc_warn(c, r ? r : &cn->src->head, 0, "node '%s': face %u (%d %d %d) has %s: %s",
+				cn->n.name, i, f->v[0], f->v[1], f->v[2], why,
+				keep ? "kept (the aabb rows index the faces)" : "dropped");
+			if (!keep)
+				continue;
+		}
+		/* texindices1..3 have one row per face: they move with it */
+		for (int t = 1; t < 4; t++)
+			if (cn->texind[t] && cn->ntexind[t] == cn->nfaces && kept != i)
+				memcpy(&cn->texind[t][3 * (size_t)kept], &cn->texind[t][3 * (size_t)i],
+				       3 * sizeof(int32_t));
+		cn->faces[kept++] = *f;
+	}
+	for (int t = 1; t < 4; t++)
+		if (cn->texind[t] && cn->ntexind[t] == cn->nfaces)
+			cn->ntexind[t] = kept;
+	cn->nfaces = kept;
+}
+
 /* Finish a node nc_at `endnode`: copy controllers to the arena, derive meshes. */
 static lfs_err finish_node(comp *c, cnode *cn, bool model_geom, float *model_radius)
 {
@@ -134,6 +190,7 @@ static lfs_err finish_node(comp *c, cnode *cn, bool model_geom, float *model_rad
 	s->n_colors = cn->colors.n / 3;
 	s->normals = cn->normals.v;
 	s->n_normals = cn->normals.n / 3;
+	drop_degenerate_faces(c, cn);
 	s->faces = cn->faces;
 	s->n_faces = cn->nfaces;
 	s->mirror = cn->mirror;
@@ -367,6 +424,18 @@ static void merge_parts(nwn_geometry *dst, uint32_t di, const nwn_geometry *src,
 
 static lfs_err compile_doc(comp *c, const mdl_doc *d, nwn_model *m);
 
+/* Model-level keywords [N §2.1] (`filedependency`: a spelling 6 corpus files use). */
+static bool model_kw(const char *k)
+{
+	static const char *const kws[] = { "newmodel", "setsupermodel", "classification", "setanimationscale",
+					   "ignorefog", "bmin", "bmax", "radius", "beginmodelgeom",
+					   "endmodelgeom", "donemodel", "filedependancy", "filedependency" };
+	for (size_t i = 0; i < sizeof(kws) / sizeof(kws[0]); i++)
+		if (nc_kw(k, kws[i]))
+			return true;
+	return false;
+}
+
 /* Edit mode: the source node of every flattened node (arena array). */
 static lfs_err record_srcs(comp *c, const cgeom *g, const uint32_t *order, uint32_t n, uint32_t gi)
 {
@@ -385,23 +454,36 @@ static lfs_err record_srcs(comp *c, const cgeom *g, const uint32_t *order, uint3
 
 /* Load the supermodel through the callback: binary (decoded) or ASCII
  * (compiled, recursively). Returns NULL when not available. */
-static lfs_err load_super(comp *c, const char *name, nwn_model **out, nwn_model **to_free, arena *sub_ar)
+static lfs_err load_super(comp *c, const char *name, nwn_model **out, nwn_model **to_free, arena *sub_ar,
+			  char *why, size_t whyn)
 {
 	*out = NULL;
 	*to_free = NULL;
-	if (!c->lookup || c->depth >= MAX_SUPER_DEPTH)
+	if (!c->lookup) {
+		snprintf(why, whyn, "not looked for (no sibling files)");
+		return LFS_OK;
+	}
+	if (c->depth >= MAX_SUPER_DEPTH)
 		return LFS_OK;
 	uint8_t *data = NULL;
 	size_t n = 0;
-	if (!c->lookup(c->lctx, name, &data, &n) || !data)
+	if (!c->lookup(c->lctx, name, &data, &n) || !data) {
+		snprintf(why, whyn, "not found (looked for '%.64s.mdl', as written and in lower case, in the folder of the model)",
+			 name);
 		return LFS_OK;
+	}
 	lfs_err e = LFS_OK;
+	lfs_error perr = { 0 };
 	if (nwn_mdl_is_binary(data, n)) {
-		if (nwn_mdl_decode(data, n, out, NULL) == LFS_OK)
+		if (nwn_mdl_decode(data, n, out, &perr) == LFS_OK)
 			*to_free = *out;
+		else
+			snprintf(why, whyn, "found as '%.64s.mdl' but it does not decode: %.100s", name, perr.msg);
 	} else {
 		mdl_doc *d = NULL;
-		if (mdl_parse(name, data, n, &d, NULL) == LFS_OK) {
+		if (mdl_parse(name, data, n, &d, &perr) != LFS_OK) {
+			snprintf(why, whyn, "found as '%.64s.mdl' but it does not parse: %.100s", name, perr.msg);
+		} else {
 			comp sc = *c;
 			sc.ar = sub_ar;
 			sc.alloc.ctx = sub_ar;
@@ -410,13 +492,15 @@ static lfs_err load_super(comp *c, const char *name, nwn_model **out, nwn_model 
 			sc.edit_mode = false;
 			sc.srcs = NULL;
 			sc.splits = NULL;
-			lfs_error ign;
-			sc.err = &ign;
+			sc.warn = NULL; /* the supermodel's own diagnostics are not this model's */
+			sc.err = &perr;
 			nwn_model *sm = nc_arena_zalloc(sub_ar, sizeof(*sm));
 			if (sm && compile_doc(&sc, d, sm) == LFS_OK)
 				*out = sm;
 			else if (!sm)
 				e = lfs_nomem(c->err, NULL);
+			else
+				snprintf(why, whyn, "found as '%.64s.mdl' but it does not compile: %.100s", name, perr.msg);
 		}
 		mdl_doc_free(d);
 	}
@@ -446,11 +530,13 @@ static lfs_err compile_doc(comp *c, const mdl_doc *d, nwn_model *m)
 	m->bmax[2] = 10.0f;
 	float radius_stmt = 7.0f;
 	uint32_t radius_line = 0;
+	const mdl_stmt *super_stmt = NULL;
 	for (uint32_t i = 0; i < d->n_stmts; i++) {
 		const mdl_stmt *s = &d->stmts[i];
 		const char *k = s->head.tok[0].s;
 		if (nc_kw(k, "setsupermodel")) {
 			const char *sm = mdl_stmt_arg(s, 1);
+			super_stmt = s;
 			memset(m->supermodel, 0, sizeof(m->supermodel));
 			if (sm)
 				strncpy(m->supermodel, sm, 63);
@@ -469,14 +555,14 @@ static lfs_err compile_doc(comp *c, const mdl_doc *d, nwn_model *m)
 			else
 				c->warnings++; /* other/unknown/item/gui: the compiler leaves 0 */
 		} else if (nc_kw(k, "setanimationscale")) {
-			float f;
-			const char *v = mdl_stmt_arg(s, 0);
-			m->animation_scale = (v && nc_tok_f(v, &f)) ? f : 1.0f;
+			/* a value that is no number (`undefined`) is refused, not read as 1 */
+			if ((e = nc_head_f(c, s, 0, &m->animation_scale)))
+				return e;
 		} else if (nc_kw(k, "ignorefog")) {
 			int32_t iv;
-			const char *v = mdl_stmt_arg(s, 0);
-			if (v && nc_tok_i(v, &iv))
-				m->fog = iv ? 0 : 1; /* "ignore fog" clears the fog flag */
+			if ((e = nc_head_i(c, s, &iv)))
+				return e;
+			m->fog = iv ? 0 : 1; /* "ignore fog" clears the fog flag */
 		} else if (nc_kw(k, "bmin") || nc_kw(k, "bmax")) {
 			float v[3];
 			if ((e = nc_head_fv(c, s, v, 3)))
@@ -486,6 +572,10 @@ static lfs_err compile_doc(comp *c, const mdl_doc *d, nwn_model *m)
 			if ((e = nc_head_f(c, s, 0, &radius_stmt)))
 				return e;
 			radius_line = s->head.line;
+		} else if (!model_kw(k) && !(s->head.ntok == 1 && nc_kw(k, m->geom.name))) {
+			/* (a line holding only the model's name: the second argument of
+			 * `newanim`/`doneanim` wrapped onto its own line, ttf02_j09_02) */
+			return nc_at(c, &s->head, 0, "unknown statement '%s' in the model header", k);
 		}
 	}
 
@@ -496,8 +586,14 @@ static lfs_err compile_doc(comp *c, const mdl_doc *d, nwn_model *m)
 	cgeom *ag = NULL;
 	uint32_t nanims = 0;
 	if (m->supermodel[0] && strcasecmp(m->supermodel, "NULL")) {
-		if ((e = load_super(c, m->supermodel, &super, &super_free, &sub_ar)))
+		char why[400] = "";
+		if ((e = load_super(c, m->supermodel, &super, &super_free, &sub_ar, why, sizeof(why))))
 			goto out;
+		if (!super && c->depth == 0)
+			nc_warn(c, super_stmt ? &super_stmt->head : NULL, 2,
+				"supermodel '%s' %s; part numbers follow the text order, so nodes the "
+				"supermodel also has will not get its numbers",
+				m->supermodel, why);
 	}
 
 	/* model geometry */
@@ -592,7 +688,13 @@ static lfs_err compile_doc(comp *c, const mdl_doc *d, nwn_model *m)
 					goto out;
 			} else if (nc_kw(k, "animroot")) {
 				nc_head_str(s, an->anim_root, 64);
-			} else if (nc_kw(k, "event")) {
+			} else if (!nc_kw(k, "event")) {
+				if (!(s->head.ntok == 1 && nc_kw(k, m->geom.name))) {
+					e = nc_at(c, &s->head, 0, "unknown statement '%s' in animation '%s'", k,
+						  sa->name);
+					goto out;
+				}
+			} else {
 				nwn_event ev = { 0 };
 				if ((e = nc_head_f(c, s, 0, &ev.after)))
 					goto out;
@@ -651,6 +753,12 @@ out:
 lfs_err nwn_compile(const char *file, const uint8_t *text, size_t n, nwn_supermodel_lookup_fn lookup, void *ctx,
 		    uint8_t **out, size_t *outn, lfs_error *err)
 {
+	return nwn_compile_ex(file, text, n, lookup, ctx, NULL, out, outn, err);
+}
+
+lfs_err nwn_compile_ex(const char *file, const uint8_t *text, size_t n, nwn_supermodel_lookup_fn lookup,
+		       void *ctx, lfs_warnings *warn, uint8_t **out, size_t *outn, lfs_error *err)
+{
 	*out = NULL;
 	*outn = 0;
 	if (!file)
@@ -661,7 +769,7 @@ lfs_err nwn_compile(const char *file, const uint8_t *text, size_t n, nwn_supermo
 		return e;
 	arena ar = { 0 };
 	comp c = {
-		.file = file, .err = err, .ar = &ar, .lookup = lookup, .lctx = ctx,
+		.file = file, .err = err, .ar = &ar, .lookup = lookup, .lctx = ctx, .warn = warn,
 		.alloc = { nc_arena_zalloc, &ar },
 	};
 	nwn_model *m = nc_arena_zalloc(&ar, sizeof(*m));
@@ -679,7 +787,7 @@ lfs_err nwn_compile(const char *file, const uint8_t *text, size_t n, nwn_supermo
 /* ------------------------------------------------------------- edit mode */
 
 lfs_err nwn_compile_doc(const char *file, const mdl_doc *d, nwn_supermodel_lookup_fn lookup, void *ctx,
-			nwn_compiled *out, lfs_error *err)
+			lfs_warnings *warn, nwn_compiled *out, lfs_error *err)
 {
 	memset(out, 0, sizeof(*out));
 	arena *ar = calloc(1, sizeof(*ar));
@@ -687,7 +795,7 @@ lfs_err nwn_compile_doc(const char *file, const mdl_doc *d, nwn_supermodel_looku
 		return lfs_nomem(err, NULL);
 	comp c = {
 		.file = file ? file : "<input>", .err = err, .ar = ar, .lookup = lookup, .lctx = ctx,
-		.alloc = { nc_arena_zalloc, ar }, .edit_mode = true,
+		.alloc = { nc_arena_zalloc, ar }, .edit_mode = true, .warn = warn,
 	};
 	out->priv = ar;
 	nwn_model *m = nc_arena_zalloc(ar, sizeof(*m));

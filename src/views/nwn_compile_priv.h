@@ -60,7 +60,9 @@ typedef struct cnode {
 	uint32_t *mirror;
 	uint32_t nmirror;
 	const mdl_stmt *weights_stmt;
+	const mdl_stmt *faces_stmt; /* rows name dropped faces in warnings */
 	uint32_t *split_src;
+	bool alias_dummy;    /* a type word real files use for a dummy (`emmiter`) */
 	bool has_aabb_rows;
 	bool transparent_sorted;
 } cnode;
@@ -81,6 +83,7 @@ typedef struct comp {
 	void *lctx;
 	int depth;
 	uint32_t warnings;
+	lfs_warnings *warn;  /* where diagnostics of a compile that lands go; may be NULL */
 	/* edit mode (nwn_compile_doc): keep the text's child order, record the
 	 * source node of every flattened node, report the supermodel */
 	bool edit_mode;
@@ -95,6 +98,10 @@ void nc_arena_free(arena *a);
 
 /* errors: `file:line:col` of token @p tok of row @p r (NULL: line 1) */
 lfs_err nc_at(comp *c, const mdl_row *r, uint32_t tok, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* a warning `file:line:col: warning: ...` at token @p tok of row @p r */
+void nc_warn(comp *c, const mdl_row *r, uint32_t tok, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
 /* values as the reference compiler reads them */

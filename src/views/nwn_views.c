@@ -196,8 +196,8 @@ static lfs_err nwn_compile_text(const char *file, const uint8_t *text, size_t n,
 				const lfs_siblings *sib, uint8_t **out, size_t *outn,
 				lfs_error *err)
 {
-	return nwn_compile(file, text, n, sib ? sib->read : NULL, sib ? sib->ctx : NULL, out, outn,
-			   err);
+	return nwn_compile_ex(file, text, n, sib ? sib->read : NULL, sib ? sib->ctx : NULL,
+			      sib ? sib->warn : NULL, out, outn, err);
 }
 
 static const char *const nwn_extensions[] = { ".mdl", NULL };

@@ -366,7 +366,9 @@ static void write_skin(struct writer *w, uint32_t o, int32_t self)
 	for (int b = 0; b < 17; b++)
 		w16(m, o + 0x2B0 + 2 * (size_t)b,
 		    (uint16_t)(b < ms->n_bones ? ms->bone_nodes[b] : -1));
-	w16(m, o + 0x2D2, 0);
+	/* bone 17: the word after the 17-entry table (the game's compiler stores
+	 * an 18th bone there); 0 when unused */
+	w16(m, o + 0x2D2, (uint16_t)(ms->n_bones > 17 ? ms->bone_nodes[17] : 0));
 }
 
 /** Write node @p i of @p nodes and its subtree; return its model offset. */

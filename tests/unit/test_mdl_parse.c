@@ -292,7 +292,7 @@ static void test_shapes(void **state)
 		"  endnode\n"
 		"doneanim a m\n"
 		"donemodel m\n"
-		"anything after donemodel is ignored\n";
+		"</snoopstart>\n"; /* a GMax snoop trailer is skipped; other text is refused (test_errors) */
 	mdl_doc *d = parse_ok(t);
 	assert_int_equal(d->n_nodes, 2);
 	assert_int_equal(d->n_anims, 1);
@@ -404,6 +404,14 @@ static void test_errors(void **state)
 	parse_fails("node dummy\nendnode\n", "t.mdl:1:1:", "type and a name");
 	parse_fails("node dummy a\n#part-number x\nendnode\n", "t.mdl:2:14:", "not an integer");
 	parse_fails("<snoopstart file=x>\nno end\n", "t.mdl:1:1:", "</snoopstart>");
+	/* issue 10: text after donemodel would be lost; a model file needs its
+	 * donemodel and endmodelgeom */
+	parse_fails("newmodel m\nbeginmodelgeom m\nendmodelgeom m\ndonemodel m\n  garbage 1\n", "t.mdl:5:3:",
+		    "text after 'donemodel' (line 4): 'garbage'");
+	parse_fails("newmodel m\nbeginmodelgeom m\nendmodelgeom m\n", "t.mdl:4:1:",
+		    "model 'm' (line 1) has no 'donemodel'");
+	parse_fails("newmodel m\nbeginmodelgeom m\nnode dummy m\n parent NULL\nendnode\ndonemodel m\n",
+		    "t.mdl:2:1:", "'beginmodelgeom' without 'endmodelgeom'");
 	/* the name given is used; NULL prints <input> */
 	mdl_doc *d = NULL;
 	lfs_error e = { 0 };

@@ -251,6 +251,28 @@ static void cmp_ctrls(const char *pfx, const nwn_node *a, const nwn_node *b)
 	}
 }
 
+/* Faces of @p m with zero area (corner positions on one line, cross product
+ * in double exactly zero) or a repeated vertex: the compiler drops them with a
+ * warning, nwnmdlcomp keeps them outside trimesh nodes. */
+static uint32_t degenerate_faces(const nwn_mesh *m)
+{
+	uint32_t d = 0;
+	for (uint32_t i = 0; i < m->n_faces && m->verts; i++) {
+		const nwn_face *f = &m->faces[i];
+		if (f->v[0] >= m->n_verts || f->v[1] >= m->n_verts || f->v[2] >= m->n_verts)
+			continue;
+		const float *p0 = m->verts + 3 * f->v[0], *p1 = m->verts + 3 * f->v[1], *p2 = m->verts + 3 * f->v[2];
+		double a[3], b[3];
+		for (int k = 0; k < 3; k++) {
+			a[k] = (double)p1[k] - p0[k];
+			b[k] = (double)p2[k] - p0[k];
+		}
+		if (a[1] * b[2] - a[2] * b[1] == 0 && a[2] * b[0] - a[0] * b[2] == 0 && a[0] * b[1] - a[1] * b[0] == 0)
+			d++;
+	}
+	return d;
+}
+
 static void cmp_mesh(const nwn_geometry *ga, const nwn_mesh *a, const nwn_geometry *gb, const nwn_mesh *b,
 		     bool anim)
 {
@@ -278,9 +300,18 @@ static void cmp_mesh(const nwn_geometry *ga, const nwn_mesh *a, const nwn_geomet
 	cu(C("rotatetexture"), a->rotate_texture, b->rotate_texture);
 	cf(C("area"), a->area, b->area);
 	cu(C("triangle-mode"), a->triangle_mode, b->triangle_mode);
-	cu(C("vertex-count"), a->n_verts, b->n_verts);
+	uint32_t dropped = a->n_faces < b->n_faces && degenerate_faces(b) == b->n_faces - a->n_faces
+				   ? b->n_faces - a->n_faces : 0;
+	if (dropped) {
+		/* our documented difference: degenerate faces dropped (and the
+		 * vertices only they used) */
+		cu(C("face-count-degenerate-dropped"), a->n_faces, b->n_faces);
+		cu(C("vertex-count-degenerate-dropped"), a->n_verts, b->n_verts);
+	} else {
+		cu(C("vertex-count"), a->n_verts, b->n_verts);
+		cu(C("face-count"), a->n_faces, b->n_faces);
+	}
 	cu(C("texture-count"), a->n_textures, b->n_textures);
-	cu(C("face-count"), a->n_faces, b->n_faces);
 	if (a->n_faces == b->n_faces) {
 		for (uint32_t i = 0; i < a->n_faces; i++) {
 			const nwn_face *x = &a->faces[i], *y = &b->faces[i];
@@ -313,10 +344,10 @@ static void cmp_mesh(const nwn_geometry *ga, const nwn_mesh *a, const nwn_geomet
 					for (int l = 0; l < 4; l++) {
 						cf(C("corner-weight"), a->skin->weights[4 * va + l], b->skin->weights[4 * vb + l]);
 						int16_t ra = a->skin->bonerefs[4 * va + l], rb = b->skin->bonerefs[4 * vb + l];
-						const char *na = ra >= 0 && ra < 17 && a->skin->bone_node_numbers[ra] >= 0 &&
+						const char *na = ra >= 0 && ra < NWN_SKIN_BONES && a->skin->bone_node_numbers[ra] >= 0 &&
 								 (uint32_t)a->skin->bone_node_numbers[ra] < ga->n_nodes ?
 							ga->nodes[a->skin->bone_node_numbers[ra]].name : "-";
-						const char *nb = rb >= 0 && rb < 17 && b->skin->bone_node_numbers[rb] >= 0 &&
+						const char *nb = rb >= 0 && rb < NWN_SKIN_BONES && b->skin->bone_node_numbers[rb] >= 0 &&
 								 (uint32_t)b->skin->bone_node_numbers[rb] < gb->n_nodes ?
 							gb->nodes[b->skin->bone_node_numbers[rb]].name : "-";
 						cs(C("corner-bone"), na, nb);
@@ -327,7 +358,7 @@ static void cmp_mesh(const nwn_geometry *ga, const nwn_mesh *a, const nwn_geomet
 	}
 	if (a->skin && b->skin) {
 		const nwn_skin *x = a->skin, *y = b->skin;
-		for (int i = 0; i < 17; i++)
+		for (int i = 0; i < NWN_SKIN_BONES; i++)
 			cu(C("skin-bone-node-numbers"), (uint16_t)x->bone_node_numbers[i], (uint16_t)y->bone_node_numbers[i]);
 		cu(C("skin-node-to-bone-count"), x->node_to_bone_count, y->node_to_bone_count);
 		for (uint32_t i = 0; i < x->node_to_bone_count && i < y->node_to_bone_count && x->node_to_bone &&
@@ -511,6 +542,10 @@ static const struct {
 	/* consequence: a vertex whose normal differs is split differently */
 	{ "mesh.vertex-count", 9 },
 	{ "mesh.face-vertex-index", 9 },
+	/* degenerate faces (zero area, repeated vertex) dropped with a warning;
+	 * nwnmdlcomp keeps them outside trimesh nodes */
+	{ "mesh.face-count-degenerate-dropped", 4 },
+	{ "mesh.vertex-count-degenerate-dropped", 4 },
 	/* not explained yet (docs/nwn-compile.md "open") */
 	{ "mesh.face-count", 1 },
 	{ "anim-node.ctrl:orientation", 1 },

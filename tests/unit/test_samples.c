@@ -27,6 +27,7 @@
 #include "../samples/samples_spec.h"
 #include "corpus.h"
 #include "formats/nwn/nwn_mdl.h"
+#include "views/viewset.h"
 
 /* Bit-exact float compare (the decoder must hand back the stored float). */
 #define FEQ(got, want, ...)                                                            \
@@ -323,6 +324,113 @@ static void test_sample(void **state)
 	nwn_model_free(m);
 }
 
+/* Issue 10: skin18bone.mdl's skin uses bone slot 17 (the word after the
+ * 17-entry bone table). model.mdl names every bone (no `?bone17`), and a
+ * structural edit of model.mdl (one vertex more, weighted to b17 and b16,
+ * and a face using it) lands and keeps every bone name. */
+static void test_skin18(void **state)
+{
+	(void)state;
+	const char *root = getenv("LFS_SOURCE_ROOT");
+	assert_non_null(root);
+	char path[4096];
+	snprintf(path, sizeof path, "%s/samples/skin18bone.mdl", root);
+	size_t n;
+	uint8_t *data = lfs_read_file(path, &n);
+	assert_non_null(data);
+	lfs_viewset vs;
+	lfs_error err = { 0 };
+	assert_int_equal(lfs_views_build("skin18bone.mdl", data, n, NULL, &vs, &err), LFS_OK);
+	const lfs_view *v = lfs_viewset_find(&vs, "model.mdl");
+	assert_non_null(v);
+	char *text = malloc(v->size + 1);
+	assert_non_null(text);
+	memcpy(text, v->data, v->size);
+	text[v->size] = '\0';
+	lfs_viewset_free(&vs);
+	assert_null(strstr(text, "?bone"));
+	assert_non_null(strstr(text, "\n    b17 1\n"));
+
+	/* the edit: a 37th vertex in every per-vertex list, a 35th face */
+	size_t cap = strlen(text) + 4096, len = 0;
+	char *ed = malloc(cap);
+	assert_non_null(ed);
+	const char *p = text;
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t ll = nl ? (size_t)(nl - p) + 1 : strlen(p);
+		char kw[32] = "";
+		unsigned cnt = 0;
+		if (sscanf(p, " %31s %u", kw, &cnt) == 2 &&
+		    ((cnt == 36 && (!strcmp(kw, "verts") || !strcmp(kw, "tverts") || !strcmp(kw, "normals") ||
+				    !strcmp(kw, "weights"))) ||
+		     (cnt == 34 && !strcmp(kw, "faces")))) {
+			len += (size_t)snprintf(ed + len, cap - len, "  %s %u\n", kw, cnt + 1);
+			p += ll;
+			for (unsigned r = 0; r < cnt; r++) { /* copy the rows */
+				const char *e = strchr(p, '\n');
+				size_t rl = e ? (size_t)(e - p) + 1 : strlen(p);
+				memcpy(ed + len, p, rl);
+				len += rl;
+				p += rl;
+			}
+			const char *row = !strcmp(kw, "verts") ? "0 0 4.5" : !strcmp(kw, "tverts") ? "0.5 1 0" :
+					  !strcmp(kw, "normals") ? "0 -1 0" : !strcmp(kw, "weights") ?
+					  "b17 0.5 b16 0.5" : "34 35 36 1 34 35 36 1";
+			len += (size_t)snprintf(ed + len, cap - len, "    %s\n", row);
+			continue;
+		}
+		memcpy(ed + len, p, ll);
+		len += ll;
+		p += ll;
+	}
+	uint8_t *out = NULL;
+	size_t outn = 0;
+	lfs_err e = lfs_views_apply("skin18bone.mdl", data, n, "model.mdl", ed, len, &out, &outn, &err);
+	if (e)
+		fail_msg("structural edit refused: %s", err.msg);
+	nwn_model *m = NULL;
+	assert_int_equal(nwn_mdl_decode(out, outn, &m, &err), LFS_OK);
+	const nwn_geometry *g = &m->geom;
+	const nwn_node *rope = NULL;
+	for (uint32_t i = 0; i < g->n_nodes; i++)
+		if (!strcmp(g->nodes[i].name, "rope"))
+			rope = &g->nodes[i];
+	assert_non_null(rope);
+	const nwn_mesh *me = rope->mesh;
+	assert_int_equal(me->n_faces, 35);
+	const nwn_skin *sk = me->skin;
+	/* every used bone ref names the bone its row was weighted to */
+	uint32_t uses17 = 0, new_vert = 0;
+	for (uint32_t i = 0; i < me->n_verts; i++) {
+		for (int l = 0; l < 4; l++) {
+			int16_t b = sk->bonerefs[4 * i + l];
+			if (b < 0)
+				continue;
+			assert_true(b < NWN_SKIN_BONES);
+			int16_t node = sk->bone_node_numbers[b];
+			assert_true(node >= 0 && (uint32_t)node < g->n_nodes);
+			const char *bn = g->nodes[node].name;
+			char want[8];
+			snprintf(want, sizeof want, "b%02d", (int)lroundf(me->verts[3 * i + 2] / 0.25f));
+			if (me->verts[3 * i + 2] > 4.4f) { /* the new vertex: b17 and b16 */
+				new_vert++;
+				assert_true(!strcmp(bn, "b17") || !strcmp(bn, "b16"));
+			} else {
+				assert_string_equal(bn, want);
+			}
+			uses17 += b == 17;
+		}
+	}
+	assert_true(new_vert == 2);
+	assert_true(uses17 >= 2);
+	nwn_model_free(m);
+	free(out);
+	free(ed);
+	free(text);
+	free(data);
+}
+
 int main(void)
 {
 	struct CMUnitTest tests[8];
@@ -330,6 +438,11 @@ int main(void)
 	for (size_t i = 0; i < smp_n_models && n < sizeof tests / sizeof tests[0]; i++) {
 		tests[n] = (struct CMUnitTest)cmocka_unit_test_prestate(test_sample, (void *)&smp_models[i]);
 		tests[n].name = smp_models[i].file;
+		n++;
+	}
+	if (n < sizeof tests / sizeof tests[0]) {
+		tests[n] = (struct CMUnitTest)cmocka_unit_test(test_skin18);
+		tests[n].name = "skin18bone: bone 17 named, survives a structural edit";
 		n++;
 	}
 	return _cmocka_run_group_tests("samples", tests, n, NULL, NULL);

@@ -126,6 +126,9 @@ typedef struct nwn_face {
 	uint16_t v[3];        /**< vertex indices (into the binary, split vertex list) */
 } nwn_face;
 
+/** Bone slots of a skin: 17 in the table plus the word after it (nwn_skin). */
+#define NWN_SKIN_BONES 18
+
 /** Skin part of a skin mesh [T "The Skin mesh Node", N §3.6]. */
 typedef struct nwn_skin {
 	nwn_array weights_arr;        /**< compile-time weights array (kept verbatim) */
@@ -134,8 +137,13 @@ typedef struct nwn_skin {
 	uint32_t node_to_bone_ptr;    /**< model pointer: i16 per model node */
 	uint32_t node_to_bone_count;
 	nwn_array qbone_arr, tbone_arr, const_idx_arr;
-	int16_t bone_node_numbers[17];/**< bone index -> node (part) number */
-	uint16_t spare;
+	/** bone index -> node number (depth-first index in the model geometry):
+	 *  the 17-entry table at skin +0x2B0 [T] and an 18th slot in the word after
+	 *  it (+0x2D2, Torlack's "pad"): the game's compiler and nwnmdlcomp check
+	 *  `bones > 17` after storing, so a skin holds up to NWN_SKIN_BONES bones
+	 *  and bone ref 17 reads that word (nwnmdlcomp's decompiler does the
+	 *  same). Unused slots hold whatever the compiler left there (0). */
+	int16_t bone_node_numbers[NWN_SKIN_BONES];
 	/* decoded data, NULL when absent: */
 	float *weights;               /**< n_verts * 4 */
 	int16_t *bonerefs;            /**< n_verts * 4, -1 unused (lanes in any order) */

@@ -479,9 +479,9 @@ static lfs_err decode_mesh(dec *d, nwn_node *n)
 		read_array(d, o + 0x28C, &s->qbone_arr);
 		read_array(d, o + 0x298, &s->tbone_arr);
 		read_array(d, o + 0x2A4, &s->const_idx_arr);
-		for (int i = 0; i < 17; i++)
+		/* slot 17 is the word after the 17-entry table (+0x2D2) */
+		for (int i = 0; i < NWN_SKIN_BONES; i++)
 			s->bone_node_numbers[i] = (int16_t)md16(d, o + 0x2B0 + 2 * i);
-		s->spare = md16(d, o + 0x2D2);
 		size_t at = MD_FILE(o);
 		if ((e = raw_floats(d, s->weights_raw, m->n_verts, 4, at + 0x27C, "skin weights", &s->weights)))
 			return e;

@@ -128,10 +128,10 @@ lfs_err nwn_derive_skin(const nwn_geometry *g, uint32_t si, const nwn_src_weight
 				continue;
 			int32_t node = w->node[j];
 			if (s->node_to_bone[node] == -1) {
-				if (total >= 17)
+				if (total >= NWN_SKIN_BONES)
 					return lfs_fail(err, LFS_ERR_UNSUPPORTED, SIZE_MAX, "skin",
-							"skin '%s' uses more than 17 bones (the binary's bone table holds 17)",
-							sn->name);
+							"skin '%s' uses more than %d bones (the bone table holds 17, the word after it one more)",
+							sn->name, NWN_SKIN_BONES);
 				s->node_to_bone[node] = (int16_t)total;
 				s->bone_node_numbers[total++] = (int16_t)node;
 			}

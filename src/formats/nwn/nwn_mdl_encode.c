@@ -352,9 +352,8 @@ static lfs_err skin_part(enc *e, const nwn_node *n, uint32_t o)
 	for (uint32_t i = 0; i < nc; i++)
 		w32(b, p + 4 * i, s->const_indices[i]);
 	warr(b, o + 0x2A4, p, nc, &s->const_idx_arr);
-	for (int i = 0; i < 17; i++)
+	for (int i = 0; i < NWN_SKIN_BONES; i++) /* slot 17 at +0x2D2 */
 		w16(b, o + 0x2B0 + 2 * (uint32_t)i, (uint16_t)s->bone_node_numbers[i]);
-	w16(b, o + 0x2D2, s->spare);
 	/* raw: weights then bone refs, before the mesh's own raw arrays */
 	uint32_t wp, bp;
 	if ((r = raw_units(e, s->weights, (size_t)me->n_verts * 4, 4, s->weights_raw, &wp)) ||
