@@ -167,7 +167,9 @@ void nwn_edit_bbox(const float *v, size_t nv, const nwn_animmesh *am, float mn[3
  * on no memory. */
 bool nwn_edit_average(const float *v, size_t nv, float out[3], nwn_arith ar);
 /** Largest distance of a vertex from @p avg: float differences, double
- * length rounded to float (BioWare); double throughout (nwnmdlcomp). */
+ * length rounded to float (BioWare). nwnmdlcomp: from its own unrounded
+ * average of the distinct positions (@p avg unused), extended precision
+ * throughout; NaN on no memory. */
 float nwn_edit_radius(const float *v, size_t nv, const float avg[3], nwn_arith ar);
 /** Sum of |(p1-p0) x (p2-p0)| / 2 over @p nf faces (@p fv: 3 indices each):
  * edges and cross product rounded to float (BioWare) or not (nwnmdlcomp),

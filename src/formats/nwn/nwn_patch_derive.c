@@ -197,11 +197,17 @@ lfs_err nwn_patch_derive_mesh(nwn_patch *a, uint32_t node)
 		float mn0[3], mx0[3], mn1[3], mx1[3];
 		nwn_edit_bbox(tr->vold, nv, me->anim, mn0, mx0);
 		nwn_edit_bbox(me->verts, nv, me->anim, mn1, mx1);
+		/* bbox: exact where f(old) gives the stored bound; a bound that
+		 * it does not give (nwnmdlcomp's box also covers ASCII vertices
+		 * no face uses, which the binary does not keep) is kept, and
+		 * only pushed out when an edited vertex leaves it */
 		for (int k = 0; k < 3 && !e; k++) {
-			if (!nwn_feq(mn0[k], mn1[k]))
-				e = nwn_patch_md_f32(a, o + 0x84 + 4 * (uint32_t)k, mn1[k]);
-			if (!e && !nwn_feq(mx0[k], mx1[k]))
-				e = nwn_patch_md_f32(a, o + 0x90 + 4 * (uint32_t)k, mx1[k]);
+			float lo = nwn_feq(mn0[k], me->bmin[k]) ? mn1[k] : fminf(me->bmin[k], mn1[k]);
+			float hi = nwn_feq(mx0[k], me->bmax[k]) ? mx1[k] : fmaxf(me->bmax[k], mx1[k]);
+			if (!nwn_feq(lo, me->bmin[k]))
+				e = nwn_patch_md_f32(a, o + 0x84 + 4 * (uint32_t)k, lo);
+			if (!e && !nwn_feq(hi, me->bmax[k]))
+				e = nwn_patch_md_f32(a, o + 0x90 + 4 * (uint32_t)k, hi);
 		}
 		/* average: when the file's compiler's arithmetic reproduces the
 		 * stored value (all three components) from the old vertices, it
