@@ -11,7 +11,8 @@
  *  - edit_revert: every mesh OBJ view of every corpus binary with meshes:
  *    one vertex moved and saved, then the original OBJ text saved onto the
  *    result, must give back the original bytes (all game binaries; the
- *    nwnmdlcomp binaries against a floor).
+ *    nwnmdlcomp binaries against a floor); the same through model.mdl (the
+ *    first vertex of the first mesh) on the game binaries.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -330,6 +331,58 @@ static void edit_revert_file(const char *path, er_count *c)
 	free(d);
 }
 
+/* model.mdl of the binary at @p path: the first vertex row of the first
+ * `verts` list moved, saved; the original text saved onto that; compared.
+ * Returns -1 when the model has no mesh, else whether the bytes came back. */
+static int edit_revert_mdl(const char *path)
+{
+	size_t n;
+	uint8_t *d = lfs_read_file(path, &n);
+	if (!d)
+		return -1;
+	const char *name = lfs_base_name(path);
+	lfs_viewset vs;
+	lfs_error err;
+	int r = -1;
+	if (lfs_views_build(name, d, n, NULL, &vs, &err) != LFS_OK) {
+		free(d);
+		return -1;
+	}
+	const lfs_view *w = lfs_viewset_find(&vs, "model.mdl");
+	const char *s = w ? strstr(w->data, "\n  verts ") : NULL;
+	const char *row = s ? strchr(s + 1, '\n') : NULL;
+	float x, y, z;
+	if (row && sscanf(row + 1, "%f %f %f", &x, &y, &z) == 3) {
+		row++;
+		const char *e = strchr(row, '\n');
+		assert_non_null(e);
+		char repl[200];
+		int rl = snprintf(repl, sizeof(repl), "    %.9g %.9g %.9g", (double)(x + 0.0625f), (double)y,
+				  (double)(z - 0.03125f));
+		size_t pre = (size_t)(row - w->data), post = w->size - (size_t)(e - w->data);
+		size_t en = pre + (size_t)rl + post;
+		char *ed = malloc(en + 1);
+		assert_non_null(ed);
+		memcpy(ed, w->data, pre);
+		memcpy(ed + pre, repl, (size_t)rl);
+		memcpy(ed + pre + rl, e, post);
+		uint8_t *o1 = NULL, *o2 = NULL;
+		size_t n1 = 0, n2 = 0;
+		assert_int_equal(lfs_views_apply(name, d, n, "model.mdl", ed, en, &o1, &n1, &err), LFS_OK);
+		assert_true(n1 != n || memcmp(o1, d, n));
+		assert_int_equal(lfs_views_apply(name, o1, n1, "model.mdl", w->data, w->size, &o2, &n2, &err), LFS_OK);
+		r = n2 == n && !memcmp(o2, d, n);
+		if (!r)
+			printf("edit+revert differs: %s model.mdl\n", path);
+		free(o1);
+		free(o2);
+		free(ed);
+	}
+	lfs_viewset_free(&vs);
+	free(d);
+	return r;
+}
+
 static void edit_revert_dir(const char *dir, er_count *c)
 {
 	char **sub = lfs_list_dir(dir, "", NULL);
@@ -356,8 +409,13 @@ static void edit_revert(void **state)
 	size_t nb;
 	char **bins = lfs_corpus_list("nwn", "binary.txt", &nb);
 	er_count game = { 0 }, peer = { 0 };
-	for (size_t i = 0; i < nb; i++)
+	size_t mdl = 0, mdl_ok = 0;
+	for (size_t i = 0; i < nb; i++) {
 		edit_revert_file(bins[i], &game);
+		int r = edit_revert_mdl(bins[i]);
+		mdl += r >= 0;
+		mdl_ok += r > 0;
+	}
 	lfs_free_list(bins);
 	char dir[4096];
 	edit_revert_dir(lfs_path(dir, sizeof(dir), "%s/nwn/peer_compiled", lfs_corpus_dir_or_skip()), &peer);
@@ -365,8 +423,11 @@ static void edit_revert(void **state)
 	       game.views_ok, game.views, game.models_ok, game.models);
 	printf("edit+revert, nwnmdlcomp binaries: %zu of %zu mesh views, %zu of %zu models byte-identical\n",
 	       peer.views_ok, peer.views, peer.models_ok, peer.models);
+	printf("edit+revert through model.mdl, game binaries: %zu of %zu models byte-identical\n", mdl_ok, mdl);
 	assert_true(game.models > 0);
 	assert_int_equal(game.views_ok, game.views);
+	assert_true(mdl > 0);
+	assert_int_equal(mdl_ok, mdl);
 	assert_true(peer.views_ok >= PEER_REVERT_FLOOR);
 }
 
