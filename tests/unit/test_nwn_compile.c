@@ -527,16 +527,13 @@ static const struct {
 	{ "anim-node.selfillumcolor-dropped-by-peer", 2 },
 	{ "mesh.texture3-materialname", 2 },
 	/* rounding: the peer is an x87 build (extended-precision temporaries) */
-	{ "mesh.radius:ulp", 59 },
 	{ "mesh.corner-normal:ulp", 145 },
-	{ "mesh.face-plane-distance:ulp", 149 },
 	{ "node.ctrl:orientation:ulp", 85 },
 	{ "anim-node.ctrl:orientation:ulp", 63 },
 	{ "mesh.skin-tbone:ulp", 4 },
 	{ "mesh.skin-qbone:ulp", 2 },
 	/* beyond 4 ulp, same cause (sums that cancel, then normalised) */
 	{ "mesh.corner-normal", 119 },
-	{ "mesh.face-plane-distance", 88 },
 	{ "mesh.skin-tbone", 4 },
 	{ "mesh.skin-qbone", 2 },
 	/* consequence: a vertex whose normal differs is split differently */

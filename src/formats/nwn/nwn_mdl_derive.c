@@ -408,12 +408,13 @@ static void bounds_from(nwn_mesh *m, const float *pts, size_t n)
 		sz += p[2];
 	}
 	volatile float cnt = (float)n; /* 0 verts: 0/0 = NaN at run time, as the compiler */
-	m->average[0] = (float)(sx / cnt);
-	m->average[1] = (float)(sy / cnt);
-	m->average[2] = (float)(sz / cnt);
+	xf ax = sx / cnt, ay = sy / cnt, az = sz / cnt;
+	m->average[0] = (float)ax;
+	m->average[1] = (float)ay;
+	m->average[2] = (float)az;
+	/* the radius from the unrounded average (docs/derived-values.md) */
 	for (size_t i = 0; i < n; i++) {
-		xv3 d = { (xf)pts[3 * i] - m->average[0], (xf)pts[3 * i + 1] - m->average[1],
-			  (xf)pts[3 * i + 2] - m->average[2] };
+		xv3 d = { (xf)pts[3 * i] - ax, (xf)pts[3 * i + 1] - ay, (xf)pts[3 * i + 2] - az };
 		float l = (float)xv3_len(d);
 		if (m->radius < l)
 			m->radius = l;
@@ -494,12 +495,21 @@ lfs_err nwn_derive_mesh(nwn_node *node, const nwn_mesh_src *s, const nwn_alloc *
 	for (uint32_t f = 0; f < nf; f++) {
 		const nwn_src_face *sf = &s->faces[f];
 		nwn_face *df = &m->faces[f];
+		/* d = -n.p1 from the unrounded normal, as nwnmdlcomp's x87
+		 * build keeps it (docs/derived-values.md); a zero normal stays
+		 * the unnormalised cross product */
 		v3 p1 = v3_at(s->verts + 3 * (size_t)sf->v[0]);
-		v3 n = xv3_norm_f(face_normal_raw(s, sf));
-		df->plane_normal[0] = n.x;
-		df->plane_normal[1] = n.y;
-		df->plane_normal[2] = n.z;
-		df->plane_distance = (float)-((xf)n.x * p1.x + (xf)n.y * p1.y + (xf)n.z * p1.z);
+		xv3 cr = face_normal_raw(s, sf);
+		xf l = xv3_len(cr);
+		xv3 nx = l == 0 ? cr : (xv3){ cr.x / l, cr.y / l, cr.z / l };
+		df->plane_normal[0] = (float)nx.x;
+		df->plane_normal[1] = (float)nx.y;
+		df->plane_normal[2] = (float)nx.z;
+		if (l == 0)
+			df->plane_distance = (float)-((xf)df->plane_normal[0] * p1.x + (xf)df->plane_normal[1] * p1.y +
+						      (xf)df->plane_normal[2] * p1.z);
+		else
+			df->plane_distance = (float)-(nx.x * p1.x + nx.y * p1.y + nx.z * p1.z);
 		df->surface_id = sf->surface;
 		for (uint32_t k = 0; k < 3; k++) {
 			df->v[k] = fv[f * 3 + k];

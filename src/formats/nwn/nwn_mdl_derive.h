@@ -118,22 +118,29 @@ uint32_t nwn_aabb_plane(const nwn_aabb_entry *left, const nwn_aabb_entry *right)
  * One module, two arithmetics. The compiler (nwn_derive_mesh above, used by
  * src/views/nwn_compile*.c) reproduces nwnmdlcomp's x87 extended-precision
  * arithmetic on the ASCII vertices; the edit-preserving apply
- * (nwn_patch_derive.c) recomputes a value before and after a value edit from
- * the stored (split) vertices and keeps the stored bits when both agree, so
- * it uses the variant that reproduces most stored values of the game's
- * BioWare-compiled files. The two differ in the last bits and the tests
+ * (nwn_patch_derive.c) recomputes a value from the stored (split) vertices
+ * in the arithmetic of BioWare's compiler, measured bit for bit on the
+ * game's files (docs/derived-values.md). The two differ in the last bits and the tests
  * compare both outputs byte for byte (nwn_compile, nwn_apply), so both stay:
  *   quantity      compiler (nwn_mdl_derive.c)        apply (below)
  *   quaternion    nwn_axis_angle_to_quat (float)     nwn_axis_angle_to_quat_double
- *   face plane    nwn_derive_mesh (extended)         nwn_edit_face_plane (double)
+ *   face plane    nwn_derive_mesh (extended)         nwn_edit_face_plane (float/x87)
  *   bounding box  nwn_bbox_extend (shared)           nwn_edit_bbox -> nwn_bbox_extend
  *   average       sum of ASCII vertices (extended)   nwn_edit_average (distinct
- *                                                    split positions, double)
- *   radius        extended-precision lengths         nwn_edit_radius (float)
- *   area          extended-precision cross products  nwn_edit_area (float)
+ *                                                    split positions, float)
+ *   radius        extended-precision lengths         nwn_edit_radius (float/double)
+ *   area          extended-precision cross products  nwn_edit_area (float/x87)
  *   adjacency     by ASCII vertex (int32 indices)    nwn_face_adjacency (uint16)
  *   AABB plane    nwn_aabb_plane (shared)            nwn_aabb_plane
  */
+
+/** Whose arithmetic a derived value is recomputed in: the game's (BioWare)
+ * compiler or nwnmdlcomp (an x87 build, temporaries in extended precision).
+ * docs/derived-values.md lists how many corpus values each reproduces. */
+typedef enum nwn_arith {
+	NWN_ARITH_BIOWARE = 0,
+	NWN_ARITH_NMC = 1,
+} nwn_arith;
 
 /** Extend the box @p mn / @p mx by @p n points (xyz floats); NaN never
  * extends it. The one bounding-box rule of compiler and apply. */
@@ -147,19 +154,27 @@ void nwn_bbox_extend(const float *v, size_t n, float mn[3], float mx[3]);
  * controller edits; the compiler uses nwn_axis_angle_to_quat().
  */
 void nwn_axis_angle_to_quat_double(const float aa[4], float q[4]);
-/** Face plane n = normalize((p1-p0) x (p2-p1)), d = -n.p0: differences in
- * float, cross and length in double. false for a degenerate face. */
-bool nwn_edit_face_plane(const float *p0, const float *p1, const float *p2, float out[4]);
+/** Face plane n = normalize((p1-p0) x (p2-p1)), d = -n.p0, in BioWare's
+ * compiler's arithmetic (float edges, float cross product, x87 extended
+ * length; d in double), or nwnmdlcomp's (@p ar). false for a degenerate
+ * face. */
+bool nwn_edit_face_plane(const float *p0, const float *p1, const float *p2, float out[4], nwn_arith ar);
 /** Bounding box of @p nv vertices (xyz floats) and the origin, extended by
  * the animmesh vertex sets of @p am (may be NULL). */
 void nwn_edit_bbox(const float *v, size_t nv, const nwn_animmesh *am, float mn[3], float mx[3]);
-/** Mean of the distinct (bitwise) positions, in double. false on no memory. */
-bool nwn_edit_average(const float *v, size_t nv, double out[3]);
-/** Largest distance of a vertex from @p avg, float arithmetic. */
-float nwn_edit_radius(const float *v, size_t nv, const float avg[3]);
-/** Sum of |(p1-p0) x (p2-p0)| / 2 over @p nf faces (@p fv: 3 indices each),
- * float arithmetic. */
-float nwn_edit_area(const float *v, const uint16_t *fv, size_t nf);
+/** Mean of the distinct (bitwise) positions in first-occurrence order, float
+ * sum / float count (BioWare) or extended sum / count (nwnmdlcomp). false
+ * on no memory. */
+bool nwn_edit_average(const float *v, size_t nv, float out[3], nwn_arith ar);
+/** Largest distance of a vertex from @p avg: float differences, double
+ * length rounded to float (BioWare). nwnmdlcomp: from its own unrounded
+ * average of the distinct positions (@p avg unused), extended precision
+ * throughout; NaN on no memory. */
+float nwn_edit_radius(const float *v, size_t nv, const float avg[3], nwn_arith ar);
+/** Sum of |(p1-p0) x (p2-p0)| / 2 over @p nf faces (@p fv: 3 indices each):
+ * edges and cross product rounded to float (BioWare) or not (nwnmdlcomp),
+ * extended length, float running sum. */
+float nwn_edit_area(const float *v, const uint16_t *fv, size_t nf, nwn_arith ar);
 /** Adjacency: for edge k = (v_k, v_k+1) of each face, the first other face
  * sharing the edge in either winding, or -1; @p adj has nf * 3 entries.
  * false on no memory. */

@@ -11,13 +11,15 @@
  * bits at md0 + off (model data) or raw0 + ptr (raw data); layouts as in
  * "BioWare Aurora Engine: Model format" (binary MDL), see nwn_mdl_decode.c.
  *
- * Derived values: for a derived value D = f(inputs)
+ * Derived values: for a derived value D = f(inputs), f in the arithmetic of
+ * the file's compiler (nwn_arith, docs/derived-values.md)
  *   f(new) == f(old) bitwise  -> the stored bits are kept;
  *   otherwise, exact rules    -> f(new) is written (face plane, bbox, AABB box,
- *                                adjacency, vertex index list);
- *   approximate rules         -> stored + (f(new) - f(old)) in double
- *                                (average point, radius, area), which is
- *                                f(new) whenever stored == f(old).
+ *                                adjacency, vertex index list; radius and area
+ *                                when f(old) == stored);
+ *   radius, area otherwise    -> stored + (f(new) - f(old)) in double;
+ *   average                   -> f(new) when f(old) == stored, else the stored
+ *                                centre is kept (the radius is measured from it).
  */
 #ifndef LFS_NWN_PATCH_H
 #define LFS_NWN_PATCH_H

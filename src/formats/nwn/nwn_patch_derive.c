@@ -145,6 +145,8 @@ lfs_err nwn_patch_derive_mesh(nwn_patch *a, uint32_t node)
 	if (!vany && !fany)
 		return LFS_OK;
 	lfs_err e = LFS_OK;
+	/* the file's compiler: BioWare's geometry routines, else nwnmdlcomp's */
+	nwn_arith ar = a->m->geom.fn[0] == 0x0040BBC0u ? NWN_ARITH_BIOWARE : NWN_ARITH_NMC;
 	uint8_t *faff = calloc(nf + 1, 1);
 	uint16_t *fnew = malloc(nf * 6 + 2);
 	if (!faff || !fnew) {
@@ -167,11 +169,10 @@ lfs_err nwn_patch_derive_mesh(nwn_patch *a, uint32_t node)
 			continue;
 		const uint16_t *o = tr->fold + 3 * f, *w = fnew + 3 * f;
 		float po[4], pn[4];
-		bool okn = nwn_edit_face_plane(me->verts + 3 * (size_t)w[0], me->verts + 3 * (size_t)w[1],
-				    me->verts + 3 * (size_t)w[2], pn);
 		bool oko = nwn_edit_face_plane(tr->vold + 3 * (size_t)o[0], tr->vold + 3 * (size_t)o[1],
-				    tr->vold + 3 * (size_t)o[2], po);
-		if (!okn)
+					       tr->vold + 3 * (size_t)o[2], po, ar);
+		if (!nwn_edit_face_plane(me->verts + 3 * (size_t)w[0], me->verts + 3 * (size_t)w[1],
+					 me->verts + 3 * (size_t)w[2], pn, ar))
 			continue; /* degenerate now: keep the stored plane */
 		uint32_t fo = me->faces_arr.off + FACE_SIZE * (uint32_t)f;
 		for (int k = 0; k < 4 && !e; k++)
@@ -196,29 +197,53 @@ lfs_err nwn_patch_derive_mesh(nwn_patch *a, uint32_t node)
 		float mn0[3], mx0[3], mn1[3], mx1[3];
 		nwn_edit_bbox(tr->vold, nv, me->anim, mn0, mx0);
 		nwn_edit_bbox(me->verts, nv, me->anim, mn1, mx1);
+		/* bbox: exact where f(old) gives the stored bound; a bound that
+		 * it does not give (nwnmdlcomp's box also covers ASCII vertices
+		 * no face uses, which the binary does not keep) is kept, and
+		 * only pushed out when an edited vertex leaves it */
 		for (int k = 0; k < 3 && !e; k++) {
-			if (!nwn_feq(mn0[k], mn1[k]))
-				e = nwn_patch_md_f32(a, o + 0x84 + 4 * (uint32_t)k, mn1[k]);
-			if (!e && !nwn_feq(mx0[k], mx1[k]))
-				e = nwn_patch_md_f32(a, o + 0x90 + 4 * (uint32_t)k, mx1[k]);
+			float lo = nwn_feq(mn0[k], me->bmin[k]) ? mn1[k] : fminf(me->bmin[k], mn1[k]);
+			float hi = nwn_feq(mx0[k], me->bmax[k]) ? mx1[k] : fmaxf(me->bmax[k], mx1[k]);
+			if (!nwn_feq(lo, me->bmin[k]))
+				e = nwn_patch_md_f32(a, o + 0x84 + 4 * (uint32_t)k, lo);
+			if (!e && !nwn_feq(hi, me->bmax[k]))
+				e = nwn_patch_md_f32(a, o + 0x90 + 4 * (uint32_t)k, hi);
 		}
-		double av0[3], av1[3];
-		if (!e && (!nwn_edit_average(tr->vold, nv, av0) || !nwn_edit_average(me->verts, nv, av1)))
+		/* average: when the file's compiler's arithmetic reproduces the
+		 * stored value (all three components) from the old vertices, it
+		 * gives the new one; otherwise (BioWare's compiler summed its
+		 * ASCII vertices in an order the binary does not keep) the stored
+		 * centre is kept and the radius below is measured from it, so
+		 * (average, radius) stays a bounding sphere and an edit that is
+		 * undone restores both. Only the file's own arithmetic is tried:
+		 * with a second one, a value that one of them reproduces only by
+		 * coincidence after an edit would pick the wrong one on undo. */
+		float avo[3], avn[3], oldavg[3], newavg[3];
+		if (!nwn_edit_average(tr->vold, nv, avo, ar) || !nwn_edit_average(me->verts, nv, avn, ar))
 			e = lfs_nomem(a->err, "apply view");
-		float oldavg[3], newavg[3];
 		memcpy(oldavg, me->average, 12);
-		for (int k = 0; k < 3 && !e; k++) {
-			newavg[k] = delta_rule(me->average[k], av0[k], av1[k]);
-			e = nwn_patch_md_f32(a, o + 0xA0 + 4 * (uint32_t)k, newavg[k]);
-		}
+		memcpy(newavg, me->average, 12);
+		if (!e && nwn_feq(avo[0], oldavg[0]) && nwn_feq(avo[1], oldavg[1]) && nwn_feq(avo[2], oldavg[2]))
+			memcpy(newavg, avn, 12);
+		for (int k = 0; k < 3 && !e; k++)
+			if (!nwn_feq(newavg[k], oldavg[k]))
+				e = nwn_patch_md_f32(a, o + 0xA0 + 4 * (uint32_t)k, newavg[k]);
+		/* radius and area: exact rule when the arithmetic reproduces the
+		 * stored value, else stored + (f(new) - f(old)) */
 		if (!e) {
-			float r0 = nwn_edit_radius(tr->vold, nv, oldavg), r1 = nwn_edit_radius(me->verts, nv, newavg);
-			e = nwn_patch_md_f32(a, o + 0x9C, delta_rule(me->radius, r0, r1));
+			float r = me->radius, r0 = nwn_edit_radius(tr->vold, nv, oldavg, ar),
+			      r1 = nwn_edit_radius(me->verts, nv, newavg, ar);
+			float rn = nwn_feq(r0, r) ? r1 : delta_rule(r, r0, r1);
+			if (!nwn_feq(rn, r))
+				e = nwn_patch_md_f32(a, o + 0x9C, rn);
 		}
 	}
 	if (!e && nv && me->area != 0.0f) {
-		float a0 = nwn_edit_area(tr->vold, tr->fold, nf), a1 = nwn_edit_area(me->verts, fnew, nf);
-		e = nwn_patch_md_f32(a, nwn_patch_node(a, node)->off + 0x268, delta_rule(me->area, a0, a1));
+		float s0 = me->area, a0 = nwn_edit_area(tr->vold, tr->fold, nf, ar),
+		      a1 = nwn_edit_area(me->verts, fnew, nf, ar);
+		float sn = nwn_feq(a0, s0) ? a1 : delta_rule(s0, a0, a1);
+		if (!nwn_feq(sn, s0))
+			e = nwn_patch_md_f32(a, nwn_patch_node(a, node)->off + 0x268, sn);
 	}
 	if (!e && me->aabb && nv)
 		e = derive_aabb(a, node, faff);

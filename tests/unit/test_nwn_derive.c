@@ -1,0 +1,441 @@
+/**
+ * @file test_nwn_derive.c
+ * Derived values of NWN binary models, on the corpus (docs/derived-values.md):
+ *  - derived_table: for every corpus binary (nwn/binary.txt: the game's
+ *    BioWare-compiled files; nwn/peer_compiled/: nwnmdlcomp's), every value
+ *    the compiler derives is recomputed from the stored inputs with the
+ *    apply's functions (nwn_mdl_derive.h) in that compiler's arithmetic and
+ *    tallied bit-equal / within 2 ulp / other, per kind x compiler. The table
+ *    is printed; the test fails when a bit-equal count drops below the floor
+ *    committed here (a regression guard on real data).
+ *  - edit_revert: every mesh OBJ view of every corpus binary with meshes:
+ *    one vertex moved and saved, then the original OBJ text saved onto the
+ *    result, must give back the original bytes (all game binaries; the
+ *    nwnmdlcomp binaries against a floor); the same through model.mdl (the
+ *    first vertex of the first mesh) on the game binaries.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/floatfmt.h"
+#include "formats/nwn/nwn_mdl.h"
+#include "formats/nwn/nwn_mdl_derive.h"
+#include "views/viewset.h"
+#include "corpus.h"
+
+enum { K_NORMAL, K_DIST, K_BBOX, K_AVERAGE, K_RADIUS, K_AREA, K_AABB, N_KINDS };
+static const char *const kind_name[N_KINDS] = {
+	"face plane normal", "face plane distance", "mesh bbox (min, max)", "mesh average",
+	"mesh radius", "mesh area (non-zero)", "AABB entry box",
+};
+enum { C_BIOWARE, C_NMC, N_COMP };
+
+/* Floors: bit-equal counts measured on the corpus (see the doc table). */
+static const long floor_equal[N_KINDS][N_COMP] = {
+	[K_NORMAL] = { 10198, 77218 }, [K_DIST] = { 10198, 57631 }, [K_BBOX] = { 248, 1456 },
+	[K_AVERAGE] = { 79, 1381 },    [K_RADIUS] = { 248, 1300 }, [K_AREA] = { 242, 1408 },
+	[K_AABB] = { 105, 1806 },
+};
+
+/* Floor of nwnmdlcomp mesh views that come back byte-identical. */
+#define PEER_REVERT_FLOOR 1458
+
+typedef struct tally {
+	long eq, ulp2, other;
+} tally;
+static tally g_t[N_KINDS][N_COMP];
+
+/* ulps between two floats (large for different signs or NaN) */
+static uint64_t ulps(float a, float b)
+{
+	if (lfs_f32_bits(a) == lfs_f32_bits(b))
+		return 0;
+	if (isnan(a) || isnan(b))
+		return UINT64_MAX;
+	int64_t x = (int32_t)lfs_f32_bits(a), y = (int32_t)lfs_f32_bits(b);
+	if (x < 0)
+		x = INT32_MIN - x;
+	if (y < 0)
+		y = INT32_MIN - y;
+	return (uint64_t)(x > y ? x - y : y - x);
+}
+
+static void count(int kind, int comp, const float *got, const float *stored, int n)
+{
+	uint64_t worst = 0;
+	for (int k = 0; k < n; k++) {
+		uint64_t u = ulps(got[k], stored[k]);
+		if (u > worst)
+			worst = u;
+	}
+	tally *t = &g_t[kind][comp];
+	if (worst == 0)
+		t->eq++;
+	else if (worst <= 2)
+		t->ulp2++;
+	else
+		t->other++;
+}
+
+static void measure_mesh(const nwn_mesh *me, int comp)
+{
+	nwn_arith ar = comp == C_BIOWARE ? NWN_ARITH_BIOWARE : NWN_ARITH_NMC;
+	size_t nv = me->n_verts;
+	const float *v = me->verts;
+	for (uint32_t f = 0; f < me->n_faces && me->faces; f++) {
+		const nwn_face *fc = &me->faces[f];
+		if (fc->v[0] >= nv || fc->v[1] >= nv || fc->v[2] >= nv)
+			continue;
+		float p[4];
+		if (!nwn_edit_face_plane(v + 3 * (size_t)fc->v[0], v + 3 * (size_t)fc->v[1], v + 3 * (size_t)fc->v[2], p,
+					 ar))
+			p[0] = p[1] = p[2] = p[3] = NAN;
+		count(K_NORMAL, comp, p, fc->plane_normal, 3);
+		count(K_DIST, comp, p + 3, &fc->plane_distance, 1);
+	}
+	float mn[3], mx[3], box[6], stored[6];
+	nwn_edit_bbox(v, nv, me->anim, mn, mx);
+	memcpy(box, mn, 12);
+	memcpy(box + 3, mx, 12);
+	memcpy(stored, me->bmin, 12);
+	memcpy(stored + 3, me->bmax, 12);
+	count(K_BBOX, comp, box, stored, 6);
+	float avg[3];
+	assert_true(nwn_edit_average(v, nv, avg, ar));
+	count(K_AVERAGE, comp, avg, me->average, 3);
+	/* the radius from the stored average: its own input */
+	float r = nwn_edit_radius(v, nv, me->average, ar);
+	count(K_RADIUS, comp, &r, &me->radius, 1);
+	if (me->area != 0.0f && me->faces) {
+		bool ok = true;
+		for (uint32_t f = 0; f < me->n_faces; f++)
+			for (int k = 0; k < 3; k++)
+				ok &= me->faces[f].v[k] < nv;
+		if (ok) {
+			uint16_t *fv = malloc((size_t)me->n_faces * 6 + 2);
+			assert_non_null(fv);
+			for (uint32_t f = 0; f < me->n_faces; f++)
+				memcpy(fv + 3 * (size_t)f, me->faces[f].v, 6);
+			float a = nwn_edit_area(v, fv, me->n_faces, ar);
+			count(K_AREA, comp, &a, &me->area, 1);
+			free(fv);
+		}
+	}
+	if (me->aabb) {
+		const nwn_aabb *t = me->aabb;
+		for (uint32_t i = 0; i < t->n_entries; i++) {
+			const nwn_aabb_entry *x = &t->entries[i];
+			float b[6], s[6];
+			memcpy(s, x->bmin, 12);
+			memcpy(s + 3, x->bmax, 12);
+			if (x->leaf_face >= 0) {
+				if ((uint32_t)x->leaf_face >= me->n_faces)
+					continue;
+				const nwn_face *fc = &me->faces[x->leaf_face];
+				if (fc->v[0] >= nv || fc->v[1] >= nv || fc->v[2] >= nv)
+					continue;
+				nwn_face_box(v, fc->v, b);
+			} else {
+				/* inner: union of the stored children */
+				int found = 0;
+				for (int k = 0; k < 3; k++) {
+					b[k] = INFINITY;
+					b[3 + k] = -INFINITY;
+				}
+				for (uint32_t j = 0; j < t->n_entries; j++) {
+					const nwn_aabb_entry *c = &t->entries[j];
+					if (c->off != x->left_ptr && c->off != x->right_ptr)
+						continue;
+					found++;
+					for (int k = 0; k < 3; k++) {
+						b[k] = fminf(b[k], c->bmin[k]);
+						b[3 + k] = fmaxf(b[3 + k], c->bmax[k]);
+					}
+				}
+				if (found != 2)
+					continue;
+			}
+			count(K_AABB, comp, b, s, 6);
+		}
+	}
+}
+
+static void measure_file(const char *path, bool peer)
+{
+	size_t n;
+	uint8_t *d = lfs_read_file(path, &n);
+	if (!d)
+		return;
+	nwn_model *m = NULL;
+	lfs_error err;
+	if (nwn_mdl_decode(d, n, &m, &err) == LFS_OK) {
+		int comp = m->geom.fn[0] == 0x0040BBC0u ? C_BIOWARE : C_NMC;
+		if (comp == C_BIOWARE || peer)
+			for (uint32_t i = 0; i < m->geom.n_nodes; i++) {
+				const nwn_mesh *me = m->geom.nodes[i].mesh;
+				if (me && me->verts && me->n_verts)
+					measure_mesh(me, comp);
+			}
+		nwn_model_free(m);
+	}
+	free(d);
+}
+
+static void walk_peer(const char *dir)
+{
+	char **sub = lfs_list_dir(dir, "", NULL);
+	if (!sub)
+		return;
+	for (size_t i = 0; sub[i]; i++) {
+		size_t l = strlen(sub[i]);
+		if (lfs_base_name(sub[i])[0] == '.')
+			continue;
+		if (l > 4 && !strcasecmp(sub[i] + l - 4, ".mdl"))
+			measure_file(sub[i], true);
+		else
+			walk_peer(sub[i]);
+	}
+	lfs_free_list(sub);
+}
+
+static void derived_table(void **state)
+{
+	(void)state;
+	size_t nb;
+	char **bins = lfs_corpus_list("nwn", "binary.txt", &nb);
+	for (size_t i = 0; i < nb; i++)
+		measure_file(bins[i], false);
+	lfs_free_list(bins);
+	char peer[4096];
+	walk_peer(lfs_path(peer, sizeof(peer), "%s/nwn/peer_compiled", lfs_corpus_dir_or_skip()));
+
+	printf("| value | BioWare: bit-equal | ≤2 ulp | other | nwnmdlcomp: bit-equal | ≤2 ulp | other |\n");
+	printf("|---|---:|---:|---:|---:|---:|---:|\n");
+	for (int k = 0; k < N_KINDS; k++) {
+		const tally *b = &g_t[k][C_BIOWARE], *c = &g_t[k][C_NMC];
+		printf("| %s | %ld | %ld | %ld | %ld | %ld | %ld |\n", kind_name[k], b->eq, b->ulp2, b->other, c->eq,
+		       c->ulp2, c->other);
+	}
+	for (int k = 0; k < N_KINDS; k++)
+		for (int c = 0; c < N_COMP; c++)
+			if (g_t[k][c].eq < floor_equal[k][c]) {
+				fail_msg("%s (%s): %ld bit-equal, floor %ld", kind_name[k],
+					 c ? "nwnmdlcomp" : "BioWare", g_t[k][c].eq, floor_equal[k][c]);
+			}
+}
+
+/* ---- edit + revert through the OBJ views ---------------------------------- */
+
+/* Text of @p src with its @p idx-th line starting with "v " (0-based)
+ * replaced by @p repl; malloc'd, NULL when there is no such line. */
+static char *move_v_line(const char *src, size_t n, unsigned idx, size_t *outn)
+{
+	unsigned seen = 0;
+	for (size_t i = 0; i < n;) {
+		size_t e = i;
+		while (e < n && src[e] != '\n')
+			e++;
+		if (e - i > 2 && src[i] == 'v' && src[i + 1] == ' ' && seen++ == idx) {
+			float x, y, z;
+			char tmp[256];
+			size_t l = e - i < sizeof(tmp) - 1 ? e - i : sizeof(tmp) - 1;
+			memcpy(tmp, src + i, l);
+			tmp[l] = 0;
+			if (sscanf(tmp, "v %f %f %f", &x, &y, &z) != 3)
+				return NULL;
+			char repl[200];
+			int rl = snprintf(repl, sizeof(repl), "v %.9g %.9g %.9g", (double)(x + 0.0625f), (double)y,
+					  (double)(z - 0.03125f));
+			char *o = malloc(n + (size_t)rl + 1);
+			assert_non_null(o);
+			memcpy(o, src, i);
+			memcpy(o + i, repl, (size_t)rl);
+			memcpy(o + i + rl, src + e, n - e);
+			*outn = i + (size_t)rl + (n - e);
+			o[*outn] = 0;
+			return o;
+		}
+		i = e + 1;
+	}
+	return NULL;
+}
+
+typedef struct er_count {
+	size_t models, models_ok, views, views_ok;
+} er_count;
+
+/* Every writable meshes/<node>.obj view of the binary at @p path: move the
+ * first vertex, save; save the original text onto that; compare. */
+static void edit_revert_file(const char *path, er_count *c)
+{
+	size_t n;
+	uint8_t *d = lfs_read_file(path, &n);
+	if (!d)
+		return;
+	const char *name = lfs_base_name(path);
+	lfs_viewset vs;
+	lfs_error err;
+	if (lfs_views_build(name, d, n, NULL, &vs, &err) != LFS_OK) {
+		free(d);
+		return;
+	}
+	bool any = false, all = true;
+	for (size_t k = 0; k < vs.n_views; k++) {
+		const lfs_view *w = &vs.views[k];
+		if (strncmp(w->path, "meshes/", 7) || !w->writable)
+			continue;
+		size_t en;
+		char *ed = move_v_line(w->data, w->size, 0, &en);
+		if (!ed)
+			continue;
+		any = true;
+		c->views++;
+		uint8_t *o1 = NULL, *o2 = NULL;
+		size_t n1 = 0, n2 = 0;
+		lfs_err e1 = lfs_views_apply(name, d, n, w->path, ed, en, &o1, &n1, &err);
+		assert_int_equal(e1, LFS_OK);
+		assert_true(n1 != n || memcmp(o1, d, n)); /* the edit landed */
+		lfs_err e2 = lfs_views_apply(name, o1, n1, w->path, w->data, w->size, &o2, &n2, &err);
+		assert_int_equal(e2, LFS_OK);
+		if (n2 == n && !memcmp(o2, d, n)) {
+			c->views_ok++;
+		} else {
+			all = false;
+			size_t diff = 0, first = SIZE_MAX;
+			for (size_t b = 0; b < n && b < n2; b++)
+				if (o2[b] != d[b]) {
+					diff++;
+					if (first == SIZE_MAX)
+						first = b;
+				}
+			printf("edit+revert differs: %s %s (%zu bytes, first at %zu)\n", path, w->path, diff, first);
+		}
+		free(o1);
+		free(o2);
+		free(ed);
+	}
+	if (any) {
+		c->models++;
+		c->models_ok += all;
+	}
+	lfs_viewset_free(&vs);
+	free(d);
+}
+
+/* model.mdl of the binary at @p path: the first vertex row of the first
+ * `verts` list moved, saved; the original text saved onto that; compared.
+ * Returns -1 when the model has no mesh, else whether the bytes came back. */
+static int edit_revert_mdl(const char *path)
+{
+	size_t n;
+	uint8_t *d = lfs_read_file(path, &n);
+	if (!d)
+		return -1;
+	const char *name = lfs_base_name(path);
+	lfs_viewset vs;
+	lfs_error err;
+	int r = -1;
+	if (lfs_views_build(name, d, n, NULL, &vs, &err) != LFS_OK) {
+		free(d);
+		return -1;
+	}
+	const lfs_view *w = lfs_viewset_find(&vs, "model.mdl");
+	const char *s = w ? strstr(w->data, "\n  verts ") : NULL;
+	const char *row = s ? strchr(s + 1, '\n') : NULL;
+	float x, y, z;
+	if (row && sscanf(row + 1, "%f %f %f", &x, &y, &z) == 3) {
+		row++;
+		const char *e = strchr(row, '\n');
+		assert_non_null(e);
+		char repl[200];
+		int rl = snprintf(repl, sizeof(repl), "    %.9g %.9g %.9g", (double)(x + 0.0625f), (double)y,
+				  (double)(z - 0.03125f));
+		size_t pre = (size_t)(row - w->data), post = w->size - (size_t)(e - w->data);
+		size_t en = pre + (size_t)rl + post;
+		char *ed = malloc(en + 1);
+		assert_non_null(ed);
+		memcpy(ed, w->data, pre);
+		memcpy(ed + pre, repl, (size_t)rl);
+		memcpy(ed + pre + rl, e, post);
+		uint8_t *o1 = NULL, *o2 = NULL;
+		size_t n1 = 0, n2 = 0;
+		assert_int_equal(lfs_views_apply(name, d, n, "model.mdl", ed, en, &o1, &n1, &err), LFS_OK);
+		assert_true(n1 != n || memcmp(o1, d, n));
+		assert_int_equal(lfs_views_apply(name, o1, n1, "model.mdl", w->data, w->size, &o2, &n2, &err), LFS_OK);
+		r = n2 == n && !memcmp(o2, d, n);
+		if (!r)
+			printf("edit+revert differs: %s model.mdl\n", path);
+		free(o1);
+		free(o2);
+		free(ed);
+	}
+	lfs_viewset_free(&vs);
+	free(d);
+	return r;
+}
+
+static void edit_revert_dir(const char *dir, er_count *c)
+{
+	char **sub = lfs_list_dir(dir, "", NULL);
+	if (!sub)
+		return;
+	for (size_t i = 0; sub[i]; i++) {
+		size_t l = strlen(sub[i]);
+		if (lfs_base_name(sub[i])[0] == '.')
+			continue;
+		if (l > 4 && !strcasecmp(sub[i] + l - 4, ".mdl"))
+			edit_revert_file(sub[i], c);
+		else
+			edit_revert_dir(sub[i], c);
+	}
+	lfs_free_list(sub);
+}
+
+/* The game's binaries (nwn/binary.txt: every one with meshes is
+ * BioWare-compiled) must all come back; nwnmdlcomp's (peer_compiled/)
+ * are counted against a floor. */
+static void edit_revert(void **state)
+{
+	(void)state;
+	size_t nb;
+	char **bins = lfs_corpus_list("nwn", "binary.txt", &nb);
+	er_count game = { 0 }, peer = { 0 };
+	size_t mdl = 0, mdl_ok = 0;
+	for (size_t i = 0; i < nb; i++) {
+		edit_revert_file(bins[i], &game);
+		int r = edit_revert_mdl(bins[i]);
+		mdl += r >= 0;
+		mdl_ok += r > 0;
+	}
+	lfs_free_list(bins);
+	char dir[4096];
+	edit_revert_dir(lfs_path(dir, sizeof(dir), "%s/nwn/peer_compiled", lfs_corpus_dir_or_skip()), &peer);
+	printf("edit+revert, game binaries: %zu of %zu mesh views, %zu of %zu models byte-identical\n",
+	       game.views_ok, game.views, game.models_ok, game.models);
+	printf("edit+revert, nwnmdlcomp binaries: %zu of %zu mesh views, %zu of %zu models byte-identical\n",
+	       peer.views_ok, peer.views, peer.models_ok, peer.models);
+	printf("edit+revert through model.mdl, game binaries: %zu of %zu models byte-identical\n", mdl_ok, mdl);
+	assert_true(game.models > 0);
+	assert_int_equal(game.views_ok, game.views);
+	assert_true(mdl > 0);
+	assert_int_equal(mdl_ok, mdl);
+	assert_true(peer.views_ok >= PEER_REVERT_FLOOR);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(derived_table),
+		cmocka_unit_test(edit_revert),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
