@@ -16,6 +16,7 @@
 #include "../common/mem.h"
 #include "../formats/nwn/nwn_mdl.h"
 #include "../formats/nwn/nwn_mdl_encode.h"
+#include "law.h"
 #include "names.h"
 #include "nwn_apply.h"
 #include "nwn_ascii.h"
@@ -201,6 +202,23 @@ static lfs_err nwn_compile_text(const char *file, const uint8_t *text, size_t n,
 
 static const char *const nwn_extensions[] = { ".mdl", NULL };
 
+/*
+ * model.mdl and the round-trip law (law.h): the applier pairs the
+ * statements of the model header, of each node and of each animation by
+ * (keyword, occurrence) and the nodes by name, so their order is free;
+ * `#part-number` comment lines are statements (nwn_apply_match.c).
+ */
+static const char *const nwn_law_kept[] = { "#part-number", NULL };
+static const char *const nwn_law_open[] = { "node", "newanim", NULL };
+static const char *const nwn_law_close[] = { "endnode", "doneanim", NULL };
+static const lfs_law_dialect nwn_law = {
+	.comment = '#',
+	.kept_comments = nwn_law_kept,
+	.any_order = true,
+	.block_open = nwn_law_open,
+	.block_close = nwn_law_close,
+};
+
 const lfs_format lfs_format_nwn_mdl = {
 	.name = "nwn-mdl",
 	.extensions = nwn_extensions,
@@ -213,4 +231,5 @@ const lfs_format lfs_format_nwn_mdl = {
 	.thumb_scene = nwn_thumb_scene,
 	.compile = nwn_compile_text,
 	.siblings = "the supermodel <supermodel>.mdl beside the model (part numbers of new nodes)",
+	.law = &nwn_law,
 };
