@@ -338,6 +338,17 @@ static const char *line_str(const ltext *x, uint32_t li, char *buf, size_t bsz)
 	return buf;
 }
 
+/* Every value of line @p l after the keyword is a number equal to 0. */
+static bool all_zero(const ltext *x, const lline *l)
+{
+	for (uint32_t k = 1; k < l->ntok; k++) {
+		double v = 1, t = 0;
+		if (tok_num(x->t[l->tok0 + k], &v, &t) != NUM_FINITE || v != 0.0)
+			return false;
+	}
+	return true;
+}
+
 static bool is_default_line(lctx *c, uint32_t ri, uint32_t nrows)
 {
 	if (!c->d || !c->d->defaults || nrows)
@@ -346,6 +357,11 @@ static bool is_default_line(lctx *c, uint32_t ri, uint32_t nrows)
 	if (!l->ntok)
 		return false;
 	for (const lfs_law_default *df = c->d->defaults; df->keyword; df++) {
+		if (strcmp(df->keyword, "*") == 0) {
+			if (df->values && strcmp(df->values, "0") == 0 && all_zero(&c->R, l))
+				return true;
+			continue;
+		}
 		if (!word_is(c->R.t[l->tok0], df->keyword))
 			continue;
 		if (!df->values)
@@ -357,7 +373,7 @@ static bool is_default_line(lctx *c, uint32_t ri, uint32_t nrows)
 		}
 		bool ok = v.nl == 1 && v.l[0].ntok == l->ntok - 1;
 		for (uint32_t k = 0; ok && k + 1 < l->ntok; k++)
-			ok = tok_eq(v.t[k], c->R.t[l->tok0 + 1 + k]);
+			ok = word_is(v.t[k], "*") || tok_eq(v.t[k], c->R.t[l->tok0 + 1 + k]);
 		ltext_free(&v);
 		if (ok)
 			return true;
@@ -718,7 +734,7 @@ typedef struct osec {
 } osec;
 
 /* Objects of @p o: split at each `o` (or, when there is none, each `g`). */
-static osec *obj_sections(const lfs_obj *o, bool whole, size_t *n)
+static osec *obj_sections(const lfs_obj *o, size_t *n)
 {
 	osec *s = calloc(o->ns + 2, sizeof(*s));
 	if (!s)
@@ -726,7 +742,7 @@ static osec *obj_sections(const lfs_obj *o, bool whole, size_t *n)
 	size_t k = 0;
 	s[0] = (osec){ "", 0, 0, 0, 0, 0 };
 	k = 1;
-	if (!whole) {
+	{
 		bool has_o = false;
 		for (size_t i = 0; i < o->ns; i++)
 			has_o |= o->s[i].kind == LFS_OBJ_O;
@@ -855,8 +871,8 @@ static lfs_err compare_obj(lctx *c, bool whole, const char *saved, size_t sn, co
 	size_t nss = 0, nrs = 0;
 	octx x = { c, &S, &R, NULL, 0 };
 	if (!e) {
-		ss = obj_sections(&S, whole, &nss);
-		rs = obj_sections(&R, whole, &nrs);
+		ss = obj_sections(&S, &nss);
+		rs = obj_sections(&R, &nrs);
 		x.nby = (size_t)c->S.end_line + 2;
 		x.byline = calloc(x.nby, sizeof(uint32_t));
 		if (!ss || !rs || !x.byline)
@@ -877,7 +893,10 @@ static lfs_err compare_obj(lctx *c, bool whole, const char *saved, size_t sn, co
 			break;
 		}
 		const osec *b = &rs[k];
-		if (!whole && (a->name_len != b->name_len || memcmp(a->name, b->name, a->name_len))) {
+		/* a mesh OBJ is one object: its name is compared when the saved
+		 * text gives one */
+		bool named = !whole || a->line;
+		if (named && (a->name_len != b->name_len || memcmp(a->name, b->name, a->name_len))) {
 			e = lfs_fail_at(c->err, c->path, a->line ? a->line : S.f[a->f0].line,
 					a->line ? a->col : S.f[a->f0].col,
 					"this object does not survive the save: reading the view "

@@ -27,8 +27,11 @@
 /**
  * A documented default: a statement the re-read text may have although the
  * saved text does not (the encoder writes it when it is left out), e.g.
- * `{ "bounce_co", "0" }`. @p values are compared as values (numbers at their
- * printed precision), token by token; NULL = any values.
+ * `{ "shininess", "1" }`. @p values are compared as values (numbers at their
+ * printed precision), token by token, a "*" token matching any; NULL = any
+ * values. The keyword "*" with values "0" stands for every statement whose
+ * values are all numbers equal to 0 (a compiler that zeroes what the text
+ * leaves out).
  */
 typedef struct lfs_law_default {
 	const char *keyword;

@@ -211,12 +211,32 @@ static const char *const nwn_extensions[] = { ".mdl", NULL };
 static const char *const nwn_law_kept[] = { "#part-number", NULL };
 static const char *const nwn_law_open[] = { "node", "newanim", NULL };
 static const char *const nwn_law_close[] = { "endnode", "doneanim", NULL };
+/* What the compiler writes for a statement the text leaves out
+ * (docs/nwn-compile.md "Compiler defaults"): zero for everything not listed,
+ * the documented non-zero defaults, and part numbers and the supermodel it
+ * derives. */
+static const lfs_law_default nwn_law_defaults[] = {
+	{ "*", "0" },
+	{ "#part-number", NULL },
+	{ "setsupermodel", "* NULL" },
+	{ "setanimationscale", "1" },
+	{ "bmin", "-5 -5 -1" },
+	{ "bmax", "5 5 10" },
+	{ "radius", "7" },
+	{ "diffuse", "0.8 0.8 0.8" },
+	{ "ambient", "0.2 0.2 0.2" },
+	{ "shininess", "1" },
+	{ "shadow", "1" },
+	{ "render", "1" },
+	{ NULL, NULL },
+};
 static const lfs_law_dialect nwn_law = {
 	.comment = '#',
 	.kept_comments = nwn_law_kept,
 	.any_order = true,
 	.block_open = nwn_law_open,
 	.block_close = nwn_law_close,
+	.defaults = nwn_law_defaults,
 };
 
 const lfs_format lfs_format_nwn_mdl = {
