@@ -307,15 +307,87 @@ typedef struct lctx {
 	int depth;
 } lctx;
 
-static bool line_eq(lctx *c, uint32_t si, uint32_t ri)
+/* Token @p k of saved line @p a is one the dialect lists as free. */
+static bool tok_free(const lctx *c, const lline *a, uint32_t k)
+{
+	if (!c->d || !c->d->free_tokens || k == 0)
+		return false;
+	for (const char *const *f = c->d->free_tokens; *f; f++) {
+		const char *sp = strchr(*f, ' ');
+		if (!sp || (uint32_t)atoi(sp + 1) != k)
+			continue;
+		ltok w = c->S.t[a->tok0];
+		if (w.len == (size_t)(sp - *f) && strncasecmp(w.s, *f, w.len) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Axis-angle (4 tokens at @p t) as a unit quaternion; false if not numbers. */
+static bool aa_quat(const ltok *t, double q[4])
+{
+	double v[4], tol;
+	for (int k = 0; k < 4; k++)
+		if (tok_num(t[k], &v[k], &tol) != NUM_FINITE)
+			return false;
+	double len = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+	double s = sin(v[3] / 2), c = cos(v[3] / 2);
+	if (len < 1e-12 || fabs(s) < 1e-12) {
+		q[0] = q[1] = q[2] = 0;
+		q[3] = 1;
+		return true;
+	}
+	for (int k = 0; k < 3; k++)
+		q[k] = v[k] / len * s;
+	q[3] = c;
+	return true;
+}
+
+/* Line @p a (keyword @p kw, or a data row of a group headed by @p kw)
+ * against @p b when kw is an axis-angle keyword: earlier tokens as usual,
+ * the last four as rotations. -1: not such a line. */
+static int aa_eq(lctx *c, const lline *a, const lline *b, ltok kw)
+{
+	if (!c->d || !c->d->axis_angle || a->ntok < 4 || a->ntok != b->ntok)
+		return -1;
+	bool hit = false;
+	for (const char *const *k = c->d->axis_angle; *k && !hit; k++)
+		hit = word_is(kw, *k);
+	if (!hit)
+		return -1;
+	uint32_t n0 = a->ntok - 4;
+	double p[4], q[4];
+	if (!aa_quat(&c->S.t[a->tok0 + n0], p) || !aa_quat(&c->R.t[b->tok0 + n0], q))
+		return -1;
+	for (uint32_t k = 0; k < n0; k++)
+		if (!tok_eq(c->S.t[a->tok0 + k], c->R.t[b->tok0 + k]))
+			return 0;
+	double dp = 0, dm = 0;
+	for (int k = 0; k < 4; k++) {
+		dp = fmax(dp, fabs(p[k] - q[k]));
+		dm = fmax(dm, fabs(p[k] + q[k]));
+	}
+	return fmin(dp, dm) <= 2e-5 ? 1 : 0;
+}
+
+static bool line_eq_kw(lctx *c, uint32_t si, uint32_t ri, int64_t head)
 {
 	const lline *a = &c->S.l[si], *b = &c->R.l[ri];
+	ltok kw = c->S.t[c->S.l[head >= 0 ? (size_t)head : si].tok0];
+	int r = aa_eq(c, a, b, kw);
+	if (r >= 0)
+		return r == 1;
 	if (a->ntok != b->ntok)
 		return false;
 	for (uint32_t k = 0; k < a->ntok; k++)
-		if (!tok_eq(c->S.t[a->tok0 + k], c->R.t[b->tok0 + k]))
+		if (!tok_eq(c->S.t[a->tok0 + k], c->R.t[b->tok0 + k]) && !tok_free(c, a, k))
 			return false;
 	return true;
+}
+
+static bool line_eq(lctx *c, uint32_t si, uint32_t ri)
+{
+	return line_eq_kw(c, si, ri, -1);
 }
 
 /* A line's text for a message: tokens joined by one space, at most ~80 bytes. */
@@ -351,12 +423,14 @@ static bool all_zero(const ltext *x, const lline *l)
 
 static bool is_default_line(lctx *c, uint32_t ri, uint32_t nrows)
 {
-	if (!c->d || !c->d->defaults || nrows)
+	if (!c->d || !c->d->defaults)
 		return false;
 	const lline *l = &c->R.l[ri];
 	if (!l->ntok)
 		return false;
 	for (const lfs_law_default *df = c->d->defaults; df->keyword; df++) {
+		if (nrows && df->values) /* rows: only an "any values" entry */
+			continue;
 		if (strcmp(df->keyword, "*") == 0) {
 			if (df->values && strcmp(df->values, "0") == 0 && all_zero(&c->R, l))
 				return true;
@@ -577,7 +651,7 @@ static bool item_eq(tctx *x, uint32_t si, uint32_t ri)
 		if (s->nrows != r->nrows)
 			return false;
 		for (uint32_t k = 1; k <= s->nrows; k++)
-			if (!line_eq(x->c, s->head + k, r->head + k))
+			if (!line_eq_kw(x->c, s->head + k, r->head + k, s->head))
 				return false;
 		return true;
 	}
@@ -599,7 +673,7 @@ static lfs_err report_item(tctx *x, uint32_t si, uint32_t ri)
 		return fail_line(c, s->head, MSG_GIVES, line_str(&c->R, r->head, buf, sizeof(buf)));
 	if (!s->block) {
 		for (uint32_t k = 1; k <= s->nrows && k <= r->nrows; k++)
-			if (!line_eq(c, s->head + k, r->head + k))
+			if (!line_eq_kw(c, s->head + k, r->head + k, s->head))
 				return fail_line(c, s->head + k,
 						 "this row does not survive the save: reading the "
 						 "view back gives '%s'",

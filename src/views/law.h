@@ -29,7 +29,8 @@
  * saved text does not (the encoder writes it when it is left out), e.g.
  * `{ "shininess", "1" }`. @p values are compared as values (numbers at their
  * printed precision), token by token, a "*" token matching any; NULL = any
- * values. The keyword "*" with values "0" stands for every statement whose
+ * values and any data rows after the keyword line (a list the encoder
+ * derives, e.g. NWN's computed `normals`). The keyword "*" with values "0" stands for every statement whose
  * values are all numbers equal to 0 (a compiler that zeroes what the text
  * leaves out).
  */
@@ -63,6 +64,16 @@ typedef struct lfs_law_dialect {
 	 *  Used when any_order is true. */
 	const char *const *block_open;
 	const char *const *block_close;
+	/** Tokens the encoder does not store and writes itself, compared as
+	 *  free: "keyword index" strings (index of the token, 0 = keyword),
+	 *  NULL-terminated, e.g. NWN's "newanim 2" (the model name, always the
+	 *  model's own); NULL = none. */
+	const char *const *free_tokens;
+	/** Keywords whose line (or data rows) end in an axis-angle rotation
+	 *  `x y z angle` that the encoder stores as a quaternion: those four
+	 *  values compare as rotations (quaternions within 2e-5, either sign),
+	 *  NULL-terminated; NULL = none. */
+	const char *const *axis_angle;
 	/** Defaults, terminated by { NULL, NULL }; NULL = none. */
 	const lfs_law_default *defaults;
 } lfs_law_dialect;

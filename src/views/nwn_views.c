@@ -218,6 +218,8 @@ static const char *const nwn_law_close[] = { "endnode", "doneanim", NULL };
 static const lfs_law_default nwn_law_defaults[] = {
 	{ "*", "0" },
 	{ "#part-number", NULL },
+	{ "normals", NULL }, /* computed per corner when the text has none */
+	{ "colors", NULL },  /* vertex colours the compiler writes for a new mesh */
 	{ "setsupermodel", "* NULL" },
 	{ "setanimationscale", "1" },
 	{ "bmin", "-5 -5 -1" },
@@ -230,12 +232,19 @@ static const lfs_law_default nwn_law_defaults[] = {
 	{ "render", "1" },
 	{ NULL, NULL },
 };
+/* newanim/doneanim <anim> <model>: the model name is not stored per
+ * animation (it reads back as the model's own name) */
+static const char *const nwn_law_free[] = { "newanim 2", "doneanim 2", NULL };
+static const char *const nwn_law_aa[] = { "orientation", "orientationkey",
+					   "orientationbezierkey", NULL };
 static const lfs_law_dialect nwn_law = {
 	.comment = '#',
 	.kept_comments = nwn_law_kept,
 	.any_order = true,
 	.block_open = nwn_law_open,
 	.block_close = nwn_law_close,
+	.free_tokens = nwn_law_free,
+	.axis_angle = nwn_law_aa,
 	.defaults = nwn_law_defaults,
 };
 
