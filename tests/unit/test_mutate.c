@@ -24,7 +24,7 @@
  * format and mutation kind is printed to stdout (and to $LFS_MUTATE_REPORT
  * when set, as the markdown table of docs/roundtrip.md).
  *
- * LFS_MUTATE_N: mutations per format (default 240: the `meson test` subset);
+ * LFS_MUTATE_N: mutations per format (default 600: the `meson test` subset);
  * the full run is `LFS_MUTATE_N=10000 build/tests/unit/test_mutate`.
  * LFS_TEST_SEED replays a run; LFS_MUTATE_VERBOSE=1 prints every refusal. Corpus: ../shared/corpus (exit 77 when absent).
  */
@@ -501,7 +501,7 @@ static void test_mutate(void **state)
 	}
 	qsort(g_files, g_n, sizeof(*g_files), cmp_path);
 	const char *env = getenv("LFS_MUTATE_N");
-	size_t per_format = env ? strtoull(env, NULL, 0) : 240;
+	size_t per_format = env ? strtoull(env, NULL, 0) : 600;
 	lfs_rng rng;
 	lfs_rng_seed(&rng, "test_mutate", 0x6d757461746521ull);
 
