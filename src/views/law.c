@@ -302,6 +302,7 @@ static bool tok_eq(ltok s, ltok r)
 typedef struct lctx {
 	const char *path;
 	const lfs_law_dialect *d;
+	uint64_t free_cols; /* CSV: columns not compared (bit = column) */
 	ltext S, R; /* saved, read back */
 	lfs_error *err;
 	int depth;
@@ -310,6 +311,8 @@ typedef struct lctx {
 /* Token @p k of saved line @p a is one the dialect lists as free. */
 static bool tok_free(const lctx *c, const lline *a, uint32_t k)
 {
+	if (c->free_cols && a != &c->S.l[0] && k < 64 && (c->free_cols >> k & 1))
+		return true;
 	if (!c->d || !c->d->free_tokens || k == 0)
 		return false;
 	for (const char *const *f = c->d->free_tokens; *f; f++) {
@@ -756,7 +759,9 @@ static bool match_list(tctx *x, const uint32_t *sk, uint32_t ns, const uint32_t 
 			if (kw < 0)
 				kw = j;
 		}
-		int64_t pick = best >= 0 ? best : name >= 0 ? name : kw;
+		/* a block (a node) is shown against the same head or the same
+		 * name only: another node of the same keyword says nothing */
+		int64_t pick = best >= 0 ? best : name >= 0 ? name : s->block ? -1 : kw;
 		if (pick >= 0)
 			*e = report_item(x, sk[i], rk[pick]);
 		else
@@ -941,6 +946,27 @@ static lfs_err compare_obj(lctx *c, bool whole, const char *saved, size_t sn, co
 	} else {
 		memset(&R, 0, sizeof(R));
 	}
+	/* every corner names elements that exist (the reader allows forward
+	 * references; a format that stores them all the same breaks the view) */
+	for (int side = 0; !e && side < 2; side++) {
+		const lfs_obj *o = side ? &R : &S;
+		for (size_t i = 0; !e && i < o->nf; i++)
+			for (uint32_t k = 0; !e && k < o->f[i].n; k++) {
+				const lfs_obj_corner *q = &o->c[o->f[i].first + k];
+				if (q->v >= 0 && (size_t)q->v < o->nv &&
+				    (q->t < 0 || (size_t)q->t < o->nt) &&
+				    (q->n < 0 || (size_t)q->n < o->nn))
+					continue;
+				e = side ? lfs_fail_at(c->err, c->path, 1, 1,
+						       "the view of the saved model does not read "
+						       "back: face %zu names an element it does not "
+						       "have",
+						       i + 1)
+					 : lfs_fail_at(c->err, c->path, o->f[i].line, q->col,
+						       "this face corner names a vertex, texture "
+						       "coordinate or normal the text does not have");
+			}
+	}
 	osec *ss = NULL, *rs = NULL;
 	size_t nss = 0, nrs = 0;
 	octx x = { c, &S, &R, NULL, 0 };
@@ -1032,6 +1058,7 @@ lfs_err lfs_law_compare(const lfs_format *f, const char *path, lfs_view_kind kin
 {
 	lctx c = { .path = path, .err = err };
 	char sep = ' ', comment = '#';
+	const char *const *csv_free = NULL;
 	if (kind == LFS_VIEW_TEXT) {
 		c.d = f ? f->law : NULL;
 		if (c.d && c.d->comment)
@@ -1039,6 +1066,7 @@ lfs_err lfs_law_compare(const lfs_format *f, const char *path, lfs_view_kind kin
 	} else if (kind == LFS_VIEW_TRACK_CSV || kind == LFS_VIEW_TABLE_CSV) {
 		sep = ',';
 		comment = 0;
+		csv_free = f && f->law ? f->law->csv_free_columns : NULL;
 	} else if (kind != LFS_VIEW_MODEL_OBJ && kind != LFS_VIEW_MESH_OBJ) {
 		return LFS_OK; /* not a text the law reads (thumbnail, material library) */
 	}
@@ -1047,6 +1075,14 @@ lfs_err lfs_law_compare(const lfs_format *f, const char *path, lfs_view_kind kin
 		ltext_free(&c.S);
 		ltext_free(&c.R);
 		return lfs_nomem(err, "round-trip check");
+	}
+	/* derived CSV columns, by the saved header's names */
+	if (csv_free && c.S.nl) {
+		const lline *h = &c.S.l[0];
+		for (uint32_t k = 0; k < h->ntok && k < 64; k++)
+			for (const char *const *w = csv_free; *w; w++)
+				if (word_is(c.S.t[h->tok0 + k], *w))
+					c.free_cols |= (uint64_t)1 << k;
 	}
 	lfs_err e;
 	if (kind == LFS_VIEW_MODEL_OBJ || kind == LFS_VIEW_MESH_OBJ)

@@ -74,6 +74,10 @@ typedef struct lfs_law_dialect {
 	 *  values compare as rotations (quaternions within 2e-5, either sign),
 	 *  NULL-terminated; NULL = none. */
 	const char *const *axis_angle;
+	/** CSV views: columns (by header name) the encoder derives and the
+	 *  apply ignores, not compared (SOD's `time`), NULL-terminated;
+	 *  NULL = none. */
+	const char *const *csv_free_columns;
 	/** Defaults, terminated by { NULL, NULL }; NULL = none. */
 	const lfs_law_default *defaults;
 } lfs_law_dialect;

@@ -151,11 +151,15 @@ static const char *const sod_law_open[] = { "node",    "material",  "group",
 					     "channel", "reference", NULL };
 static const char *const sod_law_close[] = { "endnode",	   "endmaterial",  "endgroup",
 					      "endchannel", "endreference", NULL };
+/* anims/<node>.csv: `time` is derived from the key count and period and
+ * ignored by the apply (sod_csv.c) */
+static const char *const sod_law_csv_free[] = { "time", NULL };
 static const lfs_law_dialect sod_law = {
 	.comment = '#',
 	.any_order = true,
 	.block_open = sod_law_open,
 	.block_close = sod_law_close,
+	.csv_free_columns = sod_law_csv_free,
 };
 
 const lfs_format lfs_format_sod = {

@@ -588,9 +588,86 @@ static void test_mutate(void **state)
 		fail_msg("%zu round-trip law violations (first ones above)", g_viol);
 }
 
+/* Apply @p text to view @p v and require a law refusal at line @p line
+ * whose message contains @p what; the model bytes are not given back. */
+static void expect_refused(const lfs_format *f, const uint8_t *d, size_t n, const lfs_view *v,
+			   const char *s, size_t tn, unsigned line, const char *what)
+{
+	uint8_t *out = NULL;
+	size_t on = 0;
+	lfs_error err;
+	memset(&err, 0, sizeof(err));
+	lfs_err r = lfs_view_apply(f, d, n, v, s, tn, NULL, &out, &on, &err);
+	fprintf(stderr, "  %s\n", err.msg);
+	assert_int_equal(r, LFS_ERR_PARSE);
+	assert_null(out);
+	assert_int_equal(on, 0);
+	assert_int_equal(err.line, line);
+	assert_true(gcc_form(err.msg));
+	assert_non_null(strstr(err.msg, what));
+}
+
+/*
+ * The two damages the law was written for, on a real NWN model with a
+ * trimesh node: a misspelt node type (`node trimsh X` was compiled as a
+ * dummy, dropping the mesh) and text after `donemodel` (skipped by the
+ * parser: the save was a no-op that lost it). Both are refused, naming
+ * the line.
+ */
+static void test_known_damage(void **state)
+{
+	(void)state;
+	size_t nl = 0;
+	char **list = lfs_corpus_list("nwn", "binary.txt", &nl);
+	bool done = false;
+	for (size_t i = 0; i < nl && !done; i++) {
+		size_t n = 0;
+		uint8_t *d = lfs_read_file(list[i], &n);
+		lfs_viewset vs;
+		lfs_error err;
+		if (!d || lfs_views_build(lfs_base_name(list[i]), d, n, NULL, &vs, &err)) {
+			free(d);
+			continue;
+		}
+		const lfs_view *v = lfs_viewset_find(&vs, "model.mdl");
+		const char *at = v ? strstr(v->data, "\nnode trimesh ") : NULL;
+		if (at && v->writable) {
+			fprintf(stderr, "known damage on %s\n", list[i]);
+			unsigned line = 2;
+			for (const char *p = v->data; p < at; p++)
+				line += *p == '\n';
+			/* node trimsh <name> */
+			char *t = malloc(v->size + 64);
+			assert_non_null(t);
+			size_t off = (size_t)(at - v->data) + 1;
+			memcpy(t, v->data, off);
+			memcpy(t + off, "node trimsh ", 12);
+			size_t rest = off + strlen("node trimesh ");
+			memcpy(t + off + 12, v->data + rest, v->size - rest);
+			expect_refused(vs.format, d, n, v, t, v->size - 1, line,
+				       "reading the view back gives 'node dummy ");
+			/* garbage after donemodel: the apply gives the same bytes */
+			memcpy(t, v->data, v->size);
+			memcpy(t + v->size, "garbage\n", 8);
+			unsigned last = 1;
+			for (size_t k = 0; k + 1 < v->size; k++)
+				last += v->data[k] == '\n';
+			expect_refused(vs.format, d, n, v, t, v->size + 8, last + 1,
+				       "is not kept");
+			free(t);
+			done = true;
+		}
+		lfs_viewset_free(&vs);
+		free(d);
+	}
+	lfs_free_list(list);
+	assert_true(done);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_known_damage),
 		cmocka_unit_test(test_mutate),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
