@@ -854,21 +854,40 @@ static size_t tri_count(const lfs_obj *o, size_t f0, size_t f1)
 	return t;
 }
 
-/* Corner @p k (0..2) of fan triangle @p t of faces [f0, f1); *face gets the face. */
-static const lfs_obj_corner *tri_corner(const lfs_obj *o, size_t f0, size_t f1, size_t t,
-					unsigned k, size_t *face)
+/* A walk over the fan triangles of faces [f, f1): face f, triangle k of it. */
+typedef struct tcur {
+	const lfs_obj *o;
+	size_t f, f1;
+	uint32_t k;
+} tcur;
+
+static void tcur_skip(tcur *t)
 {
-	for (size_t f = f0; f < f1; f++) {
-		size_t nt = o->f[f].n >= 3 ? o->f[f].n - 2 : 0;
-		if (t < nt) {
-			*face = f;
-			size_t ci = k == 0 ? 0 : t + k;
-			return &o->c[o->f[f].first + ci];
-		}
-		t -= nt;
+	while (t->f < t->f1 && t->o->f[t->f].n < 3)
+		t->f++;
+}
+
+static tcur tcur_at(const lfs_obj *o, size_t f0, size_t f1)
+{
+	tcur t = { o, f0, f1, 0 };
+	tcur_skip(&t);
+	return t;
+}
+
+/* Corner @p q (0..2) of the current triangle (a fan from corner 0). */
+static const lfs_obj_corner *tcur_corner(const tcur *t, unsigned q)
+{
+	const lfs_obj_face *fc = &t->o->f[t->f];
+	return &t->o->c[fc->first + (q == 0 ? 0 : t->k + q)];
+}
+
+static void tcur_next(tcur *t)
+{
+	if (++t->k + 2 >= t->o->f[t->f].n) {
+		t->k = 0;
+		t->f++;
+		tcur_skip(t);
 	}
-	*face = f1 ? f1 - 1 : 0;
-	return NULL;
 }
 
 typedef struct octx {
@@ -904,11 +923,9 @@ static const char *corner_what(octx *x, const lfs_obj_corner *sc, const lfs_obj_
 	const lfs_obj *S = x->S, *R = x->R;
 	if (!obj_vals_eq(x, S->v_at[sc->v].line, R->v[rc->v], 3))
 		return "its position";
-	if (rc->t >= 0 && sc->t < 0)
-		return "its texture coordinates (reading back has some; this face has none)";
 	if (rc->t < 0 && sc->t >= 0)
 		return "its texture coordinates (this mesh keeps none)";
-	if (rc->t >= 0 && !obj_vals_eq(x, S->vt_at[sc->t].line, R->vt[rc->t], 2))
+	if (rc->t >= 0 && sc->t >= 0 && !obj_vals_eq(x, S->vt_at[sc->t].line, R->vt[rc->t], 2))
 		return "its texture coordinates";
 	if (rc->n >= 0 && sc->n >= 0 && !obj_vals_eq(x, S->vn_at[sc->n].line, R->vn[rc->n], 3))
 		return "its normal";
@@ -1006,35 +1023,31 @@ static lfs_err compare_obj(lctx *c, bool whole, const char *saved, size_t sn, co
 		}
 		size_t ta = tri_count(&S, a->f0, a->f1), tb = tri_count(&R, b->f0, b->f1);
 		size_t nt = ta < tb ? ta : tb;
-		for (size_t t = 0; t < nt && !e; t++) {
+		tcur A = tcur_at(&S, a->f0, a->f1), B = tcur_at(&R, b->f0, b->f1);
+		for (size_t t = 0; t < nt && !e; t++, tcur_next(&A), tcur_next(&B)) {
 			for (unsigned q = 0; q < 3 && !e; q++) {
-				size_t fa, fb;
-				const lfs_obj_corner *sc = tri_corner(&S, a->f0, a->f1, t, q, &fa);
-				const lfs_obj_corner *rc = tri_corner(&R, b->f0, b->f1, t, q, &fb);
-				const char *what = sc && rc ? corner_what(&x, sc, rc) : "it";
+				const lfs_obj_corner *sc = tcur_corner(&A, q);
+				const lfs_obj_corner *rc = tcur_corner(&B, q);
+				const char *what = corner_what(&x, sc, rc);
 				if (what)
-					e = lfs_fail_at(c->err, c->path, S.f[fa].line,
-							sc ? sc->col : S.f[fa].col,
+					e = lfs_fail_at(c->err, c->path, S.f[A.f].line, sc->col,
 							"this face corner does not survive the save: "
 							"reading the view back changes %s",
 							what);
 			}
 		}
 		if (!e && ta != tb) {
-			size_t fa;
-			if (ta > tb) {
-				tri_corner(&S, a->f0, a->f1, tb, 0, &fa);
+			size_t fa = ta > tb ? A.f : a->f1 - 1;
+			if (ta > tb)
 				e = lfs_fail_at(c->err, c->path, S.f[fa].line, S.f[fa].col,
 						"this face is not kept: reading the view back has %zu "
 						"triangle(s) in this object, the saved text %zu",
 						tb, ta);
-			} else {
-				fa = a->f1 - 1;
+			else
 				e = lfs_fail_at(c->err, c->path, S.f[fa].line, S.f[fa].col,
 						"reading the view back has %zu further triangle(s) "
 						"after this face",
 						tb - ta);
-			}
 		}
 	}
 	if (!e && nrs > nss)
