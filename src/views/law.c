@@ -264,11 +264,53 @@ static bool val_eq(double sv, double tol, double rv)
 	return fabs(rv - sv) <= tol * (1.0 + 1e-9) + u;
 }
 
+static int hexval(char ch)
+{
+	if (ch >= '0' && ch <= '9')
+		return ch - '0';
+	if (ch >= 'a' && ch <= 'f')
+		return ch - 'a' + 10;
+	if (ch >= 'A' && ch <= 'F')
+		return ch - 'A' + 10;
+	return -1;
+}
+
+/* Byte @p *i of token @p t as the text means it: inside a "quoted" token
+ * the escapes \\, \" and \xHH of mdltext.h are decoded. */
+static int tok_byte(ltok t, bool quoted, uint32_t *i)
+{
+	unsigned char ch = (unsigned char)t.s[(*i)++];
+	if (!quoted || ch != '\\' || *i >= t.len)
+		return ch;
+	char e = t.s[(*i)++];
+	if (e == 'x' && *i + 2 <= t.len &&
+	    hexval(t.s[*i]) >= 0 && hexval(t.s[*i + 1]) >= 0) {
+		int v = hexval(t.s[*i]) * 16 + hexval(t.s[*i + 1]);
+		*i += 2;
+		return v;
+	}
+	return (unsigned char)e;
+}
+
+/* Words compare as the names they mean: quotes and escapes decoded, ASCII
+ * case folded. */
 static bool word_eq(ltok a, ltok b)
 {
+	bool qa = a.len >= 2 && a.s[0] == '"' && a.s[a.len - 1] == '"';
+	bool qb = b.len >= 2 && b.s[0] == '"' && b.s[b.len - 1] == '"';
 	a = bare(a);
 	b = bare(b);
-	return a.len == b.len && strncasecmp(a.s, b.s, a.len) == 0;
+	uint32_t i = 0, j = 0;
+	while (i < a.len && j < b.len) {
+		int x = tok_byte(a, qa, &i), y = tok_byte(b, qb, &j);
+		if (x >= 'A' && x <= 'Z')
+			x += 32;
+		if (y >= 'A' && y <= 'Z')
+			y += 32;
+		if (x != y)
+			return false;
+	}
+	return i == a.len && j == b.len;
 }
 
 static bool word_is(ltok a, const char *w)
