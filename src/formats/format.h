@@ -25,6 +25,7 @@
 
 struct lfs_vlist;       /* src/views/vlist.h: the list a builder appends to */
 struct lfs_thumb_scene; /* src/views/thumb.h: triangles handed to the renderer */
+struct lfs_law_dialect; /* src/views/law.h: what the round-trip law knows of a text dialect */
 
 /** "No index": the view has no animation / node / item of that level. */
 #define LFS_VIEW_NONE UINT32_MAX
@@ -184,6 +185,11 @@ typedef struct lfs_format {
 	/** Sibling files the compiler reads through lfs_siblings, for docs and
 	 *  --help ("the supermodel <name>.mdl beside the model"); NULL = none. */
 	const char *siblings;
+
+	/** Optional (NULL = '#' comment lines, statements in order, no
+	 *  defaults): how the round-trip law (src/views/law.h, docs/editing.md)
+	 *  reads this format's LFS_VIEW_TEXT view. */
+	const struct lfs_law_dialect *law;
 } lfs_format;
 
 /**

@@ -83,7 +83,8 @@ lfs_err lfs_lex_fail(lfs_lex *lx, const lfs_line *ln, uint32_t i, const char *fm
 lfs_err lfs_lex_arity(lfs_lex *lx, const lfs_line *ln, uint32_t want, const char *what);
 
 /**
- * Token @p i as float32 (strtof syntax, whole token, "nan"/"inf" allowed),
+ * Token @p i as float32 (strtof syntax, whole token, "nan"/"inf" allowed; a
+ * finite number beyond the float32 range is refused, not stored as inf),
  * or "nan:XXXXXXXX" — a NaN with exactly these bits (lfs_sb_float_bits()).
  */
 lfs_err lfs_lex_f32(lfs_lex *lx, const lfs_line *ln, uint32_t i, float *out);

@@ -168,7 +168,7 @@ static lfs_err obj_read(const char *file, const char *text, size_t n, bool split
 			obj_obj **objs, size_t *nobj, lfs_error *err)
 {
 	obj_check ck = { file, split, false };
-	lfs_obj_rules rules = { .flags = LFS_OBJ_W | LFS_OBJ_DEFINED_ABOVE,
+	lfs_obj_rules rules = { .flags = LFS_OBJ_STRICT | LFS_OBJ_W | LFS_OBJ_DEFINED_ABOVE,
 				.triangles = "NOD",
 				.check = obj_check_line,
 				.ctx = &ck };

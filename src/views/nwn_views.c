@@ -16,6 +16,7 @@
 #include "../common/mem.h"
 #include "../formats/nwn/nwn_mdl.h"
 #include "../formats/nwn/nwn_mdl_encode.h"
+#include "law.h"
 #include "names.h"
 #include "nwn_apply.h"
 #include "nwn_ascii.h"
@@ -202,6 +203,52 @@ static lfs_err nwn_compile_text(const char *file, const uint8_t *text, size_t n,
 
 static const char *const nwn_extensions[] = { ".mdl", NULL };
 
+/*
+ * model.mdl and the round-trip law (law.h): the applier pairs the
+ * statements of the model header, of each node and of each animation by
+ * (keyword, occurrence) and the nodes by name, so their order is free;
+ * `#part-number` comment lines are statements (nwn_apply_match.c).
+ */
+static const char *const nwn_law_kept[] = { "#part-number", NULL };
+static const char *const nwn_law_open[] = { "node", "newanim", NULL };
+static const char *const nwn_law_close[] = { "endnode", "doneanim", NULL };
+/* What the compiler writes for a statement the text leaves out
+ * (docs/nwn-compile.md "Compiler defaults"): zero for everything not listed,
+ * the documented non-zero defaults, and part numbers and the supermodel it
+ * derives. */
+static const lfs_law_default nwn_law_defaults[] = {
+	{ "*", "0" },
+	{ "#part-number", NULL },
+	{ "normals", NULL }, /* computed per corner when the text has none */
+	{ "colors", NULL },  /* vertex colours the compiler writes for a new mesh */
+	{ "setsupermodel", "* NULL" },
+	{ "setanimationscale", "1" },
+	{ "bmin", "-5 -5 -1" },
+	{ "bmax", "5 5 10" },
+	{ "radius", "7" },
+	{ "diffuse", "0.8 0.8 0.8" },
+	{ "ambient", "0.2 0.2 0.2" },
+	{ "shininess", "1" },
+	{ "shadow", "1" },
+	{ "render", "1" },
+	{ NULL, NULL },
+};
+/* newanim/doneanim <anim> <model>: the model name is not stored per
+ * animation (it reads back as the model's own name) */
+static const char *const nwn_law_free[] = { "newanim 2", "doneanim 2", NULL };
+static const char *const nwn_law_aa[] = { "orientation", "orientationkey",
+					   "orientationbezierkey", NULL };
+static const lfs_law_dialect nwn_law = {
+	.comment = '#',
+	.kept_comments = nwn_law_kept,
+	.any_order = true,
+	.block_open = nwn_law_open,
+	.block_close = nwn_law_close,
+	.free_tokens = nwn_law_free,
+	.axis_angle = nwn_law_aa,
+	.defaults = nwn_law_defaults,
+};
+
 const lfs_format lfs_format_nwn_mdl = {
 	.name = "nwn-mdl",
 	.extensions = nwn_extensions,
@@ -214,4 +261,5 @@ const lfs_format lfs_format_nwn_mdl = {
 	.thumb_scene = nwn_thumb_scene,
 	.compile = nwn_compile_text,
 	.siblings = "the supermodel <supermodel>.mdl beside the model (part numbers of new nodes)",
+	.law = &nwn_law,
 };

@@ -496,6 +496,19 @@ lfs_err sod_obj_apply(sod_model *m, sod_mesh *me, const char *file, const char *
 				.ctx = &ck };
 	lfs_obj d;
 	lfs_err e = lfs_obj_read(file, text, n, &rules, &d, err);
+	/* indices may point forward (no LFS_OBJ_DEFINED_ABOVE) but must exist */
+	for (size_t i = 0; !e && i < d.nf; i++)
+		for (uint32_t k = 0; !e && k < d.f[i].n; k++) {
+			const lfs_obj_corner *c = &d.c[d.f[i].first + k];
+			if (c->v < 0 || (size_t)c->v >= d.nv)
+				e = lfs_fail_at(err, file, d.f[i].line, c->col,
+						"vertex index %lld out of range (1..%zu)",
+						(long long)c->v + 1, d.nv);
+			else if (c->t < 0 || (size_t)c->t >= d.nt)
+				e = lfs_fail_at(err, file, d.f[i].line, c->col,
+						"texture coordinate index %lld out of range (1..%zu)",
+						(long long)c->t + 1, d.nt);
+		}
 	if (!e && ck.grp + 1 != (long)me->n_groups)
 		e = lfs_fail_at(err, file, d.lines ? d.lines : 1, 1,
 				"the file has %ld 'g' groups, the mesh has %u lighting groups (change "

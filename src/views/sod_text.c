@@ -393,8 +393,27 @@ static const struct {
 	{ "lodcontrol", SOD_LOD }, { "emitter", SOD_EMITTER },
 };
 
+/* Node fields that may appear once per node (a second one would silently
+ * replace the first); the first five are in every node. */
+static const char *const node_once[] = { "parent",	    "right",	   "up",
+					 "front",	    "position",	   "emitter",
+					 "texturematerial", "meshflags",   "numtextures",
+					 "texturereserved", "bumptexture", "bumptype",
+					 "borgtexture",	    "prefixreserved", "verts",
+					 "tverts",	    "cull",	   "cullwords" };
+#define NODE_ALWAYS 5
+
+static int node_once_index(const lfs_tok *k)
+{
+	for (size_t i = 0; i < sizeof(node_once) / sizeof(node_once[0]); i++)
+		if (lfs_tok_is(k, node_once[i]))
+			return (int)i;
+	return -1;
+}
+
 static lfs_err p_node(tparse *P, const lfs_line *open, sod_node *nd)
 {
+	uint32_t seen = 0;
 	TRY(lfs_lex_arity(&P->lx, open, 2, "values (type and name)"));
 	size_t t;
 	for (t = 0; t < sizeof(node_types) / sizeof(node_types[0]); t++)
@@ -434,8 +453,22 @@ static lfs_err p_node(tparse *P, const lfs_line *open, sod_node *nd)
 					 (int)k->len, k->s, sod_node_type_name(nd->type));
 			break;
 		}
+		int once = node_once_index(k);
+		if (once >= 0 && (seen & (1u << once))) {
+			e = lfs_lex_fail(&P->lx, &ln, 0, "'%s' is given twice in this node",
+					 node_once[once]);
+			break;
+		}
+		if (once >= 0)
+			seen |= 1u << once;
 		if (lfs_tok_is(k, "endnode")) {
 			e = lfs_lex_arity(&P->lx, &ln, 0, "values");
+			for (int i = 0; !e && i < NODE_ALWAYS; i++)
+				if (!(seen & (1u << i)))
+					e = lfs_lex_fail(&P->lx, &ln, 0,
+							 "this node has no '%s' line (every node "
+							 "has parent, right, up, front and position)",
+							 node_once[i]);
 			break;
 		} else if (lfs_tok_is(k, "parent")) {
 			e = p_name_arg(P, &ln, &nd->parent);

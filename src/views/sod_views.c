@@ -7,6 +7,7 @@
 #include "sod_views.h"
 
 #include "../common/mem.h"
+#include "law.h"
 #include "names.h"
 #include "sod_text.h"
 
@@ -141,6 +142,26 @@ LFS_FORMAT_CODEC(sod, sod_model, sod_decode, sod_encode, sod_model_free)
 
 static const char *const sod_extensions[] = { ".sod", NULL };
 
+/*
+ * model.txt and the round-trip law (law.h): inside a node, material, group,
+ * channel or reference block the parser takes statements by keyword
+ * (sod_text.c), so their order is free there.
+ */
+static const char *const sod_law_open[] = { "node",    "material",  "group",
+					     "channel", "reference", NULL };
+static const char *const sod_law_close[] = { "endnode",	   "endmaterial",  "endgroup",
+					      "endchannel", "endreference", NULL };
+/* anims/<node>.csv: `time` is derived from the key count and period and
+ * ignored by the apply (sod_csv.c) */
+static const char *const sod_law_csv_free[] = { "time", NULL };
+static const lfs_law_dialect sod_law = {
+	.comment = '#',
+	.any_order = true,
+	.block_open = sod_law_open,
+	.block_close = sod_law_close,
+	.csv_free_columns = sod_law_csv_free,
+};
+
 const lfs_format lfs_format_sod = {
 	.name = "sod",
 	.extensions = sod_extensions,
@@ -151,4 +172,5 @@ const lfs_format lfs_format_sod = {
 	.build_views = sod_views,
 	.apply = sod_apply_view,
 	.thumb_scene = sod_thumb_scene,
+	.law = &sod_law,
 };

@@ -9,6 +9,7 @@
 
 #include "../common/mem.h"
 #include "../common/strbuf.h"
+#include "law.h"
 #include "thumb_models.h"
 #include "vlist.h"
 
@@ -60,6 +61,13 @@ lfs_err lfs_views_build(const char *name, const uint8_t *data, size_t n,
 	const lfs_format *f = lfs_format_for(name, data, n);
 	if (!f)
 		return not_a_model(name, err);
+	return lfs_views_build_as(f, data, n, opts, out, err);
+}
+
+lfs_err lfs_views_build_as(const lfs_format *f, const uint8_t *data, size_t n,
+			   const lfs_view_opts *opts, lfs_viewset *out, lfs_error *err)
+{
+	memset(out, 0, sizeof(*out));
 	lfs_vlist l = { 0 };
 	lfs_err r = f->build_views(data, n, opts, &l, err);
 	if (!r && opts && opts->thumb_size && f->thumb_scene) {
@@ -99,7 +107,19 @@ lfs_err lfs_view_apply(const lfs_format *f, const uint8_t *orig, size_t n, const
 	if (!f->apply || !v->writable)
 		return lfs_fail(err, LFS_ERR_UNSUPPORTED, SIZE_MAX, NULL,
 				"%s: this view is read-only", v->path);
-	return f->apply(orig, n, v, text, tn, sib, out, outn, err);
+	lfs_err r = f->apply(orig, n, v, text, tn, sib, out, outn, err);
+	/* the round-trip law; a result equal to @p orig reads back as v itself
+	 * (v was built from these very bytes), no need to build the views again */
+	if (!r && *outn == n && memcmp(*out, orig, n) == 0)
+		r = lfs_law_compare(f, v->path, v->kind, text, tn, v->data, v->size, err);
+	else if (!r)
+		r = lfs_law_check(f, v, text, tn, *out, *outn, err);
+	if (r) {
+		free(*out);
+		*out = NULL;
+		*outn = 0;
+	}
+	return r;
 }
 
 lfs_err lfs_views_apply(const char *name, const uint8_t *orig, size_t n, const char *viewpath,

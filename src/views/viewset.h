@@ -44,13 +44,26 @@ lfs_err lfs_views_build(const char *name, const uint8_t *data, size_t n,
 			const lfs_view_opts *opts, lfs_viewset *out, lfs_error *err);
 
 /**
+ * lfs_views_build() for bytes already known to be of format @p f (no
+ * detection by name): every view but the thumbnail unless opts asks for it.
+ * @return as lfs_views_build().
+ */
+lfs_err lfs_views_build_as(const lfs_format *f, const uint8_t *data, size_t n,
+			   const lfs_view_opts *opts, lfs_viewset *out, lfs_error *err);
+
+/**
  * Apply an edited view to a model file: the format's apply with view @p v
  * (a view of a set built from exactly @p orig, @p n bytes, by format @p f).
+ *
+ * The result is held to the round-trip law (law.h, docs/editing.md "The
+ * round-trip law"): reading view @p v of the new bytes must give back
+ * @p text up to the documented normalisations, else the save is refused
+ * (also when the format's apply returned the original bytes).
  *
  * @param sib    sibling-file reader (NWN supermodel), may be NULL
  * @param out    receives the new file bytes (malloc'd; caller frees)
  * @return LFS_OK; LFS_ERR_PARSE with `path:line:col: message` for a bad
- *         edit; LFS_ERR_UNSUPPORTED when the view is read-only;
+ *         edit or one that would not survive (the law); LFS_ERR_UNSUPPORTED when the view is read-only;
  *         LFS_ERR_NOTFORMAT / LFS_ERR_CORRUPT when @p orig does not decode.
  */
 lfs_err lfs_view_apply(const lfs_format *f, const uint8_t *orig, size_t n, const lfs_view *v,

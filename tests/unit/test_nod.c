@@ -767,6 +767,9 @@ static void test_parse_errors(void **state)
 			   "meshes/head.0.obj:4:7: error: vertex index 4 is not defined above");
 	expect_apply_error(d, n, "meshes/head.0.obj", "v 0 0 zz\n",
 			   "meshes/head.0.obj:1:7: error: expected a number, found 'zz'");
+	/* statements NOD cannot keep are refused, not skipped */
+	expect_apply_error(d, n, "meshes/head.0.obj", "v 0 0 0\nv 1 0 0\nl 1 2\n",
+			   "meshes/head.0.obj:3:1: error: unsupported OBJ statement 'l'");
 	expect_apply_error(d, n, "model.obj", "o head.0\nv 0 0 0\n",
 			   "model.obj:1:1: error: model.obj has 1 'o' objects; this model has 3 mesh groups "
 			   "(one object per group, in order)");

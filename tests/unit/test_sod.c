@@ -699,6 +699,16 @@ static void test_parse_errors(void **state)
 			  "model.txt:5:5: error: expected a number, found 'x'");
 	expect_text_error("version 1.5\nreference a\nendreference\n",
 			  "model.txt:2:1: error: versions 1.4 and 1.5 have no animation references");
+	/* a node field once, and the five every node has */
+	expect_text_error("version 1.8\nnode null a\n  parent \"\"\n  parent \"\"\nendnode\n",
+			  "model.txt:4:3: error: 'parent' is given twice in this node");
+	expect_text_error("version 1.8\nnode null a\n  parent \"\"\n  right 1 0 0\n  up 0 1 0\n"
+			  "  position 0 0 0\nendnode\n",
+			  "model.txt:7:1: error: this node has no 'front' line (every node has parent, "
+			  "right, up, front and position)");
+	/* a number too large for a float32 is not stored as inf */
+	expect_text_error("version 1.8\nnode null a\n  parent \"\"\n  right 1e39 0 0\nendnode\n",
+			  "model.txt:4:9: error: '1e39' is out of the float range");
 
 	/* OBJ and CSV: errors name the view path */
 	bb b;
@@ -715,6 +725,11 @@ static void test_parse_errors(void **state)
 	assert_int_equal(lfs_views_apply("x.sod", b.b, b.n, "meshes/hull_hi.obj", obj, strlen(obj), &o, &on, &err),
 			 LFS_ERR_PARSE);
 	assert_string_equal(err.msg, "meshes/hull_hi.obj:2:1: error: face before the first 'g' line");
+	obj = "v 1 2 3\nvt 0 0\ng group0\nf 1/1 1/2 1/1\n";
+	assert_int_equal(lfs_views_apply("x.sod", b.b, b.n, "meshes/hull_hi.obj", obj, strlen(obj), &o, &on, &err),
+			 LFS_ERR_PARSE);
+	assert_string_equal(err.msg,
+			    "meshes/hull_hi.obj:4:7: error: texture coordinate index 2 out of range (1..1)");
 	const char *csv = "key,time,scale\r\n0,0,1\r\n2,1,2\r\n";
 	assert_int_equal(lfs_views_apply("x.sod", b.b, b.n, "anims/hull_hi~2.csv", csv, strlen(csv), &o, &on, &err),
 			 LFS_ERR_PARSE);

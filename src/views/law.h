@@ -1,0 +1,108 @@
+/**
+ * @file law.h
+ * The round-trip law (docs/editing.md "The round-trip law"): a save of a
+ * view is accepted only if reading the same view of the new model bytes
+ * gives back the saved text, up to the normalisations listed there
+ * (whitespace, comments, numbers at the precision the saved text printed,
+ * statement order where the format pairs statements by keyword, documented
+ * defaults; for OBJ the face corners as values; for CSV fields as values).
+ *
+ * lfs_view_apply() (viewset.h) runs lfs_law_check() on every result of a
+ * format's apply, so the mount's commit and `legacyfs-convert apply` both
+ * refuse, with `view:line:col: error: ...`, the first saved statement that
+ * would not survive. Nothing here knows a format: what differs between the
+ * MDL-style dialects (order-free blocks, statements that are comments,
+ * defaults) is the optional lfs_format.law row member.
+ */
+#ifndef LFS_VIEWS_LAW_H
+#define LFS_VIEWS_LAW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/error.h"
+#include "../formats/format.h"
+
+/**
+ * A documented default: a statement the re-read text may have although the
+ * saved text does not (the encoder writes it when it is left out), e.g.
+ * `{ "shininess", "1" }`. @p values are compared as values (numbers at their
+ * printed precision), token by token, a "*" token matching any; NULL = any
+ * values and any data rows after the keyword line (a list the encoder
+ * derives, e.g. NWN's computed `normals`). The keyword "*" with values "0" stands for every statement whose
+ * values are all numbers equal to 0 (a compiler that zeroes what the text
+ * leaves out).
+ */
+typedef struct lfs_law_default {
+	const char *keyword;
+	const char *values;
+} lfs_law_default;
+
+/**
+ * What the law needs to know of an MDL-style text dialect (the LFS_VIEW_TEXT
+ * view of a format). A format without one (lfs_format.law NULL) gets the
+ * strict reading: '#' comment lines, statements compared in order, no
+ * defaults.
+ */
+typedef struct lfs_law_dialect {
+	/** Comment lines start with this character (after blanks). */
+	char comment;
+	/** Comment lines that are statements all the same, by prefix (NWN's
+	 *  "#part-number"), NULL-terminated; NULL = none. */
+	const char *const *kept_comments;
+	/**
+	 * true: the applier pairs the statements of a block by (keyword,
+	 * occurrence), so their order is free: a block is compared as a
+	 * multiset of statement groups (a keyword line and the data rows —
+	 * lines starting with a number — after it; the rows stay ordered).
+	 * false: every statement is compared in order.
+	 */
+	bool any_order;
+	/** Words opening a block (NWN "node", "newanim"), NULL-terminated, and
+	 *  the words closing them, index for index ("endnode", "doneanim").
+	 *  Used when any_order is true. */
+	const char *const *block_open;
+	const char *const *block_close;
+	/** Tokens the encoder does not store and writes itself, compared as
+	 *  free: "keyword index" strings (index of the token, 0 = keyword),
+	 *  NULL-terminated, e.g. NWN's "newanim 2" (the model name, always the
+	 *  model's own); NULL = none. */
+	const char *const *free_tokens;
+	/** Keywords whose line (or data rows) end in an axis-angle rotation
+	 *  `x y z angle` that the encoder stores as a quaternion: those four
+	 *  values compare as rotations (quaternions within 2e-5, either sign),
+	 *  NULL-terminated; NULL = none. */
+	const char *const *axis_angle;
+	/** CSV views: columns (by header name) the encoder derives and the
+	 *  apply ignores, not compared (SOD's `time`), NULL-terminated;
+	 *  NULL = none. */
+	const char *const *csv_free_columns;
+	/** Defaults, terminated by { NULL, NULL }; NULL = none. */
+	const lfs_law_default *defaults;
+} lfs_law_dialect;
+
+/**
+ * Check the law for a save that produced @p out (@p outn bytes) from the
+ * text @p text (@p tn bytes) of view @p v of a model of format @p f: build
+ * the views of @p out (as lfs_views_build() without a thumbnail), find the
+ * view with @p v's path and compare (lfs_law_compare()).
+ * @return LFS_OK when the law holds; LFS_ERR_PARSE with `path:line:col:
+ *         error: ...` at the first saved statement that does not survive
+ *         (or at the end of the text when the re-read text has more);
+ *         LFS_ERR_NOMEM; the decoder's error when @p out does not decode.
+ */
+lfs_err lfs_law_check(const lfs_format *f, const lfs_view *v, const char *text, size_t tn,
+		      const uint8_t *out, size_t outn, lfs_error *err);
+
+/**
+ * Compare a saved text with the text the same view reads back as (@p kind
+ * selects the comparison: MDL-style text with @p f's dialect, OBJ, CSV).
+ * @p path names the view in messages.
+ * @return as lfs_law_check().
+ */
+lfs_err lfs_law_compare(const lfs_format *f, const char *path, lfs_view_kind kind,
+			const char *saved, size_t sn, const char *reread, size_t rn,
+			lfs_error *err);
+
+#endif
