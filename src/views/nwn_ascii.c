@@ -112,16 +112,28 @@ void nwn_ascii_controller(lfs_sb *o, const nwn_node *n, const nwn_controller *c,
 	uint32_t t0 = 1;
 	if (c->rows)
 		memcpy(&t0, &t[0], 4);
-	if (c->rows == 1 && t0 == 0 && !c->bezier && c->ncols > 0) {
+	if (c->rows == 1 && t0 == 0 && !c->bezier && c->columns != 0xFF) {
+		/* one key at time 0: the plain form (a value-less `detonate`
+		 * has no values) */
 		indent(o, ind);
 		lfs_sb_puts(o, name);
-		lfs_sb_putc(o, ' ');
-		ctrl_values(o, c, v, orient);
+		if (c->ncols) {
+			lfs_sb_putc(o, ' ');
+			ctrl_values(o, c, v, orient);
+		}
 		lfs_sb_putc(o, '\n');
 		return;
 	}
 	indent(o, ind);
 	lfs_sb_printf(o, "%s%s %u\n", name, c->bezier ? "bezierkey" : "key", (unsigned)c->rows);
+	if (c->columns == 0xFF) {
+		/* columns -1: keys without time or values, blank rows in the
+		 * text (`detonatekey 1` + an empty line; nwnmdlcomp's compiler
+		 * and decompiler, NmcController.cpp / NwnMdlDecomp.cpp) */
+		for (unsigned r = 0; r < c->rows; r++)
+			lfs_sb_putc(o, '\n');
+		return;
+	}
 	for (unsigned r = 0; r < c->rows; r++) {
 		indent(o, ind + 2);
 		lfs_sb_float(o, t[r]);
