@@ -105,6 +105,10 @@ const peer_rule peer_rules[] = {
 	{ "anim-node:peer-part-field:displacement", 1 },
 	{ "anim-node:peer-part-field:period", 1 },
 	{ "anim-node:peer-part-field:tightness", 1 },
+	{ "anim-node:peer-part-field:bitmap", 0 },
+	{ "anim-node:peer-part-field:shadow", 0 },
+	{ "anim-node:peer-part-field:transparencyhint", 0 },
+	{ "anim-node:peer-alias:setfillumcolor", 0 },
 	{ NULL, 0 },
 };
 
@@ -353,7 +357,8 @@ static bool is_vertex_list(const char *key)
 {
 	static const char *const k[] = { "verts", "tverts", "tverts1", "tverts2", "tverts3",
 					 "faces", "weights", "constraints", "colors", "normals",
-					 "tangents", "texindices1", "texindices2", "texindices3" };
+					 "tangents", "texindices1", "texindices2", "texindices3",
+					 "animverts", "animtverts" };
 	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++)
 		if (strcmp(key, k[i]) == 0)
 			return true;
@@ -517,6 +522,50 @@ static void corner_list(peer_cmp *c, const mdl_node *na, const mdl_node *nb, con
 	}
 }
 
+/* R1 for animmesh sets: `kw` holds sets of `per` rows each, `per` = the
+ * length of list `base` (verts or tverts) on each side; set s of a corner
+ * is row s * per + index (idx_col: the face column of the index). */
+static void corner_sets(peer_cmp *c, const mdl_node *na, const mdl_node *nb, const char *kw,
+			const char *base_a, const char *base_b, int idx_col)
+{
+	const mdl_stmt *la = find_kw(na, kw), *lb = find_kw(nb, kw);
+	const mdl_stmt *fa = find_kw(na, "faces"), *fb = find_kw(nb, "faces");
+	const mdl_stmt *ba = find_kw(na, base_a), *bb = find_kw(nb, base_b);
+	char key[96];
+	if (!la && !lb)
+		return;
+	if (!la || !lb || !ba || !bb || ba->n_rows == 0 || bb->n_rows == 0 ||
+	    la->n_rows % ba->n_rows || lb->n_rows % bb->n_rows ||
+	    la->n_rows / ba->n_rows != lb->n_rows / bb->n_rows) {
+		snprintf(key, sizeof(key), "mesh:sets:%s", kw);
+		peer_cmp_diff(c, key, "%s: ours %u rows, peer %u: not the same number of sets", kw,
+			      la ? la->n_rows : 0, lb ? lb->n_rows : 0);
+		return;
+	}
+	if (!fa || !fb || fa->n_rows != fb->n_rows)
+		return; /* reported by the caller */
+	uint32_t sets = la->n_rows / ba->n_rows;
+	snprintf(key, sizeof(key), "mesh:%s", kw);
+	for (uint32_t st = 0; st < sets; st++)
+		for (uint32_t f = 0; f < fa->n_rows; f++)
+			for (int k = 0; k < 3; k++) {
+				int64_t ia, ib;
+				if (!face_idx(&fa->rows[f], idx_col + k, &ia) ||
+				    !face_idx(&fb->rows[f], idx_col + k, &ib) ||
+				    ia >= ba->n_rows || ib >= bb->n_rows) {
+					snprintf(key, sizeof(key), "mesh:bad-index:%s", kw);
+					peer_cmp_diff(c, key, "face %u corner %d: index out of %s", f, k, kw);
+					return;
+				}
+				const mdl_row *ra = &la->rows[st * ba->n_rows + (uint32_t)ia];
+				const mdl_row *rb = &lb->rows[st * bb->n_rows + (uint32_t)ib];
+				char what[160];
+				snprintf(what, sizeof(what), "%s set %u of face %u corner %d (ours line %u, peer line %u)",
+					 kw, st, f, k, ra->line, rb->line);
+				row_eq(c, key, what, ra, 0, rb, 0);
+			}
+}
+
 static void compare_mesh(peer_cmp *c, const mdl_node *na, const mdl_node *nb)
 {
 	const mdl_stmt *fa = find_kw(na, "faces"), *fb = find_kw(nb, "faces");
@@ -554,6 +603,8 @@ static void compare_mesh(peer_cmp *c, const mdl_node *na, const mdl_node *nb)
 	corner_list(c, na, nb, "colors", 0);
 	corner_list(c, na, nb, "normals", 0);
 	corner_list(c, na, nb, "tangents", 0);
+	corner_sets(c, na, nb, "animverts", "verts", "verts", 0);
+	corner_sets(c, na, nb, "animtverts", "verts", "tverts", 4);
 	/* tverts1..3/texindices: not written by either side for the corpus */
 	static const char *const extra[] = { "tverts1", "tverts2", "tverts3", "texindices1",
 					     "texindices2", "texindices3" };
