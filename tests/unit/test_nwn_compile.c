@@ -46,6 +46,7 @@
 #include "common/strbuf.h"
 #include "views/nwn_ascii.h"
 #include "views/nwn_compile.h"
+#include "views/viewset.h"
 
 static const char *g_corpus;
 static char **g_ascii, **g_bins;
@@ -852,6 +853,75 @@ static void test_text_fixed_point(void **state)
 	assert_true(animmesh > 0 && valueless > 0);
 }
 
+/*
+ * An edit of one animverts and one animtverts value in model.mdl lands on
+ * that vertex of that set: the view prints the sets one after the other,
+ * the binary keeps them vertex-major. The edited text must come back as
+ * the model.mdl of the saved binary.
+ */
+static void test_animverts_edit(void **state)
+{
+	(void)state;
+	const char *path = NULL;
+	for (size_t i = 0; i < g_nascii && !path; i++)
+		if (strstr(g_ascii[i], "/tno01_v67_01.mdl"))
+			path = g_ascii[i];
+	if (!path)
+		skip();
+	size_t n = 0, bn = 0;
+	uint8_t *src = lfs_read_file_ok(path, &n), *bin = NULL;
+	lookup_ctx lc = { path };
+	lfs_error err = { 0 };
+	assert_int_equal(nwn_compile("t.mdl", src, n, lookup, &lc, &bin, &bn, &err), LFS_OK);
+	lfs_viewset vs = { 0 };
+	assert_int_equal(lfs_views_build("t.mdl", bin, bn, NULL, &vs, &err), LFS_OK);
+	const lfs_view *v = lfs_viewset_find(&vs, "model.mdl");
+	assert_non_null(v);
+	lfs_sb ed = { 0 };
+	lfs_sb_put(&ed, v->data, v->size);
+	assert_true(lfs_sb_ok(&ed));
+	/* row 1 of set 1 of each list: line (list head + nv + 2) */
+	static const char *const lists[] = { "\n  animverts ", "\n  animtverts " };
+	for (int l = 0; l < 2; l++) {
+		char *h = strstr(ed.data, lists[l]);
+		assert_non_null(h);
+		char *p = h + 1;
+		const char *vh = strstr(ed.data, "\n  verts ");
+		assert_true(vh && vh < h);
+		unsigned nv = (unsigned)strtoul(vh + 9, NULL, 10);
+		for (unsigned k = 0; k < nv + 2; k++)
+			p = strchr(p, '\n') + 1;
+		/* "    X ..." -> "    7.5 ..." */
+		char *sp = strchr(p + 4, ' ');
+		assert_non_null(sp);
+		lfs_sb out = { 0 };
+		lfs_sb_put(&out, ed.data, (size_t)(p - ed.data));
+		lfs_sb_puts(&out, "    7.5");
+		lfs_sb_puts(&out, sp);
+		assert_true(lfs_sb_ok(&out));
+		lfs_sb_free(&ed);
+		ed = out;
+	}
+	uint8_t *saved = NULL;
+	size_t sn = 0;
+	lfs_error ae = { 0 };
+	if (lfs_views_apply("t.mdl", bin, bn, "model.mdl", ed.data, ed.len, &saved, &sn, &ae) !=
+	    LFS_OK)
+		fail_msg("the edit does not land: %s", ae.msg);
+	lfs_viewset vs2 = { 0 };
+	assert_int_equal(lfs_views_build("t.mdl", saved, sn, NULL, &vs2, &err), LFS_OK);
+	const lfs_view *v2 = lfs_viewset_find(&vs2, "model.mdl");
+	assert_non_null(v2);
+	assert_int_equal(v2->size, ed.len);
+	assert_memory_equal(v2->data, ed.data, ed.len);
+	lfs_viewset_free(&vs2);
+	lfs_viewset_free(&vs);
+	lfs_sb_free(&ed);
+	free(saved);
+	free(bin);
+	free(src);
+}
+
 /* ---------------------------------------------------------- fresh layout */
 
 static void test_fresh_layout(void **state)
@@ -1090,6 +1160,7 @@ int main(void)
 		cmocka_unit_test(test_peer_values),
 		cmocka_unit_test(test_all_ascii),
 		cmocka_unit_test(test_text_fixed_point),
+		cmocka_unit_test(test_animverts_edit),
 		cmocka_unit_test(test_fresh_layout),
 		cmocka_unit_test(test_messy),
 		cmocka_unit_test(test_hostile),
