@@ -126,10 +126,17 @@ void nwn_ascii_controller(lfs_sb *o, const nwn_node *n, const nwn_controller *c,
 	}
 	indent(o, ind);
 	lfs_sb_printf(o, "%s%s %u\n", name, c->bezier ? "bezierkey" : "key", (unsigned)c->rows);
-	if (c->columns == 0xFF) {
-		/* columns -1: keys without time or values, blank rows in the
-		 * text (`detonatekey 1` + an empty line; nwnmdlcomp's compiler
-		 * and decompiler, NmcController.cpp / NwnMdlDecomp.cpp) */
+	bool blank = c->columns == 0xFF;
+	for (unsigned r = 0; r < c->rows && blank; r++) {
+		uint32_t bits;
+		memcpy(&bits, &t[r], 4);
+		blank = bits == 0;
+	}
+	if (blank) {
+		/* columns -1: the text's blank key rows (`detonatekey 1` + an
+		 * empty line), stored with time +0.0 (nwnmdlcomp's compiler,
+		 * NmcController.cpp; its decompiler prints them blank). Another
+		 * stored time keeps the time-only rows below. */
 		for (unsigned r = 0; r < c->rows; r++)
 			lfs_sb_putc(o, '\n');
 		return;

@@ -645,8 +645,7 @@ static const char *const anim_part_fields[] = {
 };
 
 /* R14: the emitter's 32-byte strings (NN writes them even when empty). */
-static const char *const emitter_strings[] = { "update", "render", "blend", "texture",
-					       "chunkname", NULL };
+static const char *const emitter_strings[] = { "update", "render", "blend", "texture", NULL };
 
 static bool in_list(const char *const *l, const char *k)
 {
