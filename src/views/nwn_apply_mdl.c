@@ -313,6 +313,18 @@ static lfs_err set_mdf_cb(ap *a, void *c, uint32_t row, uint32_t col, float v)
 	return nwn_patch_md_f32(&a->p, x->ptr + 4 * ((uint32_t)x->which * row + col), v);
 }
 
+/* animverts/animtverts: the text prints the sets one after the other, the
+ * binary stores them vertex-major (vertex i's set s at i * sets + s). */
+static lfs_err set_anim_cb(ap *a, void *c, uint32_t row, uint32_t col, float v)
+{
+	lctx *x = c;
+	nwn_mesh *me = x->n->mesh;
+	uint32_t nv = me->n_verts, sets = x->which == 3 ? me->anim->n_vert_sets : me->anim->n_tvert_sets;
+	if (nv == 0)
+		return set_mdf_cb(a, c, row, col, v);
+	return set_mdf_cb(a, c, (row % nv) * sets + row / nv, col, v);
+}
+
 static lfs_err set_color_cb(ap *a, void *c, uint32_t row, uint32_t col, float v)
 {
 	lctx *x = c;
@@ -565,12 +577,12 @@ lfs_err ap_mdl_list(ap *a, nctx *c, const mdl_stmt *gs, const mdl_stmt *es, cons
 		if (!strcasecmp(kw, "animverts")) {
 			x.which = 3;
 			x.ptr = me->anim->anim_verts_ptr;
-			return float_rows(a, gs, es, 3, 0, set_mdf_cb, &x);
+			return float_rows(a, gs, es, 3, 0, set_anim_cb, &x);
 		}
 		if (!strcasecmp(kw, "animtverts")) {
 			x.which = 2;
 			x.ptr = me->anim->anim_tverts_ptr;
-			return float_rows(a, gs, es, 2, 1, set_mdf_cb, &x);
+			return float_rows(a, gs, es, 2, 1, set_anim_cb, &x);
 		}
 	}
 	if (n->light && !c->anim) {

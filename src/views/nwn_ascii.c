@@ -112,16 +112,35 @@ void nwn_ascii_controller(lfs_sb *o, const nwn_node *n, const nwn_controller *c,
 	uint32_t t0 = 1;
 	if (c->rows)
 		memcpy(&t0, &t[0], 4);
-	if (c->rows == 1 && t0 == 0 && !c->bezier && c->ncols > 0) {
+	if (c->rows == 1 && t0 == 0 && !c->bezier && c->columns != 0xFF) {
+		/* one key at time 0: the plain form (a value-less `detonate`
+		 * has no values) */
 		indent(o, ind);
 		lfs_sb_puts(o, name);
-		lfs_sb_putc(o, ' ');
-		ctrl_values(o, c, v, orient);
+		if (c->ncols) {
+			lfs_sb_putc(o, ' ');
+			ctrl_values(o, c, v, orient);
+		}
 		lfs_sb_putc(o, '\n');
 		return;
 	}
 	indent(o, ind);
 	lfs_sb_printf(o, "%s%s %u\n", name, c->bezier ? "bezierkey" : "key", (unsigned)c->rows);
+	bool blank = c->columns == 0xFF;
+	for (unsigned r = 0; r < c->rows && blank; r++) {
+		uint32_t bits;
+		memcpy(&bits, &t[r], 4);
+		blank = bits == 0;
+	}
+	if (blank) {
+		/* columns -1: the text's blank key rows (`detonatekey 1` + an
+		 * empty line), stored with time +0.0 (nwnmdlcomp's compiler,
+		 * NmcController.cpp; its decompiler prints them blank). Another
+		 * stored time keeps the time-only rows below. */
+		for (unsigned r = 0; r < c->rows; r++)
+			lfs_sb_putc(o, '\n');
+		return;
+	}
 	for (unsigned r = 0; r < c->rows; r++) {
 		indent(o, ind + 2);
 		lfs_sb_float(o, t[r]);
@@ -372,6 +391,23 @@ static void model_node(lfs_sb *o, const nwn_geometry *g, const nwn_node *n)
 	lfs_sb_puts(o, "endnode\n");
 }
 
+/* "  key N" + the @p sets x @p nv rows of @p k floats of a vertex-major
+ * array (binary: vertex i's set s at i * sets + s), printed set by set as
+ * the text has them (all vertices of set 0, then set 1, ...). */
+static void set_list(lfs_sb *o, const char *key, const float *v, size_t sets, size_t nv,
+		     size_t k, bool pad_zero)
+{
+	lfs_sb_printf(o, "  %s %zu\n", key, sets * nv);
+	for (size_t s = 0; s < sets; s++)
+		for (size_t i = 0; i < nv; i++) {
+			lfs_sb_puts(o, "    ");
+			lfs_sb_floats(o, v + (i * sets + s) * k, k);
+			if (pad_zero)
+				lfs_sb_puts(o, " 0");
+			lfs_sb_putc(o, '\n');
+		}
+}
+
 static void anim_node(lfs_sb *o, const nwn_geometry *g, const nwn_node *n)
 {
 	node_header(o, g, n);
@@ -380,12 +416,15 @@ static void anim_node(lfs_sb *o, const nwn_geometry *g, const nwn_node *n)
 		const nwn_animmesh *am = n->mesh->anim;
 		size_t nv = n->mesh->n_verts;
 		fields(o, NWN_FK_ANIMMESH, am);
+		/* the animation node's own mesh: its vertex count and order
+		 * size and index the sets (the text's `verts`/`tverts`/`faces`
+		 * of an animmesh animation node) */
+		if (nv || (n->mesh->faces && n->mesh->n_faces))
+			mesh_lists(o, g, n);
 		if (am->anim_verts)
-			float_list(o, "animverts", am->anim_verts, (size_t)am->n_vert_sets * nv, 3,
-				   false);
+			set_list(o, "animverts", am->anim_verts, am->n_vert_sets, nv, 3, false);
 		if (am->anim_tverts)
-			float_list(o, "animtverts", am->anim_tverts, (size_t)am->n_tvert_sets * nv, 2,
-				   true);
+			set_list(o, "animtverts", am->anim_tverts, am->n_tvert_sets, nv, 2, true);
 	}
 	lfs_sb_puts(o, "endnode\n");
 }

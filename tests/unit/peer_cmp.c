@@ -43,6 +43,16 @@ void peer_cmp_diff(peer_cmp *c, const char *key, const char *fmt, ...)
 			 c->node ? " node " : "", c->node ? c->node : "", msg);
 	}
 	d->count++;
+	if (getenv("LFS_PEER_CMP_ALL") && !peer_cmp_rule(key)) {
+		/* every undocumented difference, for investigation */
+		char msg[256];
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(msg, sizeof(msg), fmt, ap);
+		va_end(ap);
+		printf("diff %s: %s [%s%s%s]: %s\n", key, c->file, c->where,
+		       c->node ? " node " : "", c->node ? c->node : "", msg);
+	}
 	if (d->last_file != c->file_no) {
 		d->files++;
 		d->last_file = c->file_no;
@@ -74,6 +84,14 @@ const peer_rule peer_rules[] = {
 	/* R8, R9 mesh data the peer does not write */
 	{ "mesh:peer-drops-normals", 14 },
 	{ "mesh:peer-omits-white-colors", 14 },
+	/* R11-R15 (found by peer_read in compiles; none in the corpus binaries) */
+	{ "mesh:peer-merges-weights", 0 },
+	{ "mesh:peer-colors-excess-precision", 0 },
+	{ "mesh:peer-omits-empty", 0 },
+	{ "node:peer-prints-empty:blend", 0 },
+	{ "node:peer-part-number-order", 0 },
+	{ "node:peer-alias:texture3", 0 },
+	{ "node:peer-alias:unknowncontroller", 0 },
 	/* R2b the peer prints near-identity rotations as 0 0 0 0 */
 	{ "node:peer-flattens-near-identity", 12 },
 	{ "anim-node:peer-flattens-near-identity", 15 },
@@ -87,6 +105,10 @@ const peer_rule peer_rules[] = {
 	{ "anim-node:peer-part-field:displacement", 1 },
 	{ "anim-node:peer-part-field:period", 1 },
 	{ "anim-node:peer-part-field:tightness", 1 },
+	{ "anim-node:peer-part-field:bitmap", 0 },
+	{ "anim-node:peer-part-field:shadow", 0 },
+	{ "anim-node:peer-part-field:transparencyhint", 0 },
+	{ "anim-node:peer-alias:setfillumcolor", 0 },
 	{ NULL, 0 },
 };
 
@@ -335,7 +357,8 @@ static bool is_vertex_list(const char *key)
 {
 	static const char *const k[] = { "verts", "tverts", "tverts1", "tverts2", "tverts3",
 					 "faces", "weights", "constraints", "colors", "normals",
-					 "tangents", "texindices1", "texindices2", "texindices3" };
+					 "tangents", "texindices1", "texindices2", "texindices3",
+					 "animverts", "animtverts" };
 	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++)
 		if (strcmp(key, k[i]) == 0)
 			return true;
@@ -358,6 +381,76 @@ static bool all_white(const mdl_stmt *l)
 			if (!f32(l->rows[r].tok[i].s, &f) || f != 1.0f)
 				return false;
 		}
+	}
+	return true;
+}
+
+/* Two rows equal token by token (numbers float32-equal), counting nothing. */
+static bool rows_same(const mdl_row *a, const mdl_row *b)
+{
+	if (a->ntok != b->ntok)
+		return false;
+	for (uint32_t i = 0; i < a->ntok; i++) {
+		float fa, fb;
+		if (f32(a->tok[i].s, &fa) && f32(b->tok[i].s, &fb)) {
+			if (!same_f32(fa, fb))
+				return false;
+		} else if (strcmp(a->tok[i].s, b->tok[i].s) != 0) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Row @p i of list @p kw of node @p n, NULL when the list or row is absent. */
+static const mdl_row *list_row(const mdl_node *n, const char *kw, uint32_t i)
+{
+	const mdl_stmt *l = mdl_node_find(n, kw);
+	return l && i < l->n_rows ? &l->rows[i] : NULL;
+}
+
+/* R11: the peer merges vertices by position, colour and dangly constraint
+ * only (NN FindRemapVertex) and prints the weights of the first vertex of a
+ * merged group. True when some vertex j of ours has the same position,
+ * colour and constraint as our vertex @p v and the weights @p peer. */
+static bool peer_merged_weights(const mdl_node *n, uint32_t v, const mdl_row *peer)
+{
+	const mdl_stmt *verts = mdl_node_find(n, "verts"), *w = mdl_node_find(n, "weights");
+	if (!verts || !w || v >= verts->n_rows || verts->n_rows != w->n_rows)
+		return false;
+	static const char *const same[] = { "colors", "constraints" };
+	for (uint32_t j = 0; j < verts->n_rows; j++) {
+		if (j == v || !rows_same(&verts->rows[j], &verts->rows[v]) ||
+		    !rows_same(&w->rows[j], peer))
+			continue;
+		bool ok = true;
+		for (size_t k = 0; k < 2 && ok; k++) {
+			const mdl_row *x = list_row(n, same[k], j), *y = list_row(n, same[k], v);
+			ok = (!x && !y) || (x && y && rows_same(x, y));
+		}
+		if (ok)
+			return true;
+	}
+	return false;
+}
+
+/* R12: the binary stores colours as bytes; the peer divides by 255.0f in
+ * x87 extended precision and prints that quotient with %.9g (not rounded to
+ * float32). True when every column of ours is float32(b/255) and the peer's
+ * is the %.9g text of the double b/255, for the same byte b. */
+static bool colour_bytes_same(const mdl_row *a, const mdl_row *b)
+{
+	if (a->ntok != b->ntok || a->ntok == 0)
+		return false;
+	for (uint32_t i = 0; i < a->ntok; i++) {
+		float fa;
+		if (!f32(a->tok[i].s, &fa) || !(fa >= 0.0f && fa <= 1.0f))
+			return false;
+		long byte = lrintf(fa * 255.0f);
+		char want[32];
+		snprintf(want, sizeof(want), "%.9g", (double)byte / 255.0);
+		if (!same_f32(fa, (float)byte / 255.0f) || strcmp(b->tok[i].s, want) != 0)
+			return false;
 	}
 	return true;
 }
@@ -408,6 +501,20 @@ static void corner_list(peer_cmp *c, const mdl_node *na, const mdl_node *nb, con
 				 lb->rows[ib].line);
 			char cls[64];
 			snprintf(cls, sizeof(cls), "mesh:%s", kw);
+			if (!rows_same(&la->rows[ia], &lb->rows[ib])) {
+				if (strcmp(kw, "weights") == 0 &&
+				    peer_merged_weights(na, (uint32_t)ia, &lb->rows[ib])) {
+					/* R11: the peer prints another vertex's weights */
+					peer_cmp_diff(c, "mesh:peer-merges-weights", "%s", what);
+					continue;
+				}
+				if (strcmp(kw, "colors") == 0 &&
+				    colour_bytes_same(&la->rows[ia], &lb->rows[ib])) {
+					/* R12: the peer's colour text is not float32 */
+					peer_cmp_diff(c, "mesh:peer-colors-excess-precision", "%s", what);
+					continue;
+				}
+			}
 			row_eq(c, cls, what, &la->rows[ia], 0, &lb->rows[ib], 0);
 			if (idx_col == 0 && strcmp(kw, "verts") == 0)
 				c->n_corners++;
@@ -415,10 +522,61 @@ static void corner_list(peer_cmp *c, const mdl_node *na, const mdl_node *nb, con
 	}
 }
 
+/* R1 for animmesh sets: `kw` holds sets of `per` rows each, `per` = the
+ * length of list `base` (verts or tverts) on each side; set s of a corner
+ * is row s * per + index (idx_col: the face column of the index). */
+static void corner_sets(peer_cmp *c, const mdl_node *na, const mdl_node *nb, const char *kw,
+			const char *base_a, const char *base_b, int idx_col)
+{
+	const mdl_stmt *la = find_kw(na, kw), *lb = find_kw(nb, kw);
+	const mdl_stmt *fa = find_kw(na, "faces"), *fb = find_kw(nb, "faces");
+	const mdl_stmt *ba = find_kw(na, base_a), *bb = find_kw(nb, base_b);
+	char key[96];
+	if (!la && !lb)
+		return;
+	if (!la || !lb || !ba || !bb || ba->n_rows == 0 || bb->n_rows == 0 ||
+	    la->n_rows % ba->n_rows || lb->n_rows % bb->n_rows ||
+	    la->n_rows / ba->n_rows != lb->n_rows / bb->n_rows) {
+		snprintf(key, sizeof(key), "mesh:sets:%s", kw);
+		peer_cmp_diff(c, key, "%s: ours %u rows, peer %u: not the same number of sets", kw,
+			      la ? la->n_rows : 0, lb ? lb->n_rows : 0);
+		return;
+	}
+	if (!fa || !fb || fa->n_rows != fb->n_rows)
+		return; /* reported by the caller */
+	uint32_t sets = la->n_rows / ba->n_rows;
+	snprintf(key, sizeof(key), "mesh:%s", kw);
+	for (uint32_t st = 0; st < sets; st++)
+		for (uint32_t f = 0; f < fa->n_rows; f++)
+			for (int k = 0; k < 3; k++) {
+				int64_t ia, ib;
+				if (!face_idx(&fa->rows[f], idx_col + k, &ia) ||
+				    !face_idx(&fb->rows[f], idx_col + k, &ib) ||
+				    ia >= ba->n_rows || ib >= bb->n_rows) {
+					snprintf(key, sizeof(key), "mesh:bad-index:%s", kw);
+					peer_cmp_diff(c, key, "face %u corner %d: index out of %s", f, k, kw);
+					return;
+				}
+				const mdl_row *ra = &la->rows[st * ba->n_rows + (uint32_t)ia];
+				const mdl_row *rb = &lb->rows[st * bb->n_rows + (uint32_t)ib];
+				char what[160];
+				snprintf(what, sizeof(what), "%s set %u of face %u corner %d (ours line %u, peer line %u)",
+					 kw, st, f, k, ra->line, rb->line);
+				row_eq(c, key, what, ra, 0, rb, 0);
+			}
+}
+
 static void compare_mesh(peer_cmp *c, const mdl_node *na, const mdl_node *nb)
 {
 	const mdl_stmt *fa = find_kw(na, "faces"), *fb = find_kw(nb, "faces");
 	if (!fa || !fb) {
+		const mdl_stmt *va = find_kw(na, "verts");
+		if (fa && fa->n_rows == 0 && (!va || va->n_rows == 0) && !find_kw(nb, "verts")) {
+			/* R13: the peer writes no list of a mesh without vertices and faces */
+			peer_cmp_diff(c, "mesh:peer-omits-empty", "faces 0 (ours line %u)",
+				      fa->head.line);
+			return;
+		}
 		if (fa || fb)
 			peer_cmp_diff(c, "mesh:faces-missing", "faces only in %s", fa ? "ours" : "peer");
 		return;
@@ -445,6 +603,8 @@ static void compare_mesh(peer_cmp *c, const mdl_node *na, const mdl_node *nb)
 	corner_list(c, na, nb, "colors", 0);
 	corner_list(c, na, nb, "normals", 0);
 	corner_list(c, na, nb, "tangents", 0);
+	corner_sets(c, na, nb, "animverts", "verts", "verts", 0);
+	corner_sets(c, na, nb, "animtverts", "verts", "tverts", 4);
 	/* tverts1..3/texindices: not written by either side for the corpus */
 	static const char *const extra[] = { "tverts1", "tverts2", "tverts3", "texindices1",
 					     "texindices2", "texindices3" };
@@ -480,9 +640,12 @@ static const struct omit_default {
 static const char *const anim_part_fields[] = {
 	"ambient", "diffuse", "specular", "shininess", "shadow", "beaming", "render",
 	"transparencyhint", "rotatetexture", "tilefade", "lightmapped", "bitmap",
-	"texture1", "texture2", "texture3", "displacement", "period", "tightness",
+	"texture1", "texture2", "texture3", "materialname", "displacement", "period", "tightness",
 	"refmodel", "reattachable", NULL,
 };
+
+/* R14: the emitter's 32-byte strings (NN writes them even when empty). */
+static const char *const emitter_strings[] = { "update", "render", "blend", "texture", NULL };
 
 static bool in_list(const char *const *l, const char *k)
 {
@@ -514,6 +677,7 @@ static const struct alias {
 } aliases[] = {
 	{ "setfillumcolor", "selfillumcolor" }, /* nwnmdlcomp's spelling */
 	{ "isdynamic", "ndynamictype" },        /* both set the light's dynamic type */
+	{ "texture3", "materialname" },         /* the same 64 bytes (mesh 0x1A8) */
 	{ NULL, NULL },
 };
 
@@ -529,6 +693,14 @@ static entry *collect(const mdl_node *n, uint32_t *count, bool peer)
 				e[i].alias = aliases[k].peer;
 				snprintf(e[i].key, sizeof(e[i].key), "%s", aliases[k].ours);
 			}
+		}
+		/* R5b: NN's controller-name lookup refuses its own highest id,
+		 * 488 (sizeMid_y): `nController >= g_nMaxControllerIndex` with the
+		 * maximum itself in the table (NmcGetControllerName) */
+		if (peer && strcmp(e[i].key, "unknowncontroller") == 0 &&
+		    strcasecmp(n->type, "emitter") == 0) {
+			e[i].alias = "unknowncontroller";
+			snprintf(e[i].key, sizeof(e[i].key), "sizemid_y");
 		}
 	}
 	*count = n->n_stmts;
@@ -592,6 +764,11 @@ static void compare_node(peer_cmp *c, const mdl_node *a, const mdl_node *b, bool
 			continue;
 		if (anim && in_list(anim_part_fields, eb[j].key))
 			snprintf(k, sizeof(k), "%s:peer-part-field:%s", cls, eb[j].key);
+		else if (in_list(emitter_strings, eb[j].key) && eb[j].st->kind == MDL_ST_PLAIN &&
+			 eb[j].st->head.ntok == 1 && strcasecmp(b->type, "emitter") == 0)
+			/* R14: NN prints the emitter's strings unconditionally; an
+			 * empty one is a keyword without value, ours leaves it out */
+			snprintf(k, sizeof(k), "%s:peer-prints-empty:%s", cls, eb[j].key);
 		else
 			snprintf(k, sizeof(k), "%s:only-peer:%s", cls, eb[j].key);
 		peer_cmp_diff(c, k, "%s (peer line %u) missing in ours", eb[j].key, eb[j].st->head.line);
@@ -599,6 +776,46 @@ static void compare_node(peer_cmp *c, const mdl_node *a, const mdl_node *b, bool
 	free(ea);
 	free(eb);
 	c->node = NULL;
+}
+
+/* R15: when the names differ in order, and ours sorted by part number
+ * (stable) give the peer's order, set @p pa to that order. */
+static bool part_number_order(const mdl_node *a, const mdl_node *b, uint32_t n,
+			      const mdl_node **pa)
+{
+	bool differs = false;
+	for (uint32_t i = 0; i < n; i++) {
+		differs |= strcmp(a[i].name, b[i].name) != 0;
+		if (!a[i].has_part_number)
+			return false;
+	}
+	if (!differs)
+		return false;
+	const mdl_node **s = calloc(n + 1, sizeof(*s));
+	assert_non_null(s);
+	for (uint32_t i = 0; i < n; i++) { /* insertion sort: stable */
+		uint32_t j = i;
+		while (j > 0 && s[j - 1]->part_number > a[i].part_number) {
+			s[j] = s[j - 1];
+			j--;
+		}
+		s[j] = &a[i];
+	}
+	bool ok = true;
+	for (uint32_t i = 0; i < n && ok; i++)
+		ok = strcmp(s[i]->name, b[i].name) == 0;
+	if (ok)
+		memcpy(pa, s, n * sizeof(*s));
+	free(s);
+	return ok;
+}
+
+static const char *first_out_of_order(const mdl_node *a, const mdl_node *b, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (strcmp(a[i].name, b[i].name) != 0)
+			return a[i].name;
+	return "-";
 }
 
 static void compare_nodes(peer_cmp *c, const mdl_node *a, uint32_t na, const mdl_node *b,
@@ -611,14 +828,26 @@ static void compare_nodes(peer_cmp *c, const mdl_node *a, uint32_t na, const mdl
 		peer_cmp_diff(c, k, "ours %u nodes, peer %u", na, nb);
 	}
 	uint32_t n = na < nb ? na : nb;
+	const mdl_node **pa = calloc(n + 1, sizeof(*pa));
+	assert_non_null(pa);
+	for (uint32_t i = 0; i < n; i++)
+		pa[i] = &a[i];
+	if (!anim && na == nb && part_number_order(a, b, n, pa))
+		/* R15: NN prints geometry nodes in part-number order, ours in
+		 * the order of the children arrays */
+		peer_cmp_diff(c, "node:peer-part-number-order",
+			      "peer prints nodes by part number; first difference: ours %s",
+			      first_out_of_order(a, b, n));
 	for (uint32_t i = 0; i < n; i++) {
-		if (strcmp(a[i].name, b[i].name) != 0) {
+		const mdl_node *ai = pa[i];
+		if (strcmp(ai->name, b[i].name) != 0) {
 			snprintf(k, sizeof(k), "%s:name", cls);
-			peer_cmp_diff(c, k, "node %u: ours %s, peer %s", i, a[i].name, b[i].name);
-			return;
+			peer_cmp_diff(c, k, "node %u: ours %s, peer %s", i, ai->name, b[i].name);
+			break;
 		}
-		compare_node(c, &a[i], &b[i], anim);
+		compare_node(c, ai, &b[i], anim);
 	}
+	free(pa);
 }
 
 /* ---- model level -------------------------------------------------------- */

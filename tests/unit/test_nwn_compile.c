@@ -43,7 +43,10 @@
 #include "corpus.h"
 #include "formats/nwn/nwn_mdl.h"
 #include "formats/nwn/nwn_mdl_encode.h"
+#include "common/strbuf.h"
+#include "views/nwn_ascii.h"
 #include "views/nwn_compile.h"
+#include "views/viewset.h"
 
 static const char *g_corpus;
 static char **g_ascii, **g_bins;
@@ -676,6 +679,246 @@ static void test_all_ascii(void **state)
 	assert_true(crlf > 0 && nul > 0 && snoop > 0);
 }
 
+/* ------------------------------------------------------- text fixed point */
+
+/* model.mdl text of a binary (malloc'd, NUL-terminated) or NULL. */
+static char *text_of(const uint8_t *bin, size_t n, nwn_model **out)
+{
+	nwn_model *m = NULL;
+	if (nwn_mdl_decode(bin, n, &m, NULL) != LFS_OK)
+		return NULL;
+	lfs_sb sb = { 0 };
+	lfs_error err = { 0 };
+	if (nwn_ascii_write(m, &sb, &err) != LFS_OK || !lfs_sb_ok(&sb)) {
+		lfs_sb_free(&sb);
+		nwn_model_free(m);
+		return NULL;
+	}
+	*out = m;
+	return sb.data;
+}
+
+/* Controllers of every node of @p a and @p b: same type, rows and stored
+ * column byte (0xFF = keys without time or values). */
+static size_t ctrl_forms_differ(const nwn_geometry *a, const nwn_geometry *b)
+{
+	size_t bad = 0;
+	for (uint32_t i = 0; i < a->n_nodes && i < b->n_nodes; i++) {
+		const nwn_node *x = &a->nodes[i], *y = &b->nodes[i];
+		for (uint32_t k = 0; k < x->n_ctrls && k < y->n_ctrls; k++)
+			bad += x->ctrls[k].type != y->ctrls[k].type ||
+			       x->ctrls[k].rows != y->ctrls[k].rows ||
+			       x->ctrls[k].columns != y->ctrls[k].columns;
+		bad += x->n_ctrls != y->n_ctrls;
+	}
+	return bad + (a->n_nodes != b->n_nodes);
+}
+
+/* Lines @p a and @p b (lengths @p na, @p nb) are orientation rows
+ * (`orientation x y z angle` or a key `t x y z angle`: five tokens, the
+ * first equal) whose numbers agree within 1e-6 (relative above 1): the drift
+ * of a rotation through axis-angle text and back to a quaternion (R2 of
+ * docs/peer-differences.md). */
+static bool line_close(const char *a, size_t na, const char *b, size_t nb)
+{
+	char x[512], y[512];
+	if (na >= sizeof(x) || nb >= sizeof(y))
+		return false;
+	memcpy(x, a, na);
+	x[na] = '\0';
+	memcpy(y, b, nb);
+	y[nb] = '\0';
+	char *sx = NULL, *sy = NULL;
+	char *tx = strtok_r(x, " ", &sx), *ty = strtok_r(y, " ", &sy);
+	if (!tx || !ty || strcmp(tx, ty) != 0)
+		return false;
+	unsigned ntok = 1;
+	for (tx = strtok_r(NULL, " ", &sx), ty = strtok_r(NULL, " ", &sy); tx && ty;
+	     tx = strtok_r(NULL, " ", &sx), ty = strtok_r(NULL, " ", &sy), ntok++) {
+		char *ex, *ey;
+		double dx = strtod(tx, &ex), dy = strtod(ty, &ey);
+		if (*ex || *ey || ex == tx || ey == ty)
+			return false;
+		double m = fabs(dx) > 1 ? fabs(dx) : 1;
+		if (fabs(dx - dy) > 1e-6 * m)
+			return false;
+	}
+	return !tx && !ty && ntok == 5;
+}
+
+/* Compare two model.mdl texts line by line: equal, or (counted in
+ * @p drift) numbers within line_close, or `#part-number` lines (counted in
+ * @p renumbered: the compiler numbers parts in text order, the view prints
+ * children in their stored order, which the transparency sort changed).
+ * Returns the first other differing line (1-based), 0 when none. */
+static size_t texts_differ(const char *t1, const char *t2, size_t *drift, size_t *renumbered,
+			   const char **l1, const char **l2)
+{
+	size_t line = 1;
+	while (*t1 || *t2) {
+		size_t n1 = strcspn(t1, "\n"), n2 = strcspn(t2, "\n");
+		if (n1 != n2 || memcmp(t1, t2, n1) != 0) {
+			static const char pn[] = "  #part-number ";
+			if (!strncmp(t1, pn, sizeof(pn) - 1) && !strncmp(t2, pn, sizeof(pn) - 1))
+				++*renumbered;
+			else if (line_close(t1, n1, t2, n2))
+				++*drift;
+			else {
+				*l1 = t1;
+				*l2 = t2;
+				return line;
+			}
+		}
+		t1 += n1 + (t1[n1] == '\n');
+		t2 += n2 + (t2[n2] == '\n');
+		line++;
+	}
+	return 0;
+}
+
+/*
+ * The view is a source the compiler reads back to the same thing: for
+ * every corpus ASCII model that compiles, text1 = model.mdl of its compile,
+ * text2 = model.mdl of the compile of text1; text2 must equal text1 and
+ * every controller keep its stored form. (It caught animmesh animation
+ * nodes printed without their mesh, so that the compile of the text lost
+ * every animverts set, and value-less keys printed with a time 0 that
+ * compiled to a different column byte.)
+ */
+static void test_text_fixed_point(void **state)
+{
+	(void)state;
+	size_t files = 0, animmesh = 0, valueless = 0, failed = 0, drift = 0, renumbered = 0;
+	for (size_t i = 0; i < g_nascii; i++) {
+		size_t n = 0;
+		uint8_t *src = lfs_read_file_ok(g_ascii[i], &n);
+		lookup_ctx lc = { g_ascii[i] };
+		uint8_t *b1 = NULL, *b2 = NULL;
+		size_t n1 = 0, n2 = 0;
+		lfs_error err = { 0 };
+		const char *name = rel_of(g_ascii[i]);
+		if (nwn_compile(name, src, n, lookup, &lc, &b1, &n1, &err) != LFS_OK) {
+			free(src);
+			continue;
+		}
+		nwn_model *m1 = NULL, *m2 = NULL;
+		char *t1 = text_of(b1, n1, &m1);
+		assert_non_null(t1);
+		if (nwn_compile(name, (const uint8_t *)t1, strlen(t1), lookup, &lc, &b2, &n2, &err) !=
+		    LFS_OK)
+		{
+			printf("FIXED POINT: %s: its model.mdl does not compile: %s\n", name, err.msg);
+			failed++;
+		}
+		char *t2 = b2 ? text_of(b2, n2, &m2) : NULL;
+		const char *l1 = NULL, *l2 = NULL;
+		size_t line = t2 ? texts_differ(t1, t2, &drift, &renumbered, &l1, &l2) : 0;
+		if (line) {
+			printf("FIXED POINT: %s: model.mdl of the compile of its model.mdl differs at "
+			       "line %zu: '%.*s' became '%.*s'\n", name, line, (int)strcspn(l1, "\n"), l1,
+			       (int)strcspn(l2, "\n"), l2);
+			failed++;
+		}
+		size_t bad = m2 ? ctrl_forms_differ(&m1->geom, &m2->geom) : 0;
+		for (uint32_t a = 0; m2 && a < m1->n_anims && a < m2->n_anims; a++)
+			bad += ctrl_forms_differ(&m1->anims[a].geom, &m2->anims[a].geom);
+		if (bad) {
+			printf("FIXED POINT: %s: %zu controllers change their stored form\n", name, bad);
+			failed++;
+		}
+		animmesh += strstr(t1, "\n  animverts ") != NULL;
+		for (uint32_t a = 0; a < m1->n_anims; a++)
+			for (uint32_t k = 0; k < m1->anims[a].geom.n_nodes; k++) {
+				const nwn_node *x = &m1->anims[a].geom.nodes[k];
+				for (uint32_t c = 0; c < x->n_ctrls; c++)
+					valueless += x->ctrls[c].columns == 0xFF;
+			}
+		files++;
+		nwn_model_free(m1);
+		nwn_model_free(m2);
+		free(t1);
+		free(t2);
+		free(b1);
+		free(b2);
+		free(src);
+	}
+	printf("text fixed point: %zu compiled files, %zu with animmesh sets, %zu value-less "
+	       "animation keys; %zu lines with orientation drift, %zu part numbers renumbered\n",
+	       files, animmesh, valueless, drift, renumbered);
+	assert_int_equal(failed, 0);
+	assert_true(files + 3 >= g_nascii);
+	assert_true(animmesh > 0 && valueless > 0);
+}
+
+/*
+ * An edit of one animverts and one animtverts value in model.mdl lands on
+ * that vertex of that set: the view prints the sets one after the other,
+ * the binary keeps them vertex-major. The edited text must come back as
+ * the model.mdl of the saved binary.
+ */
+static void test_animverts_edit(void **state)
+{
+	(void)state;
+	const char *path = NULL;
+	for (size_t i = 0; i < g_nascii && !path; i++)
+		if (strstr(g_ascii[i], "/tno01_v67_01.mdl"))
+			path = g_ascii[i];
+	if (!path)
+		skip();
+	size_t n = 0, bn = 0;
+	uint8_t *src = lfs_read_file_ok(path, &n), *bin = NULL;
+	lookup_ctx lc = { path };
+	lfs_error err = { 0 };
+	assert_int_equal(nwn_compile("t.mdl", src, n, lookup, &lc, &bin, &bn, &err), LFS_OK);
+	lfs_viewset vs = { 0 };
+	assert_int_equal(lfs_views_build("t.mdl", bin, bn, NULL, &vs, &err), LFS_OK);
+	const lfs_view *v = lfs_viewset_find(&vs, "model.mdl");
+	assert_non_null(v);
+	lfs_sb ed = { 0 };
+	lfs_sb_put(&ed, v->data, v->size);
+	assert_true(lfs_sb_ok(&ed));
+	/* row 1 of set 1 of each list: line (list head + nv + 2) */
+	static const char *const lists[] = { "\n  animverts ", "\n  animtverts " };
+	for (int l = 0; l < 2; l++) {
+		char *h = strstr(ed.data, lists[l]);
+		assert_non_null(h);
+		char *p = h + 1;
+		const char *vh = strstr(ed.data, "\n  verts ");
+		assert_true(vh && vh < h);
+		unsigned nv = (unsigned)strtoul(vh + 9, NULL, 10);
+		for (unsigned k = 0; k < nv + 2; k++)
+			p = strchr(p, '\n') + 1;
+		/* "    X ..." -> "    7.5 ..." */
+		char *sp = strchr(p + 4, ' ');
+		assert_non_null(sp);
+		lfs_sb out = { 0 };
+		lfs_sb_put(&out, ed.data, (size_t)(p - ed.data));
+		lfs_sb_puts(&out, "    7.5");
+		lfs_sb_puts(&out, sp);
+		assert_true(lfs_sb_ok(&out));
+		lfs_sb_free(&ed);
+		ed = out;
+	}
+	uint8_t *saved = NULL;
+	size_t sn = 0;
+	lfs_error ae = { 0 };
+	if (lfs_views_apply("t.mdl", bin, bn, "model.mdl", ed.data, ed.len, &saved, &sn, &ae) !=
+	    LFS_OK)
+		fail_msg("the edit does not land: %s", ae.msg);
+	lfs_viewset vs2 = { 0 };
+	assert_int_equal(lfs_views_build("t.mdl", saved, sn, NULL, &vs2, &err), LFS_OK);
+	const lfs_view *v2 = lfs_viewset_find(&vs2, "model.mdl");
+	assert_non_null(v2);
+	assert_int_equal(v2->size, ed.len);
+	assert_memory_equal(v2->data, ed.data, ed.len);
+	lfs_viewset_free(&vs2);
+	lfs_viewset_free(&vs);
+	lfs_sb_free(&ed);
+	free(saved);
+	free(bin);
+	free(src);
+}
+
 /* ---------------------------------------------------------- fresh layout */
 
 static void test_fresh_layout(void **state)
@@ -913,6 +1156,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_peer_values),
 		cmocka_unit_test(test_all_ascii),
+		cmocka_unit_test(test_text_fixed_point),
+		cmocka_unit_test(test_animverts_edit),
 		cmocka_unit_test(test_fresh_layout),
 		cmocka_unit_test(test_messy),
 		cmocka_unit_test(test_hostile),

@@ -183,8 +183,8 @@ typedef struct nwn_animmesh {
 	nwn_array anim_verts_arr, anim_tverts_arr, anim_normals_arr; /**< compile-only, kept */
 	uint32_t anim_verts_ptr, anim_tverts_ptr; /**< as stored (model pointers) */
 	uint32_t n_vert_sets, n_tvert_sets;
-	float *anim_verts;            /**< n_vert_sets * n_verts * 3 (set-major), or NULL */
-	float *anim_tverts;           /**< n_tvert_sets * n_verts * 2, or NULL */
+	float *anim_verts;            /**< n_verts * n_vert_sets * 3, vertex-major (vertex i, set s at i * n_vert_sets + s), or NULL */
+	float *anim_tverts;           /**< n_verts * n_tvert_sets * 2, vertex-major like anim_verts, or NULL */
 } nwn_animmesh;
 
 /** Mesh header and raw data [T "Mesh Nodes", N §3.3–3.5]. */
