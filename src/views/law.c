@@ -319,12 +319,13 @@ static bool word_is(ltok a, const char *w)
 	return a.len == n && strncasecmp(a.s, w, n) == 0;
 }
 
-/* A saved token against a read-back token: as values when both are numbers,
- * else as words (ASCII case folded). */
+/* A saved token against a read-back token: as values when both are numbers
+ * (a quoted number, as CSV writers that quote every field give it, is that
+ * number), else as words (ASCII case folded). */
 static bool tok_eq(ltok s, ltok r)
 {
 	double sv = 0, st = 0, rv = 0, rt = 0;
-	int ks = tok_num(s, &sv, &st), kr = tok_num(r, &rv, &rt);
+	int ks = tok_num(bare(s), &sv, &st), kr = tok_num(bare(r), &rv, &rt);
 	if (ks == NUM_FINITE && kr == NUM_FINITE)
 		return val_eq(sv, st, rv);
 	if (ks == NUM_NAN && kr == NUM_NAN) {

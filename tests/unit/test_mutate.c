@@ -645,7 +645,7 @@ static void test_known_damage(void **state)
 			size_t rest = off + strlen("node trimesh ");
 			memcpy(t + off + 12, v->data + rest, v->size - rest);
 			expect_refused(vs.format, d, n, v, t, v->size - 1, line,
-				       "reading the view back gives 'node dummy ");
+				       "unknown node type 'trimsh'");
 			/* garbage after donemodel: the apply gives the same bytes */
 			memcpy(t, v->data, v->size);
 			memcpy(t + v->size, "garbage\n", 8);
@@ -653,7 +653,7 @@ static void test_known_damage(void **state)
 			for (size_t k = 0; k + 1 < v->size; k++)
 				last += v->data[k] == '\n';
 			expect_refused(vs.format, d, n, v, t, v->size + 8, last + 1,
-				       "is not kept");
+				       "after 'donemodel'");
 			free(t);
 			done = true;
 		}
