@@ -761,16 +761,15 @@ static int32_t weld_corner(const welder *w, const lfs_obj *o, int32_t v, int32_t
 	return best;
 }
 
-/* The key of triangle corner @p c of @p de, welded to the stored vertices
- * of @p w (none when @p w is NULL). */
-static ckey corner_key(const welder *w, const objdoc *de, size_t c)
+/* The key of corner (@p v, @p t, @p n) of @p de (0-based OBJ indices, -1
+ * absent), welded to the stored vertices of @p w. */
+static ckey corner_key(const welder *w, const objdoc *de, int32_t v, int32_t t, int32_t n)
 {
 	const nwn_mesh *me = w->me;
-	const int32_t *f = de->f + 3 * c;
-	ckey k = { -1, f[0], f[1], f[2] };
+	ckey k = { -1, v, t, n };
 	bool uv_ok = false, n_ok = false;
 	if (w->nbyx + w->nodd && de->o.v_num)
-		k.j = weld_corner(w, &de->o, f[0], f[1], f[2], &uv_ok, &n_ok);
+		k.j = weld_corner(w, &de->o, v, t, n, &uv_ok, &n_ok);
 	if (k.j >= 0) {
 		/* stored bits where the corner states them */
 		if (me->tverts[0] && uv_ok)
@@ -850,10 +849,11 @@ static int32_t nearest_vertex(const float *verts, uint32_t nv, const float p[3])
  * with the values as written: one per distinct (v, vt, vn), a corner
  * without vt taking the vt of its v index (else 0, 0), without vn (when
  * normals exist) the normalised sum of the raw normals of the faces using
- * its position that way. Text vertices are ordered by stored vertex (new
- * ones by OBJ position index), so an unedited vertex list keeps its order;
- * stored vertices no corner names are left out (the compiler drops unused
- * vertices). Vertex data the OBJ does not show (colours, skin weights,
+ * its position that way. An OBJ position no corner uses is a text vertex
+ * too (welded by position; the compiler counts it in the bounds, then drops
+ * it). Text vertices are ordered by stored vertex (new ones by OBJ position
+ * index), so an unedited vertex list keeps its order: deleting a face in
+ * the OBJ gives the text of deleting that face's line in model.mdl. Vertex data the OBJ does not show (colours, skin weights,
  * dangly constraints, tverts1..3) comes from the welded vertex, for a new
  * vertex from the stored vertex of its v index when the OBJ lists as many
  * vertices as the mesh, else from the nearest stored vertex; a face keeps
@@ -871,10 +871,11 @@ static lfs_err obj_to_mdl(ap *a, const uint8_t *orig, size_t n, int32_t idx, con
 	nwn_mesh *me = node->mesh;
 	uint32_t onv = me->verts ? me->n_verts : 0, onf = me->faces ? me->n_faces : 0;
 	size_t nc = (size_t)de->nf * 3;
-	kent *ke = malloc((nc + 1) * sizeof(kent));
-	uint32_t *cidx = malloc((nc + 1) * sizeof(uint32_t));
-	tvx *tx = malloc((nc + 1) * sizeof(tvx));
-	uint32_t *rank = malloc((nc + 1) * sizeof(uint32_t));
+	size_t nce = nc + de->nv; /* corners, then OBJ positions */
+	kent *ke = malloc((nce + 1) * sizeof(kent));
+	uint32_t *cidx = malloc((nce + 1) * sizeof(uint32_t));
+	tvx *tx = malloc((nce + 1) * sizeof(tvx));
+	uint32_t *rank = malloc((nce + 1) * sizeof(uint32_t));
 	uint32_t nk = 0;
 	float *verts = NULL, *tv[4] = { 0 }, *nrm = NULL, *cn = NULL, *con = NULL, *wts = NULL;
 	uint32_t *col = NULL;
@@ -891,11 +892,27 @@ static lfs_err obj_to_mdl(ap *a, const uint8_t *orig, size_t n, int32_t idx, con
 			     "supported (edit model.mdl)", a->p.file);
 		goto out;
 	}
-	/* one text vertex per distinct key, ordered by tvx_order */
-	for (size_t c = 0; c < nc; c++)
-		ke[c] = (kent){ corner_key(&w, de, c), (uint32_t)c };
-	qsort(ke, nc, sizeof(kent), kent_cmp);
+	/* one text vertex per distinct key, ordered by tvx_order; an OBJ
+	 * position no corner uses is one too, welded by its position (the
+	 * compiler's bounds, average and radius count every text vertex, as a
+	 * vertex line model.mdl keeps without a face) */
+	uint8_t *vused = calloc((size_t)de->nv + 1, 1);
+	if (!vused) {
+		e = lfs_nomem(a->p.err, "apply view");
+		goto out;
+	}
+	size_t ne = 0;
 	for (size_t c = 0; c < nc; c++) {
+		const int32_t *f = de->f + 3 * c;
+		vused[f[0]] = 1;
+		ke[ne++] = (kent){ corner_key(&w, de, f[0], f[1], f[2]), (uint32_t)c };
+	}
+	for (uint32_t v = 0; v < de->nv; v++)
+		if (!vused[v])
+			ke[ne++] = (kent){ corner_key(&w, de, (int32_t)v, -1, -1), (uint32_t)(nc + v) };
+	free(vused);
+	qsort(ke, ne, sizeof(kent), kent_cmp);
+	for (size_t c = 0; c < ne; c++) {
 		if (c == 0 || ckey_cmp(&ke[c].k, &ke[c - 1].k)) {
 			const ckey *k = &ke[c].k;
 			int64_t base = k->j >= 0 ? k->j : (uint32_t)k->v < onv ? k->v : (int64_t)onv + k->v;
