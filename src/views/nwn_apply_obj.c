@@ -672,6 +672,9 @@ typedef struct welder {
 	uint32_t *odd; /* vertices with a non-finite x: always tried */
 	uint32_t nodd;
 	double gmax;   /* largest |component| of a finite stored position */
+	int32_t *claim;	  /* per stored vertex: the first OBJ position welded to it, -1 none */
+	uint32_t *scratch; /* room for every stored vertex (weld_cands()) */
+	int32_t *anchor;   /* per OBJ position: weld_anchor() */
 } welder;
 
 static bool welder_init(welder *w, const nwn_mesh *me, uint32_t nv)
@@ -680,8 +683,12 @@ static bool welder_init(welder *w, const nwn_mesh *me, uint32_t nv)
 	w->me = me;
 	w->byx = malloc(((size_t)nv + 1) * sizeof(xent));
 	w->odd = malloc(((size_t)nv + 1) * sizeof(uint32_t));
-	if (!w->byx || !w->odd)
+	w->claim = malloc(((size_t)nv + 1) * sizeof(int32_t));
+	w->scratch = malloc(((size_t)nv + 1) * sizeof(uint32_t));
+	if (!w->byx || !w->odd || !w->claim || !w->scratch)
 		return false;
+	for (uint32_t i = 0; i < nv; i++)
+		w->claim[i] = -1;
 	for (uint32_t i = 0; i < nv; i++) {
 		const float *p = me->verts + 3 * (size_t)i;
 		if (!isfinite(p[0])) {
@@ -701,28 +708,20 @@ static void welder_free(welder *w)
 {
 	free(w->byx);
 	free(w->odd);
+	free(w->claim);
+	free(w->scratch);
+	free(w->anchor);
 }
 
-/*
- * The stored vertex OBJ corner (v, t, n) (0-based, -1 absent) states, by
- * the printed-precision rule: among the stored vertices whose shown
- * position v states, the one whose uv and normal it also states, else the
- * one whose uv, else whose normal it states; ties go to vertex v (an
- * unedited vertex list keeps its indices), then to the lowest index.
- * Returns -1 when no stored position is stated; @p *uv_ok / @p *n_ok tell
- * whether the stored uv / normal of the result stand.
- */
-static int32_t weld_corner(const welder *w, const lfs_obj *o, int32_t v, int32_t t, int32_t n, bool *uv_ok,
-			   bool *n_ok)
+/* The stored vertices whose shown position OBJ position @p pn (3 numbers)
+ * states, into @p out (room for every stored vertex); returns their count. */
+static uint32_t weld_cands(const welder *w, const lfs_obj_num *pn, uint32_t *out)
 {
 	const nwn_mesh *me = w->me;
-	const lfs_obj_num *pn = o->v_num + 3 * (size_t)v;
-	int32_t best = -1;
-	int best_tier = -1;
-	bool bu = false, bn = false;
+	uint32_t nc = 0;
 	double half = pn[0].decimals < 0 ? 0.0 : 0.5 * pow(10.0, -(double)pn[0].decimals);
-	double win = half + FLT_EPSILON * w->gmax + 1e-30;
-	double lo = pn[0].value - win - fabs(pn[0].value) * 1e-7, hi = pn[0].value + win + fabs(pn[0].value) * 1e-7;
+	double win = half + FLT_EPSILON * w->gmax + fabs(pn[0].value) * 1e-7 + 1e-30;
+	double lo = pn[0].value - win, hi = pn[0].value + win;
 	/* first vertex with x >= lo */
 	uint32_t a = 0, b = w->nbyx;
 	while (a < b) {
@@ -732,24 +731,81 @@ static int32_t weld_corner(const welder *w, const lfs_obj *o, int32_t v, int32_t
 		else
 			b = mid;
 	}
-	for (uint32_t r = 0; r < (w->nbyx - a) + w->nodd; r++) {
-		uint32_t j;
-		if (a + r < w->nbyx) {
-			j = w->byx[a + r].i;
-			if ((double)w->byx[a + r].x > hi) {
-				r = w->nbyx - a - 1; /* on to the odd ones */
-				continue;
-			}
-		} else {
-			j = w->odd[r - (w->nbyx - a)];
-		}
-		if (keeps(pn, me->verts + 3 * (size_t)j, 3) != 7)
-			continue;
+	for (uint32_t r = a; r < w->nbyx && (double)w->byx[r].x <= hi; r++)
+		if (keeps(pn, me->verts + 3 * (size_t)w->byx[r].i, 3) == 7)
+			out[nc++] = w->byx[r].i;
+	for (uint32_t r = 0; r < w->nodd; r++)
+		if (keeps(pn, me->verts + 3 * (size_t)w->odd[r], 3) == 7)
+			out[nc++] = w->odd[r];
+	return nc;
+}
+
+/*
+ * Which stored vertex each OBJ position most likely is, by order: OBJ
+ * positions in index order matched to stored vertices in index order, each
+ * to the first stored vertex at or after the previous match whose position
+ * it states (none: a new position; the next one goes on from there). An
+ * unedited list pairs v with v; an editor that deleted vertices lists the
+ * rest in order, shifted.
+ */
+static bool weld_anchor(welder *w, const lfs_obj *o, uint32_t nv)
+{
+	w->anchor = malloc(((size_t)nv + 1) * sizeof(int32_t));
+	if (!w->anchor)
+		return false;
+	uint32_t s = 0;
+	for (uint32_t p = 0; p < nv; p++) {
+		uint32_t nc = weld_cands(w, o->v_num + 3 * (size_t)p, w->scratch);
+		int32_t best = -1;
+		for (uint32_t i = 0; i < nc; i++)
+			if (w->scratch[i] >= s && (best < 0 || w->scratch[i] < (uint32_t)best))
+				best = (int32_t)w->scratch[i];
+		w->anchor[p] = best;
+		if (best >= 0)
+			s = (uint32_t)best + 1;
+	}
+	return true;
+}
+
+/* Between stored vertices @p j and @p best that an OBJ corner at position
+ * @p v states equally well: is @p j the better? The stored vertex that
+ * position pairs with by order (weld_anchor()); then one no other OBJ
+ * position was welded to; then the nearer index; then the lower. */
+static bool weld_better(const welder *w, int32_t v, int32_t j, int32_t best)
+{
+	int32_t an = w->anchor[v];
+	if (best < 0 || j == an || best == an)
+		return best < 0 || j == an;
+	bool fj = w->claim[j] < 0 || w->claim[j] == v, fb = w->claim[best] < 0 || w->claim[best] == v;
+	if (fj != fb)
+		return fj;
+	int64_t ref = an >= 0 ? an : v;
+	int64_t dj = llabs((int64_t)j - ref), db = llabs((int64_t)best - ref);
+	return dj != db ? dj < db : j < best;
+}
+
+/*
+ * The stored vertex OBJ corner (v, t, n) (0-based, -1 absent) states, by
+ * the printed-precision rule: among the stored vertices whose shown
+ * position v states, the one whose uv and normal it also states, else the
+ * one whose uv, else whose normal it states; ties as weld_better() says.
+ * Returns -1 when no stored position is stated; @p *uv_ok / @p *n_ok tell
+ * whether the stored uv / normal of the result stand.
+ */
+static int32_t weld_corner(const welder *w, const lfs_obj *o, int32_t v, int32_t t, int32_t n, bool *uv_ok,
+			   bool *n_ok)
+{
+	const nwn_mesh *me = w->me;
+	int32_t best = -1;
+	int best_tier = -1;
+	bool bu = false, bn = false;
+	uint32_t nc = weld_cands(w, o->v_num + 3 * (size_t)v, w->scratch);
+	for (uint32_t i = 0; i < nc; i++) {
+		uint32_t j = w->scratch[i];
 		bool u = !me->tverts[0] || t < 0 || keeps(o->vt_num + 2 * (size_t)t, me->tverts[0] + 2 * (size_t)j, 2) == 3;
 		bool nn = !me->normals || n < 0 || normal_keeps(o->vn_num + 3 * (size_t)n, me->normals + 3 * (size_t)j);
 		int tier = (u ? 2 : 0) + (nn ? 1 : 0);
-		if (tier > best_tier || (tier == best_tier && (int32_t)j == v) ||
-		    (tier == best_tier && best != v && (int32_t)j < best)) {
+		if (tier > best_tier || (tier == best_tier && weld_better(w, v, (int32_t)j, best))) {
 			best = (int32_t)j;
 			best_tier = tier;
 			bu = u;
@@ -763,14 +819,16 @@ static int32_t weld_corner(const welder *w, const lfs_obj *o, int32_t v, int32_t
 
 /* The key of corner (@p v, @p t, @p n) of @p de (0-based OBJ indices, -1
  * absent), welded to the stored vertices of @p w. */
-static ckey corner_key(const welder *w, const objdoc *de, int32_t v, int32_t t, int32_t n)
+static ckey corner_key(welder *w, const objdoc *de, int32_t v, int32_t t, int32_t n)
 {
 	const nwn_mesh *me = w->me;
 	ckey k = { -1, v, t, n };
 	bool uv_ok = false, n_ok = false;
-	if (w->nbyx + w->nodd && de->o.v_num)
+	if (w->anchor)
 		k.j = weld_corner(w, &de->o, v, t, n, &uv_ok, &n_ok);
 	if (k.j >= 0) {
+		if (w->claim[k.j] < 0)
+			w->claim[k.j] = v;
 		/* stored bits where the corner states them */
 		if (me->tverts[0] && uv_ok)
 			k.t = -1;
@@ -882,7 +940,8 @@ static lfs_err obj_to_mdl(ap *a, const uint8_t *orig, size_t n, int32_t idx, con
 	int16_t *brf = NULL;
 	nwn_face *faces = NULL;
 	welder w = { 0 };
-	if (!ke || !cidx || !tx || !rank || !welder_init(&w, me, onv)) {
+	if (!ke || !cidx || !tx || !rank || !welder_init(&w, me, onv) ||
+	    (de->o.v_num && !weld_anchor(&w, &de->o, de->nv))) {
 		e = lfs_nomem(a->p.err, "apply view");
 		goto out;
 	}
