@@ -740,30 +740,66 @@ static uint32_t weld_cands(const welder *w, const lfs_obj_num *pn, uint32_t *out
 	return nc;
 }
 
+/* How well OBJ corner (t, n) states the uv and normal of stored vertex @p j
+ * (whose position it states): 3 both, 2 the uv, 1 the normal, 0 neither. */
+static int weld_tier(const welder *w, const lfs_obj *o, uint32_t j, int32_t t, int32_t n, bool *uv_ok, bool *n_ok)
+{
+	const nwn_mesh *me = w->me;
+	bool u = !me->tverts[0] || t < 0 || keeps(o->vt_num + 2 * (size_t)t, me->tverts[0] + 2 * (size_t)j, 2) == 3;
+	bool nn = !me->normals || n < 0 || normal_keeps(o->vn_num + 3 * (size_t)n, me->normals + 3 * (size_t)j);
+	*uv_ok = u;
+	*n_ok = nn;
+	return (u ? 2 : 0) + (nn ? 1 : 0);
+}
+
 /*
  * Which stored vertex each OBJ position most likely is, by order: OBJ
  * positions in index order matched to stored vertices in index order, each
- * to the first stored vertex at or after the previous match whose position
- * it states (none: a new position; the next one goes on from there). An
- * unedited list pairs v with v; an editor that deleted vertices lists the
- * rest in order, shifted.
+ * to the first stored vertex at or after the previous match that the first
+ * corner at that position states best (position, then uv and normal; a
+ * position no corner uses: by position); none: a new position, the next one
+ * goes on from there. An unedited list pairs v with v; an editor that
+ * deleted vertices lists the rest in order, shifted.
  */
-static bool weld_anchor(welder *w, const lfs_obj *o, uint32_t nv)
+static bool weld_anchor(welder *w, const objdoc *de)
 {
+	const lfs_obj *o = &de->o;
+	uint32_t nv = de->nv;
+	int32_t *rep = malloc(((size_t)nv * 2 + 1) * sizeof(int32_t));
 	w->anchor = malloc(((size_t)nv + 1) * sizeof(int32_t));
-	if (!w->anchor)
+	if (!w->anchor || !rep) {
+		free(rep);
 		return false;
+	}
+	for (uint32_t p = 0; p < 2 * nv; p++)
+		rep[p] = -2;
+	for (size_t c = (size_t)de->nf * 3; c-- > 0;) {
+		const int32_t *f = de->f + 3 * c;
+		rep[2 * f[0]] = f[1];
+		rep[2 * f[0] + 1] = f[2];
+	}
 	uint32_t s = 0;
 	for (uint32_t p = 0; p < nv; p++) {
 		uint32_t nc = weld_cands(w, o->v_num + 3 * (size_t)p, w->scratch);
+		int32_t t = rep[2 * p] < 0 ? -1 : rep[2 * p], n = rep[2 * p + 1] < 0 ? -1 : rep[2 * p + 1];
+		int top = -1;
 		int32_t best = -1;
-		for (uint32_t i = 0; i < nc; i++)
-			if (w->scratch[i] >= s && (best < 0 || w->scratch[i] < (uint32_t)best))
-				best = (int32_t)w->scratch[i];
+		for (uint32_t i = 0; i < nc; i++) {
+			uint32_t j = w->scratch[i];
+			bool u, nn;
+			int tier = weld_tier(w, o, j, t, n, &u, &nn);
+			if (j < s)
+				continue;
+			if (tier > top || (tier == top && j < (uint32_t)best)) {
+				top = tier;
+				best = (int32_t)j;
+			}
+		}
 		w->anchor[p] = best;
 		if (best >= 0)
 			s = (uint32_t)best + 1;
 	}
+	free(rep);
 	return true;
 }
 
@@ -795,16 +831,14 @@ static bool weld_better(const welder *w, int32_t v, int32_t j, int32_t best)
 static int32_t weld_corner(const welder *w, const lfs_obj *o, int32_t v, int32_t t, int32_t n, bool *uv_ok,
 			   bool *n_ok)
 {
-	const nwn_mesh *me = w->me;
 	int32_t best = -1;
 	int best_tier = -1;
 	bool bu = false, bn = false;
 	uint32_t nc = weld_cands(w, o->v_num + 3 * (size_t)v, w->scratch);
 	for (uint32_t i = 0; i < nc; i++) {
 		uint32_t j = w->scratch[i];
-		bool u = !me->tverts[0] || t < 0 || keeps(o->vt_num + 2 * (size_t)t, me->tverts[0] + 2 * (size_t)j, 2) == 3;
-		bool nn = !me->normals || n < 0 || normal_keeps(o->vn_num + 3 * (size_t)n, me->normals + 3 * (size_t)j);
-		int tier = (u ? 2 : 0) + (nn ? 1 : 0);
+		bool u, nn;
+		int tier = weld_tier(w, o, j, t, n, &u, &nn);
 		if (tier > best_tier || (tier == best_tier && weld_better(w, v, (int32_t)j, best))) {
 			best = (int32_t)j;
 			best_tier = tier;
@@ -817,14 +851,99 @@ static int32_t weld_corner(const welder *w, const lfs_obj *o, int32_t v, int32_t
 	return best;
 }
 
-/* The key of corner (@p v, @p t, @p n) of @p de (0-based OBJ indices, -1
- * absent), welded to the stored vertices of @p w. */
-static ckey corner_key(welder *w, const objdoc *de, int32_t v, int32_t t, int32_t n)
+/*
+ * Pair the triangles of @p de with stored faces, by order: each with the
+ * first stored face at or after the previous pair whose three vertices its
+ * corners state (position, uv and normal; in any rotation). Editors keep
+ * the order of the faces they do not touch, so this finds the stored
+ * vertex of each corner even among copies with equal values (which the
+ * compiler leaves where faces do not share an edge). @p fm[i]: the stored
+ * face of triangle i or -1, @p rot[i]: stored corner of its corner 0.
+ */
+static bool weld_faces(welder *w, const objdoc *de, int32_t *fm, uint8_t *rot)
 {
 	const nwn_mesh *me = w->me;
-	ckey k = { -1, v, t, n };
-	bool uv_ok = false, n_ok = false;
-	if (w->anchor)
+	const lfs_obj *o = &de->o;
+	uint32_t nv = me->n_verts, nf = me->faces ? me->n_faces : 0;
+	uint32_t *off = calloc((size_t)nv + 2, sizeof(uint32_t));
+	uint32_t *vf = malloc(((size_t)nf * 3 + 1) * sizeof(uint32_t));
+	if (!off || !vf) {
+		free(off);
+		free(vf);
+		return false;
+	}
+	/* stored faces by vertex, ascending */
+	for (uint32_t g = 0; g < nf; g++)
+		for (int c = 0; c < 3; c++)
+			off[me->faces[g].v[c] + 1]++;
+	for (uint32_t j = 0; j < nv; j++)
+		off[j + 1] += off[j];
+	uint32_t *fill = malloc(((size_t)nv + 1) * sizeof(uint32_t));
+	if (!fill) {
+		free(off);
+		free(vf);
+		return false;
+	}
+	memcpy(fill, off, (size_t)nv * sizeof(uint32_t));
+	for (uint32_t g = 0; g < nf; g++)
+		for (int c = 0; c < 3; c++)
+			if (c == 0 || me->faces[g].v[c] != me->faces[g].v[c - 1])
+				vf[fill[me->faces[g].v[c]]++] = g;
+	uint32_t s = 0;
+	for (uint32_t i = 0; i < de->nf; i++) {
+		const int32_t *f = de->f + 9 * (size_t)i;
+		fm[i] = -1;
+		uint32_t nc = weld_cands(w, o->v_num + 3 * (size_t)f[0], w->scratch);
+		for (uint32_t x = 0; x < nc; x++) {
+			uint32_t j = w->scratch[x];
+			bool u, nn;
+			if (weld_tier(w, o, j, f[1], f[2], &u, &nn) != 3)
+				continue;
+			for (uint32_t q = off[j]; q < fill[j]; q++) {
+				uint32_t g = vf[q];
+				if (g < s || (fm[i] >= 0 && g >= (uint32_t)fm[i]))
+					continue;
+				const uint16_t *sv = me->faces[g].v;
+				for (int r = 0; r < 3; r++) {
+					bool all = sv[r] == j;
+					for (int c = 1; c < 3 && all; c++) {
+						uint16_t jj = sv[(r + c) % 3];
+						all = keeps(o->v_num + 3 * (size_t)f[3 * c], me->verts + 3 * (size_t)jj, 3) == 7 &&
+						      weld_tier(w, o, jj, f[3 * c + 1], f[3 * c + 2], &u, &nn) == 3;
+					}
+					if (all) {
+						fm[i] = (int32_t)g;
+						rot[i] = (uint8_t)r;
+						break;
+					}
+				}
+			}
+		}
+		if (fm[i] >= 0) {
+			s = (uint32_t)fm[i] + 1;
+			for (int c = 0; c < 3; c++) {
+				uint16_t jj = me->faces[fm[i]].v[(rot[i] + c) % 3];
+				if (w->claim[jj] < 0)
+					w->claim[jj] = f[3 * c];
+			}
+		}
+	}
+	free(off);
+	free(vf);
+	free(fill);
+	return true;
+}
+
+/* The key of corner (@p v, @p t, @p n) of @p de (0-based OBJ indices, -1
+ * absent), welded to the stored vertices of @p w: to stored vertex @p fj
+ * when >= 0 (a corner of a face matched to a stored face, which states all
+ * its values), else by weld_corner(). */
+static ckey corner_key(welder *w, const objdoc *de, int32_t v, int32_t t, int32_t n, int32_t fj)
+{
+	const nwn_mesh *me = w->me;
+	ckey k = { fj, v, t, n };
+	bool uv_ok = fj >= 0, n_ok = fj >= 0;
+	if (fj < 0 && w->anchor)
 		k.j = weld_corner(w, &de->o, v, t, n, &uv_ok, &n_ok);
 	if (k.j >= 0) {
 		if (w->claim[k.j] < 0)
@@ -934,14 +1053,16 @@ static lfs_err obj_to_mdl(ap *a, const uint8_t *orig, size_t n, int32_t idx, con
 	uint32_t *cidx = malloc((nce + 1) * sizeof(uint32_t));
 	tvx *tx = malloc((nce + 1) * sizeof(tvx));
 	uint32_t *rank = malloc((nce + 1) * sizeof(uint32_t));
+	int32_t *fm = malloc(((size_t)de->nf + 1) * sizeof(int32_t));
+	uint8_t *frot = calloc((size_t)de->nf + 1, 1);
 	uint32_t nk = 0;
 	float *verts = NULL, *tv[4] = { 0 }, *nrm = NULL, *cn = NULL, *con = NULL, *wts = NULL;
 	uint32_t *col = NULL;
 	int16_t *brf = NULL;
 	nwn_face *faces = NULL;
 	welder w = { 0 };
-	if (!ke || !cidx || !tx || !rank || !welder_init(&w, me, onv) ||
-	    (de->o.v_num && !weld_anchor(&w, &de->o, de->nv))) {
+	if (!ke || !cidx || !tx || !rank || !fm || !frot || !welder_init(&w, me, onv) ||
+	    (de->o.v_num && !weld_anchor(&w, de))) {
 		e = lfs_nomem(a->p.err, "apply view");
 		goto out;
 	}
@@ -951,6 +1072,8 @@ static lfs_err obj_to_mdl(ap *a, const uint8_t *orig, size_t n, int32_t idx, con
 			     "supported (edit model.mdl)", a->p.file);
 		goto out;
 	}
+	for (uint32_t i = 0; i < de->nf; i++)
+		fm[i] = -1;
 	/* one text vertex per distinct key, ordered by tvx_order; an OBJ
 	 * position no corner uses is one too, welded by its position (the
 	 * compiler's bounds, average and radius count every text vertex, as a
@@ -961,14 +1084,21 @@ static lfs_err obj_to_mdl(ap *a, const uint8_t *orig, size_t n, int32_t idx, con
 		goto out;
 	}
 	size_t ne = 0;
+	if (w.anchor && !weld_faces(&w, de, fm, frot)) {
+		free(vused);
+		e = lfs_nomem(a->p.err, "apply view");
+		goto out;
+	}
 	for (size_t c = 0; c < nc; c++) {
 		const int32_t *f = de->f + 3 * c;
+		int32_t g = fm[c / 3];
+		int32_t fj = g >= 0 ? me->faces[g].v[(frot[c / 3] + c % 3) % 3] : -1;
 		vused[f[0]] = 1;
-		ke[ne++] = (kent){ corner_key(&w, de, f[0], f[1], f[2]), (uint32_t)c };
+		ke[ne++] = (kent){ corner_key(&w, de, f[0], f[1], f[2], fj), (uint32_t)c };
 	}
 	for (uint32_t v = 0; v < de->nv; v++)
 		if (!vused[v])
-			ke[ne++] = (kent){ corner_key(&w, de, (int32_t)v, -1, -1), (uint32_t)(nc + v) };
+			ke[ne++] = (kent){ corner_key(&w, de, (int32_t)v, -1, -1, -1), (uint32_t)(nc + v) };
 	free(vused);
 	qsort(ke, ne, sizeof(kent), kent_cmp);
 	for (size_t c = 0; c < ne; c++) {
@@ -1084,9 +1214,9 @@ static lfs_err obj_to_mdl(ap *a, const uint8_t *orig, size_t n, int32_t idx, con
 			x->v[c] = (uint16_t)cidx[3 * f + c];
 			sj[c] = tx[cidx[3 * f + c]].k.j;
 		}
-		/* the stored face of these welded vertices (any rotation), else the
-		 * first sharing one */
-		int32_t same = -1, share = -1;
+		/* the stored face paired with it, else the stored face of these
+		 * welded vertices (any rotation), else the first sharing one */
+		int32_t same = fm[f], share = -1;
 		for (uint32_t g = 0; g < onf && same < 0; g++) {
 			const uint16_t *o = me->faces[g].v;
 			for (int r = 0; r < 3 && same < 0; r++)
@@ -1131,6 +1261,8 @@ static lfs_err obj_to_mdl(ap *a, const uint8_t *orig, size_t n, int32_t idx, con
 	}
 out:
 	welder_free(&w);
+	free(fm);
+	free(frot);
 	free(ke);
 	free(tx);
 	free(rank);
