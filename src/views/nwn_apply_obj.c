@@ -1018,25 +1018,28 @@ static int32_t nearest_vertex(const float *verts, uint32_t nv, const float p[3])
 /*
  * The model.mdl text of the model with mesh node @p idx rebuilt from the
  * edited OBJ @p de (docs/formats/obj-csv.md, "Saving OBJ from other
- * programs"; docs/nwn-compile.md "Structural edits"). Each face corner is
- * welded to the stored vertex whose shown position, uv and normal it
- * states at the precision written, and then is that vertex with its stored
- * bits (a uv or normal it does not state: that value as written, a variant
- * of the vertex). A corner that states no stored position is a new vertex
- * with the values as written: one per distinct (v, vt, vn), a corner
- * without vt taking the vt of its v index (else 0, 0), without vn (when
- * normals exist) the normalised sum of the raw normals of the faces using
- * its position that way. An OBJ position no corner uses is a text vertex
- * too (welded by position; the compiler counts it in the bounds, then drops
- * it). Text vertices are ordered by stored vertex (new ones by OBJ position
- * index), so an unedited vertex list keeps its order: deleting a face in
- * the OBJ gives the text of deleting that face's line in model.mdl. Vertex data the OBJ does not show (colours, skin weights,
- * dangly constraints, tverts1..3) comes from the welded vertex, for a new
- * vertex from the stored vertex of its v index when the OBJ lists as many
- * vertices as the mesh, else from the nearest stored vertex; a face keeps
- * the surface id of the stored face with the same welded vertices (in any
- * rotation), else takes that of the first stored face sharing a welded
- * vertex, else 0.
+ * programs"; docs/nwn-compile.md "Structural edits"). Welding: a triangle
+ * whose corners state (at the precision written) the position, uv and
+ * normal of the three vertices of a stored face is paired with it, by order
+ * (weld_faces()), and its corners are those vertices; any other corner is
+ * welded to the stored vertex whose values it states best (weld_corner()).
+ * A welded corner is that vertex with its stored bits (a uv or normal it
+ * does not state: that value as written, a variant of the vertex). A
+ * corner that states no stored position is a new vertex with the values as
+ * written: one per distinct (v, vt, vn), a corner without vt taking the vt
+ * of its v index (else 0, 0), without vn (when normals exist) the
+ * normalised sum of the raw normals of the faces using its position that
+ * way. An OBJ position no corner uses is a text vertex too (welded by
+ * position; the compiler counts it in the bounds, then drops it). Text
+ * vertices are ordered by stored vertex (new ones by OBJ position index),
+ * so deleting faces (and the vertices only they used) in the OBJ gives the
+ * text of the same deletion in model.mdl. Vertex data the OBJ does not show
+ * (colours, skin weights, dangly constraints, tverts1..3) comes from the
+ * welded vertex, for a new vertex from the stored vertex of its v index
+ * when the OBJ lists as many vertices as the mesh, else from the nearest
+ * stored vertex; a face takes the surface id of its paired stored face,
+ * else of the stored face with the same welded vertices (in any rotation),
+ * else of the first stored face sharing a welded vertex, else 0.
  */
 static lfs_err obj_to_mdl(ap *a, const uint8_t *orig, size_t n, int32_t idx, const objdoc *de, lfs_sb *out)
 {

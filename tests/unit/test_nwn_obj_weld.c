@@ -5,7 +5,9 @@
  * keep test (lfs_obj_num_keeps), OBJ views of every corpus BioWare mesh
  * re-printed as Blender's exporter prints them (6 decimals, normals with 4,
  * normals and uvs deduplicated so corners have separate v/vt/vn indices)
- * applying as no-ops, and model.obj's refusals.
+ * applying as no-ops, the same views with one face deleted as Blender
+ * deletes it (a structural save: welded to the stored vertices, the binary
+ * of the same deletion in model.mdl), and model.obj's refusals.
  */
 #include <setjmp.h>
 #include <stdarg.h>
