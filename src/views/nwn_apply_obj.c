@@ -864,7 +864,7 @@ static bool weld_faces(welder *w, const objdoc *de, int32_t *fm, uint8_t *rot)
 {
 	const nwn_mesh *me = w->me;
 	const lfs_obj *o = &de->o;
-	uint32_t nv = me->n_verts, nf = me->faces ? me->n_faces : 0;
+	uint32_t nv = me->verts ? me->n_verts : 0, nf = me->verts && me->faces ? me->n_faces : 0;
 	uint32_t *off = calloc((size_t)nv + 2, sizeof(uint32_t));
 	uint32_t *vf = malloc(((size_t)nf * 3 + 1) * sizeof(uint32_t));
 	if (!off || !vf) {
