@@ -8,7 +8,10 @@
 #  - no edit: SOURCE is byte-identical and untouched (bytes, mtime, inode);
 #  - one vertex moved: the two binaries, decoded to model.mdl, differ in
 #    that vertex's line only, in its x value only; every other view of the
-#    model (other meshes, animations) is identical.
+#    model (other meshes, animations) is identical;
+#  - one face deleted (meshes/head_g.obj; twice, the second leaving a vertex
+#    without a face): every other face keeps its corners' bits, and the
+#    result is the binary of the same deletion in model.mdl.
 # Rule that makes it work: docs/formats/obj-csv.md, "Saving OBJ from other
 # programs". Exit 77 when FUSE, blender or the corpus is missing.
 . "$(dirname "$0")/lib.sh"
@@ -110,9 +113,118 @@ PY
 	cp -p "$f" "$WORK/ref/$model"
 }
 
+# deleted MODEL VIEW OBJECT FACE NODE LOOSE: delete face FACE of OBJECT in Blender
+# (Delete > Faces: a vertex left without a face goes too, so later OBJ
+# vertex indices shift) and export straight into the mount. The save lands
+# (a structural edit, compiled); model.mdl of the result shows one face
+# less, and every other face's corners with the bits they had (position,
+# uv, normal: the stored vertices, not Blender's 6 and 4 decimals); its
+# vertices are the old ones the kept faces use (values; the compiler drops
+# unused vertices and may split a vertex whose faces no longer share an
+# edge into copies); and the binary is the one the same deletion made in
+# model.mdl gives (the face line and the rows of the vertices only it used:
+# LOOSE of them).
+deleted() {
+	local model=$1 view=$2 obj=$3 face=$4 node=$5 loose=$6 f="$SRC/$1"
+	blender_rt "$MNT/$model/$view" "$MNT/$model/$view" --delete-face "$obj" "$face" ||
+		{ lfs_fail "$model/$view: blender failed"; return; }
+	grep "faces," "$WORK/blender.log" || true
+	if [ -e "$MNT/$model/errors.txt" ]; then
+		lfs_fail "$model/$view: save refused: $(head -c 400 "$MNT/$model/errors.txt")"
+		return
+	fi
+	cmp -s "$f" "$WORK/ref/$model" && { lfs_fail "$model/$view: the deletion did not land"; return; }
+	"$CONVERT" cat "$WORK/ref/$model" model.mdl >"$WORK/d0.mdl"
+	"$CONVERT" cat "$f" model.mdl >"$WORK/d1.mdl"
+	python3 - "$WORK/d0.mdl" "$WORK/d1.mdl" "$node" "$face" "$WORK/dx.mdl" "$loose" <<'PY' ||
+import sys
+from collections import Counter
+
+def mesh(lines, node):
+    cur, out, at = None, {}, {}
+    i = 0
+    while i < len(lines):
+        t = lines[i].split()
+        if t[:1] == ["newanim"]:
+            break
+        if t[:1] == ["node"]:
+            cur = t[2]
+        elif cur == node and len(t) == 2 and t[0] in ("verts", "tverts", "normals", "colors", "faces"):
+            n = int(t[1])
+            out[t[0]] = [lines[i + 1 + k].split() for k in range(n)]
+            at[t[0]] = i
+            i += n
+        i += 1
+    return out, at
+
+def corners(m, faces):
+    return [tuple((tuple(m["verts"][int(f[k])]), tuple(m["tverts"][int(f[4 + k])]),
+                   tuple(m["normals"][int(f[k])])) for k in range(3)) for f in faces]
+
+a_lines = open(sys.argv[1]).read().split("\n")
+b_lines = open(sys.argv[2]).read().split("\n")
+node, face = sys.argv[3], int(sys.argv[4])
+a, at = mesh(a_lines, node)
+b, _ = mesh(b_lines, node)
+kept = a["faces"][:face] + a["faces"][face + 1:]
+if len(b["faces"]) != len(kept):
+    sys.exit("faces %d -> %d, expected %d" % (len(a["faces"]), len(b["faces"]), len(kept)))
+ca, cb = corners(a, kept), corners(b, b["faces"])
+bad = [i for i in range(len(ca)) if ca[i] != cb[i]]
+if bad:
+    sys.exit("%d kept faces changed, first %d: %s -> %s" % (len(bad), bad[0], ca[bad[0]], cb[bad[0]]))
+used = sorted({int(f[k]) for f in kept for k in range(3)})
+tup = lambda m, v: (tuple(m["verts"][v]), tuple(m["tverts"][v]), tuple(m["normals"][v]))
+old_set = {tup(a, v) for v in used}
+new_set = {tup(b, v) for v in range(len(b["verts"]))}
+if old_set != new_set:
+    sys.exit("vertex values differ: %d new, %d gone" % (len(new_set - old_set), len(old_set - new_set)))
+gone = sorted(set(range(len(a["verts"]))) - set(used))
+if len(gone) != int(sys.argv[6]):
+    sys.exit("%d vertices left without a face (%s), expected %s" % (len(gone), gone, sys.argv[6]))
+print("faces %d -> %d; vertices %d -> %d: %d left without a face (%s), %+d by the compiler's vertex split"
+      % (len(a["faces"]), len(b["faces"]), len(a["verts"]), len(b["verts"]), len(gone), gone,
+         len(b["verts"]) - len(used)))
+# the same deletion in model.mdl: face row, rows of the vertices only it used
+if any(f[0:3] != f[4:7] for f in a["faces"]):
+    sys.exit("the test expects tvert index = vertex index")
+drop = set()
+for key in ("verts", "tverts", "normals", "colors"):
+    if key in at:
+        drop |= {at[key] + 1 + v for v in gone}
+        a_lines[at[key]] = "  %s %d" % (key, len(a[key]) - len(gone))
+a_lines[at["faces"]] = "  faces %d" % len(kept)
+drop.add(at["faces"] + 1 + face)
+keep_v = [v for v in range(len(a["verts"])) if v not in gone]
+remap = {v: i for i, v in enumerate(keep_v)}
+for k, f in enumerate(a["faces"]):
+    if k != face:
+        g = list(f)
+        for c in (0, 1, 2, 4, 5, 6):
+            g[c] = str(remap[int(f[c])])
+        a_lines[at["faces"] + 1 + k] = "    " + " ".join(g)
+open(sys.argv[5], "w").write("\n".join(l for i, l in enumerate(a_lines) if i not in drop))
+PY
+		{ lfs_fail "$model/$view: deleting face $face: model.mdl shows more than that face gone"; return; }
+	"$CONVERT" apply "$WORK/ref/$model" model.mdl "$WORK/dx.mdl" -o "$WORK/dx.bin" ||
+		{ lfs_fail "$model: the model.mdl deletion failed"; return; }
+	if cmp -s "$WORK/dx.bin" "$f"; then
+		lfs_ok "$model/$view: deleting face $face of $obj in Blender changed only that face (the binary of the same deletion in model.mdl)"
+	else
+		lfs_fail "$model/$view: deleting face $face in Blender differs from the same deletion in model.mdl ($(cmp -l "$WORK/dx.bin" "$f" | wc -l) bytes)"
+	fi
+	cp -p "$f" "$WORK/ref/$model"
+}
+
 noop c_satyrarcher.mdl meshes/head_g.obj
 moved c_satyrarcher.mdl meshes/head_g.obj head_g 0 head_g
 noop c_satyrarcher.mdl meshes/head_g.obj cp
+# face 0: other faces still use its vertices (one of them, left on faces
+# that no longer share an edge, is split by the compiler); then face 2
+# (stored face 3) leaves a vertex without a face, so Blender drops it and
+# renumbers the later ones
+deleted c_satyrarcher.mdl meshes/head_g.obj head_g 0 head_g 0
+deleted c_satyrarcher.mdl meshes/head_g.obj head_g 2 head_g 1
 noop ttd01_a04_03.mdl model.obj
 moved ttd01_a04_03.mdl model.obj rockSH07 5 rockSH07
 
