@@ -20,6 +20,7 @@
 #include "formats/nwn/nwn_mdl.h"
 #include "views/nwn_apply_struct.h"
 #include "views/nwn_compile.h"
+#include "views/viewset.h"
 
 /* A model with one trimesh `m` (4 vertices, 2 faces) under root `t`;
  * NODE_EXTRA goes into the trimesh, FACES_EXTRA after its two faces (the
@@ -340,10 +341,71 @@ static void test_apply_warns(void **state)
 	free(bin);
 }
 
+/* The round-trip law's allowance (docs/editing.md): a face dropped with a
+ * warning naming its row is not a silent loss, so the checked save
+ * (lfs_view_apply) lands when the caller takes warnings; without a warning
+ * sink the same drop is silent and the law refuses it at the list header. */
+static void test_law_allows_warned_drop(void **state)
+{
+	(void)state;
+	char *t = model("", "", "", 0);
+	uint8_t *bin = NULL;
+	size_t bn = 0;
+	assert_int_equal(nwn_compile("t.mdl", (const uint8_t *)t, strlen(t), NULL, NULL, &bin, &bn, NULL), LFS_OK);
+	free(t);
+	lfs_viewset vs;
+	lfs_error err = { 0 };
+	assert_int_equal(lfs_views_build("t.mdl", bin, bn, NULL, &vs, &err), LFS_OK);
+	const lfs_view *v = lfs_viewset_find(&vs, "model.mdl");
+	assert_non_null(v);
+	const char *fl = strstr(v->data, "\n  faces ");
+	assert_non_null(fl);
+	fl++;
+	unsigned nf = (unsigned)strtoul(fl + 8, NULL, 10), line = 1;
+	for (const char *p = v->data; p < fl; p++)
+		line += *p == '\n';
+	const char *eol = strchr(fl, '\n');
+	assert_non_null(eol);
+	char *e = malloc(v->size + 64);
+	assert_non_null(e);
+	int k = sprintf(e, "%.*s  faces %u\n    1 1 2 1 0 0 0 1\n", (int)(fl - v->data), v->data, nf + 1);
+	memcpy(e + k, eol + 1, v->size - (size_t)(eol + 1 - v->data));
+	size_t en = (size_t)k + v->size - (size_t)(eol + 1 - v->data);
+	uint8_t *out = NULL;
+	size_t on = 0;
+	lfs_warnings w = { 0 };
+	lfs_siblings sib = { NULL, NULL, &w };
+	lfs_err r = lfs_view_apply(vs.format, bin, bn, v, e, en, &sib, &out, &on, &err);
+	if (r)
+		fail_msg("save with a warned drop refused: %s", err.msg);
+	assert_int_equal(w.count, 1);
+	char at[32];
+	snprintf(at, sizeof(at), "model.mdl:%u:", line + 1);
+	assert_non_null(strstr(w.text, at));
+	/* the result reads back as the original model */
+	lfs_viewset vs2;
+	assert_int_equal(lfs_views_build("t.mdl", out, on, NULL, &vs2, &err), LFS_OK);
+	const lfs_view *v2 = lfs_viewset_find(&vs2, "model.mdl");
+	assert_non_null(v2);
+	assert_int_equal(v2->size, v->size);
+	assert_memory_equal(v2->data, v->data, v->size);
+	lfs_viewset_free(&vs2);
+	free(out);
+	out = NULL;
+	r = lfs_view_apply(vs.format, bin, bn, v, e, en, NULL, &out, &on, &err);
+	assert_int_equal(r, LFS_ERR_PARSE);
+	assert_null(out);
+	assert_int_equal(err.line, line);
+	free(e);
+	lfs_viewset_free(&vs);
+	free(bin);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_clean),
+		cmocka_unit_test(test_law_allows_warned_drop),
 		cmocka_unit_test(test_node_types),
 		cmocka_unit_test(test_statements),
 		cmocka_unit_test(test_structure),
