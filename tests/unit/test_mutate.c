@@ -363,6 +363,26 @@ static void violation(const cfile *cf, const lfs_view *v, int kind, size_t line,
 			cf->path, v->path, m_name[kind], line, why, msg ? ": " : "", msg ? msg : "");
 }
 
+/*
+ * LFS_MUTATE_KEEP_DIR=DIR: every accepted save that changed an NWN model is
+ * written to DIR as <n>_<base name>, for the independent reader
+ * (tests/integration/peer_mutate.sh feeds DIR to test_peer_read through
+ * LFS_PEER_READ_DIR: nwnmdlcomp must decompile each to our own text).
+ */
+static void keep_accepted(const cfile *cf, const uint8_t *out, size_t on)
+{
+	static unsigned kept;
+	const char *dir = getenv("LFS_MUTATE_KEEP_DIR");
+	if (!dir || !*dir || strcmp(cf->f->name, "nwn-mdl"))
+		return;
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%05u_%s", dir, ++kept, lfs_base_name(cf->path));
+	FILE *fp = fopen(path, "wb");
+	assert_non_null(fp);
+	assert_int_equal(fwrite(out, 1, on, fp), on);
+	assert_int_equal(fclose(fp), 0);
+}
+
 /* One mutated save of view @p v of @p d; returns the outcome. */
 static int one(const cfile *cf, const uint8_t *d, size_t n, const lfs_view *v, int kind,
 	       const text *t, size_t line)
@@ -399,6 +419,8 @@ static int one(const cfile *cf, const uint8_t *d, size_t n, const lfs_view *v, i
 		return r2 ? O_PARSE : O_LAW;
 	}
 	int res = on == n && memcmp(out, d, n) == 0 ? O_NOOP : O_CHANGED;
+	if (res == O_CHANGED)
+		keep_accepted(cf, out, on);
 	/* independent re-check: decode, rebuild, compare, re-apply is a no-op */
 	lfs_viewset vs;
 	lfs_err e = lfs_views_build_as(f, out, on, NULL, &vs, &err);
