@@ -312,9 +312,13 @@ static lfs_err match_mesh(ap *a, const lfs_obj *o, size_t f0, size_t f1, const m
 			int64_t lt = k->t < 0 ? -1 : k->t - (int64_t)mv->tbase;
 			int64_t ln = k->n < 0 ? -1 : k->n - (int64_t)mv->nbase;
 			int64_t j = -1;
-			if (lv >= 0 && lv < mv->nv && (lt < 0 || lt == lv) && (ln < 0 || ln == lv) &&
-			    corner_is(o, mv, k, (uint32_t)lv, moved[i]))
+			/* indices that name one stored vertex (a/a/a, as the views
+			 * write them) */
+			bool named = lv >= 0 && lv < mv->nv && (lt < 0 || lt == lv) && (ln < 0 || ln == lv);
+			if (named && corner_is(o, mv, k, (uint32_t)lv, moved[i]))
 				j = lv;
+			else if (named && lv == sv[c])
+				j = -1; /* the vertex the stored face has here, named: a value edit of it */
 			else if (corner_is(o, mv, k, sv[c], moved[i]))
 				j = sv[c];
 			else
@@ -719,7 +723,8 @@ static uint32_t weld_cands(const welder *w, const lfs_obj_num *pn, uint32_t *out
 {
 	const nwn_mesh *me = w->me;
 	uint32_t nc = 0;
-	double half = pn[0].decimals < 0 ? 0.0 : 0.5 * pow(10.0, -(double)pn[0].decimals);
+	int16_t prec = lfs_obj_num_prec(&pn[0]);
+	double half = prec < 0 ? 0.0 : 0.5 * pow(10.0, -(double)prec);
 	double win = half + FLT_EPSILON * w->gmax + fabs(pn[0].value) * 1e-7 + 1e-30;
 	double lo = pn[0].value - win, hi = pn[0].value + win;
 	/* first vertex with x >= lo */

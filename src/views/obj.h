@@ -80,6 +80,9 @@ typedef struct lfs_obj_stmt {
 	size_t nv, nt, nn, nf;
 } lfs_obj_stmt;
 
+/** lfs_obj_num.decimals of a number that is exact as written. */
+#define LFS_OBJ_NUM_EXACT (-1)
+
 /**
  * A number of a v / vt / vn line as written (with LFS_OBJ_NUMS): its value
  * in double (strtod() of the token, so a token of up to 17 significant
@@ -95,10 +98,32 @@ typedef struct lfs_obj_num {
 	 * ("1.5e3"), nan / inf.
 	 */
 	int16_t decimals;
+	/**
+	 * The precision of the text's writer (set by lfs_obj_read()):
+	 * LFS_OBJ_NUM_EXACT when every v / vt / vn number of the text with a
+	 * decimal point or exponent is the shortest text of its float32
+	 * (lfs_fmt_float(), the way the views print: each number is exact, so
+	 * "6.6" restored over a stored 6.56875 sets 6.6); else the most decimals
+	 * any number of the same kind (v, vt or vn) is written with (0 when
+	 * none has any): a writer prints one kind at one precision, dropping
+	 * trailing zeros at most, so "6.6" among numbers written with 5
+	 * decimals states 6.60000, not 6.6 +- 0.05.
+	 */
+	int16_t kind_decimals;
 } lfs_obj_num;
 
-/** lfs_obj_num.decimals of a number that is exact as written. */
-#define LFS_OBJ_NUM_EXACT (-1)
+/**
+ * The precision number @p n states, as lfs_obj_num.decimals: the larger of
+ * its own decimals and its writer's (lfs_obj_num.kind_decimals);
+ * LFS_OBJ_NUM_EXACT when it is exact.
+ */
+static inline int16_t lfs_obj_num_prec(const lfs_obj_num *n)
+{
+	if (n->decimals < 0 || n->kind_decimals < 0)
+		return LFS_OBJ_NUM_EXACT;
+	return n->kind_decimals > n->decimals ? n->kind_decimals : n->decimals;
+}
+
 /** Most decimals lfs_obj_num.decimals holds (more are counted as this many). */
 #define LFS_OBJ_NUM_MAXDEC 60
 
@@ -209,8 +234,9 @@ void lfs_obj_free(lfs_obj *o);
  * other programs"): does number @p n, as written, state the value
  * @p stored? True when @p n is exact (LFS_OBJ_NUM_EXACT) and reads as a
  * float equal to @p stored (or with the same bits: NaN), and otherwise when
- * |stored - n->value| <= 0.5 * 10^-decimals + FLT_EPSILON * @p scale: half a
- * unit of the last printed digit, plus the float32 rounding noise of a
+ * |stored - n->value| <= 0.5 * 10^-p + FLT_EPSILON * @p scale, p =
+ * lfs_obj_num_prec(@p n): half a unit of the last digit the writer
+ * printed, plus the float32 rounding noise of a
  * writer's own arithmetic on a vector whose largest component is @p scale
  * (Blender's axis conversion moves a component by up to 9e-8 of it).
  * A number that states the stored value keeps the stored bits.

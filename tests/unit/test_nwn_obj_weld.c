@@ -45,18 +45,18 @@ static void test_keeps(void **state)
 {
 	(void)state;
 	/* Blender prints -0.0846227 as -0.084623: half a unit of 1e-6 */
-	lfs_obj_num n = { -0.084623, 6 };
+	lfs_obj_num n = { -0.084623, 6, 6 };
 	assert_true(lfs_obj_num_keeps(&n, -0.0846227f, 0.2));
 	assert_false(lfs_obj_num_keeps(&n, -0.0846237f, 0.2));
 	/* its float axis conversion moves -4.17 next to 6.6 to -4.170001 */
-	lfs_obj_num m = { -4.170001, 6 };
+	lfs_obj_num m = { -4.170001, 6, 6 };
 	assert_true(lfs_obj_num_keeps(&m, -4.17f, 6.6));
 	assert_false(lfs_obj_num_keeps(&m, -4.17f, 0.0));
 	/* an integer is exact: "0" sets 0 (and keeps a stored -0) */
-	lfs_obj_num z = { 0.0, LFS_OBJ_NUM_EXACT };
+	lfs_obj_num z = { 0.0, LFS_OBJ_NUM_EXACT, 0 };
 	assert_true(lfs_obj_num_keeps(&z, -0.0f, 1.0));
 	assert_false(lfs_obj_num_keeps(&z, 0.3f, 1.0));
-	lfs_obj_num z1 = { 0.0, 1 };
+	lfs_obj_num z1 = { 0.0, 1, 1 };
 	assert_true(lfs_obj_num_keeps(&z1, 0.03f, 0.0));
 	assert_false(lfs_obj_num_keeps(&z1, 0.06f, 0.0));
 }
