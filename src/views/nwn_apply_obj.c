@@ -129,12 +129,6 @@ typedef struct mview {
 	size_t vbase, tbase, nbase, vend, tend, nend;
 } mview;
 
-/* Most angle between an edited normal and the stored one that still counts as
- * the stored normal (radians): Blender keeps custom normals as 16-bit angles
- * relative to each corner's own normal space; the corpus round trip moves
- * them by up to 0.0065. */
-#define NORMAL_TOL 0.01
-
 static double vmax3(const float *x)
 {
 	double m = fabs((double)x[0]);
@@ -156,23 +150,15 @@ static unsigned keeps(const lfs_obj_num *n, const float *shown, unsigned dim)
 	return mask;
 }
 
+/* The normal rule (docs/formats/obj-csv.md): every component at its printed
+ * precision, else by direction (lfs_obj_normal_same(), which the round-trip
+ * law uses too). */
 static bool normal_keeps(const lfs_obj_num *n, const float *shown)
 {
 	if (keeps(n, shown, 3) == 7)
 		return true;
-	double a2 = 0, b2 = 0, d = 0;
-	for (int k = 0; k < 3; k++) {
-		a2 += n[k].value * n[k].value;
-		b2 += (double)shown[k] * shown[k];
-		d += n[k].value * shown[k];
-	}
-	if (!(b2 > 0) || !isfinite(b2))
-		return true; /* a stored zero normal is no direction: an OBJ cannot show it */
-	if (!(a2 > 0) || !isfinite(a2))
-		return false;
-	/* the stored normal or its opposite: editors turn a corner normal to
-	 * the side its face faces (two-sided faces share vertices) */
-	return fabs(d / sqrt(a2 * b2)) >= cos(NORMAL_TOL);
+	const double v[3] = { n[0].value, n[1].value, n[2].value };
+	return lfs_obj_normal_same(v, shown);
 }
 
 /* What the faces say about one attribute of one stored vertex; A_MIXED:

@@ -138,6 +138,21 @@ bool lfs_obj_num_keeps(const lfs_obj_num *n, float stored, double scale)
 	return fabs((double)stored - n->value) <= half + slack;
 }
 
+bool lfs_obj_normal_same(const double n[3], const float stored[3])
+{
+	double a2 = 0, b2 = 0, d = 0;
+	for (int k = 0; k < 3; k++) {
+		a2 += n[k] * n[k];
+		b2 += (double)stored[k] * stored[k];
+		d += n[k] * stored[k];
+	}
+	if (!(b2 > 0) || !isfinite(b2))
+		return true;
+	if (!(a2 > 0) || !isfinite(a2))
+		return false;
+	return fabs(d / sqrt(a2 * b2)) >= cos(LFS_OBJ_NORMAL_TOL);
+}
+
 /* The decimal value of number token @p t in double: strtod() of the token
  * when it is plain decimal text, else @p f (what the float reader gave:
  * "nan:XXXXXXXX", overlong tokens). */

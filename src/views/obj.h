@@ -243,6 +243,27 @@ void lfs_obj_free(lfs_obj *o);
  */
 bool lfs_obj_num_keeps(const lfs_obj_num *n, float stored, double scale);
 
+/**
+ * Most angle (radians) between a normal as written and the stored one that
+ * still counts as the stored normal: Blender keeps custom normals as 16-bit
+ * angles relative to each corner's own normal space; the corpus round trip
+ * moves them by up to 0.0065 (docs/formats/obj-csv.md, "Saving OBJ from
+ * other programs").
+ */
+#define LFS_OBJ_NORMAL_TOL 0.01
+
+/**
+ * The loose normal rule shared by the OBJ applies and the round-trip law
+ * (law.h): does normal @p n (3 values as written) state the stored normal
+ * @p stored by direction? True when they point the same way or exactly
+ * opposite (editors turn a corner normal to the side its face faces;
+ * two-sided faces share vertices) within LFS_OBJ_NORMAL_TOL, and when
+ * @p stored is zero or not finite in length (no direction: an OBJ cannot
+ * show it, the stored normal is kept); false when @p n is zero or not
+ * finite in length and @p stored is not.
+ */
+bool lfs_obj_normal_same(const double n[3], const float stored[3]);
+
 /** Precision of number token @p s (@p len bytes), as lfs_obj_num.decimals. */
 int16_t lfs_obj_num_decimals(const char *s, size_t len);
 

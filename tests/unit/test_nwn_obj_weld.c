@@ -560,8 +560,10 @@ static void test_blender_printed_delete_face(void **state)
 			if (mv && mdl_drop_face((const char *)mv->data, (const char *)v->data, del, gone, ngone, &md)) {
 				uint8_t *o2 = NULL;
 				size_t n2 = 0;
-				assert_int_equal(lfs_view_apply(vs.format, data, n, mv, md.data, md.len, NULL, &o2, &n2, &err),
-						 LFS_OK);
+				lfs_err r2 = lfs_view_apply(vs.format, data, n, mv, md.data, md.len, NULL, &o2, &n2, &err);
+				if (r2)
+					fprintf(stderr, "%s model.mdl (deletion in %s): %s\n", list[i], v->path, err.msg);
+				assert_int_equal(r2, LFS_OK);
 				if (n2 != on || memcmp(o2, out, on)) {
 					fprintf(stderr, "%s %s: not the model.mdl deletion\n", list[i], v->path);
 					dump("obj", edited, strlen(edited));
