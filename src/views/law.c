@@ -936,9 +936,17 @@ static void tcur_next(tcur *t)
 typedef struct octx {
 	lctx *c;
 	const lfs_obj *S, *R;
+	const lfs_obj *O; /* the view the save was made from (the re-read one when not given) */
 	uint32_t *byline; /* saved line number -> index into c->S.l + 1 */
 	size_t nby;
+	uint8_t *nst;	  /* per re-read normal: what the saved corners say of it (N_*) */
+	float (*nval)[3]; /* its new value (N_NEW) */
 } octx;
+
+/* What the saved corners of one vertex say about its normal, as the apply
+ * reads them: nothing, the normal it had, one new normal, several
+ * (disagreeing: the apply keeps the normal it had). */
+enum { N_UNSEEN, N_SAME, N_NEW, N_MIXED };
 
 /* Saved numbers of element line @p line (after the keyword) vs @p n read-back values. */
 static bool obj_vals_eq(octx *x, uint32_t line, const float *rv, unsigned n)
@@ -961,22 +969,129 @@ static bool obj_vals_eq(octx *x, uint32_t line, const float *rv, unsigned n)
 	return true;
 }
 
-static const char *corner_what(octx *x, const lfs_obj_corner *sc, const lfs_obj_corner *rc)
+static double vmax3f(const float *x)
+{
+	double m = 0;
+	for (int k = 0; k < 3; k++)
+		if (fabs((double)x[k]) > m)
+			m = fabs((double)x[k]);
+	return m;
+}
+
+/* Do the saved numbers @p n (3) state the values @p shown by the apply's
+ * printed-precision rule (lfs_obj_num_keeps())? */
+static bool nums_keep3(const lfs_obj_num *n, const float *shown)
+{
+	double scale = vmax3f(shown);
+	for (int k = 0; k < 3; k++)
+		if (!lfs_obj_num_keeps(&n[k], shown[k], scale))
+			return false;
+	return true;
+}
+
+/* Does saved normal @p sn state normal @p shown by the apply's normal rule
+ * (docs/formats/obj-csv.md "Saving OBJ from other programs"): at printed
+ * precision, or by direction (lfs_obj_normal_same(): within
+ * LFS_OBJ_NORMAL_TOL, or reversed; a zero @p shown is kept)? */
+static bool normal_states(octx *x, const lfs_obj_corner *sc, const float *shown)
+{
+	const lfs_obj *S = x->S;
+	const lfs_obj_num *n = S->vn_num + 3 * (size_t)sc->n;
+	if (nums_keep3(n, shown) || obj_vals_eq(x, S->vn_at[sc->n].line, shown, 3))
+		return true;
+	const double v[3] = { n[0].value, n[1].value, n[2].value };
+	return lfs_obj_normal_same(v, shown);
+}
+
+/* What saved corner @p sc says of the normal of the vertex re-read corner
+ * @p rc has (x->nst), as the apply's value path notes it: the original
+ * normal (x->O) or a new one; two corners that disagree make it N_MIXED. */
+static void note_normal(octx *x, const lfs_obj_corner *sc, const lfs_obj_corner *rc)
+{
+	if (sc->n < 0 || rc->n < 0 || !x->nst || (size_t)rc->n >= x->O->nn)
+		return;
+	size_t j = (size_t)rc->n;
+	bool same = normal_states(x, sc, x->O->vn[j]);
+	const float *v = x->S->vn[sc->n];
+	uint8_t *st = &x->nst[j];
+	if (*st == N_UNSEEN) {
+		*st = same ? N_SAME : N_NEW;
+		if (!same)
+			memcpy(x->nval[j], v, sizeof(x->nval[j]));
+	} else if (*st == N_SAME ? !same
+		   : *st == N_NEW ? same || memcmp(x->nval[j], v, sizeof(x->nval[j])) != 0
+				  : false) {
+		*st = N_MIXED;
+	}
+}
+
+/* What of saved corner @p sc does not survive as re-read corner @p rc,
+ * NULL: nothing. @p moved: the corner is on a face whose positions the
+ * save moved in the apply's value path (its normal is not read). */
+static const char *corner_what(octx *x, const lfs_obj_corner *sc, const lfs_obj_corner *rc, bool moved)
 {
 	const lfs_obj *S = x->S, *R = x->R;
-	if (!obj_vals_eq(x, S->v_at[sc->v].line, R->v[rc->v], 3))
+	if (!obj_vals_eq(x, S->v_at[sc->v].line, R->v[rc->v], 3) &&
+	    !nums_keep3(S->v_num + 3 * (size_t)sc->v, R->v[rc->v]))
 		return "its position";
 	if (rc->t < 0 && sc->t >= 0)
 		return "its texture coordinates (this mesh keeps none)";
-	if (rc->t >= 0 && sc->t >= 0 && !obj_vals_eq(x, S->vt_at[sc->t].line, R->vt[rc->t], 2))
+	if (rc->t >= 0 && sc->t >= 0 && !obj_vals_eq(x, S->vt_at[sc->t].line, R->vt[rc->t], 2) &&
+	    !(lfs_obj_num_keeps(&S->vt_num[2 * (size_t)sc->t], R->vt[rc->t][0], 0.0) &&
+	      lfs_obj_num_keeps(&S->vt_num[2 * (size_t)sc->t + 1], R->vt[rc->t][1], 0.0)))
 		return "its texture coordinates";
-	if (rc->n >= 0 && sc->n >= 0 && !obj_vals_eq(x, S->vn_at[sc->n].line, R->vn[rc->n], 3))
-		return "its normal";
+	if (rc->n < 0 || sc->n < 0 || moved || normal_states(x, sc, R->vn[rc->n]))
+		return NULL;
+	/* corners that disagree about a vertex's normal: the normal it had stays */
+	if (x->nst && (size_t)rc->n < x->O->nn && x->nst[rc->n] == N_MIXED &&
+	    !memcmp(R->vn[rc->n], x->O->vn[rc->n], sizeof(R->vn[0])))
+		return NULL;
+	return "its normal";
+}
+
+/* Is saved object @p a (faces of S) read by the apply's value path against
+ * object @p ob of the original view: as many faces, all triangles? */
+static bool value_path(const lfs_obj *S, const osec *a, const lfs_obj *O, const osec *ob)
+{
+	if (!ob || a->f1 - a->f0 != ob->f1 - ob->f0)
+		return false;
+	for (size_t f = a->f0; f < a->f1; f++)
+		if (S->f[f].n != 3)
+			return false;
+	for (size_t f = ob->f0; f < ob->f1; f++) {
+		if (O->f[f].n != 3)
+			return false;
+		for (uint32_t q = 0; q < 3; q++)
+			if ((size_t)O->c[O->f[f].first + q].v >= O->nv)
+				return false;
+	}
+	return true;
+}
+
+/* Saved object @p a's match among @p n objects @p l: the one of the same
+ * name not taken yet (@p used) in model.obj (@p whole false: the apply finds
+ * objects by name, in any order), else the one at @p k. */
+static const osec *pair_sec(const osec *a, size_t k, const osec *l, size_t n, bool whole, uint8_t *used)
+{
+	if (!whole && a->line) {
+		for (size_t i = 0; i < n; i++)
+			if ((!used || !used[i]) && l[i].name_len == a->name_len &&
+			    !memcmp(l[i].name, a->name, a->name_len)) {
+				if (used)
+					used[i] = 1;
+				return &l[i];
+			}
+	}
+	if (k < n && (!used || !used[k])) {
+		if (used)
+			used[k] = 1;
+		return &l[k];
+	}
 	return NULL;
 }
 
 static lfs_err compare_obj(lctx *c, bool whole, const char *saved, size_t sn, const char *reread,
-			   size_t rn)
+			   size_t rn, const char *orig, size_t on)
 {
 	for (size_t i = 0; i < c->S.nl; i++) {
 		const lline *l = &c->S.l[i];
@@ -993,9 +1108,11 @@ static lfs_err compare_obj(lctx *c, bool whole, const char *saved, size_t sn, co
 					   kw);
 		}
 	}
-	lfs_obj S, R;
-	lfs_obj_rules rules = { .flags = LFS_OBJ_W };
-	lfs_err e = lfs_obj_read(c->path, saved, sn, &rules, &S, c->err);
+	lfs_obj S, R, Ob;
+	memset(&R, 0, sizeof(R));
+	memset(&Ob, 0, sizeof(Ob));
+	lfs_obj_rules rules = { .flags = LFS_OBJ_W }, srules = { .flags = LFS_OBJ_W | LFS_OBJ_NUMS };
+	lfs_err e = lfs_obj_read(c->path, saved, sn, &srules, &S, c->err);
 	if (!e) {
 		lfs_error tmp;
 		e = lfs_obj_read(c->path, reread, rn, &rules, &R, &tmp);
@@ -1003,8 +1120,15 @@ static lfs_err compare_obj(lctx *c, bool whole, const char *saved, size_t sn, co
 			e = lfs_fail_at(c->err, c->path, 1, 1,
 					"the view of the saved model does not read back: %s",
 					tmp.msg);
-	} else {
-		memset(&R, 0, sizeof(R));
+	}
+	/* the view the save was made from (what moved, the normals that stay) */
+	const lfs_obj *O = &R;
+	if (!e && orig && (on != rn || memcmp(orig, reread, rn))) {
+		lfs_error tmp;
+		if (lfs_obj_read(c->path, orig, on, &rules, &Ob, &tmp) == LFS_OK)
+			O = &Ob;
+		else
+			O = NULL;
 	}
 	/* every corner names elements that exist (the reader allows forward
 	 * references; a format that stores them all the same breaks the view) */
@@ -1027,32 +1151,74 @@ static lfs_err compare_obj(lctx *c, bool whole, const char *saved, size_t sn, co
 						       "coordinate or normal the text does not have");
 			}
 	}
-	osec *ss = NULL, *rs = NULL;
-	size_t nss = 0, nrs = 0;
-	octx x = { c, &S, &R, NULL, 0 };
+	osec *ss = NULL, *rs = NULL, *os = NULL;
+	size_t nss = 0, nrs = 0, nos = 0;
+	uint8_t *rused = NULL, *oused = NULL, *moved = NULL;
+	octx x = { c, &S, &R, O, NULL, 0, NULL, NULL };
 	if (!e) {
 		ss = obj_sections(&S, &nss);
 		rs = obj_sections(&R, &nrs);
+		os = O ? obj_sections(O, &nos) : NULL;
+		rused = calloc(nrs + 1, 1);
+		oused = calloc(nos + 1, 1);
+		moved = calloc(tri_count(&S, 0, S.nf) + 1, 1);
 		x.nby = (size_t)c->S.end_line + 2;
 		x.byline = calloc(x.nby, sizeof(uint32_t));
-		if (!ss || !rs || !x.byline)
+		if (O && O->nn == R.nn) {
+			x.nst = calloc(R.nn + 1, 1);
+			x.nval = calloc(R.nn + 1, sizeof(*x.nval));
+		}
+		if (!ss || !rs || (O && !os) || !rused || !oused || !moved || !x.byline ||
+		    (O && O->nn == R.nn && (!x.nst || !x.nval)))
 			e = lfs_nomem(c->err, "round-trip check");
 		else
 			for (size_t i = 0; i < c->S.nl; i++)
 				if (c->S.l[i].line < x.nby)
 					x.byline[c->S.l[i].line] = (uint32_t)i + 1;
 	}
-	for (size_t k = 0; !e && k < nss; k++) {
-		const osec *a = &ss[k];
-		if (k >= nrs) {
+	/* objects paired: saved k with re-read sb[k] and original sob[k] */
+	const osec **sb = NULL, **sob = NULL;
+	if (!e) {
+		sb = calloc(nss + 1, sizeof(*sb));
+		sob = calloc(nss + 1, sizeof(*sob));
+		if (!sb || !sob)
+			e = lfs_nomem(c->err, "round-trip check");
+		for (size_t k = 0; !e && k < nss; k++) {
+			sb[k] = pair_sec(&ss[k], k, rs, nrs, whole, rused);
+			sob[k] = O ? pair_sec(&ss[k], k, os, nos, whole, oused) : NULL;
+		}
+	}
+	/* the apply's value path: faces paired with the original's in order; a
+	 * face whose saved positions do not state the original ones moved (its
+	 * normals are not read); what the other corners say of each normal */
+	for (size_t k = 0, tbase = 0; !e && x.nst && k < nss; k++) {
+		const osec *a = &ss[k], *b = sb[k], *ob = sob[k];
+		size_t ta = tri_count(&S, a->f0, a->f1);
+		if (b && value_path(&S, a, O, ob) && tri_count(&R, b->f0, b->f1) == ta) {
+			tcur A = tcur_at(&S, a->f0, a->f1), B = tcur_at(O, ob->f0, ob->f1),
+			     C = tcur_at(&R, b->f0, b->f1);
+			for (size_t t = 0; t < ta; t++, tcur_next(&A), tcur_next(&B), tcur_next(&C)) {
+				for (unsigned q = 0; q < 3; q++) {
+					const lfs_obj_corner *sc = tcur_corner(&A, q), *oc = tcur_corner(&B, q);
+					if (!nums_keep3(S.v_num + 3 * (size_t)sc->v, O->v[oc->v]))
+						moved[tbase + t] = 1;
+				}
+				for (unsigned q = 0; q < 3 && !moved[tbase + t]; q++)
+					note_normal(&x, tcur_corner(&A, q), tcur_corner(&C, q));
+			}
+		}
+		tbase += ta;
+	}
+	for (size_t k = 0, tbase = 0; !e && k < nss; k++) {
+		const osec *a = &ss[k], *b = sb[k];
+		if (!b) {
 			e = lfs_fail_at(c->err, c->path, a->line ? a->line : S.f[a->f0].line,
 					a->line ? a->col : S.f[a->f0].col,
 					"this object is not kept: reading the view back has %zu "
-					"object(s) with faces",
-					nrs);
+					"object(s) with faces%s",
+					nrs, whole ? "" : ", none of this name");
 			break;
 		}
-		const osec *b = &rs[k];
 		/* a mesh OBJ is one object: its name is compared when the saved
 		 * text gives one */
 		bool named = !whole || a->line;
@@ -1071,7 +1237,7 @@ static lfs_err compare_obj(lctx *c, bool whole, const char *saved, size_t sn, co
 			for (unsigned q = 0; q < 3 && !e; q++) {
 				const lfs_obj_corner *sc = tcur_corner(&A, q);
 				const lfs_obj_corner *rc = tcur_corner(&B, q);
-				const char *what = corner_what(&x, sc, rc);
+				const char *what = corner_what(&x, sc, rc, moved[tbase + t]);
 				if (what)
 					e = lfs_fail_at(c->err, c->path, S.f[A.f].line, sc->col,
 							"this face corner does not survive the save: "
@@ -1092,12 +1258,22 @@ static lfs_err compare_obj(lctx *c, bool whole, const char *saved, size_t sn, co
 						"after this face",
 						tb - ta);
 		}
+		tbase += ta;
 	}
 	if (!e && nrs > nss)
 		e = lfs_fail_at(c->err, c->path, c->S.end_line, c->S.end_col,
 				"reading the view back has %zu further object(s) with faces "
 				"(a deletion that was not applied)",
 				nrs - nss);
+	free(sb);
+	free(sob);
+	free(os);
+	free(rused);
+	free(oused);
+	free(moved);
+	free(x.nst);
+	free(x.nval);
+	lfs_obj_free(&Ob);
 	free(ss);
 	free(rs);
 	free(x.byline);
@@ -1111,6 +1287,13 @@ static lfs_err compare_obj(lctx *c, bool whole, const char *saved, size_t sn, co
 lfs_err lfs_law_compare(const lfs_format *f, const char *path, lfs_view_kind kind,
 			const char *saved, size_t sn, const char *reread, size_t rn,
 			lfs_error *err)
+{
+	return lfs_law_compare_from(f, path, kind, saved, sn, reread, rn, NULL, 0, err);
+}
+
+lfs_err lfs_law_compare_from(const lfs_format *f, const char *path, lfs_view_kind kind,
+			     const char *saved, size_t sn, const char *reread, size_t rn,
+			     const char *orig, size_t on, lfs_error *err)
 {
 	lctx c = { .path = path, .err = err };
 	char sep = ' ', comment = '#';
@@ -1142,7 +1325,7 @@ lfs_err lfs_law_compare(const lfs_format *f, const char *path, lfs_view_kind kin
 	}
 	lfs_err e;
 	if (kind == LFS_VIEW_MODEL_OBJ || kind == LFS_VIEW_MESH_OBJ)
-		e = compare_obj(&c, kind == LFS_VIEW_MESH_OBJ, saved, sn, reread, rn);
+		e = compare_obj(&c, kind == LFS_VIEW_MESH_OBJ, saved, sn, reread, rn, orig, on);
 	else if (c.d && c.d->any_order)
 		e = compare_any_order(&c);
 	else
@@ -1168,7 +1351,8 @@ lfs_err lfs_law_check(const lfs_format *f, const lfs_view *v, const char *text, 
 				"view %s",
 				v->path);
 	else
-		e = lfs_law_compare(f, v->path, v->kind, text, tn, w->data, w->size, err);
+		e = lfs_law_compare_from(f, v->path, v->kind, text, tn, w->data, w->size, v->data,
+					 v->size, err);
 	lfs_viewset_free(&vs);
 	return e;
 }

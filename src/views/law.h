@@ -105,4 +105,19 @@ lfs_err lfs_law_compare(const lfs_format *f, const char *path, lfs_view_kind kin
 			const char *saved, size_t sn, const char *reread, size_t rn,
 			lfs_error *err);
 
+/**
+ * lfs_law_compare() knowing the view the save was made from, @p orig
+ * (@p on bytes; NULL: the re-read text itself, a save that left the model
+ * as it was). OBJ views need it for the apply's normal rules
+ * (docs/formats/obj-csv.md "Saving OBJ from other programs"): with as many
+ * faces as @p orig, all triangles (the value path), the normals of a face
+ * whose saved positions moved are not compared, and a vertex whose saved
+ * corners disagree about its normal keeps the normal @p orig shows.
+ * lfs_law_check() passes the view's own text.
+ * @return as lfs_law_check().
+ */
+lfs_err lfs_law_compare_from(const lfs_format *f, const char *path, lfs_view_kind kind,
+			     const char *saved, size_t sn, const char *reread, size_t rn,
+			     const char *orig, size_t on, lfs_error *err);
+
 #endif

@@ -129,12 +129,6 @@ typedef struct mview {
 	size_t vbase, tbase, nbase, vend, tend, nend;
 } mview;
 
-/* Most angle between an edited normal and the stored one that still counts as
- * the stored normal (radians): Blender keeps custom normals as 16-bit angles
- * relative to each corner's own normal space; the corpus round trip moves
- * them by up to 0.0065. */
-#define NORMAL_TOL 0.01
-
 static double vmax3(const float *x)
 {
 	double m = fabs((double)x[0]);
@@ -156,23 +150,15 @@ static unsigned keeps(const lfs_obj_num *n, const float *shown, unsigned dim)
 	return mask;
 }
 
+/* The normal rule (docs/formats/obj-csv.md): every component at its printed
+ * precision, else by direction (lfs_obj_normal_same(), which the round-trip
+ * law uses too). */
 static bool normal_keeps(const lfs_obj_num *n, const float *shown)
 {
 	if (keeps(n, shown, 3) == 7)
 		return true;
-	double a2 = 0, b2 = 0, d = 0;
-	for (int k = 0; k < 3; k++) {
-		a2 += n[k].value * n[k].value;
-		b2 += (double)shown[k] * shown[k];
-		d += n[k].value * shown[k];
-	}
-	if (!(b2 > 0) || !isfinite(b2))
-		return true; /* a stored zero normal is no direction: an OBJ cannot show it */
-	if (!(a2 > 0) || !isfinite(a2))
-		return false;
-	/* the stored normal or its opposite: editors turn a corner normal to
-	 * the side its face faces (two-sided faces share vertices) */
-	return fabs(d / sqrt(a2 * b2)) >= cos(NORMAL_TOL);
+	const double v[3] = { n[0].value, n[1].value, n[2].value };
+	return lfs_obj_normal_same(v, shown);
 }
 
 /* What the faces say about one attribute of one stored vertex; A_MIXED:
@@ -312,9 +298,13 @@ static lfs_err match_mesh(ap *a, const lfs_obj *o, size_t f0, size_t f1, const m
 			int64_t lt = k->t < 0 ? -1 : k->t - (int64_t)mv->tbase;
 			int64_t ln = k->n < 0 ? -1 : k->n - (int64_t)mv->nbase;
 			int64_t j = -1;
-			if (lv >= 0 && lv < mv->nv && (lt < 0 || lt == lv) && (ln < 0 || ln == lv) &&
-			    corner_is(o, mv, k, (uint32_t)lv, moved[i]))
+			/* indices that name one stored vertex (a/a/a, as the views
+			 * write them) */
+			bool named = lv >= 0 && lv < mv->nv && (lt < 0 || lt == lv) && (ln < 0 || ln == lv);
+			if (named && corner_is(o, mv, k, (uint32_t)lv, moved[i]))
 				j = lv;
+			else if (named && lv == sv[c])
+				j = -1; /* the vertex the stored face has here, named: a value edit of it */
 			else if (corner_is(o, mv, k, sv[c], moved[i]))
 				j = sv[c];
 			else
@@ -719,7 +709,8 @@ static uint32_t weld_cands(const welder *w, const lfs_obj_num *pn, uint32_t *out
 {
 	const nwn_mesh *me = w->me;
 	uint32_t nc = 0;
-	double half = pn[0].decimals < 0 ? 0.0 : 0.5 * pow(10.0, -(double)pn[0].decimals);
+	int16_t prec = lfs_obj_num_prec(&pn[0]);
+	double half = prec < 0 ? 0.0 : 0.5 * pow(10.0, -(double)prec);
 	double win = half + FLT_EPSILON * w->gmax + fabs(pn[0].value) * 1e-7 + 1e-30;
 	double lo = pn[0].value - win, hi = pn[0].value + win;
 	/* first vertex with x >= lo */

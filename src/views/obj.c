@@ -36,6 +36,7 @@ typedef struct reader {
 	lfs_obj *o;
 	lfs_line ln;
 	size_t num_cap[LFS_OBJ_VN + 1]; /* elements allotted in v_num, vt_num, vn_num */
+	bool foreign; /* a number that is not the shortest text of its float32 was read */
 } reader;
 
 static const struct {
@@ -128,13 +129,28 @@ int16_t lfs_obj_num_decimals(const char *s, size_t len)
 
 bool lfs_obj_num_keeps(const lfs_obj_num *n, float stored, double scale)
 {
-	if (n->decimals < 0 || !isfinite(stored) || !isfinite(n->value)) {
+	if (lfs_obj_num_prec(n) < 0 || !isfinite(stored) || !isfinite(n->value)) {
 		float f = (float)n->value;
 		return f == stored || lfs_f32_bits(f) == lfs_f32_bits(stored);
 	}
-	double half = 0.5 * pow(10.0, -(double)n->decimals);
+	double half = 0.5 * pow(10.0, -(double)lfs_obj_num_prec(n));
 	double slack = FLT_EPSILON * (isfinite(scale) ? fabs(scale) : 0.0);
 	return fabs((double)stored - n->value) <= half + slack;
+}
+
+bool lfs_obj_normal_same(const double n[3], const float stored[3])
+{
+	double a2 = 0, b2 = 0, d = 0;
+	for (int k = 0; k < 3; k++) {
+		a2 += n[k] * n[k];
+		b2 += (double)stored[k] * stored[k];
+		d += n[k] * stored[k];
+	}
+	if (!(b2 > 0) || !isfinite(b2))
+		return true;
+	if (!(a2 > 0) || !isfinite(a2))
+		return false;
+	return fabs(d / sqrt(a2 * b2)) >= cos(LFS_OBJ_NORMAL_TOL);
 }
 
 /* The decimal value of number token @p t in double: strtod() of the token
@@ -226,6 +242,12 @@ static lfs_err read_vec(reader *rd, lfs_obj_kind k)
 			const lfs_tok *t = &ln->tok[i + 1];
 			nd[i].value = tok_double(t, dst[i]);
 			nd[i].decimals = lfs_obj_num_decimals(t->s, t->len);
+			nd[i].kind_decimals = 0;
+			if (nd[i].decimals >= 0 && !rd->foreign) {
+				char b[LFS_FLOAT_BUFSZ];
+				size_t bl = lfs_fmt_float(b, dst[i]);
+				rd->foreign = bl != t->len || memcmp(b, t->s, bl) != 0;
+			}
 		}
 	}
 	if (w0 && got > want) {
@@ -411,6 +433,18 @@ lfs_err lfs_obj_read(const char *file, const char *text, size_t n, const lfs_obj
 	}
 	if (!e && lr < 0)
 		e = LFS_ERR_PARSE;
+	/* the writer's precision of each kind (lfs_obj_num.kind_decimals):
+	 * exact when every number is the shortest text of its float32 */
+	lfs_obj_num *const nums[3] = { out->v_num, out->vt_num, out->vn_num };
+	const size_t cnt[3] = { out->nv * 3, out->nt * 2, out->nn * 3 };
+	for (int k = 0; k < 3 && !e; k++) {
+		int16_t most = rd->foreign ? 0 : LFS_OBJ_NUM_EXACT;
+		for (size_t i = 0; rd->foreign && nums[k] && i < cnt[k]; i++)
+			if (nums[k][i].decimals > most)
+				most = nums[k][i].decimals;
+		for (size_t i = 0; nums[k] && i < cnt[k]; i++)
+			nums[k][i].kind_decimals = most;
+	}
 	out->lines = rd->lx.line;
 	free(rd);
 	return e;

@@ -80,6 +80,9 @@ typedef struct lfs_obj_stmt {
 	size_t nv, nt, nn, nf;
 } lfs_obj_stmt;
 
+/** lfs_obj_num.decimals of a number that is exact as written. */
+#define LFS_OBJ_NUM_EXACT (-1)
+
 /**
  * A number of a v / vt / vn line as written (with LFS_OBJ_NUMS): its value
  * in double (strtod() of the token, so a token of up to 17 significant
@@ -95,10 +98,32 @@ typedef struct lfs_obj_num {
 	 * ("1.5e3"), nan / inf.
 	 */
 	int16_t decimals;
+	/**
+	 * The precision of the text's writer (set by lfs_obj_read()):
+	 * LFS_OBJ_NUM_EXACT when every v / vt / vn number of the text with a
+	 * decimal point or exponent is the shortest text of its float32
+	 * (lfs_fmt_float(), the way the views print: each number is exact, so
+	 * "6.6" restored over a stored 6.56875 sets 6.6); else the most decimals
+	 * any number of the same kind (v, vt or vn) is written with (0 when
+	 * none has any): a writer prints one kind at one precision, dropping
+	 * trailing zeros at most, so "6.6" among numbers written with 5
+	 * decimals states 6.60000, not 6.6 +- 0.05.
+	 */
+	int16_t kind_decimals;
 } lfs_obj_num;
 
-/** lfs_obj_num.decimals of a number that is exact as written. */
-#define LFS_OBJ_NUM_EXACT (-1)
+/**
+ * The precision number @p n states, as lfs_obj_num.decimals: the larger of
+ * its own decimals and its writer's (lfs_obj_num.kind_decimals);
+ * LFS_OBJ_NUM_EXACT when it is exact.
+ */
+static inline int16_t lfs_obj_num_prec(const lfs_obj_num *n)
+{
+	if (n->decimals < 0 || n->kind_decimals < 0)
+		return LFS_OBJ_NUM_EXACT;
+	return n->kind_decimals > n->decimals ? n->kind_decimals : n->decimals;
+}
+
 /** Most decimals lfs_obj_num.decimals holds (more are counted as this many). */
 #define LFS_OBJ_NUM_MAXDEC 60
 
@@ -209,13 +234,35 @@ void lfs_obj_free(lfs_obj *o);
  * other programs"): does number @p n, as written, state the value
  * @p stored? True when @p n is exact (LFS_OBJ_NUM_EXACT) and reads as a
  * float equal to @p stored (or with the same bits: NaN), and otherwise when
- * |stored - n->value| <= 0.5 * 10^-decimals + FLT_EPSILON * @p scale: half a
- * unit of the last printed digit, plus the float32 rounding noise of a
+ * |stored - n->value| <= 0.5 * 10^-p + FLT_EPSILON * @p scale, p =
+ * lfs_obj_num_prec(@p n): half a unit of the last digit the writer
+ * printed, plus the float32 rounding noise of a
  * writer's own arithmetic on a vector whose largest component is @p scale
  * (Blender's axis conversion moves a component by up to 9e-8 of it).
  * A number that states the stored value keeps the stored bits.
  */
 bool lfs_obj_num_keeps(const lfs_obj_num *n, float stored, double scale);
+
+/**
+ * Most angle (radians) between a normal as written and the stored one that
+ * still counts as the stored normal: Blender keeps custom normals as 16-bit
+ * angles relative to each corner's own normal space; the corpus round trip
+ * moves them by up to 0.0065 (docs/formats/obj-csv.md, "Saving OBJ from
+ * other programs").
+ */
+#define LFS_OBJ_NORMAL_TOL 0.01
+
+/**
+ * The loose normal rule shared by the OBJ applies and the round-trip law
+ * (law.h): does normal @p n (3 values as written) state the stored normal
+ * @p stored by direction? True when they point the same way or exactly
+ * opposite (editors turn a corner normal to the side its face faces;
+ * two-sided faces share vertices) within LFS_OBJ_NORMAL_TOL, and when
+ * @p stored is zero or not finite in length (no direction: an OBJ cannot
+ * show it, the stored normal is kept); false when @p n is zero or not
+ * finite in length and @p stored is not.
+ */
+bool lfs_obj_normal_same(const double n[3], const float stored[3]);
 
 /** Precision of number token @p s (@p len bytes), as lfs_obj_num.decimals. */
 int16_t lfs_obj_num_decimals(const char *s, size_t len);

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "common/strbuf.h"
+#include "views/law.h"
 #include "views/obj.h"
 #include "views/viewset.h"
 #include "corpus.h"
@@ -45,18 +46,18 @@ static void test_keeps(void **state)
 {
 	(void)state;
 	/* Blender prints -0.0846227 as -0.084623: half a unit of 1e-6 */
-	lfs_obj_num n = { -0.084623, 6 };
+	lfs_obj_num n = { -0.084623, 6, 6 };
 	assert_true(lfs_obj_num_keeps(&n, -0.0846227f, 0.2));
 	assert_false(lfs_obj_num_keeps(&n, -0.0846237f, 0.2));
 	/* its float axis conversion moves -4.17 next to 6.6 to -4.170001 */
-	lfs_obj_num m = { -4.170001, 6 };
+	lfs_obj_num m = { -4.170001, 6, 6 };
 	assert_true(lfs_obj_num_keeps(&m, -4.17f, 6.6));
 	assert_false(lfs_obj_num_keeps(&m, -4.17f, 0.0));
 	/* an integer is exact: "0" sets 0 (and keeps a stored -0) */
-	lfs_obj_num z = { 0.0, LFS_OBJ_NUM_EXACT };
+	lfs_obj_num z = { 0.0, LFS_OBJ_NUM_EXACT, 0 };
 	assert_true(lfs_obj_num_keeps(&z, -0.0f, 1.0));
 	assert_false(lfs_obj_num_keeps(&z, 0.3f, 1.0));
-	lfs_obj_num z1 = { 0.0, 1 };
+	lfs_obj_num z1 = { 0.0, 1, 1 };
 	assert_true(lfs_obj_num_keeps(&z1, 0.03f, 0.0));
 	assert_false(lfs_obj_num_keeps(&z1, 0.06f, 0.0));
 }
@@ -560,8 +561,10 @@ static void test_blender_printed_delete_face(void **state)
 			if (mv && mdl_drop_face((const char *)mv->data, (const char *)v->data, del, gone, ngone, &md)) {
 				uint8_t *o2 = NULL;
 				size_t n2 = 0;
-				assert_int_equal(lfs_view_apply(vs.format, data, n, mv, md.data, md.len, NULL, &o2, &n2, &err),
-						 LFS_OK);
+				lfs_err r2 = lfs_view_apply(vs.format, data, n, mv, md.data, md.len, NULL, &o2, &n2, &err);
+				if (r2)
+					fprintf(stderr, "%s model.mdl (deletion in %s): %s\n", list[i], v->path, err.msg);
+				assert_int_equal(r2, LFS_OK);
 				if (n2 != on || memcmp(o2, out, on)) {
 					fprintf(stderr, "%s %s: not the model.mdl deletion\n", list[i], v->path);
 					dump("obj", edited, strlen(edited));
@@ -652,12 +655,102 @@ static void test_model_obj_refusals(void **state)
 	free(data);
 }
 
+/* The round-trip law reads OBJ normals by the apply's rules
+ * (lfs_law_compare_from(), docs/editing.md "The round-trip law"): within
+ * 0.01 rad or reversed, a zero normal kept, not on faces whose positions
+ * moved, the original normal where corners disagree; any other normal that
+ * does not read back is refused. */
+static lfs_err law_obj(const char *saved, const char *reread, const char *orig, lfs_error *err)
+{
+	return lfs_law_compare_from(NULL, "meshes/m.obj", LFS_VIEW_MESH_OBJ, saved, strlen(saved), reread,
+				    strlen(reread), orig, strlen(orig), err);
+}
+
+static void test_law_obj_normals(void **state)
+{
+	(void)state;
+	lfs_error err;
+#define QUAD_V "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\n"
+#define QUAD_F "f 1//1 2//2 3//3\nf 2//2 4//4 3//3\n"
+	const char *orig = QUAD_V "vn 0 0 1\nvn 0 0 1\nvn 0 0 1\nvn 0 0 1\n" QUAD_F;
+	/* 0.005 rad off, reversed: the stored normal */
+	assert_int_equal(law_obj(QUAD_V "vn 0.005 0 1\nvn 0 0 1\nvn 0 0 1\nvn 0 0 1\n" QUAD_F, orig, orig, &err), LFS_OK);
+	assert_int_equal(law_obj(QUAD_V "vn 0 0 -1\nvn 0 0 1\nvn 0 0 1\nvn 0 0 1\n" QUAD_F, orig, orig, &err), LFS_OK);
+	/* 30 degrees on every corner of vertex 4: an edit that must read back */
+	const char *tilt = QUAD_V "vn 0 0 1\nvn 0 0 1\nvn 0 0 1\nvn 0.5 0 0.8660254\n" QUAD_F;
+	assert_int_equal(law_obj(tilt, orig, orig, &err), LFS_ERR_PARSE);
+	assert_non_null(strstr(err.msg, "its normal"));
+	assert_int_equal(law_obj(tilt, tilt, orig, &err), LFS_OK);
+	/* the same tilt within 0.01 rad of the read-back one */
+	assert_int_equal(law_obj(tilt, QUAD_V "vn 0 0 1\nvn 0 0 1\nvn 0 0 1\nvn 0.504 0 0.8637\n" QUAD_F, orig, &err),
+			 LFS_OK);
+	/* a stored zero normal is kept */
+	const char *zero = QUAD_V "vn 0 0 1\nvn 0 0 1\nvn 0 0 1\nvn 0 0 0\n" QUAD_F;
+	assert_int_equal(law_obj(tilt, zero, zero, &err), LFS_OK);
+	/* the corners of vertex 2 disagree: the original normal stays, no other */
+	const char *mixed = QUAD_V "vn 0 0 1\nvn 0 0 1\nvn 0 0 1\nvn 0 0 1\nvn 0.5 0 0.8660254\n"
+				   "f 1//1 2//5 3//3\nf 2//2 4//4 3//3\n";
+	assert_int_equal(law_obj(mixed, orig, orig, &err), LFS_OK);
+	const char *other = QUAD_V "vn 0 0 1\nvn 0 1 0\nvn 0 0 1\nvn 0 0 1\n" QUAD_F;
+	assert_int_equal(law_obj(mixed, other, orig, &err), LFS_ERR_PARSE);
+	assert_non_null(strstr(err.msg, "its normal"));
+	/* vertex 1 moved: the normals of its face are not read (editors
+	 * re-derive them); the other face's still are */
+	const char *moved_orig = "v 0.5 -0.5 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nvn 0 0 1\nvn 0 0 1\nvn 0 0 1\nvn 0 0 1\n" QUAD_F;
+	assert_int_equal(law_obj("v 0.5 -0.5 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\n"
+				 "vn 0.5 0 0.8660254\nvn 0 0 1\nvn 0 0 1\nvn 0 0 1\n" QUAD_F,
+				 moved_orig, orig, &err),
+			 LFS_OK);
+	assert_int_equal(law_obj("v 0.5 -0.5 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\n"
+				 "vn 0 0 1\nvn 0 0 1\nvn 0 0 1\nvn 0.5 0 0.8660254\n" QUAD_F,
+				 moved_orig, orig, &err),
+			 LFS_ERR_PARSE);
+	/* without the original (a no-op save), the re-read view is the original */
+	assert_int_equal(lfs_law_compare(NULL, "meshes/m.obj", LFS_VIEW_MESH_OBJ, tilt, strlen(tilt), orig,
+					 strlen(orig), &err),
+			 LFS_ERR_PARSE);
+#undef QUAD_V
+#undef QUAD_F
+}
+
+/* A text in the views' own printing is exact; another keeps its writer's
+ * precision per kind. */
+static void test_reader_writer_precision(void **state)
+{
+	(void)state;
+	lfs_obj_rules r = { .flags = LFS_OBJ_NUMS };
+	lfs_obj o;
+	lfs_error err;
+	const char *own = "v 0.0625 2.5 6.6\nv 1.2207e-06 0 -0.13125\nvn 0 0 1\n";
+	assert_int_equal(lfs_obj_read("t.obj", own, strlen(own), &r, &o, &err), LFS_OK);
+	assert_int_equal(lfs_obj_num_prec(&o.v_num[2]), LFS_OBJ_NUM_EXACT);
+	assert_false(lfs_obj_num_keeps(&o.v_num[2], 6.56875f, 6.6));
+	assert_true(lfs_obj_num_keeps(&o.v_num[2], 6.6f, 6.6));
+	lfs_obj_free(&o);
+	const char *blender = "v 0.062500 2.500000 6.600000\nv 0.000001 0.000000 -0.131250\nvn 0.0000 0.0000 1.0000\n";
+	assert_int_equal(lfs_obj_read("t.obj", blender, strlen(blender), &r, &o, &err), LFS_OK);
+	assert_int_equal(lfs_obj_num_prec(&o.v_num[2]), 6);
+	assert_int_equal(lfs_obj_num_prec(&o.vn_num[2]), 4);
+	assert_true(lfs_obj_num_keeps(&o.v_num[2], 6.6000004f, 6.6));
+	lfs_obj_free(&o);
+	/* one hand-typed "0.50": not the views' printing; "6.6" then states
+	 * 6.60 (the most decimals of its kind), not 6.6 +- 0.05 */
+	const char *mixed = "v 0.50 2.5 6.6\n";
+	assert_int_equal(lfs_obj_read("t.obj", mixed, strlen(mixed), &r, &o, &err), LFS_OK);
+	assert_int_equal(lfs_obj_num_prec(&o.v_num[2]), 2);
+	assert_false(lfs_obj_num_keeps(&o.v_num[2], 6.56875f, 6.6));
+	assert_true(lfs_obj_num_keeps(&o.v_num[2], 6.6049f, 6.6));
+	lfs_obj_free(&o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_decimals),
 		cmocka_unit_test(test_keeps),
 		cmocka_unit_test(test_reader_nums),
+		cmocka_unit_test(test_reader_writer_precision),
+		cmocka_unit_test(test_law_obj_normals),
 		cmocka_unit_test(test_blender_printed_noop),
 		cmocka_unit_test(test_blender_printed_delete_face),
 		cmocka_unit_test(test_model_obj_refusals),
