@@ -9,6 +9,8 @@
 #include "../common/mem.h"
 #include "obj.h"
 
+#include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,7 +170,8 @@ static lfs_err obj_read(const char *file, const char *text, size_t n, bool split
 			obj_obj **objs, size_t *nobj, lfs_error *err)
 {
 	obj_check ck = { file, split, false };
-	lfs_obj_rules rules = { .flags = LFS_OBJ_STRICT | LFS_OBJ_W | LFS_OBJ_DEFINED_ABOVE,
+	lfs_obj_rules rules = { .flags = LFS_OBJ_STRICT | LFS_OBJ_W | LFS_OBJ_DEFINED_ABOVE |
+					  LFS_OBJ_NUMS,
 				.triangles = "NOD",
 				.check = obj_check_line,
 				.ctx = &ck };
@@ -307,6 +310,213 @@ static lfs_err split_group(const nod_model *m, uint32_t g, const lfs_obj *d, con
 	return LFS_OK;
 }
 
+/* ---- the printed-precision rule and welding (docs/formats/obj-csv.md,
+ * "Saving OBJ from other programs") ------------------------------------------ */
+
+/* Most angle (radians) between a written normal and the stored one that still
+ * states the stored normal: the rule of NWN's views (Blender keeps custom
+ * normals as 16-bit angles; the corpus round trip moves them by up to 0.0065). */
+#define NORMAL_TOL 0.01
+
+static double vmax3(const float *x)
+{
+	double m = 0;
+	for (int k = 0; k < 3; k++)
+		if (fabs((double)x[k]) > m)
+			m = fabs((double)x[k]);
+	return m;
+}
+
+/* Components of written vector @p n (@p dim numbers) that state @p shown: bit k. */
+static unsigned keeps(const lfs_obj_num *n, const float *shown, unsigned dim)
+{
+	double scale = dim == 3 ? vmax3(shown) : 0.0;
+	unsigned mask = 0;
+	for (unsigned k = 0; k < dim; k++)
+		if (lfs_obj_num_keeps(&n[k], shown[k], scale))
+			mask |= 1u << k;
+	return mask;
+}
+
+/* Does written normal @p n state stored normal @p shown: every component,
+ * or the same or the opposite direction within NORMAL_TOL? A stored zero (or
+ * non-finite) normal is no direction: any written one states it. */
+static bool normal_keeps(const lfs_obj_num *n, const float *shown)
+{
+	if (keeps(n, shown, 3) == 7)
+		return true;
+	double a2 = 0, b2 = 0, d = 0;
+	for (int k = 0; k < 3; k++) {
+		a2 += n[k].value * n[k].value;
+		b2 += (double)shown[k] * shown[k];
+		d += n[k].value * shown[k];
+	}
+	if (!(b2 > 0) || !isfinite(b2))
+		return true;
+	if (!(a2 > 0) || !isfinite(a2))
+		return false;
+	return fabs(d / sqrt(a2 * b2)) >= cos(NORMAL_TOL);
+}
+
+/* Do stored positions @p a, @p b, @p c span no area (a line or a point, to
+ * float32 precision)? Such a face has no direction of its own: an editor
+ * gives its corners a made-up normal (Blender: 0 0 ±1). */
+static bool flat_face(const float *a, const float *b, const float *c)
+{
+	double e1[3], e2[3], x[3];
+	for (int k = 0; k < 3; k++)
+		e1[k] = (double)b[k] - a[k], e2[k] = (double)c[k] - a[k];
+	x[0] = e1[1] * e2[2] - e1[2] * e2[1];
+	x[1] = e1[2] * e2[0] - e1[0] * e2[2];
+	x[2] = e1[0] * e2[1] - e1[1] * e2[0];
+	double l1 = e1[0] * e1[0] + e1[1] * e1[1] + e1[2] * e1[2];
+	double l2 = e2[0] * e2[0] + e2[1] * e2[1] + e2[2] * e2[2];
+	double area = sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
+	return !(area > 1e-6 * (l1 > l2 ? l1 : l2));
+}
+
+/* What the corners say about the uv (0) or normal (1) of one stored vertex. */
+enum { A_UNSEEN, A_SAME, A_NEW, A_MIXED };
+
+typedef struct wvert {
+	uint8_t st[2];
+	float uv[2], n[3]; /* the new values (A_NEW) */
+} wvert;
+
+/* The stored uv of @p v as the view shows it: u, 1 - v (float32, as written). */
+static void shown_uv(const nod_vertex *v, float out[2])
+{
+	out[0] = v->uv[0];
+	out[1] = 1.0f - v->uv[1];
+}
+
+/* Note what one corner says about attribute @p at (0 uv, 1 normal) of stored
+ * vertex @p v (@p w its record). False: a uv conflict (two corners give the
+ * vertex different uvs, or one keeps it and one changes it). */
+static bool weld_note(const lfs_obj *d, const lfs_obj_corner *c, const nod_vertex *v, wvert *w,
+		      int at)
+{
+	float val[3];
+	bool same;
+	if (at == 0) {
+		float sh[2];
+		shown_uv(v, sh);
+		const lfs_obj_num *n = d->vt_num + 2 * (size_t)c->t;
+		unsigned m = keeps(n, sh, 2);
+		same = m == 3;
+		val[0] = m & 1 ? v->uv[0] : d->vt[c->t][0];
+		val[1] = m & 2 ? v->uv[1] : 1.0f - d->vt[c->t][1];
+	} else {
+		const lfs_obj_num *n = d->vn_num + 3 * (size_t)c->n;
+		unsigned m = keeps(n, v->normal, 3);
+		same = normal_keeps(n, v->normal);
+		for (int k = 0; k < 3; k++)
+			val[k] = (m >> k) & 1 ? v->normal[k] : d->vn[c->n][k];
+	}
+	unsigned dim = at == 0 ? 2 : 3;
+	float *dst = at == 0 ? w->uv : w->n;
+	uint8_t *st = &w->st[at];
+	if (*st == A_UNSEEN) {
+		*st = same ? A_SAME : A_NEW;
+		if (!same)
+			memcpy(dst, val, dim * sizeof(float));
+		return true;
+	}
+	if (*st == A_MIXED)
+		return true;
+	bool agree = same ? *st == A_SAME : *st == A_NEW && !memcmp(dst, val, dim * sizeof(float));
+	if (agree)
+		return true;
+	if (at == 1) {
+		*st = A_MIXED; /* corners disagree about a normal: the stored one stays */
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Object @p o lists group @p g's vertices, one `v` per stored vertex, in
+ * order (its texture and normal rows may be numbered otherwise: deduplicated
+ * by another program). Each `v` keeps the stored bits of the components that
+ * state the stored position; each vertex's uv and normal come from the
+ * corners that use it: stated values keep the stored bits, one new value
+ * given by all its corners is an edit, normals of faces whose positions
+ * moved or that have no area are not read, corners disagreeing about a normal leave the stored
+ * one. Vertices no face uses take their rows by index when the object has
+ * one per vertex. Returns false (nothing written) when corners give one
+ * vertex two uvs: the caller splits vertices instead.
+ */
+static bool weld_group(const nod_model *m, uint32_t g, const lfs_obj *d, const obj_obj *o,
+		       rebuild *rb, bool *nomem)
+{
+	const nod_group *gr = &m->groups[g];
+	const nod_vertex *old = m->verts + gr->first_vert;
+	size_t cnt = gr->n_verts, cf = o->f1 - o->f0;
+	*nomem = false;
+	wvert *w = calloc(cnt + 1, sizeof(*w));
+	uint8_t *used = calloc(cnt + 1, 1);
+	if (!w || !used) {
+		free(w);
+		free(used);
+		*nomem = true;
+		return false;
+	}
+	bool ok = true;
+	for (size_t i = 0; i < cf && ok; i++) {
+		const lfs_obj_face *f = &d->f[o->f0 + i];
+		bool moved = false; /* or without area: its normals are not read */
+		size_t fj[3];
+		for (int k = 0; k < 3; k++) {
+			const lfs_obj_corner *c = &d->c[f->first + (size_t)k];
+			size_t j = fj[k] = (size_t)(c->v - (int64_t)o->v0);
+			moved |= keeps(d->v_num + 3 * (size_t)c->v, old[j].pos, 3) != 7;
+		}
+		moved = moved || flat_face(old[fj[0]].pos, old[fj[1]].pos, old[fj[2]].pos);
+		for (int k = 0; k < 3 && ok; k++) {
+			const lfs_obj_corner *c = &d->c[f->first + (size_t)k];
+			size_t j = (size_t)(c->v - (int64_t)o->v0);
+			used[j] = 1;
+			if (c->t >= 0)
+				ok = weld_note(d, c, &old[j], &w[j], 0);
+			if (ok && c->n >= 0 && !moved)
+				weld_note(d, c, &old[j], &w[j], 1);
+		}
+	}
+	size_t ct = o->t1 - o->t0, cn = o->n1 - o->n0;
+	for (size_t j = 0; j < cnt && ok; j++) {
+		if (used[j])
+			continue;
+		lfs_obj_corner c = { (int64_t)(o->v0 + j), ct == cnt ? (int64_t)(o->t0 + j) : -1,
+				     cn == cnt ? (int64_t)(o->n0 + j) : -1, 0 };
+		if (c.t >= 0)
+			ok = weld_note(d, &c, &old[j], &w[j], 0);
+		if (ok && c.n >= 0)
+			weld_note(d, &c, &old[j], &w[j], 1);
+	}
+	if (ok) {
+		for (size_t j = 0; j < cnt; j++) {
+			nod_vertex *v = &rb->v[rb->nv + j];
+			skin_from(m, gr, j, v, rb->lod ? &rb->lod[rb->nv + j] : NULL);
+			unsigned mk = keeps(d->v_num + 3 * (o->v0 + j), old[j].pos, 3);
+			for (int k = 0; k < 3; k++)
+				v->pos[k] = (mk >> k) & 1 ? old[j].pos[k] : d->v[o->v0 + j][k];
+			if (w[j].st[0] == A_NEW)
+				memcpy(v->uv, w[j].uv, sizeof(v->uv));
+			if (w[j].st[1] == A_NEW)
+				memcpy(v->normal, w[j].n, sizeof(v->normal));
+		}
+		for (size_t i = 0; i < cf; i++)
+			for (int k = 0; k < 3; k++)
+				rb->f[rb->nf + i].v[k] = (uint16_t)(d->c[d->f[o->f0 + i].first + (size_t)k].v -
+								    (int64_t)o->v0);
+		rb->nv += cnt;
+		rb->nf += cf;
+	}
+	free(w);
+	free(used);
+	return ok;
+}
+
 static lfs_err apply_group(const nod_model *m, uint32_t g, const lfs_obj *d, const obj_obj *o,
 			   const char *file, rebuild *rb, uint16_t *new_nv, uint16_t *new_nf,
 			   lfs_error *err)
@@ -337,6 +547,16 @@ static lfs_err apply_group(const nod_model *m, uint32_t g, const lfs_obj *d, con
 			    (c->n >= 0 && c->n - (int64_t)o->n0 != l))
 				diag = false;
 		}
+	}
+	if (cnt == gr->n_verts && d->v_num) {
+		bool nomem;
+		if (weld_group(m, g, d, o, rb, &nomem)) {
+			*new_nv = (uint16_t)cnt;
+			*new_nf = (uint16_t)cf;
+			return LFS_OK;
+		}
+		if (nomem)
+			return lfs_nomem(err, "views");
 	}
 	if (!diag)
 		return split_group(m, g, d, o, file, rb, new_nv, new_nf, err);

@@ -13,6 +13,7 @@
 #include "names.h"
 #include "obj.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -439,12 +440,15 @@ lfs_err sod_obj_model_write(const sod_model *m, const char *const *node_obj, lfs
 
 typedef struct obj_check {
 	uint16_t n_groups;
-	long grp;      /* current lighting group, -1 before the first `g` */
-	size_t faces;  /* faces of the current group so far */
+	long grp;	   /* current lighting group, -1 before the first `g` */
+	size_t faces;	   /* faces of the current group so far */
+	uint32_t fline, fcol; /* the first face before any `g` (line 0: none) */
 } obj_check;
 
 /* Line by line (so the first error in the file is the one reported): list
- * lengths, one `g` per lighting group, faces only inside a group. */
+ * lengths, one `g` per lighting group, no face before the first of them
+ * (a file without `g` lines is another program's: its faces pair with the
+ * stored ones, sod_obj_apply()). */
 static lfs_err obj_check_line(void *ctx, const lfs_obj *o, lfs_obj_kind kind,
 			      const lfs_obj_where *at, lfs_error *err)
 {
@@ -453,6 +457,9 @@ static lfs_err obj_check_line(void *ctx, const lfs_obj *o, lfs_obj_kind kind,
 		return lfs_fail_at(err, at->file, at->line, at->col, "more than 65535 %s lines",
 				   kind == LFS_OBJ_V ? "v" : "vt");
 	if (kind == LFS_OBJ_G) {
+		if (ck->fline)
+			return lfs_fail_at(err, at->file, ck->fline, ck->fcol,
+					   "face before the first 'g' line");
 		if (ck->grp + 1 >= (long)ck->n_groups)
 			return lfs_fail_at(err, at->file, at->line, at->col,
 					   "more 'g' groups than the mesh's %u lighting groups (add "
@@ -461,9 +468,8 @@ static lfs_err obj_check_line(void *ctx, const lfs_obj *o, lfs_obj_kind kind,
 		ck->grp++;
 		ck->faces = 0;
 	} else if (kind == LFS_OBJ_F) {
-		if (ck->grp < 0)
-			return lfs_fail_at(err, at->file, at->line, at->col,
-					   "face before the first 'g' line");
+		if (ck->grp < 0 && !ck->fline)
+			ck->fline = at->line, ck->fcol = at->col;
 		if (ck->faces == UINT16_MAX)
 			return lfs_fail_at(err, at->file, at->line, at->col,
 					   "more than 65535 faces in one group");
@@ -472,29 +478,155 @@ static lfs_err obj_check_line(void *ctx, const lfs_obj *o, lfs_obj_kind kind,
 	return LFS_OK;
 }
 
-/* Faces [f0, f1) of @p d (one lighting group) copied into the arena of @p m. */
-static sod_face *group_faces(sod_model *m, const lfs_obj *d, size_t f0, size_t f1)
+/* Components of written vector @p n (@p dim numbers) that state stored
+ * @p stored (lfs_obj_num_keeps(); positions scaled by their largest
+ * component): bit k. */
+static unsigned keeps(const lfs_obj_num *n, const float *stored, unsigned dim)
+{
+	double scale = 0;
+	for (unsigned k = 0; dim == 3 && k < 3; k++)
+		if (fabs((double)stored[k]) > scale)
+			scale = fabs((double)stored[k]);
+	unsigned mask = 0;
+	for (unsigned k = 0; k < dim; k++)
+		if (lfs_obj_num_keeps(&n[k], stored[k], scale))
+			mask |= 1u << k;
+	return mask;
+}
+
+/* Faces [f0, f1) of @p d (one lighting group) copied into the arena of @p m;
+ * texture indices from @p ct (one per corner of all faces of @p d) when not
+ * NULL, else as written. */
+static sod_face *group_faces(sod_model *m, const lfs_obj *d, size_t f0, size_t f1,
+			     const uint32_t *ct)
 {
 	sod_face *fa = sod_alloc(m, (f1 - f0) * sizeof(sod_face) + 1);
 	for (size_t i = f0; fa && i < f1; i++)
 		for (int k = 0; k < 3; k++) {
 			const lfs_obj_corner *c = &d->c[d->f[i].first + (size_t)k];
 			fa[i - f0].v[k] = (uint16_t)c->v; /* < 65536: max_index */
-			fa[i - f0].t[k] = (uint16_t)c->t; /* present: LFS_OBJ_NEED_VT */
+			/* present: LFS_OBJ_NEED_VT; < 65536: max_index or the weld */
+			fa[i - f0].t[k] = (uint16_t)(ct ? ct[3 * i + (size_t)k] : (uint32_t)c->t);
 		}
 	return fa;
+}
+
+/* Blender's OBJ exporter writes the texture coordinates of one vertex that
+ * differ by less than this in u and in v as one `vt` (the first of them):
+ * its UV vertex map's STD_UV_CONNECT_LIMIT. */
+#define UV_MERGE 1e-4
+
+/*
+ * Texture coordinates of a file without `g` lines (another program's, which
+ * re-numbers `vt`): each corner is welded to the stored texture coordinate
+ * of the stored face at its place (@p paired: OBJ face i is stored face i
+ * in group order; else none) when it states its u and v or those of another
+ * stored one less than UV_MERGE away from it, else to any stored one it
+ * states. A corner that states none edits the coordinate at its place
+ * (when no other corner keeps it and the corners editing it agree), else
+ * adds one. Writes the list to *@p out (@p *nt of them) and each corner's
+ * index to @p ct.
+ */
+static lfs_err weld_tverts(sod_model *m, const sod_mesh *me, const lfs_obj *d, bool paired,
+			   const char *file, uint32_t *ct, float **out, size_t *nt, lfs_error *err)
+{
+	size_t n0 = me->n_tverts, cap = n0 + 3 * d->nf + 1, n = n0;
+	float *l = malloc(cap * 2 * sizeof(float));
+	uint8_t *st = calloc(n0 + 1, 1); /* 1 kept by a corner, 2 edited */
+	uint32_t *place = malloc((3 * d->nf + 1) * sizeof(uint32_t));
+	lfs_err e = LFS_OK;
+	if (!l || !st || !place) {
+		e = lfs_nomem(err, "SOD views");
+		goto out;
+	}
+	if (n0)
+		memcpy(l, me->tverts, n0 * 2 * sizeof(float));
+	/* the stored texture index at each corner's place */
+	size_t fi = 0;
+	for (uint16_t g = 0; g < me->n_groups; g++)
+		for (uint16_t f = 0; f < me->groups[g].n_faces; f++, fi++)
+			for (int k = 0; k < 3 && paired && fi < d->nf; k++)
+				place[3 * fi + (size_t)k] = me->groups[g].faces[f].t[k];
+	for (size_t i = 0; i < 3 * d->nf; i++) {
+		if (!paired || i >= 3 * fi || place[i] >= n0)
+			place[i] = UINT32_MAX;
+		ct[i] = UINT32_MAX;
+	}
+	/* corners that state the coordinate at their place, or one that differs
+	 * from it by less than UV_MERGE in u and v */
+	for (size_t i = 0; i < 3 * d->nf; i++) {
+		const lfs_obj_corner *c = &d->c[d->f[i / 3].first + i % 3];
+		const lfs_obj_num *num = d->vt_num + 2 * (size_t)c->t;
+		uint32_t p = place[i];
+		if (p == UINT32_MAX)
+			continue;
+		const float *tp = me->tverts + 2 * (size_t)p;
+		bool keep = keeps(num, tp, 2) == 3;
+		for (size_t j = 0; j < n0 && !keep; j++) {
+			const float *tj = me->tverts + 2 * j;
+			keep = fabs((double)tj[0] - tp[0]) < UV_MERGE &&
+			       fabs((double)tj[1] - tp[1]) < UV_MERGE && keeps(num, tj, 2) == 3;
+		}
+		if (keep)
+			ct[i] = p, st[p] = 1;
+	}
+	for (size_t i = 0; i < 3 * d->nf && !e; i++) {
+		if (ct[i] != UINT32_MAX)
+			continue;
+		const lfs_obj_corner *c = &d->c[d->f[i / 3].first + i % 3];
+		const lfs_obj_num *num = d->vt_num + 2 * (size_t)c->t;
+		for (size_t j = 0; j < n0 && ct[i] == UINT32_MAX; j++)
+			if (fabs(num[0].value - (double)me->tverts[2 * j]) <= 0.5 &&
+			    keeps(num, me->tverts + 2 * j, 2) == 3)
+				ct[i] = (uint32_t)j;
+		if (ct[i] != UINT32_MAX)
+			continue;
+		uint32_t p = place[i];
+		float val[2];
+		unsigned mk = p != UINT32_MAX ? keeps(num, me->tverts + 2 * (size_t)p, 2) : 0;
+		for (int k = 0; k < 2; k++)
+			val[k] = (mk >> k) & 1 ? me->tverts[2 * (size_t)p + (size_t)k] : d->vt[c->t][k];
+		if (p != UINT32_MAX && st[p] == 0) {
+			memcpy(l + 2 * (size_t)p, val, sizeof(val));
+			st[p] = 2;
+			ct[i] = p;
+		} else if (p != UINT32_MAX && st[p] == 2 && !memcmp(l + 2 * (size_t)p, val, sizeof(val))) {
+			ct[i] = p;
+		} else if (n == UINT16_MAX) {
+			e = lfs_fail_at(err, file, d->f[i / 3].line, c->col,
+					"more than 65535 texture coordinates");
+		} else {
+			memcpy(l + 2 * n, val, sizeof(val));
+			ct[i] = (uint32_t)n++;
+		}
+	}
+	if (!e) {
+		*out = sod_alloc(m, n * 8 + 1);
+		if (!*out)
+			e = lfs_nomem(err, "SOD views");
+		else if (n)
+			memcpy(*out, l, n * 8);
+		*nt = n;
+	}
+out:
+	free(l);
+	free(st);
+	free(place);
+	return e;
 }
 
 lfs_err sod_obj_apply(sod_model *m, sod_mesh *me, const char *file, const char *text, size_t n,
 		      lfs_error *err)
 {
-	obj_check ck = { me->n_groups, -1, 0 };
-	lfs_obj_rules rules = { .flags = LFS_OBJ_STRICT | LFS_OBJ_NO_VN | LFS_OBJ_NEED_VT,
+	obj_check ck = { me->n_groups, -1, 0, 0, 0 };
+	lfs_obj_rules rules = { .flags = LFS_OBJ_STRICT | LFS_OBJ_NO_VN | LFS_OBJ_NEED_VT |
+					  LFS_OBJ_NUMS,
 				.triangles = "SOD",
 				.max_index = 65536,
 				.check = obj_check_line,
 				.ctx = &ck };
 	lfs_obj d;
+	uint32_t *ct = NULL;
 	lfs_err e = lfs_obj_read(file, text, n, &rules, &d, err);
 	/* indices may point forward (no LFS_OBJ_DEFINED_ABOVE) but must exist */
 	for (size_t i = 0; !e && i < d.nf; i++)
@@ -509,48 +641,95 @@ lfs_err sod_obj_apply(sod_model *m, sod_mesh *me, const char *file, const char *
 						"texture coordinate index %lld out of range (1..%zu)",
 						(long long)c->t + 1, d.nt);
 		}
-	if (!e && ck.grp + 1 != (long)me->n_groups)
+	if (!e && ck.fline && me->n_groups == 0)
+		e = lfs_fail_at(err, file, ck.fline, ck.fcol, "face before the first 'g' line");
+	/* no `g` line: faces pair with the stored faces in order */
+	bool no_g = !e && ck.grp < 0 && me->n_groups > 0;
+	size_t stored_nf = 0;
+	for (uint16_t g = 0; g < me->n_groups; g++)
+		stored_nf += me->groups[g].n_faces;
+	bool paired = no_g && d.nf == stored_nf;
+	if (no_g && !paired && me->n_groups > 1)
+		e = lfs_fail_at(err, file, d.nf ? d.f[0].line : (d.lines ? d.lines : 1), 1,
+				"no 'g' lines and %zu faces: the mesh has %zu faces in %u lighting "
+				"groups (faces pair with them in order while their count is kept; to "
+				"add or remove faces, write one 'g' per lighting group)",
+				d.nf, stored_nf, me->n_groups);
+	else if (!e && !no_g && ck.grp + 1 != (long)me->n_groups)
 		e = lfs_fail_at(err, file, d.lines ? d.lines : 1, 1,
 				"the file has %ld 'g' groups, the mesh has %u lighting groups (change "
 				"the group list in model.txt)",
 				ck.grp + 1, me->n_groups);
+	else if (!e && no_g && d.nf > UINT16_MAX)
+		e = lfs_fail_at(err, file, d.f[UINT16_MAX].line, d.f[UINT16_MAX].col,
+				"more than 65535 faces in one group");
 	float *nvp = NULL, *ntp = NULL;
+	size_t nt = d.nt;
 	if (!e) {
 		nvp = sod_alloc(m, d.nv * 12 + 1);
-		ntp = sod_alloc(m, d.nt * 8 + 1);
-		if (!nvp || !ntp)
+		if (!nvp)
 			e = lfs_nomem(err, "SOD views");
 	}
-	/* the k-th `g` line starts lighting group k; its faces run to the next */
-	uint16_t g = 0;
-	for (size_t i = 0; !e && i < d.ns; i++) {
-		if (d.s[i].kind != LFS_OBJ_G)
-			continue;
-		size_t f1 = d.nf;
-		for (size_t j = i + 1; j < d.ns; j++)
-			if (d.s[j].kind == LFS_OBJ_G) {
-				f1 = d.s[j].nf;
-				break;
+	if (!e && no_g) {
+		ct = malloc((3 * d.nf + 1) * sizeof(uint32_t));
+		e = ct ? weld_tverts(m, me, &d, paired, file, ct, &ntp, &nt, err)
+		       : lfs_nomem(err, "SOD views");
+	} else if (!e) {
+		/* the file's own list: a `vt` keeps the stored bits it states */
+		ntp = sod_alloc(m, d.nt * 8 + 1);
+		if (!ntp)
+			e = lfs_nomem(err, "SOD views");
+		for (size_t i = 0; !e && i < d.nt; i++) {
+			unsigned mk = i < me->n_tverts ? keeps(d.vt_num + 2 * i, me->tverts + 2 * i, 2) : 0;
+			for (int k = 0; k < 2; k++)
+				ntp[2 * i + (size_t)k] = (mk >> k) & 1 ? me->tverts[2 * i + (size_t)k]
+								   : d.vt[i][k];
+		}
+	}
+	/* positions in the file's order: a `v` keeps the stored bits it states */
+	for (size_t i = 0; !e && i < d.nv; i++) {
+		unsigned mk = i < me->n_verts ? keeps(d.v_num + 3 * i, me->verts + 3 * i, 3) : 0;
+		for (int k = 0; k < 3; k++)
+			nvp[3 * i + (size_t)k] = (mk >> k) & 1 ? me->verts[3 * i + (size_t)k] : d.v[i][k];
+	}
+	/* the k-th `g` line starts lighting group k; its faces run to the next
+	 * (without `g` lines: the stored group sizes, or all in the one group) */
+	size_t f0 = 0;
+	for (uint16_t g = 0; !e && g < me->n_groups; g++) {
+		size_t fs = 0, f1 = d.nf;
+		if (no_g) {
+			fs = f0;
+			f1 = paired ? f0 + me->groups[g].n_faces : d.nf;
+			f0 = f1;
+		} else {
+			size_t seen = 0;
+			for (size_t i = 0; i < d.ns; i++) {
+				if (d.s[i].kind != LFS_OBJ_G)
+					continue;
+				if (seen == g)
+					fs = d.s[i].nf;
+				else if (seen == (size_t)g + 1) {
+					f1 = d.s[i].nf;
+					break;
+				}
+				seen++;
 			}
-		sod_face *fa = group_faces(m, &d, d.s[i].nf, f1);
+		}
+		sod_face *fa = group_faces(m, &d, fs, f1, ct);
 		if (!fa) {
 			e = lfs_nomem(err, "SOD views");
 			break;
 		}
 		me->groups[g].faces = fa;
-		me->groups[g].n_faces = (uint16_t)(f1 - d.s[i].nf);
-		g++;
+		me->groups[g].n_faces = (uint16_t)(f1 - fs);
 	}
 	if (!e) {
-		if (d.nv)
-			memcpy(nvp, d.v, d.nv * 12);
-		if (d.nt)
-			memcpy(ntp, d.vt, d.nt * 8);
 		me->verts = nvp;
 		me->tverts = ntp;
 		me->n_verts = (uint16_t)d.nv;
-		me->n_tverts = (uint16_t)d.nt;
+		me->n_tverts = (uint16_t)nt;
 	}
+	free(ct);
 	lfs_obj_free(&d);
 	return e;
 }

@@ -12,6 +12,10 @@
 #  - one face deleted (meshes/head_g.obj; twice, the second leaving a vertex
 #    without a face): every other face keeps its corners' bits, and the
 #    result is the binary of the same deletion in model.mdl.
+# And for meshes/Chicken_body.0.obj of the NOD c_a_chicken and
+# meshes/Bat_Lbasewing.obj of the SOD c_a_bat_1.93: no edit leaves SOURCE
+# untouched; one vertex moved changes that vertex's line of model.txt only,
+# in its x value only, and no other view.
 # Rule that makes it work: docs/formats/obj-csv.md, "Saving OBJ from other
 # programs". Exit 77 when FUSE, blender or the corpus is missing.
 . "$(dirname "$0")/lib.sh"
@@ -23,14 +27,16 @@ command -v python3 >/dev/null 2>&1 || lfs_skip "python3 not installed"
 DEV="$LFS_CORPUS/nwn/tree/rollnw/tests/test_data"
 SATYR="$DEV/user/development/c_satyrarcher.mdl"
 TILE="$DEV/renderer/nwn_dump_user/development/mdl/ttd01_a04_03.mdl"
-[ -f "$SATYR" ] && [ -f "$TILE" ] || lfs_skip "corpus models not found"
+NOD="$LFS_CORPUS/nod/c_a_chicken.nod"
+SOD="$LFS_CORPUS/sod/c_a_bat_1.93.sod"
+[ -f "$SATYR" ] && [ -f "$TILE" ] && [ -f "$NOD" ] && [ -f "$SOD" ] || lfs_skip "corpus models not found"
 
 lfs_workdir blender_obj
 SRC="$WORK/src"
 MNT="$WORK/mnt"
 export HOME="$WORK/home"
 mkdir -p "$SRC" "$HOME" "$WORK/ref"
-cp "$SATYR" "$TILE" "$SRC/"
+cp "$SATYR" "$TILE" "$NOD" "$SOD" "$SRC/"
 chmod 0644 "$SRC"/*
 cp -p "$SRC"/* "$WORK/ref/"
 BLPY="$LFS_SOURCE_ROOT/tests/integration/blender_obj.py"
@@ -227,6 +233,52 @@ PY
 	cp -p "$f" "$WORK/ref/$model"
 }
 
+# moved_txt MODEL VIEW OBJECT VERTEX ANCHOR [verts]: move vertex VERTEX of
+# OBJECT by 0.01 in x (NOD, SOD): model.txt changes in one line, the
+# vertex's (ANCHOR: the line its list follows; with "verts": the first
+# `verts` line after ANCHOR), in its first number (x) only; every other view
+# but that mesh's OBJ, model.obj and the thumbnail is identical.
+moved_txt() {
+	local model=$1 view=$2 obj=$3 vert=$4 anchor=$5 after=${6:-} f="$SRC/$1"
+	blender_rt "$MNT/$model/$view" "$MNT/$model/$view" "$obj" "$vert" 0.01 ||
+		{ lfs_fail "$model/$view: blender failed"; return; }
+	if [ -e "$MNT/$model/errors.txt" ]; then
+		lfs_fail "$model/$view: save refused: $(head -c 400 "$MNT/$model/errors.txt")"
+		return
+	fi
+	rm -rf "$WORK/x0" "$WORK/x1"
+	"$CONVERT" extract "$WORK/ref/$model" "$WORK/x0"
+	"$CONVERT" extract "$f" "$WORK/x1"
+	rm -f "$WORK"/x[01]/thumbnail.png "$WORK"/x[01]/model.obj "$WORK"/x[01]/"$view"
+	local other
+	other=$(diff -rq -x model.txt "$WORK/x0" "$WORK/x1" || true)
+	[ -z "$other" ] || lfs_fail "$model/$view: other views changed: $other"
+	python3 - "$WORK/x0/model.txt" "$WORK/x1/model.txt" "$anchor" "$vert" "$after" <<'PY' || lfs_fail "$model/$view: model.txt differs beyond vertex $vert"
+import sys
+a = open(sys.argv[1]).read().split("\n")
+b = open(sys.argv[2]).read().split("\n")
+anchor, vert, after = sys.argv[3], int(sys.argv[4]), sys.argv[5]
+if len(a) != len(b):
+    sys.exit("line counts differ: %d %d" % (len(a), len(b)))
+at = [i for i, l in enumerate(a) if l.strip() == anchor]
+if not at:
+    sys.exit("no line %r" % anchor)
+i = at[0]
+if after:
+    i = next(j for j in range(i, len(a)) if a[j].split()[:1] == [after])
+want = i + 1 + vert
+diff = [k for k in range(len(a)) if a[k] != b[k]]
+if diff != [want]:
+    sys.exit("changed lines %s, expected only %s (vertex %d)" % ([d + 1 for d in diff[:10]], want + 1, vert))
+x0, x1 = a[want].split(), b[want].split()
+if x0[1:] != x1[1:] or abs(float(x1[0]) - float(x0[0]) - 0.01) > 2e-6:
+    sys.exit("vertex line %r -> %r: expected x + 0.01 only" % (a[want], b[want]))
+print("vertex %d: %s -> %s" % (vert, a[want].strip(), b[want].strip()))
+PY
+	lfs_ok "$model/$view: moving vertex $vert of $obj changed only that vertex"
+	cp -p "$f" "$WORK/ref/$model"
+}
+
 noop c_satyrarcher.mdl meshes/head_g.obj
 moved c_satyrarcher.mdl meshes/head_g.obj head_g 0 head_g
 noop c_satyrarcher.mdl meshes/head_g.obj cp
@@ -238,6 +290,13 @@ deleted c_satyrarcher.mdl meshes/head_g.obj head_g 0 head_g 0
 deleted c_satyrarcher.mdl meshes/head_g.obj head_g 2 head_g 1
 noop ttd01_a04_03.mdl model.obj
 moved ttd01_a04_03.mdl model.obj rockSH07 5 rockSH07
+# NOD (c_a_chicken) and SOD (c_a_bat, version 1.93): docs/formats/nod.md,
+# sod.md "Saving OBJ from Blender"
+noop c_a_chicken.nod meshes/Chicken_body.0.obj
+moved_txt c_a_chicken.nod meshes/Chicken_body.0.obj Chicken_body.0 3 \
+	"# group 0 (meshes/Chicken_body.0.obj): 21 vertices"
+noop c_a_bat_1.93.sod meshes/Bat_Lbasewing.obj
+moved_txt c_a_bat_1.93.sod meshes/Bat_Lbasewing.obj Bat_Lbasewing 2 "node mesh Bat_Lbasewing" verts
 
 lfs_umount "$MNT"
 lfs_finish

@@ -721,7 +721,7 @@ static void test_parse_errors(void **state)
 			 LFS_ERR_PARSE);
 	assert_string_equal(err.msg,
 			    "meshes/hull_hi.obj:3:10: error: SOD faces are triangles: expected 3 corners, found 2");
-	obj = "v 1 2 3\nf 1/1 1/1 1/1\n";
+	obj = "v 1 2 3\nf 1/1 1/1 1/1\ng group0\n"; /* without any `g`: paired with the stored faces */
 	assert_int_equal(lfs_views_apply("x.sod", b.b, b.n, "meshes/hull_hi.obj", obj, strlen(obj), &o, &on, &err),
 			 LFS_ERR_PARSE);
 	assert_string_equal(err.msg, "meshes/hull_hi.obj:2:1: error: face before the first 'g' line");
