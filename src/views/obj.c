@@ -437,6 +437,25 @@ lfs_err lfs_obj_read(const char *file, const char *text, size_t n, const lfs_obj
 	 * exact when every number is the shortest text of its float32 */
 	lfs_obj_num *const nums[3] = { out->v_num, out->vt_num, out->vn_num };
 	const size_t cnt[3] = { out->nv * 3, out->nt * 2, out->nn * 3 };
+	/* A fixed-decimals writer (Blender: 6 for v/vt, 4 for vn) can happen to
+	 * print only shortest texts in a small file; the views' own printing
+	 * gives numbers of varying decimals. So the text reads as exact only
+	 * when, besides, some kind has numbers with different decimal counts. */
+	if (!rd->foreign) {
+		bool varies = false;
+		for (int k = 0; k < 3 && !varies; k++) {
+			int16_t d0 = -2;
+			for (size_t i = 0; nums[k] && i < cnt[k] && !varies; i++) {
+				if (nums[k][i].decimals < 0)
+					continue;
+				if (d0 == -2)
+					d0 = nums[k][i].decimals;
+				else if (nums[k][i].decimals != d0)
+					varies = true;
+			}
+		}
+		rd->foreign = !varies;
+	}
 	for (int k = 0; k < 3 && !e; k++) {
 		int16_t most = rd->foreign ? 0 : LFS_OBJ_NUM_EXACT;
 		for (size_t i = 0; rd->foreign && nums[k] && i < cnt[k]; i++)
