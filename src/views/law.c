@@ -501,6 +501,7 @@ static bool is_default_line(lctx *c, uint32_t ri, uint32_t nrows)
 	return false;
 }
 
+__attribute__((format(printf, 4, 0)))
 static lfs_err fail_at_v(lctx *c, uint32_t line, uint32_t col, const char *fmt, va_list ap)
 {
 	char msg[512];
