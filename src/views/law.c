@@ -970,26 +970,6 @@ static bool obj_vals_eq(octx *x, uint32_t line, const float *rv, unsigned n)
 	return true;
 }
 
-static double vmax3f(const float *x)
-{
-	double m = 0;
-	for (int k = 0; k < 3; k++)
-		if (fabs((double)x[k]) > m)
-			m = fabs((double)x[k]);
-	return m;
-}
-
-/* Do the saved numbers @p n (3) state the values @p shown by the apply's
- * printed-precision rule (lfs_obj_num_keeps())? */
-static bool nums_keep3(const lfs_obj_num *n, const float *shown)
-{
-	double scale = vmax3f(shown);
-	for (int k = 0; k < 3; k++)
-		if (!lfs_obj_num_keeps(&n[k], shown[k], scale))
-			return false;
-	return true;
-}
-
 /* Does saved normal @p sn state normal @p shown by the apply's normal rule
  * (docs/formats/obj-csv.md "Saving OBJ from other programs"): at printed
  * precision, or by direction (lfs_obj_normal_same(): within
@@ -998,10 +978,7 @@ static bool normal_states(octx *x, const lfs_obj_corner *sc, const float *shown)
 {
 	const lfs_obj *S = x->S;
 	const lfs_obj_num *n = S->vn_num + 3 * (size_t)sc->n;
-	if (nums_keep3(n, shown) || obj_vals_eq(x, S->vn_at[sc->n].line, shown, 3))
-		return true;
-	const double v[3] = { n[0].value, n[1].value, n[2].value };
-	return lfs_obj_normal_same(v, shown);
+	return lfs_obj_normal_keeps(n, shown) || obj_vals_eq(x, S->vn_at[sc->n].line, shown, 3);
 }
 
 /* What saved corner @p sc says of the normal of the vertex re-read corner
@@ -1033,7 +1010,7 @@ static const char *corner_what(octx *x, const lfs_obj_corner *sc, const lfs_obj_
 {
 	const lfs_obj *S = x->S, *R = x->R;
 	if (!obj_vals_eq(x, S->v_at[sc->v].line, R->v[rc->v], 3) &&
-	    !nums_keep3(S->v_num + 3 * (size_t)sc->v, R->v[rc->v]))
+	    lfs_obj_vec_keeps(S->v_num + 3 * (size_t)sc->v, R->v[rc->v], 3) != 7)
 		return "its position";
 	if (rc->t < 0 && sc->t >= 0)
 		return "its texture coordinates (this mesh keeps none)";
@@ -1201,7 +1178,7 @@ static lfs_err compare_obj(lctx *c, bool whole, const char *saved, size_t sn, co
 			for (size_t t = 0; t < ta; t++, tcur_next(&A), tcur_next(&B), tcur_next(&C)) {
 				for (unsigned q = 0; q < 3; q++) {
 					const lfs_obj_corner *sc = tcur_corner(&A, q), *oc = tcur_corner(&B, q);
-					if (!nums_keep3(S.v_num + 3 * (size_t)sc->v, O->v[oc->v]))
+					if (lfs_obj_vec_keeps(S.v_num + 3 * (size_t)sc->v, O->v[oc->v], 3) != 7)
 						moved[tbase + t] = 1;
 				}
 				for (unsigned q = 0; q < 3 && !moved[tbase + t]; q++)

@@ -313,51 +313,6 @@ static lfs_err split_group(const nod_model *m, uint32_t g, const lfs_obj *d, con
 /* ---- the printed-precision rule and welding (docs/formats/obj-csv.md,
  * "Saving OBJ from other programs") ------------------------------------------ */
 
-/* Most angle (radians) between a written normal and the stored one that still
- * states the stored normal: the rule of NWN's views (Blender keeps custom
- * normals as 16-bit angles; the corpus round trip moves them by up to 0.0065). */
-#define NORMAL_TOL 0.01
-
-static double vmax3(const float *x)
-{
-	double m = 0;
-	for (int k = 0; k < 3; k++)
-		if (fabs((double)x[k]) > m)
-			m = fabs((double)x[k]);
-	return m;
-}
-
-/* Components of written vector @p n (@p dim numbers) that state @p shown: bit k. */
-static unsigned keeps(const lfs_obj_num *n, const float *shown, unsigned dim)
-{
-	double scale = dim == 3 ? vmax3(shown) : 0.0;
-	unsigned mask = 0;
-	for (unsigned k = 0; k < dim; k++)
-		if (lfs_obj_num_keeps(&n[k], shown[k], scale))
-			mask |= 1u << k;
-	return mask;
-}
-
-/* Does written normal @p n state stored normal @p shown: every component,
- * or the same or the opposite direction within NORMAL_TOL? A stored zero (or
- * non-finite) normal is no direction: any written one states it. */
-static bool normal_keeps(const lfs_obj_num *n, const float *shown)
-{
-	if (keeps(n, shown, 3) == 7)
-		return true;
-	double a2 = 0, b2 = 0, d = 0;
-	for (int k = 0; k < 3; k++) {
-		a2 += n[k].value * n[k].value;
-		b2 += (double)shown[k] * shown[k];
-		d += n[k].value * shown[k];
-	}
-	if (!(b2 > 0) || !isfinite(b2))
-		return true;
-	if (!(a2 > 0) || !isfinite(a2))
-		return false;
-	return fabs(d / sqrt(a2 * b2)) >= cos(NORMAL_TOL);
-}
-
 /* Do stored positions @p a, @p b, @p c span no area (a line or a point, to
  * float32 precision)? Such a face has no direction of its own: an editor
  * gives its corners a made-up normal (Blender: 0 0 ±1). */
@@ -402,14 +357,14 @@ static bool weld_note(const lfs_obj *d, const lfs_obj_corner *c, const nod_verte
 		float sh[2];
 		shown_uv(v, sh);
 		const lfs_obj_num *n = d->vt_num + 2 * (size_t)c->t;
-		unsigned m = keeps(n, sh, 2);
+		unsigned m = lfs_obj_vec_keeps(n, sh, 2);
 		same = m == 3;
 		val[0] = m & 1 ? v->uv[0] : d->vt[c->t][0];
 		val[1] = m & 2 ? v->uv[1] : 1.0f - d->vt[c->t][1];
 	} else {
 		const lfs_obj_num *n = d->vn_num + 3 * (size_t)c->n;
-		unsigned m = keeps(n, v->normal, 3);
-		same = normal_keeps(n, v->normal);
+		unsigned m = lfs_obj_vec_keeps(n, v->normal, 3);
+		same = lfs_obj_normal_keeps(n, v->normal);
 		for (int k = 0; k < 3; k++)
 			val[k] = (m >> k) & 1 ? v->normal[k] : d->vn[c->n][k];
 	}
@@ -469,7 +424,7 @@ static bool weld_group(const nod_model *m, uint32_t g, const lfs_obj *d, const o
 		for (int k = 0; k < 3; k++) {
 			const lfs_obj_corner *c = &d->c[f->first + (size_t)k];
 			size_t j = fj[k] = (size_t)(c->v - (int64_t)o->v0);
-			moved |= keeps(d->v_num + 3 * (size_t)c->v, old[j].pos, 3) != 7;
+			moved |= lfs_obj_vec_keeps(d->v_num + 3 * (size_t)c->v, old[j].pos, 3) != 7;
 		}
 		moved = moved || flat_face(old[fj[0]].pos, old[fj[1]].pos, old[fj[2]].pos);
 		for (int k = 0; k < 3 && ok; k++) {
@@ -497,7 +452,7 @@ static bool weld_group(const nod_model *m, uint32_t g, const lfs_obj *d, const o
 		for (size_t j = 0; j < cnt; j++) {
 			nod_vertex *v = &rb->v[rb->nv + j];
 			skin_from(m, gr, j, v, rb->lod ? &rb->lod[rb->nv + j] : NULL);
-			unsigned mk = keeps(d->v_num + 3 * (o->v0 + j), old[j].pos, 3);
+			unsigned mk = lfs_obj_vec_keeps(d->v_num + 3 * (o->v0 + j), old[j].pos, 3);
 			for (int k = 0; k < 3; k++)
 				v->pos[k] = (mk >> k) & 1 ? old[j].pos[k] : d->v[o->v0 + j][k];
 			if (w[j].st[0] == A_NEW)

@@ -129,37 +129,6 @@ typedef struct mview {
 	size_t vbase, tbase, nbase, vend, tend, nend;
 } mview;
 
-static double vmax3(const float *x)
-{
-	double m = fabs((double)x[0]);
-	for (int k = 1; k < 3; k++)
-		if (fabs((double)x[k]) > m)
-			m = fabs((double)x[k]);
-	return m;
-}
-
-/* Which components of edited vector @p n (@p dim numbers) state the shown
- * value @p shown: bit k set. */
-static unsigned keeps(const lfs_obj_num *n, const float *shown, unsigned dim)
-{
-	double scale = dim == 3 ? vmax3(shown) : 0.0;
-	unsigned mask = 0;
-	for (unsigned k = 0; k < dim; k++)
-		if (lfs_obj_num_keeps(&n[k], shown[k], scale))
-			mask |= 1u << k;
-	return mask;
-}
-
-/* The normal rule (docs/formats/obj-csv.md): every component at its printed
- * precision, else by direction (lfs_obj_normal_same(), which the round-trip
- * law uses too). */
-static bool normal_keeps(const lfs_obj_num *n, const float *shown)
-{
-	if (keeps(n, shown, 3) == 7)
-		return true;
-	const double v[3] = { n[0].value, n[1].value, n[2].value };
-	return lfs_obj_normal_same(v, shown);
-}
 
 /* What the faces say about one attribute of one stored vertex; A_MIXED:
  * corners disagree about a normal (editors derive corner normals per face),
@@ -211,12 +180,12 @@ static void local_value(const mview *mv, int at, uint32_t j, const lfs_obj_num *
 static bool corner_is(const lfs_obj *o, const mview *mv, const lfs_obj_corner *k, uint32_t j,
 		      bool skip_n)
 {
-	if (keeps(o->v_num + 3 * (size_t)k->v, mv->pos + 3 * (size_t)j, 3) != 7)
+	if (lfs_obj_vec_keeps(o->v_num + 3 * (size_t)k->v, mv->pos + 3 * (size_t)j, 3) != 7)
 		return false;
-	if (mv->uv && k->t >= 0 && keeps(o->vt_num + 2 * (size_t)k->t, mv->uv + 2 * (size_t)j, 2) != 3)
+	if (mv->uv && k->t >= 0 && lfs_obj_vec_keeps(o->vt_num + 2 * (size_t)k->t, mv->uv + 2 * (size_t)j, 2) != 3)
 		return false;
 	if (mv->nrm && k->n >= 0 && !skip_n &&
-	    !normal_keeps(o->vn_num + 3 * (size_t)k->n, mv->nrm + 3 * (size_t)j))
+	    !lfs_obj_normal_keeps(o->vn_num + 3 * (size_t)k->n, mv->nrm + 3 * (size_t)j))
 		return false;
 	return true;
 }
@@ -233,8 +202,8 @@ static bool note_attr(const lfs_obj *o, const mview *mv, vedit *ve, int at, uint
 			   : at == 1 ? mv->uv + 2 * (size_t)j
 				     : mv->nrm + 3 * (size_t)j;
 	unsigned dim = attr_dim[at];
-	unsigned mask = keeps(n, shown, dim);
-	bool same = mask == (1u << dim) - 1 || (at == 2 && normal_keeps(n, shown));
+	unsigned mask = lfs_obj_vec_keeps(n, shown, dim);
+	bool same = mask == (1u << dim) - 1 || (at == 2 && lfs_obj_normal_keeps(n, shown));
 	vedit *e = &ve[j];
 	float v[3];
 	if (!same)
@@ -289,7 +258,7 @@ static lfs_err match_mesh(ap *a, const lfs_obj *o, size_t f0, size_t f1, const m
 		const uint16_t *sv = me->faces[i].v;
 		for (int c = 0; c < 3; c++) {
 			const lfs_obj_corner *k = &o->c[fc->first + (size_t)c];
-			if (keeps(o->v_num + 3 * (size_t)k->v, mv->pos + 3 * (size_t)sv[c], 3) != 7)
+			if (lfs_obj_vec_keeps(o->v_num + 3 * (size_t)k->v, mv->pos + 3 * (size_t)sv[c], 3) != 7)
 				moved[i] = 1;
 		}
 		for (int c = 0; c < 3 && !*split; c++) {
@@ -723,10 +692,10 @@ static uint32_t weld_cands(const welder *w, const lfs_obj_num *pn, uint32_t *out
 			b = mid;
 	}
 	for (uint32_t r = a; r < w->nbyx && (double)w->byx[r].x <= hi; r++)
-		if (keeps(pn, me->verts + 3 * (size_t)w->byx[r].i, 3) == 7)
+		if (lfs_obj_vec_keeps(pn, me->verts + 3 * (size_t)w->byx[r].i, 3) == 7)
 			out[nc++] = w->byx[r].i;
 	for (uint32_t r = 0; r < w->nodd; r++)
-		if (keeps(pn, me->verts + 3 * (size_t)w->odd[r], 3) == 7)
+		if (lfs_obj_vec_keeps(pn, me->verts + 3 * (size_t)w->odd[r], 3) == 7)
 			out[nc++] = w->odd[r];
 	return nc;
 }
@@ -736,8 +705,8 @@ static uint32_t weld_cands(const welder *w, const lfs_obj_num *pn, uint32_t *out
 static int weld_tier(const welder *w, const lfs_obj *o, uint32_t j, int32_t t, int32_t n, bool *uv_ok, bool *n_ok)
 {
 	const nwn_mesh *me = w->me;
-	bool u = !me->tverts[0] || t < 0 || keeps(o->vt_num + 2 * (size_t)t, me->tverts[0] + 2 * (size_t)j, 2) == 3;
-	bool nn = !me->normals || n < 0 || normal_keeps(o->vn_num + 3 * (size_t)n, me->normals + 3 * (size_t)j);
+	bool u = !me->tverts[0] || t < 0 || lfs_obj_vec_keeps(o->vt_num + 2 * (size_t)t, me->tverts[0] + 2 * (size_t)j, 2) == 3;
+	bool nn = !me->normals || n < 0 || lfs_obj_normal_keeps(o->vn_num + 3 * (size_t)n, me->normals + 3 * (size_t)j);
 	*uv_ok = u;
 	*n_ok = nn;
 	return (u ? 2 : 0) + (nn ? 1 : 0);
@@ -899,7 +868,7 @@ static bool weld_faces(welder *w, const objdoc *de, int32_t *fm, uint8_t *rot)
 					bool all = sv[r] == j;
 					for (int c = 1; c < 3 && all; c++) {
 						uint16_t jj = sv[(r + c) % 3];
-						all = keeps(o->v_num + 3 * (size_t)f[3 * c], me->verts + 3 * (size_t)jj, 3) == 7 &&
+						all = lfs_obj_vec_keeps(o->v_num + 3 * (size_t)f[3 * c], me->verts + 3 * (size_t)jj, 3) == 7 &&
 						      weld_tier(w, o, jj, f[3 * c + 1], f[3 * c + 2], &u, &nn) == 3;
 					}
 					if (all) {

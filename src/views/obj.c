@@ -153,6 +153,27 @@ bool lfs_obj_normal_same(const double n[3], const float stored[3])
 	return fabs(d / sqrt(a2 * b2)) >= cos(LFS_OBJ_NORMAL_TOL);
 }
 
+unsigned lfs_obj_vec_keeps(const lfs_obj_num *n, const float *stored, unsigned dim)
+{
+	double scale = 0;
+	for (unsigned k = 0; dim == 3 && k < 3; k++)
+		if (fabs((double)stored[k]) > scale)
+			scale = fabs((double)stored[k]);
+	unsigned mask = 0;
+	for (unsigned k = 0; k < dim; k++)
+		if (lfs_obj_num_keeps(&n[k], stored[k], scale))
+			mask |= 1u << k;
+	return mask;
+}
+
+bool lfs_obj_normal_keeps(const lfs_obj_num *n, const float stored[3])
+{
+	if (lfs_obj_vec_keeps(n, stored, 3) == 7)
+		return true;
+	const double v[3] = { n[0].value, n[1].value, n[2].value };
+	return lfs_obj_normal_same(v, stored);
+}
+
 /* The decimal value of number token @p t in double: strtod() of the token
  * when it is plain decimal text, else @p f (what the float reader gave:
  * "nan:XXXXXXXX", overlong tokens). */

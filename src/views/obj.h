@@ -264,6 +264,22 @@ bool lfs_obj_num_keeps(const lfs_obj_num *n, float stored, double scale);
  */
 bool lfs_obj_normal_same(const double n[3], const float stored[3]);
 
+/**
+ * Components of written vector @p n (@p dim numbers, 2 or 3, read with
+ * LFS_OBJ_NUMS) that state the stored @p stored by lfs_obj_num_keeps(); a
+ * 3-vector's slack scales with its largest finite stored component. Bit k
+ * set for component k.
+ */
+unsigned lfs_obj_vec_keeps(const lfs_obj_num *n, const float *stored, unsigned dim);
+
+/**
+ * The whole normal rule of the OBJ applies and the round-trip law
+ * (docs/formats/obj-csv.md "Saving OBJ from other programs"): written normal
+ * @p n (3 numbers) states @p stored when every component does at its printed
+ * precision (lfs_obj_vec_keeps()) or by direction (lfs_obj_normal_same()).
+ */
+bool lfs_obj_normal_keeps(const lfs_obj_num *n, const float stored[3]);
+
 /** Precision of number token @p s (@p len bytes), as lfs_obj_num.decimals. */
 int16_t lfs_obj_num_decimals(const char *s, size_t len);
 

@@ -478,21 +478,6 @@ static lfs_err obj_check_line(void *ctx, const lfs_obj *o, lfs_obj_kind kind,
 	return LFS_OK;
 }
 
-/* Components of written vector @p n (@p dim numbers) that state stored
- * @p stored (lfs_obj_num_keeps(); positions scaled by their largest
- * component): bit k. */
-static unsigned keeps(const lfs_obj_num *n, const float *stored, unsigned dim)
-{
-	double scale = 0;
-	for (unsigned k = 0; dim == 3 && k < 3; k++)
-		if (fabs((double)stored[k]) > scale)
-			scale = fabs((double)stored[k]);
-	unsigned mask = 0;
-	for (unsigned k = 0; k < dim; k++)
-		if (lfs_obj_num_keeps(&n[k], stored[k], scale))
-			mask |= 1u << k;
-	return mask;
-}
 
 /* Faces [f0, f1) of @p d (one lighting group) copied into the arena of @p m;
  * texture indices from @p ct (one per corner of all faces of @p d) when not
@@ -561,11 +546,11 @@ static lfs_err weld_tverts(sod_model *m, const sod_mesh *me, const lfs_obj *d, b
 		if (p == UINT32_MAX)
 			continue;
 		const float *tp = me->tverts + 2 * (size_t)p;
-		bool keep = keeps(num, tp, 2) == 3;
+		bool keep = lfs_obj_vec_keeps(num, tp, 2) == 3;
 		for (size_t j = 0; j < n0 && !keep; j++) {
 			const float *tj = me->tverts + 2 * j;
 			keep = fabs((double)tj[0] - tp[0]) < UV_MERGE &&
-			       fabs((double)tj[1] - tp[1]) < UV_MERGE && keeps(num, tj, 2) == 3;
+			       fabs((double)tj[1] - tp[1]) < UV_MERGE && lfs_obj_vec_keeps(num, tj, 2) == 3;
 		}
 		if (keep)
 			ct[i] = p, st[p] = 1;
@@ -577,13 +562,13 @@ static lfs_err weld_tverts(sod_model *m, const sod_mesh *me, const lfs_obj *d, b
 		const lfs_obj_num *num = d->vt_num + 2 * (size_t)c->t;
 		for (size_t j = 0; j < n0 && ct[i] == UINT32_MAX; j++)
 			if (fabs(num[0].value - (double)me->tverts[2 * j]) <= 0.5 &&
-			    keeps(num, me->tverts + 2 * j, 2) == 3)
+			    lfs_obj_vec_keeps(num, me->tverts + 2 * j, 2) == 3)
 				ct[i] = (uint32_t)j;
 		if (ct[i] != UINT32_MAX)
 			continue;
 		uint32_t p = place[i];
 		float val[2];
-		unsigned mk = p != UINT32_MAX ? keeps(num, me->tverts + 2 * (size_t)p, 2) : 0;
+		unsigned mk = p != UINT32_MAX ? lfs_obj_vec_keeps(num, me->tverts + 2 * (size_t)p, 2) : 0;
 		for (int k = 0; k < 2; k++)
 			val[k] = (mk >> k) & 1 ? me->tverts[2 * (size_t)p + (size_t)k] : d->vt[c->t][k];
 		if (p != UINT32_MAX && st[p] == 0) {
@@ -680,7 +665,7 @@ lfs_err sod_obj_apply(sod_model *m, sod_mesh *me, const char *file, const char *
 		if (!ntp)
 			e = lfs_nomem(err, "SOD views");
 		for (size_t i = 0; !e && i < d.nt; i++) {
-			unsigned mk = i < me->n_tverts ? keeps(d.vt_num + 2 * i, me->tverts + 2 * i, 2) : 0;
+			unsigned mk = i < me->n_tverts ? lfs_obj_vec_keeps(d.vt_num + 2 * i, me->tverts + 2 * i, 2) : 0;
 			for (int k = 0; k < 2; k++)
 				ntp[2 * i + (size_t)k] = (mk >> k) & 1 ? me->tverts[2 * i + (size_t)k]
 								   : d.vt[i][k];
@@ -688,7 +673,7 @@ lfs_err sod_obj_apply(sod_model *m, sod_mesh *me, const char *file, const char *
 	}
 	/* positions in the file's order: a `v` keeps the stored bits it states */
 	for (size_t i = 0; !e && i < d.nv; i++) {
-		unsigned mk = i < me->n_verts ? keeps(d.v_num + 3 * i, me->verts + 3 * i, 3) : 0;
+		unsigned mk = i < me->n_verts ? lfs_obj_vec_keeps(d.v_num + 3 * i, me->verts + 3 * i, 3) : 0;
 		for (int k = 0; k < 3; k++)
 			nvp[3 * i + (size_t)k] = (mk >> k) & 1 ? me->verts[3 * i + (size_t)k] : d.v[i][k];
 	}
