@@ -24,6 +24,7 @@
 #include "views/law.h"
 #include "views/obj.h"
 #include "views/viewset.h"
+#include "blenderprint.h"
 #include "corpus.h"
 
 static void test_decimals(void **state)
@@ -87,108 +88,6 @@ static void test_reader_nums(void **state)
 	lfs_obj_free(&o);
 }
 
-/* Index of (x, len) in list @p l of @p n entries of @p dim floats, appended when new. */
-static size_t dedup(double *l, size_t *n, const double *x, unsigned dim)
-{
-	for (size_t i = 0; i < *n; i++)
-		if (!memcmp(l + dim * i, x, dim * sizeof(double)))
-			return i;
-	memcpy(l + dim * *n, x, dim * sizeof(double));
-	return (*n)++;
-}
-
-/*
- * @p text (an OBJ view) as Blender 3.4's exporter writes it: positions and
- * uvs with "%.6f", normals normalised with "%.4f", uvs and normals
- * deduplicated (a corner's indices then differ), a Blender header and `s 0`.
- */
-static void blenderize(const char *text, lfs_sb *out)
-{
-	size_t cap = strlen(text) / 4 + 16;
-	double *vt = malloc(cap * 2 * sizeof(double)), *vn = malloc(cap * 3 * sizeof(double));
-	double *ut = malloc(cap * 2 * sizeof(double)), *un = malloc(cap * 3 * sizeof(double));
-	size_t nt = 0, nn = 0, nut = 0, nun = 0, obt = 0, obn = 0; /* per-object bases */
-	size_t *mt = malloc(cap * sizeof(size_t)), *mn = malloc(cap * sizeof(size_t));
-	assert_non_null(vt);
-	assert_non_null(vn);
-	assert_non_null(ut);
-	assert_non_null(un);
-	assert_non_null(mt);
-	assert_non_null(mn);
-	lfs_sb body = { 0 }, tail = { 0 };
-	lfs_sb_puts(out, "# Blender 3.4.1\n# www.blender.org\nmtllib x.mtl\n");
-	const char *p = text;
-	while (*p) {
-		const char *e = strchr(p, '\n');
-		size_t len = e ? (size_t)(e - p) : strlen(p);
-		char line[4096];
-		assert_true(len < sizeof(line));
-		memcpy(line, p, len);
-		line[len] = 0;
-		p += len + (e ? 1 : 0);
-		double a[3];
-		if (!strncmp(line, "v ", 2) && sscanf(line + 2, "%lf %lf %lf", &a[0], &a[1], &a[2]) == 3) {
-			/* a writer prints its float32, not our decimal text */
-			lfs_sb_printf(&body, "v %.6f %.6f %.6f\n", (double)(float)a[0], (double)(float)a[1],
-				      (double)(float)a[2]);
-		} else if (!strncmp(line, "vt ", 3) && sscanf(line + 3, "%lf %lf", &a[0], &a[1]) == 2) {
-			char b[64];
-			snprintf(b, sizeof(b), "%.6f %.6f", (double)(float)a[0], (double)(float)a[1]);
-			sscanf(b, "%lf %lf", &a[0], &a[1]);
-			vt[2 * nt] = a[0], vt[2 * nt + 1] = a[1];
-			mt[nt++] = dedup(ut, &nut, a, 2);
-		} else if (!strncmp(line, "vn ", 3) && sscanf(line + 3, "%lf %lf %lf", &a[0], &a[1], &a[2]) == 3) {
-			double l = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
-			char b[96];
-			snprintf(b, sizeof(b), "%.4f %.4f %.4f", l > 0 ? a[0] / l : 0, l > 0 ? a[1] / l : 0,
-				 l > 0 ? a[2] / l : 1);
-			sscanf(b, "%lf %lf %lf", &a[0], &a[1], &a[2]);
-			mn[nn++] = dedup(un, &nun, a, 3);
-		} else if (!strncmp(line, "o ", 2)) {
-			/* flush the previous object's uvs and normals */
-			for (size_t i = obt; i < nut; i++)
-				lfs_sb_printf(&body, "vt %.6f %.6f\n", ut[2 * i], ut[2 * i + 1]);
-			for (size_t i = obn; i < nun; i++)
-				lfs_sb_printf(&body, "vn %.4f %.4f %.4f\n", un[3 * i], un[3 * i + 1], un[3 * i + 2]);
-			obt = nut, obn = nun;
-			lfs_sb_put(&body, tail.data ? tail.data : "", tail.len);
-			tail.len = 0;
-			lfs_sb_printf(&body, "%s\n", line);
-		} else if (!strncmp(line, "f ", 2)) {
-			lfs_sb_putc(&tail, 'f');
-			char *save = NULL;
-			for (char *tok = strtok_r(line + 2, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
-				long v = 0, t = 0, n = 0;
-				if (sscanf(tok, "%ld/%ld/%ld", &v, &t, &n) == 3)
-					lfs_sb_printf(&tail, " %ld/%zu/%zu", v, mt[t - 1] + 1, mn[n - 1] + 1);
-				else if (sscanf(tok, "%ld//%ld", &v, &n) == 2)
-					lfs_sb_printf(&tail, " %ld//%zu", v, mn[n - 1] + 1);
-				else if (sscanf(tok, "%ld/%ld", &v, &t) == 2)
-					lfs_sb_printf(&tail, " %ld/%zu", v, mt[t - 1] + 1);
-				else
-					lfs_sb_printf(&tail, " %s", tok);
-			}
-			lfs_sb_putc(&tail, '\n');
-		} else if (!strncmp(line, "usemtl ", 7)) {
-			lfs_sb_printf(&tail, "s 0\n%s\n", line);
-		}
-	}
-	for (size_t i = obt; i < nut; i++)
-		lfs_sb_printf(&body, "vt %.6f %.6f\n", ut[2 * i], ut[2 * i + 1]);
-	for (size_t i = obn; i < nun; i++)
-		lfs_sb_printf(&body, "vn %.4f %.4f %.4f\n", un[3 * i], un[3 * i + 1], un[3 * i + 2]);
-	lfs_sb_put(&body, tail.data ? tail.data : "", tail.len);
-	lfs_sb_put(out, body.data ? body.data : "", body.len);
-	lfs_sb_free(&body);
-	lfs_sb_free(&tail);
-	free(vt);
-	free(vn);
-	free(ut);
-	free(un);
-	free(mt);
-	free(mn);
-}
-
 /* Every OBJ view of every corpus binary with meshes, Blender-printed: the
  * save is a no-op (the original bytes). */
 static void test_blender_printed_noop(void **state)
@@ -219,7 +118,7 @@ static void test_blender_printed_noop(void **state)
 			memcpy(txt, v->data, v->size);
 			txt[v->size] = 0;
 			lfs_sb b = { 0 };
-			blenderize(txt, &b);
+			lfs_test_blenderize(txt, false, 1, &b);
 			free(txt);
 			uint8_t *out = NULL;
 			size_t on = 0;
@@ -477,7 +376,7 @@ static void test_blender_printed_delete_face(void **state)
 			memcpy(txt, v->data, v->size);
 			txt[v->size] = 0;
 			lfs_sb b = { 0 };
-			blenderize(txt, &b);
+			lfs_test_blenderize(txt, false, 1, &b);
 			free(txt);
 			assert_true(drop_face_line(b.data, del));
 			/* the vertices only that face used, sorted */
