@@ -207,3 +207,34 @@ void lfs_free_files(lfs_cfile *files, size_t count)
 	}
 	free(files);
 }
+
+static bool base_is(const char *path, const char *name)
+{
+	const char *b = strrchr(path, '/');
+	b = b ? b + 1 : path;
+	size_t n = strlen(name);
+	return strncasecmp(b, name, n) == 0 && strcasecmp(b + n, ".mdl") == 0;
+}
+
+static bool same_dir(const char *a, const char *b)
+{
+	const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
+	return sa && sb && sa - a == sb - b && strncmp(a, b, (size_t)(sa - a)) == 0;
+}
+
+bool lfs_corpus_supermodel(void *ctx, const char *name, uint8_t **data, size_t *n)
+{
+	const lfs_corpus_lookup *lc = ctx;
+	const char *best = NULL;
+	char **order[3] = { lc->bins, lc->bins, lc->ascii };
+	for (int pass = 0; pass < 4 && !best; pass++) {
+		char **list = pass == 0 ? lc->ascii : order[pass - 1];
+		for (char **p = list; p && *p && !best; p++)
+			if (base_is(*p, name) && (pass > 1 || same_dir(*p, lc->path)))
+				best = *p;
+	}
+	if (!best)
+		return false;
+	*data = lfs_read_file(best, n);
+	return *data != NULL;
+}

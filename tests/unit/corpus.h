@@ -13,6 +13,7 @@
 #ifndef LFS_TEST_CORPUS_H
 #define LFS_TEST_CORPUS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -77,5 +78,22 @@ lfs_cfile *lfs_load_files(char *const *paths, size_t *count, size_t *bytes);
 
 /** Free what lfs_load_files() returned (@p count files). */
 void lfs_free_files(lfs_cfile *files, size_t count);
+
+/**
+ * The supermodel lookup the NWN compile tests run with (an
+ * lfs_sibling_read_fn / nwn_compile() lookup): `<name>.mdl` (any case) in
+ * the folder of @p path first, then a corpus binary of that name, then a
+ * corpus ASCII file of that name — as the peer compiler was run on the
+ * corpus. @p ascii and @p bins are NULL-terminated lists of paths.
+ */
+typedef struct lfs_corpus_lookup {
+	const char *path; /**< the file being compiled */
+	char **ascii;
+	char **bins;
+} lfs_corpus_lookup;
+
+/** Lookup function for an lfs_corpus_lookup @p ctx: true and the file's
+ *  bytes (malloc'd) when found. */
+bool lfs_corpus_supermodel(void *ctx, const char *name, uint8_t **data, size_t *n);
 
 #endif

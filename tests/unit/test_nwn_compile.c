@@ -69,47 +69,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* --------------------------------------------------------------- lookup */
-
-/* Supermodel lookup as the peer ran: `<name>.mdl` in the compiled file's
- * folder (any case), else any corpus model file of that name. */
-typedef struct lookup_ctx {
-	const char *path; /* the file being compiled */
-} lookup_ctx;
-
-static bool base_is(const char *path, const char *name)
-{
-	const char *b = strrchr(path, '/');
-	b = b ? b + 1 : path;
-	size_t n = strlen(name);
-	return strncasecmp(b, name, n) == 0 && strcasecmp(b + n, ".mdl") == 0;
-}
-
-static bool same_dir(const char *a, const char *b)
-{
-	const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
-	return sa && sb && sa - a == sb - b && strncmp(a, b, (size_t)(sa - a)) == 0;
-}
-
-static bool lookup(void *ctx, const char *name, uint8_t **data, size_t *n)
-{
-	lookup_ctx *lc = ctx;
-	/* same folder first, then a binary (the game's own files, as the
-	 * peer was given them), then an ASCII source */
-	const char *best = NULL;
-	char **order[3] = { g_bins, g_bins, g_ascii };
-	for (int pass = 0; pass < 4 && !best; pass++) {
-		char **list = pass == 0 ? g_ascii : order[pass - 1];
-		for (char **p = list; *p && !best; p++)
-			if (base_is(*p, name) && (pass > 1 || same_dir(*p, lc->path)))
-				best = *p;
-	}
-	if (!best)
-		return false;
-	*data = lfs_read_file(best, n);
-	return *data != NULL;
-}
-
 /* ----------------------------------------------------------- comparison */
 
 #define MAX_CLASSES 128
@@ -573,12 +532,12 @@ static void test_peer_values(void **state)
 			continue;
 		}
 		uint8_t *text = lfs_read_file_ok(g_ascii[i], &an);
-		lookup_ctx lc = { g_ascii[i] };
+		lfs_corpus_lookup lc = { g_ascii[i], g_ascii, g_bins };
 		uint8_t *ob = NULL;
 		size_t on = 0;
 		lfs_error err = { 0 };
 		g_file = g_ascii[i];
-		lfs_err e = nwn_compile(rel_of(g_ascii[i]), text, an, lookup, &lc, &ob, &on, &err);
+		lfs_err e = nwn_compile(rel_of(g_ascii[i]), text, an, lfs_corpus_supermodel, &lc, &ob, &on, &err);
 		if (e) {
 			printf("compile failed: %s\n", err.msg);
 			diff("compile-failed");
@@ -653,12 +612,12 @@ static void test_all_ascii(void **state)
 		crlf += memmem(text, n, "\r\n", 2) != NULL;
 		nul += memchr(text, 0, n) != NULL;
 		snoop += memmem(text, n, "<snoopstart", 11) != NULL;
-		lookup_ctx lc = { g_ascii[i] };
+		lfs_corpus_lookup lc = { g_ascii[i], g_ascii, g_bins };
 		uint8_t *out = NULL;
 		size_t on = 0;
 		lfs_error err = { 0 };
 		const char *name = rel_of(g_ascii[i]);
-		lfs_err e = nwn_compile(name, text, n, lookup, &lc, &out, &on, &err);
+		lfs_err e = nwn_compile(name, text, n, lfs_corpus_supermodel, &lc, &out, &on, &err);
 		if (e == LFS_OK) {
 			ok++;
 			nwn_model *m = NULL;
@@ -792,19 +751,19 @@ static void test_text_fixed_point(void **state)
 	for (size_t i = 0; i < g_nascii; i++) {
 		size_t n = 0;
 		uint8_t *src = lfs_read_file_ok(g_ascii[i], &n);
-		lookup_ctx lc = { g_ascii[i] };
+		lfs_corpus_lookup lc = { g_ascii[i], g_ascii, g_bins };
 		uint8_t *b1 = NULL, *b2 = NULL;
 		size_t n1 = 0, n2 = 0;
 		lfs_error err = { 0 };
 		const char *name = rel_of(g_ascii[i]);
-		if (nwn_compile(name, src, n, lookup, &lc, &b1, &n1, &err) != LFS_OK) {
+		if (nwn_compile(name, src, n, lfs_corpus_supermodel, &lc, &b1, &n1, &err) != LFS_OK) {
 			free(src);
 			continue;
 		}
 		nwn_model *m1 = NULL, *m2 = NULL;
 		char *t1 = text_of(b1, n1, &m1);
 		assert_non_null(t1);
-		if (nwn_compile(name, (const uint8_t *)t1, strlen(t1), lookup, &lc, &b2, &n2, &err) !=
+		if (nwn_compile(name, (const uint8_t *)t1, strlen(t1), lfs_corpus_supermodel, &lc, &b2, &n2, &err) !=
 		    LFS_OK)
 		{
 			printf("FIXED POINT: %s: its model.mdl does not compile: %s\n", name, err.msg);
@@ -867,9 +826,9 @@ static void test_animverts_edit(void **state)
 		skip();
 	size_t n = 0, bn = 0;
 	uint8_t *src = lfs_read_file_ok(path, &n), *bin = NULL;
-	lookup_ctx lc = { path };
+	lfs_corpus_lookup lc = { path, g_ascii, g_bins };
 	lfs_error err = { 0 };
-	assert_int_equal(nwn_compile("t.mdl", src, n, lookup, &lc, &bin, &bn, &err), LFS_OK);
+	assert_int_equal(nwn_compile("t.mdl", src, n, lfs_corpus_supermodel, &lc, &bin, &bn, &err), LFS_OK);
 	lfs_viewset vs = { 0 };
 	assert_int_equal(lfs_views_build("t.mdl", bin, bn, NULL, &vs, &err), LFS_OK);
 	const lfs_view *v = lfs_viewset_find(&vs, "model.mdl");
@@ -1026,8 +985,8 @@ static void test_messy(void **state)
 		uint8_t *out = NULL;
 		size_t on = 0;
 		lfs_error err = { 0 };
-		lookup_ctx lc = { path };
-		lfs_err e = nwn_compile(names[k], text, n, lookup, &lc, &out, &on, &err);
+		lfs_corpus_lookup lc = { path, g_ascii, g_bins };
+		lfs_err e = nwn_compile(names[k], text, n, lfs_corpus_supermodel, &lc, &out, &on, &err);
 		if (e)
 			printf("%s: %s\n", names[k], err.msg);
 		assert_int_equal(e, LFS_OK);

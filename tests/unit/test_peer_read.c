@@ -154,38 +154,6 @@ static void add_bin(const char *kind, const uint8_t *data, size_t n, const char 
 	g_nb++;
 }
 
-/* Supermodel lookup as test_nwn_compile's: `<name>.mdl` in the compiled
- * file's folder, else a corpus binary, else an ASCII file of that name. */
-static bool base_is(const char *path, const char *name)
-{
-	const char *b = strrchr(path, '/');
-	b = b ? b + 1 : path;
-	size_t n = strlen(name);
-	return strncasecmp(b, name, n) == 0 && strcasecmp(b + n, ".mdl") == 0;
-}
-
-static bool same_dir(const char *a, const char *b)
-{
-	const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
-	return sa && sb && sa - a == sb - b && strncmp(a, b, (size_t)(sa - a)) == 0;
-}
-
-static bool lookup(void *ctx, const char *name, uint8_t **data, size_t *n)
-{
-	const char *path = ctx, *best = NULL;
-	char **order[3] = { g_bins, g_bins, g_ascii };
-	for (int pass = 0; pass < 4 && !best; pass++) {
-		char **list = pass == 0 ? g_ascii : order[pass - 1];
-		for (char **p = list; *p && !best; p++)
-			if (base_is(*p, name) && (pass > 1 || same_dir(*p, path)))
-				best = *p;
-	}
-	if (!best)
-		return false;
-	*data = lfs_read_file(best, n);
-	return *data != NULL;
-}
-
 static const char *rel(const char *abs)
 {
 	const char *t = strstr(abs, "/nwn/tree/");
@@ -203,7 +171,8 @@ static size_t make_compiles(void)
 		uint8_t *out = NULL;
 		size_t on = 0;
 		lfs_error err = { 0 };
-		if (nwn_compile(rel(g_ascii[i]), text, n, lookup, g_ascii[i], &out, &on, &err) ==
+		lfs_corpus_lookup lc = { g_ascii[i], g_ascii, g_bins };
+		if (nwn_compile(rel(g_ascii[i]), text, n, lfs_corpus_supermodel, &lc, &out, &on, &err) ==
 		    LFS_OK) {
 			add_bin("compile", out, on, "compile of %s", rel(g_ascii[i]));
 			ok++;
