@@ -153,7 +153,8 @@ static void ll_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, stru
 	(void)fi;
 	lfs_ll *ll = ll_of(req);
 	lfs_fs_read rd;
-	int r = lfs_fs_read_begin(ll->fs, ino, size, off, &rd);
+	lfs_fs_ctx c = ctx_of(req);
+	int r = lfs_fs_read_begin_ctx(ll->fs, ino, size, off, &c, &rd);
 	if (r) {
 		fuse_reply_err(req, r);
 		return;
@@ -428,7 +429,8 @@ static void ll_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, cons
 static void ll_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t newparent,
 		      const char *newname, unsigned int flags)
 {
-	fuse_reply_err(req, lfs_fs_rename(ll_of(req)->fs, parent, name, newparent, newname, flags));
+	lfs_fs_ctx c = ctx_of(req);
+	fuse_reply_err(req, lfs_fs_rename_ctx(ll_of(req)->fs, parent, name, newparent, newname, flags, &c));
 }
 
 static void ll_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *newname)

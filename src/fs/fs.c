@@ -138,11 +138,7 @@ void lfs_fs_free(lfs_fs *fs)
 	free(fs->pending.v);
 	if (fs->kickfd >= 0)
 		close(fs->kickfd);
-	if (fs->served) {
-		for (size_t i = 0; i < SERVED_SLOTS; i++)
-			free(fs->served[i].key);
-		free(fs->served);
-	}
+	fsi_edit_tables_free(fs);
 	free(fs->slots);
 	free(fs->slot_gen);
 	free(fs->free_ids);
@@ -233,7 +229,25 @@ int lfs_fs_statfs(lfs_fs *fs, struct statvfs *sv)
 	return 0;
 }
 
+_Thread_local pid_t fsi_req_pid;
+
+static int read_begin(lfs_fs *fs, uint64_t ino, size_t size, off_t off, lfs_fs_read *r);
+
 int lfs_fs_read_begin(lfs_fs *fs, uint64_t ino, size_t size, off_t off, lfs_fs_read *r)
+{
+	return lfs_fs_read_begin_ctx(fs, ino, size, off, NULL, r);
+}
+
+int lfs_fs_read_begin_ctx(lfs_fs *fs, uint64_t ino, size_t size, off_t off, const lfs_fs_ctx *ctx,
+			  lfs_fs_read *r)
+{
+	fsi_req_pid = ctx ? ctx->pid : 0;
+	int err = read_begin(fs, ino, size, off, r);
+	fsi_req_pid = 0;
+	return err;
+}
+
+static int read_begin(lfs_fs *fs, uint64_t ino, size_t size, off_t off, lfs_fs_read *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->fd = -1;
@@ -379,12 +393,21 @@ int lfs_fs_rmdir(lfs_fs *fs, uint64_t parent, const char *name)
 int lfs_fs_rename(lfs_fs *fs, uint64_t parent, const char *name, uint64_t newparent,
 		  const char *newname, unsigned flags)
 {
+	return lfs_fs_rename_ctx(fs, parent, name, newparent, newname, flags, NULL);
+}
+
+int lfs_fs_rename_ctx(lfs_fs *fs, uint64_t parent, const char *name, uint64_t newparent,
+		      const char *newname, unsigned flags, const lfs_fs_ctx *ctx)
+{
 	struct nodeinfo p, np;
 	int rp = fsi_node_info(fs, parent, &p), rn = fsi_node_info(fs, newparent, &np);
 	if (rp || rn)
 		return ESTALE;
 	const struct node_ops *ops = fsi_kind_ops(p.kind);
-	return ops->rename ? ops->rename(fs, &p, name, &np, newname, flags) : fsi_rename_elsewhere(&p, &np);
+	fsi_req_pid = ctx ? ctx->pid : 0;
+	int r = ops->rename ? ops->rename(fs, &p, name, &np, newname, flags) : fsi_rename_elsewhere(&p, &np);
+	fsi_req_pid = 0;
+	return r;
 }
 
 int lfs_fs_setattr(lfs_fs *fs, uint64_t ino, const struct stat *attr, int to_set,

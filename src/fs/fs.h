@@ -176,6 +176,14 @@ int lfs_fs_rmdir(lfs_fs *fs, uint64_t parent, const char *name);
 int lfs_fs_rename(lfs_fs *fs, uint64_t parent, const char *name, uint64_t newparent,
 		  const char *newname, unsigned flags);
 
+/**
+ * lfs_fs_rename() on behalf of the caller @p ctx (may be NULL): the thread
+ * group of ctx->pid is the saving process of a rename onto a view, whose
+ * base is what that process read (docs/editing.md "Concurrent saves").
+ */
+int lfs_fs_rename_ctx(lfs_fs *fs, uint64_t parent, const char *name, uint64_t newparent,
+		      const char *newname, unsigned flags, const lfs_fs_ctx *ctx);
+
 /** lfs_fs_setattr() @p to_set bits. */
 enum {
 	LFS_SET_MODE = 1 << 0,
@@ -233,6 +241,14 @@ typedef struct lfs_fs_read {
 
 /** Prepare a READ of up to @p size bytes at @p off. Call lfs_fs_read_end() after replying. */
 int lfs_fs_read_begin(lfs_fs *fs, uint64_t ino, size_t size, off_t off, lfs_fs_read *r);
+
+/**
+ * lfs_fs_read_begin() on behalf of the caller @p ctx (may be NULL): a READ
+ * of a writable view records which version the caller's thread group read,
+ * the base of its next save (docs/editing.md "Concurrent saves").
+ */
+int lfs_fs_read_begin_ctx(lfs_fs *fs, uint64_t ino, size_t size, off_t off, const lfs_fs_ctx *ctx,
+			  lfs_fs_read *r);
 
 /** Release what lfs_fs_read_begin() handed out. */
 void lfs_fs_read_end(lfs_fs *fs, lfs_fs_read *r);

@@ -15,32 +15,158 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "merge.h"
 #include "replace.h"
 #include "source.h"
 
+/* Bound of the edit distance (lines, per side) a merge searches (merge.h max_d). */
+#define MERGE_MAX_D 4096
+/* Conflicts listed one per line in a refusal; the rest are counted. */
+#define MERGE_LISTED 6
+
 /*
  * After a save of @p vpath: build the views of the new file now (the next
- * access is instant) and take the new text of @p vpath as what its editor
- * is based on (the editor holds the text it wrote, which now is the model):
- * a second save from the same editor is not "stale". Unlocked.
+ * access is instant), take the new generated text as the version served
+ * (the kernel's caches are invalidated), and record for the saving process
+ * @p t->saver that it holds the text it saved (@p t), which stands for that
+ * generated version: its next save is based on it, and merges with what
+ * others save meanwhile (docs/editing.md "Concurrent saves"). Unlocked.
  */
-static void served_after_commit(lfs_fs *fs, const char *rel, const char *vpath, const struct stat *st)
+static void served_after_commit(lfs_fs *fs, const char *rel, const char *vpath, const struct stat *st,
+				const struct ctext *t)
 {
 	lfs_centry *ce = fsi_entry_for(fs, rel, st);
 	if (!ce)
 		return;
 	const lfs_view *v = ce->kind == LFS_SOURCE_MODEL ? lfs_viewset_find(&ce->vs, vpath) : NULL;
 	uint64_t h = v ? fsi_text_hash(v->data, v->size) : 0;
+	uint64_t mine = t ? fsi_text_hash(t->data, t->n) : 0;
 	fs_lock(fs);
-	if (v)
+	if (v) {
 		fsi_served_set(fs, rel, vpath, h, &ce->key);
+		fsi_vtext_put(fs, h, v->data, v->size);
+		if (t && t->saver) {
+			fsi_vtext_put(fs, mine, t->data, t->n);
+			fsi_rdrec_set(fs, t->saver, rel, vpath, mine, h);
+		}
+	}
 	lfs_cache_release(&fs->cache, ce);
 	fs_unlock(fs);
+}
+
+/*
+ * Append printf-style text to the message @p msg (@p msgsz bytes; cut at
+ * the end of the buffer).
+ */
+static void msg_add(char *msg, size_t msgsz, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void msg_add(char *msg, size_t msgsz, const char *fmt, ...)
+{
+	size_t l = strlen(msg);
+	if (l + 1 >= msgsz)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg + l, msgsz - l, fmt, ap);
+	va_end(ap);
+}
+
+/* "lines A-B" / "line A" of a range of @p count lines from @p first, into @p buf. */
+static const char *lines_of(char *buf, size_t bufsz, size_t first, size_t count)
+{
+	if (count <= 1)
+		snprintf(buf, bufsz, "line %zu", first);
+	else
+		snprintf(buf, bufsz, "lines %zu-%zu", first, first + count - 1);
+	return buf;
+}
+
+/*
+ * The save @p t of view @p vpath is based on a version that is not the
+ * current text @p cur (@p curn bytes): merge its changes onto the current
+ * text (merge.h). 0 with *out a malloc'd merged text (and a note in @p msg),
+ * EINVAL (conflicts, or the base text is no longer kept: @p msg says which
+ * lines), ENOMEM. Unlocked (takes fs->mu to copy the base text).
+ */
+static int merge_onto(lfs_fs *fs, const char *rel, const char *vpath, const struct ctext *t,
+		      const char *cur, size_t curn, struct ctext *out, char *msg, size_t msgsz)
+{
+	if (fsi_text_hash(t->data, t->n) == t->base_hash) {
+		/* The writer changed nothing (an editor putting its copy back): the current text. */
+		*out = *t;
+		out->data = malloc(curn ? curn : 1);
+		if (!out->data)
+			return ENOMEM;
+		memcpy(out->data, cur, curn);
+		out->n = curn;
+		return 0;
+	}
+	char *base = NULL;
+	size_t bn = 0;
+	fs_lock(fs);
+	int r = fsi_vtext_copy(fs, t->base_hash, &base, &bn);
+	fs_unlock(fs);
+	if (r == ENOENT) {
+		snprintf(msg, msgsz,
+			 "%s: error: not saved: %s changed in SOURCE after this view was read, and the text "
+			 "read then is no longer kept (the mount keeps the last %zu MiB of texts), so the "
+			 "changes cannot be merged; read the view again and redo the edit\n",
+			 vpath, rel, (size_t)(VTEXT_MAX_BYTES >> 20));
+		return EINVAL;
+	}
+	if (r) {
+		snprintf(msg, msgsz, "%s: error: not saved: out of memory\n", vpath);
+		return r;
+	}
+	lfs_merge_result m;
+	r = lfs_merge3(base, bn, t->data, t->n, cur, curn, MERGE_MAX_D, &m);
+	free(base);
+	if (r) {
+		snprintf(msg, msgsz, "%s: error: not saved: out of memory\n", vpath);
+		return r;
+	}
+	if (m.nconflicts) {
+		msg[0] = '\0';
+		char a[64], b[96], lb[48];
+		for (size_t i = 0; i < m.nconflicts && i < MERGE_LISTED; i++) {
+			const lfs_merge_conflict *c = &m.conflicts[i];
+			if (c->mine_count)
+				lines_of(a, sizeof(a), c->mine_first, c->mine_count);
+			else
+				snprintf(a, sizeof(a), "the lines you deleted before line %zu", c->mine_first);
+			if (c->theirs_count)
+				snprintf(b, sizeof(b), "%s of the current text",
+					 lines_of(lb, sizeof(lb), c->theirs_first, c->theirs_count));
+			else
+				snprintf(b, sizeof(b), "deleted in the current text");
+			msg_add(msg, msgsz,
+				"%s:%zu:1: error: conflicts with a change saved since you read this file "
+				"(%s; %s)\n", vpath, c->mine_first, a, b);
+		}
+		if (m.nconflicts > MERGE_LISTED)
+			msg_add(msg, msgsz, "%s: error: ... and %zu more conflicting places\n", vpath,
+				m.nconflicts - MERGE_LISTED);
+		msg_add(msg, msgsz,
+			"%s: note: %s changed in SOURCE after this view was read and the changes overlap; "
+			"read the view again (it shows the current text) and redo the edit\n",
+			vpath, rel);
+		lfs_merge_result_free(&m);
+		return EINVAL;
+	}
+	*out = *t;
+	out->data = m.text; /* malloc'd: freed by the caller */
+	out->n = m.len;
+	m.text = NULL;
+	lfs_merge_result_free(&m);
+	snprintf(msg, msgsz,
+		 "%s: note: merged with changes saved since this file was read (by another program or "
+		 "view); read %s again to see the merged text\n", vpath, vpath);
+	return 0;
 }
 
 /*
@@ -103,25 +229,43 @@ static int do_commit(lfs_fs *fs, struct node *model, const char *rel, const char
 			 rel, strerror(r));
 		return r;
 	}
+	/* The text the format applies: @p t, or @p t merged onto the current text. */
+	struct ctext merged = { 0 };
+	const struct ctext *use = t;
+	char note[512];
+	note[0] = '\0';
 	if (t->base_valid) {
-		/* Refuse a text based on a generated text that is no longer current. */
+		/* A text based on a version that is no longer current: merge its
+		 * changes onto the current text, or refuse (docs/editing.md). */
 		lfs_centry *ce = fsi_entry_for(fs, rel, &st);
 		bool decodes = ce && ce->kind == LFS_SOURCE_MODEL;
 		const lfs_view *v = decodes ? lfs_viewset_find(&ce->vs, vpath) : NULL;
-		bool same = v && fsi_text_hash(v->data, v->size) == t->base_hash;
+		uint64_t cur = v ? fsi_text_hash(v->data, v->size) : 0;
+		uint64_t bgen = t->base_gen ? t->base_gen : t->base_hash;
+		r = 0;
+		if (!v) {
+			snprintf(msg, msgsz,
+				 "%s: error: not saved: %s changed in SOURCE after this view was read%s; "
+				 "read the view again and redo the edit\n",
+				 vpath, rel, !decodes ? " (it no longer decodes)" : " (this view no longer exists)");
+			r = EINVAL;
+		} else if (cur != bgen && cur != fsi_text_hash(t->data, t->n)) {
+			r = merge_onto(fs, rel, vpath, t, v->data, v->size, &merged, note, sizeof(note));
+			if (!r)
+				use = &merged;
+			else
+				snprintf(msg, msgsz, "%s", note);
+			if (r)
+				note[0] = '\0';
+		}
 		if (ce) {
 			fs_lock(fs);
 			lfs_cache_release(&fs->cache, ce);
 			fs_unlock(fs);
 		}
-		if (!same) {
-			snprintf(msg, msgsz,
-				 "%s: error: not saved: %s changed in SOURCE after this view was read%s; "
-				 "read the view again and redo the edit\n",
-				 vpath, rel, !decodes ? " (it no longer decodes)" :
-				 !v ? " (this view no longer exists)" : " (this view's text is different now)");
+		if (r) {
 			free(orig);
-			return EINVAL;
+			return r;
 		}
 	}
 	lfs_error err;
@@ -129,13 +273,17 @@ static int do_commit(lfs_fs *fs, struct node *model, const char *rel, const char
 	uint8_t *out = NULL;
 	size_t outn = 0;
 	lfs_warnings warn = { 0 };
-	lfs_err e = commit_apply(fs, rel, &st, orig, n, vpath, t, &warn, &out, &outn, &err);
+	lfs_err e = commit_apply(fs, rel, &st, orig, n, vpath, use, &warn, &out, &outn, &err);
+	free(merged.data);
 	if (e != LFS_OK) {
 		free(orig);
 		free(out);
 		switch (e) {
 		case LFS_ERR_PARSE:
 			snprintf(msg, msgsz, "%s\n", err.msg);
+			if (note[0])
+				msg_add(msg, msgsz, "%s: note: this is the text merged with changes saved "
+					"since this file was read (its line numbers)\n", vpath);
 			return EINVAL;
 		case LFS_ERR_NOMEM:
 			snprintf(msg, msgsz, "%s: error: not saved: out of memory\n", vpath);
@@ -153,19 +301,20 @@ static int do_commit(lfs_fs *fs, struct node *model, const char *rel, const char
 	}
 	if (warn.len) /* a save that lands with warnings: commit_done/commit_log show them */
 		snprintf(msg, msgsz, "%.*s", (int)warn.len, warn.text);
+	msg_add(msg, msgsz, "%s", note);
 	if (outn == n && (n == 0 || memcmp(out, orig, n) == 0)) {
 		/* Same model: SOURCE keeps its bytes and its mtime. */
 		*noop = true;
 		free(orig);
 		free(out);
-		served_after_commit(fs, rel, vpath, &st);
+		served_after_commit(fs, rel, vpath, &st, t);
 		return 0;
 	}
 	struct stat nst;
-	int kept = 1;
+	int kept = 1, dsync = 0;
 	char what[PATH_MAX + 64];
 	what[0] = '\0';
-	r = lfs_replace_file(fs->rootfd, rel, out, outn, &st, &nst, &kept, what, sizeof(what));
+	r = lfs_replace_file_ex(fs->rootfd, rel, out, outn, &st, &nst, &kept, &dsync, what, sizeof(what));
 	free(orig);
 	free(out);
 	if (r) {
@@ -173,6 +322,9 @@ static int do_commit(lfs_fs *fs, struct node *model, const char *rel, const char
 			 "is unchanged\n", vpath, rel, what, strerror(r));
 		return r;
 	}
+	if (dsync) /* the new file is in place: the save succeeds, with this warning */
+		msg_add(msg, msgsz, "%s: warning: saved, but not confirmed durable: fsync of the folder "
+			"failed: %s (errno %d)\n", vpath, strerror(dsync), dsync);
 	if (!kept)
 		fsi_log(fs, LFS_LOG_WARNING, "%s: saved, but the new file belongs to the daemon's user "
 		       "(cannot give it back to %u:%u)", rel, (unsigned)st.st_uid, (unsigned)st.st_gid);
@@ -182,7 +334,7 @@ static int do_commit(lfs_fs *fs, struct node *model, const char *rel, const char
 	model->src_ino = (uint64_t)nst.st_ino;
 	model->self_commit = fs->ifd >= 0;
 	fs_unlock(fs);
-	served_after_commit(fs, rel, vpath, &nst);
+	served_after_commit(fs, rel, vpath, &nst, t);
 	return 0;
 }
 
@@ -277,7 +429,7 @@ static int ctext_copy(struct ctext *t, const lfs_membuf *b)
 /* The outcome of one commit attempt besides its errno. */
 struct commit_out {
 	bool noop;      /* the text encoded to the bytes already in SOURCE */
-	char msg[1024]; /* gcc-style lines of a refusal */
+	char msg[2048]; /* gcc-style lines of a refusal */
 };
 
 /*
@@ -354,7 +506,9 @@ int fsi_commit_overlay(lfs_fs *fs, struct node *nd, bool fsync, pid_t closer)
 		if (!r) {
 			t.base_valid = o->base_valid;
 			t.base_hash = o->base_hash;
+			t.base_gen = o->base_gen;
 			t.gen = o->gen;
+			t.saver = closer ? closer : o->writer;
 		}
 	}
 	fs_unlock(fs);
@@ -376,6 +530,7 @@ int fsi_rename_commit(lfs_fs *fs, struct mstate *ms, struct mloc *a, struct mloc
 {
 	if (!b->vwritable)
 		return EROFS;
+	pid_t saver = fsi_tgid_cached(fs, fsi_req_pid);
 	int r = 0;
 	struct commit_out out;
 	pthread_mutex_lock(&ms->commit_mu);
@@ -390,14 +545,24 @@ int fsi_rename_commit(lfs_fs *fs, struct mstate *ms, struct mloc *a, struct mloc
 	else if (!rel || ctext_copy(&t, &sa->obj->data) != 0)
 		r = ENOMEM;
 	if (!r) {
+		/* Base: the scratch file's (a copy of a view), else what the renaming
+		 * process read of the view (sed -i, os.replace: the scratch file
+		 * was written from it), else what an editor that moved the view
+		 * away read, else the version it could have read (fsi_base_hist). */
 		struct sobj *o = sa->obj;
+		t.saver = saver;
 		if (o->base_valid) {
 			t.base_valid = true;
 			t.base_hash = o->base_hash;
-		} else if (fsi_served_get(fs, a->model->rel, b->vpath, &t.base_hash)) {
+			t.base_gen = o->base_gen;
+		} else if (fsi_rdrec_get(fs, saver, a->model->rel, b->vpath, &t.base_hash, &t.base_gen)) {
 			t.base_valid = true;
+		} else if (fsi_pbase_peek(ms, b->vpath, &t.base_hash)) {
+			t.base_valid = true;
+			t.base_gen = t.base_hash;
 		} else {
-			t.base_valid = fsi_pbase_peek(ms, b->vpath, &t.base_hash);
+			t.base_valid = fsi_base_hist(fs, a->model->rel, b->vpath, saver, &t.base_hash,
+						    &t.base_gen);
 		}
 	}
 	fs_unlock(fs);

@@ -100,6 +100,7 @@ struct sobj {
 	uint64_t sino;
 	bool base_valid; /* the text came from a view whose generated text hashed base_hash */
 	uint64_t base_hash;
+	uint64_t base_gen; /* generated version base_hash stands for (0: base_hash itself) */
 };
 
 struct sname {
@@ -114,8 +115,10 @@ struct overlay {
 	lfs_membuf text;
 	bool written;    /* WRITE since the last commit attempt: FLUSH commits */
 	bool modified;   /* WRITE or truncate since then: FSYNC commits */
-	bool base_valid; /* generated text the edit started from (hash) */
+	bool base_valid; /* text the edit started from (hash, its text in the vtext store) */
 	uint64_t base_hash;
+	uint64_t base_gen; /* generated version that base stands for (docs/editing.md) */
+	bool base_by_writer; /* base chosen for the writing process (first WRITE) */
 	uint64_t gen;    /* bumped on every change */
 	pid_t writer;    /* thread group of the last WRITE (0 = unknown) */
 	struct timespec mtime;
@@ -146,17 +149,53 @@ struct merr {
 };
 
 /*
- * The generated text last served by READ for (model path, view path): the
- * base of the next edit of that view (stale-save check). A direct-mapped
- * table: a collision forgets an entry, and a forgotten base only means the
- * check is skipped for that save.
+ * The generated text last served by READ for (model path, view path), and
+ * the versions served before it (history, oldest first, with the time each
+ * was first served): the base of a writer the mount has no read record for
+ * is the version the kernel's page cache held when that process started
+ * (docs/editing.md "Concurrent saves"). A direct-mapped table: a collision
+ * forgets an entry (the view is then "never read").
  */
-#define SERVED_SLOTS 4096
+#define SERVED_SLOTS 16384
+#define SERVED_HIST 6
 struct served {
 	char *key;      /* "<model rel>\x01<view path>" */
 	uint64_t hash;  /* of the text */
 	uint64_t dev, ino; /* source version it was generated from */
 	int64_t size, mtime;
+	uint64_t hist[SERVED_HIST];      /* hashes, oldest first; hist[nhist-1] == hash */
+	uint64_t hist_tick[SERVED_HIST]; /* first served, clock ticks since boot (as /proc/PID/stat) */
+	unsigned nhist;
+	bool hist_lost;  /* older versions were dropped from hist */
+};
+
+/*
+ * What one process (thread group) last read of (model path, view path), or
+ * saved there: base = the text it holds (hash; the text in the vtext
+ * store), gen = the generated version that text stands for (equal after a
+ * read; after a save, the text generated from the saved bytes). A
+ * direct-mapped table keyed by "<tgid>\x01<model rel>\x01<view path>".
+ */
+#define RDREC_SLOTS 8192
+struct rdrec {
+	char *key;
+	uint64_t base, gen;
+};
+
+/*
+ * Texts of recent versions of views (and of saved texts), by hash: the base
+ * texts of three-way merges. Least recently used dropped first beyond
+ * VTEXT_MAX_BYTES (or the edit bound, if lower) or VTEXT_MAX_COUNT texts.
+ */
+#define VTEXT_BUCKETS 4096
+#define VTEXT_MAX_BYTES ((size_t)64 << 20)
+#define VTEXT_MAX_COUNT 4096
+struct vtext {
+	uint64_t hash;
+	char *data;
+	size_t n;
+	struct vtext *hnext;       /* bucket chain */
+	struct vtext *prev, *next; /* LRU list, most recent first */
 };
 
 /* Editing state of one model file; kept until the fs is freed. */
@@ -239,6 +278,11 @@ struct lfs_fs {
 	uint64_t commits, commit_noops, commit_refused;
 	struct inval_list pending; /* notifications queued by requests, sent by the thread */
 	struct served *served;     /* SERVED_SLOTS entries, allocated on first use */
+	struct rdrec *rdrecs;      /* RDREC_SLOTS entries, allocated on first use */
+	struct vtext **vt_buckets; /* VTEXT_BUCKETS chains, allocated on first use */
+	struct vtext *vt_head, *vt_tail;
+	size_t vt_bytes, vt_count;
+	struct { pid_t tid, tgid; int64_t when; } tgcache[64]; /* tid -> tgid, seconds (monotonic) */
 
 	/* watcher / notification thread */
 	int ifd, stopfd, kickfd;
@@ -282,8 +326,10 @@ struct ctext {
 	char *data;
 	size_t n;
 	bool base_valid;
-	uint64_t base_hash;
+	uint64_t base_hash; /* the text the writer started from (vtext store) */
+	uint64_t base_gen;  /* the generated version it stands for */
 	uint64_t gen;
+	pid_t saver;        /* thread group saving (0 = unknown): its record after the save */
 };
 
 /* lfs_fs_read.hold_kind */
@@ -387,6 +433,13 @@ static inline void fs_unlock(lfs_fs *fs)
 
 void fsi_log(lfs_fs *fs, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/*
+ * Thread id of the FUSE request being served by this thread, for the parts
+ * whose node_ops member has no ctx (READ, RENAME): set by
+ * lfs_fs_read_begin_ctx() and lfs_fs_rename_ctx() for the call (0 = unknown).
+ */
+extern _Thread_local pid_t fsi_req_pid;
+
 /* BEGIN PROTOTYPES: functions the parts share, by defining file (contracts at the definitions) */
 /* fs_nodes.c */
 int64_t fsi_ts_ns(const struct timespec *t);
@@ -475,6 +528,18 @@ int fsi_view_change(lfs_fs *fs, struct node *nd, const char *buf, size_t size, u
 struct sobj *fsi_sobj_with(lfs_fs *fs, mode_t mode, uid_t uid, gid_t gid, const char *data, size_t n,
 		       int *err);
 void fsi_sobj_discard(lfs_fs *fs, struct sobj *o);
+pid_t fsi_tgid_cached(lfs_fs *fs, pid_t tid);
+void fsi_vtext_put(lfs_fs *fs, uint64_t hash, const char *data, size_t n);
+int fsi_vtext_copy(lfs_fs *fs, uint64_t hash, char **out, size_t *n);
+void fsi_rdrec_set(lfs_fs *fs, pid_t tgid, const char *rel, const char *vpath, uint64_t base,
+	       uint64_t gen);
+bool fsi_rdrec_get(lfs_fs *fs, pid_t tgid, const char *rel, const char *vpath, uint64_t *base,
+	       uint64_t *gen);
+void fsi_view_served(lfs_fs *fs, const char *rel, const char *vpath, const lfs_view *v,
+		 const lfs_cache_key *k, pid_t tid);
+bool fsi_base_hist(lfs_fs *fs, const char *rel, const char *vpath, pid_t tgid, uint64_t *base,
+	       uint64_t *gen);
+void fsi_edit_tables_free(lfs_fs *fs);
 
 /* fs_scratch.c */
 struct node *fsi_scratch_node(lfs_fs *fs, struct node *p, const char *name, struct sname *sn, int *err);

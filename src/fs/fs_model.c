@@ -452,18 +452,11 @@ static int vfile_read(lfs_fs *fs, const struct nodeinfo *ni, size_t size, off_t 
 		fsi_srcinfo_release(fs, &si);
 		return err;
 	}
-	/* Remember which generated text was served (stale-save check). Only
-	 * for views that can be saved: nothing to remember otherwise. */
-	const lfs_cache_key *k = &si.ce->key;
-	bool track = v && v->writable;
-	bool known = !track || fsi_served_known(fs, ni->model->rel, ni->node->rel, k);
 	fs_unlock(fs);
-	if (!known) {
-		uint64_t h = fsi_text_hash(v->data, v->size);
-		fs_lock(fs);
-		fsi_served_set(fs, ni->model->rel, ni->node->rel, h, k);
-		fs_unlock(fs);
-	}
+	/* Remember which generated text was served, and to which process (the
+	 * base of its next save). Only for views that can be saved. */
+	if (v->writable)
+		fsi_view_served(fs, ni->model->rel, ni->node->rel, v, &si.ce->key, fsi_req_pid);
 	if ((uint64_t)off < v->size) {
 		r->data = v->data + off;
 		r->len = v->size - (size_t)off < size ? v->size - (size_t)off : size;

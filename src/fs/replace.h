@@ -26,11 +26,28 @@
  * @param newst  out: stat of the new file (after the rename)
  * @param what   out (may be NULL, @p whatsz bytes): the failed step, e.g.
  *               "write .x.nod.legacyfs-12-1"
- * @return 0 or the errno of the failed step (ENOSPC, EIO, EACCES, EDQUOT ...)
+ * @return 0 or the errno of the failed step (ENOSPC, EIO, EACCES, EDQUOT ...);
+ *         also the errno of the folder fsync after the rename, although the
+ *         new file is then in place (lfs_replace_file_ex() tells them apart)
  */
 int lfs_replace_file(int rootfd, const char *rel, const uint8_t *data, size_t n,
 		     const struct stat *orig, struct stat *newst, int *owner_kept,
 		     char *what, size_t whatsz);
+
+/**
+ * lfs_replace_file(), with the folder fsync after the rename reported apart:
+ * returns 0 once the new file is in place (renamed over @p rel), and
+ * *@p dirsync_err is then 0 or the errno of fsync(2) of the folder (the new
+ * name may not survive a crash: "saved, but not confirmed durable"); the
+ * step text in @p what says so. A non-zero return means @p rel is untouched.
+ *
+ * Test hook: the environment variable LFS_TEST_FAIL_DIRSYNC=<errno> (a
+ * positive number) makes the folder fsync fail with that errno
+ * (tests/integration/edit_merge_fsync.sh); nothing else reads it.
+ */
+int lfs_replace_file_ex(int rootfd, const char *rel, const uint8_t *data, size_t n,
+			const struct stat *orig, struct stat *newst, int *owner_kept, int *dirsync_err,
+			char *what, size_t whatsz);
 
 /**
  * Read file @p rel (relative to @p rootfd, final component O_NOFOLLOW) whole:

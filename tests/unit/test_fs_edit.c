@@ -533,8 +533,9 @@ static void test_stale(void **state)
 	assert_int_equal(fclose(f), 0);
 	size_t sn;
 	uint8_t *saved = src_bytes(NAD, &sn, NULL);
-	/* the editor saves its (old-based) text: refused, the outside change kept */
-	char *edited = subst(text, tn, "\n    0 0.0125 ", 3, "0.75", &en);
+	/* the editor saves its (old-based) text changing the same line:
+	 * refused (a conflict), the outside change kept */
+	char *edited = subst(text, tn, "\n    0 0.0125 ", 1, "0.75", &en);
 	assert_int_equal(save_inplace(fs, v, edited, en, false), EINVAL);
 	size_t n1;
 	uint8_t *now = src_bytes(NAD, &n1, NULL);
@@ -544,6 +545,25 @@ static void test_stale(void **state)
 	size_t mn;
 	char *msgs = read_ino(fs, e, &mn);
 	assert_non_null(memmem(msgs, mn, "changed in SOURCE", 17));
+	assert_non_null(memmem(msgs, mn, "error: conflicts with a change saved since you read this file", 61));
+	free(msgs);
+	/* the same editor (same old base) saves a change of another line: it is
+	 * merged onto the outside change (docs/editing.md "Concurrent saves") */
+	free(edited);
+	edited = subst(text, tn, "\n    0 0.0125 ", 3, "0.75", &en);
+	size_t bn;
+	char *both = subst(otext, on, "\n    0 0.0125 ", 3, "0.75", &bn);
+	uint8_t *merged = expect_apply(NAD, now, n1, "anim.txt", both, bn, &xn, &err);
+	assert_non_null(merged);
+	assert_int_equal(save_inplace(fs, v, edited, en, false), 0);
+	free(now);
+	now = src_bytes(NAD, &n1, NULL);
+	assert_int_equal(n1, xn);
+	assert_memory_equal(now, merged, xn);
+	free(merged);
+	free(both);
+	msgs = read_ino(fs, e, &mn);
+	assert_non_null(memmem(msgs, mn, "note: merged with changes saved", 31));
 	/* after reading the view again, the save works */
 	free(text);
 	text = read_ino(fs, v, &tn);
