@@ -5,7 +5,8 @@
 #    watcher invalidates the kernel's caches), and a save through the mount
 #    afterwards applies to the NEW model (its value lands, the outside
 #    change stays);
-#  - stale saves are refused with EINVAL (docs/editing.md "stale saves"):
+#  - stale saves that change the value the outside change changed conflict
+#    and are refused with EINVAL (docs/editing.md "Concurrent saves"):
 #    the view was read, SOURCE changed, then the old text with an edit is
 #    saved (cp); and a save whose write straddles the outside change (first
 #    half written, SOURCE replaced, rest written, close). SOURCE keeps the
@@ -108,8 +109,10 @@ for tg in "${targets[@]}"; do
 		else
 			# the text was well-formed: a syntax message would mislead the user
 			# (e.g. the half written before the refusal parsed at close)
-			if grep -q -E "^$view:[0-9]+:[0-9]+: " "$MNT/$model/$EDIT_MSGFILE" 2>/dev/null; then
-				lfs_fail "$what: $EDIT_MSGFILE blames the syntax of a well-formed text: $(grep -m1 -E "^$view:[0-9]+:[0-9]+: " "$MNT/$model/$EDIT_MSGFILE")"
+			# (a conflict with the outside change is named by line: not syntax)
+			if grep -v 'conflicts with a change saved since you read this file' "$MNT/$model/$EDIT_MSGFILE" 2>/dev/null |
+				grep -q -E "^$view:[0-9]+:[0-9]+: "; then
+				lfs_fail "$what: $EDIT_MSGFILE blames the syntax of a well-formed text: $(grep -v 'conflicts with a change' "$MNT/$model/$EDIT_MSGFILE" | grep -m1 -E "^$view:[0-9]+:[0-9]+: ")"
 			fi
 			lfs_log "   $EDIT_MSGFILE: $(grep "^$view:" "$MNT/$model/$EDIT_MSGFILE" 2>/dev/null | tr '\n' '|')"
 		fi

@@ -124,15 +124,15 @@ else
 fi
 
 # 5./6. outside change + stale save. The "editor" reads the view; another
-# program rewrites the model; the editor saves a text based on what it read:
-# refused. (The check is per view: any read of the new text through the
-# mount makes it the base, so nothing reads the view in between.)
+# program rewrites the model; the editor saves a text based on what it read,
+# changing the same line: refused (a conflict; a change of another line
+# would be merged: docs/editing.md "Concurrent saves", edit_merge.sh).
 cat "$MNT/$NOD/model.txt" >"$WORK/read.txt"
 awk 'BEGIN{n=0} /^  resttranslate /{n++; if (n==4) {$2="0.125"; print "  " $0; next}} {print}' "$WORK/cur.txt" >"$WORK/out.txt"
 "$CONVERT" apply "$SRC/$NOD" model.txt "$WORK/out.txt" -o "$SRC/$NOD"
 "$CONVERT" cat "$SRC/$NOD" model.txt >"$WORK/gen2.txt"
 sleep 0.5
-awk 'BEGIN{n=0} /^  resttranslate /{n++; if (n==5) {$2="0.375"; print "  " $0; next}} {print}' "$WORK/read.txt" >"$WORK/stale.txt"
+awk 'BEGIN{n=0} /^  resttranslate /{n++; if (n==4) {$2="0.375"; print "  " $0; next}} {print}' "$WORK/read.txt" >"$WORK/stale.txt"
 cp "$SRC/$NOD" "$WORK/before.bin"
 if py_write "$MNT/$NOD/model.txt" "$WORK/stale.txt" 2>"$WORK/py.err"; then
 	lfs_fail "stale save accepted"
