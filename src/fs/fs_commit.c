@@ -34,12 +34,14 @@
  * After a save of @p vpath: build the views of the new file now (the next
  * access is instant), take the new generated text as the version served
  * (the kernel's caches are invalidated), and record for the saving process
- * @p t->saver that it holds the text it saved (@p t), which stands for that
- * generated version: its next save is based on it, and merges with what
- * others save meanwhile (docs/editing.md "Concurrent saves"). Unlocked.
+ * @p t->saver that it holds the text it saved (@p t): its next save is
+ * based on it, and merges with what others save meanwhile (docs/editing.md
+ * "Concurrent saves"). That text stands for the new generated version
+ * unless it was @p merged with other changes (then the writer's buffer
+ * lacks them, and its next save must merge again). Unlocked.
  */
 static void served_after_commit(lfs_fs *fs, const char *rel, const char *vpath, const struct stat *st,
-				const struct ctext *t)
+				const struct ctext *t, bool merged)
 {
 	lfs_centry *ce = fsi_entry_for(fs, rel, st);
 	if (!ce)
@@ -53,7 +55,7 @@ static void served_after_commit(lfs_fs *fs, const char *rel, const char *vpath, 
 		fsi_vtext_put(fs, h, v->data, v->size);
 		if (t && t->saver) {
 			fsi_vtext_put(fs, mine, t->data, t->n);
-			fsi_rdrec_set(fs, t->saver, rel, vpath, mine, h);
+			fsi_rdrec_set(fs, t->saver, rel, vpath, mine, merged ? mine : h);
 		}
 	}
 	lfs_cache_release(&fs->cache, ce);
@@ -307,7 +309,7 @@ static int do_commit(lfs_fs *fs, struct node *model, const char *rel, const char
 		*noop = true;
 		free(orig);
 		free(out);
-		served_after_commit(fs, rel, vpath, &st, t);
+		served_after_commit(fs, rel, vpath, &st, t, use != t);
 		return 0;
 	}
 	struct stat nst;
@@ -334,7 +336,7 @@ static int do_commit(lfs_fs *fs, struct node *model, const char *rel, const char
 	model->src_ino = (uint64_t)nst.st_ino;
 	model->self_commit = fs->ifd >= 0;
 	fs_unlock(fs);
-	served_after_commit(fs, rel, vpath, &nst, t);
+	served_after_commit(fs, rel, vpath, &nst, t, use != t);
 	return 0;
 }
 

@@ -27,41 +27,48 @@ mesh=$(edit_first_view "$M" 'meshes/*.obj')
 vt="$MNT/$M/model.txt"
 vm="$MNT/$M/$mesh"
 
-# holder FILE REGEX REPL MODE: a process that reads FILE, says so (ready),
-# waits for "go", then saves FILE with the first match of REGEX (a Python
-# re, multiline) replaced: MODE inplace (open "w", write, close) or replace
-# (temporary file in the folder + os.replace). Prints the error and exits 3
-# when the save is refused.
+# holder FILE REGEX REPL MODE [REGEX2 REPL2]: a process that reads FILE,
+# says so (ready), waits for "go", then saves FILE with the first match of
+# REGEX (a Python re, multiline) replaced: MODE inplace (open "w", write,
+# close) or replace (temporary file in the folder + os.replace). Prints the
+# error and exits 3 when the save is refused. With REGEX2, it then edits its
+# own text again (without reading the file) and saves a second time.
 holder() {
 	rm -f "$WORK/ready" "$WORK/go"
 	python3 - "$@" "$WORK/ready" "$WORK/go" <<'PY' >"$WORK/holder.out" 2>&1 &
 import os, re, sys, tempfile, time
-path, pat, rep, mode, ready, go = sys.argv[1:7]
+args = sys.argv[1:]
+path, pat, rep, mode = args[:4]
+edits = [(pat, rep)]
+if len(args) == 8:
+    edits.append((args[4], args[5]))
+ready, go = args[-2:]
 with open(path) as f:
     text = f.read()
 open(ready, "w").close()
 while not os.path.exists(go):
     time.sleep(0.02)
-new, n = re.subn(pat, rep, text, count=1, flags=re.M)
-if n != 1:
-    print("no match for " + pat)
-    sys.exit(2)
-try:
-    if mode == "inplace":
-        with open(path, "w") as f:
-            f.write(new)
-    else:
-        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path))
-        with os.fdopen(fd, "w") as f:
-            f.write(new)
-        try:
-            os.replace(tmp, path)
-        except OSError:
-            os.unlink(tmp)
-            raise
-except OSError as e:
-    print(e.strerror)
-    sys.exit(3)
+for pat, rep in edits:
+    text, n = re.subn(pat, rep, text, count=1, flags=re.M)
+    if n != 1:
+        print("no match for " + pat)
+        sys.exit(2)
+    try:
+        if mode == "inplace":
+            with open(path, "w") as f:
+                f.write(text)
+        else:
+            fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path))
+            with os.fdopen(fd, "w") as f:
+                f.write(text)
+            try:
+                os.replace(tmp, path)
+            except OSError:
+                os.unlink(tmp)
+                raise
+    except OSError as e:
+        print(e.strerror)
+        sys.exit(3)
 PY
 	HOLDER=$!
 	lfs_wait_for "holder read $1" test -e "$WORK/ready"
@@ -110,6 +117,21 @@ else
 		lfs_fail "$what: no merge note in errors.txt"
 fi
 edit_check_views "$M" "after the merged save"
+
+# ---- 1b. the editor's second save, from its own buffer (which lacks the
+# mesh edit merged into its first save): merged again, the mesh edit stays
+holder "$vt" '^(  resttranslate )\S+' '\g<1>0.625' inplace '^(  resttranslate \S+ )\S+' '\g<1>0.375'
+sed -i '0,/^v /s/^v [^ ]*/v 1.75/' "$vm" || lfs_fail "sed -i of $mesh"
+go
+rc=0
+wait "$HOLDER" || rc=$?
+what="an editor's second save after a merged first save"
+rt=$(field model.txt '^  resttranslate ' 2) ry=$(field model.txt '^  resttranslate ' 3) vx=$(field "$mesh" '^v ' 2)
+if [ "$rc" = 0 ] && [ "$rt" = 0.625 ] && [ "$ry" = 0.375 ] && [ "$vx" = 1.75 ]; then
+	lfs_ok "$what: all three edits in SOURCE"
+else
+	lfs_fail "$what: rc $rc ($(cat "$WORK/holder.out")), resttranslate '$rt $ry' (want 0.625 0.375), v '$vx' (want 1.75)"
+fi
 
 # ---- 2. overlapping edits of one line of model.txt
 holder "$vt" '^(  resttranslate )\S+' '\g<1>0.75' inplace
