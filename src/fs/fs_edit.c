@@ -1,8 +1,9 @@
 /**
  * @file fs_edit.c
  * Editing state of model folders (docs/editing.md), per model file and view
- * path: overlays (the text of views being written), bases of edits and the
- * texts last served (stale-save checks), deleted views within their grace
+ * path: overlays (the text of views being written), bases of edits (what
+ * each process read of each view, the versions served, the texts kept for
+ * three-way merges: docs/editing.md "Concurrent saves"), deleted views within their grace
  * time, messages of refused saves (errors.txt), and the scratch objects
  * (in-memory files and symlinks of editors' swap, backup and temp files)
  * with the operations of scratch nodes and of errors.txt. The bound of
