@@ -25,8 +25,12 @@
 #include "replace.h"
 #include "source.h"
 
-/* Bound of the edit distance (lines, per side) a merge searches (merge.h max_d). */
-#define MERGE_MAX_D 4096
+/*
+ * Bound of the edit distance (lines, per side) a merge searches (merge.h
+ * max_d): the search keeps (D+1)^2 positions, 8 MB at 1000. Beyond it each
+ * side's changed middle is one change (a conflict when both sides changed).
+ */
+#define MERGE_MAX_D 1000
 /* Conflicts listed one per line in a refusal; the rest are counted. */
 #define MERGE_LISTED 6
 
