@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include "fs_int.h"
+#include "replace.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -34,6 +35,15 @@ const struct node_ops *fsi_kind_ops(enum nkind k)
 
 /* ------------------------------------------------------------------ */
 /* setup                                                               */
+
+/* lfs_recover_fn: a stale temporary file of a crashed save (replace.h). */
+static void recovered(void *ctx, const char *rel, lfs_recover_action what, const char *why)
+{
+	lfs_fs *fs = ctx;
+	lfs_errlog_add(&fs->errors, rel, why);
+	fsi_log(fs, what == LFS_RECOVER_REMOVED ? LFS_LOG_INFO : LFS_LOG_WARNING,
+		"%s: temporary file of a crashed save: %s", rel, why);
+}
 
 int lfs_fs_new(const char *source, const lfs_fs_opts *opts, lfs_fs **out)
 {
@@ -105,6 +115,8 @@ int lfs_fs_new(const char *source, const lfs_fs_opts *opts, lfs_fs **out)
 	ctl->sino = CTL_INO;
 	errs->sino = ERRORS_INO;
 	fsi_add_watch(fs, root);
+	/* Crash recovery (docs/editing.md "After a crash"): before any request. */
+	lfs_replace_recover(fs->rootfd, 256, recovered, fs);
 	*out = fs;
 	return 0;
 fail:
