@@ -54,6 +54,8 @@ int lfs_fs_new(const char *source, const lfs_fs_opts *opts, lfs_fs **out)
 	fs->o = *opts;
 	if (!fs->o.max_model_size)
 		fs->o.max_model_size = (size_t)256 << 20;
+	if (!fs->o.model_memory)
+		fs->o.model_memory = (size_t)256 << 20;
 	fs->ifd = fs->stopfd = fs->kickfd = fs->rootfd = -1;
 	fs->edit_max = fs->o.edit_bytes ? fs->o.edit_bytes : (size_t)512 << 20;
 	if (!(fs->o.unlink_grace > 0))
