@@ -29,11 +29,12 @@ void fsi_log(lfs_fs *fs, int level, const char *fmt, ...)
 {
 	if (level >= LFS_LOG_DEBUG && fs && !fs->o.debug)
 		return;
-	char buf[1024];
+	char raw[1024], buf[1024];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
+	lfs_errlog_escape_to(buf, sizeof(buf), raw); /* as /.legacyfs/errors: one line, no escapes */
 	if (fs && fs->o.log)
 		fs->o.log(level, buf);
 	else

@@ -11,6 +11,9 @@
 #  - a name that only looks similar (`.x.legacyfs-12a-1`): an ordinary file.
 # None of the temporary names is visible in the mount (listing or lookup);
 # the look-alike is; the model folder works.
+# Log lines escape control bytes as /.legacyfs/errors does: a broken model
+# and a stale temp whose names hold a newline and an ESC sequence give one
+# log line each, with `\n` and `\x1B`, and no raw control byte.
 . "$(dirname "$0")/lib.sh"
 lfs_require_fuse
 [ -n "${LFS_CORPUS:-}" ] && [ -f "$LFS_CORPUS/nod/PLC_Cndl02.nod" ] ||
@@ -46,6 +49,10 @@ head -c 100 "$SRC/$NOD" >"$SRC/.$NOD.legacyfs-$dead-1"       # torn save
 cp "$SRC/$NOD" "$SRC/.$NOD.legacyfs-$live-2"                  # in progress
 cp "$SRC/$NOD" "$SRC/.gone.nod.legacyfs-$dead-3"              # no target
 printf 'mine\n' >"$SRC/.x.legacyfs-12a-1"                      # not ours
+ugly=$(printf 'bad\nname\033[31m.mdl')
+# an NWN binary header (u32 0, data size, 0) over 88 zero bytes: detected, does not decode
+{ printf '\000\000\000\000\130\000\000\000\000\000\000\000'; head -c 88 /dev/zero; } >"$SRC/$ugly"
+: >"$SRC/.$ugly.legacyfs-$dead-4"
 
 lfs_mount "$SRC" "$MNT"
 
@@ -85,6 +92,20 @@ ls -a "$MNT" | grep -qx '\.x\.legacyfs-12a-1' && [ "$(cat "$MNT/.x.legacyfs-12a-
 	lfs_ok "look-alike name shown" || lfs_fail "look-alike name hidden"
 [ -f "$MNT/$NOD/model.txt" ] && [ -f "$MNT/sub/$NOD/model.txt" ] && lfs_ok "model folders work" ||
 	lfs_fail "model folder missing"
+
+# Log escaping (the broken model is classified when its folder is listed).
+ls "$MNT" >/dev/null
+grep -qF 'bad\nname\x1B[31m.mdl: looks like a model but does not decode' "$MNT.log" &&
+	lfs_ok "broken model's name escaped in the log" || lfs_fail "broken model's log line not escaped"
+grep -qF '.bad\nname\x1B[31m.mdl.legacyfs-'"$dead"'-4: temporary file of a crashed save' "$MNT.log" &&
+	lfs_ok "temp's name escaped in the log" || lfs_fail "temp's log line not escaped"
+if LC_ALL=C grep -q "$(printf '\033')" "$MNT.log" "$MNT/.legacyfs/errors"; then
+	lfs_fail "raw ESC in the log or .legacyfs/errors"
+else
+	lfs_ok "no raw ESC in the log or .legacyfs/errors"
+fi
+grep -qF 'bad\nname\x1B[31m.mdl: ' "$MNT/.legacyfs/errors" && lfs_ok "escaped in .legacyfs/errors" ||
+	lfs_fail "broken model not escaped in .legacyfs/errors"
 
 lfs_umount "$MNT"
 # The live writer's file is still there; once its writer is gone the next
