@@ -63,7 +63,7 @@ static size_t mib_up(size_t b)
 
 /*
  * The views of a model over its budget: one read-only README.txt. @p built
- * bytes of views had been made when the build stopped (0: stopped before
+ * bytes were left for the views and they passed it (0: stopped before
  * decoding). The suggested model_memory is LFS_VIEWSET_SUGGEST_PER_BYTE x
  * the file size, at least twice the budget.
  */
@@ -80,7 +80,8 @@ static lfs_err over_budget(const lfs_format *f, const char *name, size_t n, size
 		      "mount's bound for one model (-o model_memory=%zu), so they are not shown.\n",
 		      name ? name : "model", f->name, mib_up(budget), mib_up(budget));
 	if (built)
-		lfs_sb_printf(&sb, "Building stopped after %zu MiB of views.\n", mib_up(built));
+		lfs_sb_printf(&sb, "Building stopped when the views passed the %zu MiB left for them.\n",
+			      mib_up(built));
 	else
 		lfs_sb_printf(&sb, "The model file is %zu MiB; its bytes, the decoded model and the\n"
 			      "views take about %u-%u times that.\n", mib_up(n),
@@ -144,7 +145,7 @@ static lfs_err build(const lfs_format *f, const char *name, const uint8_t *data,
 	if (budget)
 		lfs_sb_set_limit(old_limit);
 	if (over) {
-		size_t built = l.bytes > l.budget ? l.bytes : l.budget;
+		size_t built = l.budget; /* what the views had; they passed it */
 		lfs_vlist_discard(&l);
 		return over_budget(f, name, n, budget, built, out, err);
 	}
