@@ -29,6 +29,7 @@ struct lfs_options {
 	unsigned cache_mb;
 	unsigned cache_entries;
 	unsigned max_model_mb;
+	unsigned model_memory_mb;
 	int nowatch;
 	int mt;
 	int kernel_open;
@@ -46,6 +47,7 @@ static const struct fuse_opt lfs_opts[] = {
 	LFS_OPT("cache_size=%u", cache_mb, 0),
 	LFS_OPT("cache_entries=%u", cache_entries, 0),
 	LFS_OPT("max_model_size=%u", max_model_mb, 0),
+	LFS_OPT("model_memory=%u", model_memory_mb, 0),
 	LFS_OPT("nowatch", nowatch, 1),
 	LFS_OPT("watch", nowatch, 0),
 	LFS_OPT("mt", mt, 1),
@@ -87,6 +89,8 @@ static void usage(const char *prog)
 	       "    -o cache_size=MIB      bound of the in-memory view cache (default 256)\n"
 	       "    -o cache_entries=N     bound of cached files (default 200000)\n"
 	       "    -o max_model_size=MIB  never decode larger files (default 256)\n"
+	       "    -o model_memory=MIB    memory the views of one model may take (default 256;\n"
+	       "                           0 = no bound); a model over it shows only README.txt\n"
 	       "    -o mt                  multi-threaded loop (default: single thread;\n"
 	       "                           see -o max_threads, -o clone_fd)\n"
 	       "    -o kernel_open         answer OPEN/OPENDIR (default: zero-message open)\n"
@@ -132,7 +136,7 @@ int main(int argc, char *argv[])
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
 	struct lfs_options o = { .timeout = -1, .cache_mb = 256, .cache_entries = 200000,
-				 .max_model_mb = 256, .thumb_size = 256 };
+				 .max_model_mb = 256, .model_memory_mb = 256, .thumb_size = 256 };
 	struct fuse_cmdline_opts opts = { 0 };
 	struct fuse_session *se = NULL;
 	lfs_fs *fs = NULL;
@@ -215,6 +219,7 @@ int main(int argc, char *argv[])
 		.cache_bytes = (size_t)o.cache_mb << 20,
 		.cache_entries = o.cache_entries,
 		.max_model_size = (size_t)o.max_model_mb << 20,
+		.model_memory = o.model_memory_mb ? (size_t)o.model_memory_mb << 20 : SIZE_MAX,
 		.watch = !o.nowatch,
 		.debug = opts.debug,
 		.unlink_grace = o.unlink_grace,

@@ -11,6 +11,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+static _Thread_local size_t sb_limit;
+static _Thread_local bool sb_limit_hit;
+
+size_t lfs_sb_set_limit(size_t max)
+{
+	size_t old = sb_limit;
+	sb_limit = max;
+	sb_limit_hit = false;
+	return old;
+}
+
+bool lfs_sb_limit_hit(void)
+{
+	return sb_limit_hit;
+}
+
 static bool reserve(lfs_sb *sb, size_t extra)
 {
 	if (sb->failed)
@@ -22,6 +38,22 @@ static bool reserve(lfs_sb *sb, size_t extra)
 	size_t need = sb->len + extra + 1;
 	if (need <= sb->cap)
 		return true;
+	if (sb_limit && need > sb_limit) {
+		sb->failed = 1;
+		sb_limit_hit = true;
+		return false;
+	}
+	if (sb_limit && sb->cap > sb_limit / 2) {
+		/* doubling would pass the bound: grow to the bound exactly */
+		void *q = realloc(sb->data, sb_limit);
+		if (!q) {
+			sb->failed = 1;
+			return false;
+		}
+		sb->data = q;
+		sb->cap = sb_limit;
+		return true;
+	}
 	void *d = sb->data;
 	/* at least 256 bytes: the capacity stays 256 times a power of two */
 	if (!lfs_grow(&d, &sb->cap, need < 256 ? 256 : need, 1)) {

@@ -43,4 +43,16 @@ char *lfs_sb_take(lfs_sb *sb, size_t *len);
 /** Free the buffer's memory and reset it. */
 void lfs_sb_free(lfs_sb *sb);
 
+/**
+ * Per-thread bound of the capacity of any one buffer, bytes (0 = none, the
+ * default): a buffer that would grow beyond it enters the failed state as on
+ * allocation failure, and lfs_sb_limit_hit() turns true. The view builder
+ * (viewset.c) sets it to the rest of a model's memory budget so that one
+ * huge view stops growing before it takes the machine. Also clears the
+ * "hit" flag. Returns the previous bound.
+ */
+size_t lfs_sb_set_limit(size_t max);
+/** Did a buffer of this thread fail at the bound since lfs_sb_set_limit()? */
+bool lfs_sb_limit_hit(void);
+
 #endif

@@ -43,6 +43,8 @@ typedef enum lfs_view_kind {
 			     *   NAD track (target.node), SOD channel (target.node) */
 	LFS_VIEW_TABLE_CSV, /**< a table that is not a track (NAD tags.csv) */
 	LFS_VIEW_THUMBNAIL, /**< thumbnail.png: rendered, never parsed back */
+	LFS_VIEW_NOTICE,    /**< README.txt of a model over its memory budget
+			     *   (lfs_view_opts.view_budget): the only view, read-only */
 } lfs_view_kind;
 
 /**
@@ -107,6 +109,12 @@ typedef struct lfs_view_opts {
 	unsigned thumb_size;
 	const char *thumb_uri;  /**< Thumb::URI of the source file (may be NULL) */
 	int64_t thumb_mtime;    /**< Thumb::MTime: source mtime, seconds */
+	/**
+	 * Bound of the memory the views of one model may take, bytes (0 = no
+	 * bound): the mount's -o model_memory. A model over it gets one
+	 * README.txt view saying so instead of its views (viewset.h).
+	 */
+	size_t view_budget;
 } lfs_view_opts;
 
 /**

@@ -4,26 +4,75 @@
  */
 #include "errlog.h"
 
+#include <stdio.h>
 #include <string.h>
 
-static void put_escaped(lfs_sb *sb, const char *s)
+/* The escape of the byte at @p p (with p[1] for a 0xC2 C1 pair) into @p out;
+ * returns its length and the bytes it takes from the input (*take). */
+static size_t escape_one(const unsigned char *p, char out[9], size_t *take)
 {
-	for (; *s; s++) {
-		if (*s == '\n')
-			lfs_sb_puts(sb, "\\n");
-		else if (*s == '\\')
-			lfs_sb_puts(sb, "\\\\");
-		else
-			lfs_sb_putc(sb, *s);
+	unsigned char c = p[0];
+	*take = 1;
+	switch (c) {
+	case '\\':
+		memcpy(out, "\\\\", 2);
+		return 2;
+	case '\n':
+		memcpy(out, "\\n", 2);
+		return 2;
+	case '\r':
+		memcpy(out, "\\r", 2);
+		return 2;
+	case '\t':
+		memcpy(out, "\\t", 2);
+		return 2;
+	default:
+		break;
 	}
+	if (c < 0x20 || c == 0x7f)
+		return (size_t)snprintf(out, 9, "\\x%02X", c);
+	if (c == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F) {
+		*take = 2;
+		return (size_t)snprintf(out, 9, "\\xC2\\x%02X", p[1]);
+	}
+	out[0] = (char)c;
+	return 1;
+}
+
+void lfs_errlog_escape(lfs_sb *sb, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		char e[9];
+		size_t take, n = escape_one(p, e, &take);
+		lfs_sb_put(sb, e, n);
+		p += take;
+	}
+}
+
+char *lfs_errlog_escape_to(char *dst, size_t dstsz, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t o = 0;
+	while (*p) {
+		char e[9];
+		size_t take, n = escape_one(p, e, &take);
+		if (o + n >= dstsz)
+			break;
+		memcpy(dst + o, e, n);
+		o += n;
+		p += take;
+	}
+	dst[o] = '\0';
+	return dst;
 }
 
 bool lfs_errlog_add(lfs_errlog *l, const char *rel, const char *msg)
 {
 	lfs_sb line = { 0 };
-	put_escaped(&line, rel);
+	lfs_errlog_escape(&line, rel);
 	lfs_sb_puts(&line, ": ");
-	put_escaped(&line, msg);
+	lfs_errlog_escape(&line, msg);
 	lfs_sb_putc(&line, '\n');
 	if (!lfs_sb_ok(&line)) {
 		lfs_sb_free(&line);

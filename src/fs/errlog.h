@@ -27,8 +27,25 @@ typedef struct lfs_errlog {
 } lfs_errlog;
 
 /**
- * Add "<rel>: <msg>" unless that exact line is already present. Newlines in
- * @p rel or @p msg are written as "\n" escapes so one failure stays one line.
+ * Append @p s to @p sb with every byte that could break a line or drive a
+ * terminal escaped: '\\' -> "\\\\", newline -> "\\n", CR -> "\\r", tab ->
+ * "\\t", any other byte below 0x20 and DEL -> "\\xHH", and the UTF-8 C1
+ * controls U+0080..U+009F (0xC2 0x80..0x9F, e.g. CSI) -> "\\xC2\\xHH".
+ * Other bytes (UTF-8 text) stay. The one escaping of /.legacyfs/errors and
+ * of the log (fsi_log), so a node or file name cannot forge lines or
+ * terminal sequences in either.
+ */
+void lfs_errlog_escape(lfs_sb *sb, const char *s);
+
+/**
+ * lfs_errlog_escape() into @p dst (@p dstsz > 0 bytes, always
+ * NUL-terminated; cut before an escape that would not fit). Returns @p dst.
+ */
+char *lfs_errlog_escape_to(char *dst, size_t dstsz, const char *s);
+
+/**
+ * Add "<rel>: <msg>" unless that exact line is already present. @p rel and
+ * @p msg are escaped with lfs_errlog_escape(), so one entry stays one line.
  * Returns true when a line was added.
  */
 bool lfs_errlog_add(lfs_errlog *l, const char *rel, const char *msg);

@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include "fs_int.h"
+#include "replace.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -35,6 +36,15 @@ const struct node_ops *fsi_kind_ops(enum nkind k)
 /* ------------------------------------------------------------------ */
 /* setup                                                               */
 
+/* lfs_recover_fn: a stale temporary file of a crashed save (replace.h). */
+static void recovered(void *ctx, const char *rel, lfs_recover_action what, const char *why)
+{
+	lfs_fs *fs = ctx;
+	lfs_errlog_add(&fs->errors, rel, why);
+	fsi_log(fs, what == LFS_RECOVER_REMOVED ? LFS_LOG_INFO : LFS_LOG_WARNING,
+		"%s: temporary file of a crashed save: %s", rel, why);
+}
+
 int lfs_fs_new(const char *source, const lfs_fs_opts *opts, lfs_fs **out)
 {
 	*out = NULL;
@@ -44,6 +54,8 @@ int lfs_fs_new(const char *source, const lfs_fs_opts *opts, lfs_fs **out)
 	fs->o = *opts;
 	if (!fs->o.max_model_size)
 		fs->o.max_model_size = (size_t)256 << 20;
+	if (!fs->o.model_memory)
+		fs->o.model_memory = (size_t)256 << 20;
 	fs->ifd = fs->stopfd = fs->kickfd = fs->rootfd = -1;
 	fs->edit_max = fs->o.edit_bytes ? fs->o.edit_bytes : (size_t)512 << 20;
 	if (!(fs->o.unlink_grace > 0))
@@ -105,6 +117,8 @@ int lfs_fs_new(const char *source, const lfs_fs_opts *opts, lfs_fs **out)
 	ctl->sino = CTL_INO;
 	errs->sino = ERRORS_INO;
 	fsi_add_watch(fs, root);
+	/* Crash recovery (docs/editing.md "After a crash"): before any request. */
+	lfs_replace_recover(fs->rootfd, 256, recovered, fs);
 	*out = fs;
 	return 0;
 fail:

@@ -68,6 +68,9 @@ typedef struct lfs_fs_opts {
 	size_t cache_bytes;    /**< view cache bound, bytes (0 = unbounded) */
 	size_t cache_entries;  /**< view cache bound, entries (0 = unbounded) */
 	size_t max_model_size; /**< larger source files are never decoded, bytes */
+	size_t model_memory;   /**< bound of the views of one model, bytes (0 = 256 MiB,
+				*   SIZE_MAX = none): a model over it shows only a
+				*   README.txt saying so (viewset.h, docs/mount.md) */
 	bool watch;            /**< watch SOURCE with inotify (lfs_fs_watch_start) */
 	bool debug;            /**< also produce LFS_LOG_DEBUG messages (one per READ, ...) */
 	double unlink_grace;   /**< seconds a deleted view stays absent (0 = default 1 s; docs/editing.md) */

@@ -29,11 +29,12 @@ void fsi_log(lfs_fs *fs, int level, const char *fmt, ...)
 {
 	if (level >= LFS_LOG_DEBUG && fs && !fs->o.debug)
 		return;
-	char buf[1024];
+	char raw[1024], buf[1024];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
+	lfs_errlog_escape_to(buf, sizeof(buf), raw); /* as /.legacyfs/errors: one line, no escapes */
 	if (fs && fs->o.log)
 		fs->o.log(level, buf);
 	else
@@ -354,7 +355,8 @@ lfs_centry *fsi_entry_for(lfs_fs *fs, const char *rel, const struct stat *st)
 	lfs_texture_ctx_init(&tc, fs->rootfd, rel);
 	lfs_view_opts vo = { .texture_lookup = lfs_texture_lookup, .texture_ctx = &tc,
 			     .texture_read = lfs_texture_read, .thumb_size = fs->o.thumb_size,
-			     .thumb_mtime = (int64_t)st->st_mtime };
+			     .thumb_mtime = (int64_t)st->st_mtime,
+			     .view_budget = fs->o.model_memory == SIZE_MAX ? 0 : fs->o.model_memory };
 	char *abs = NULL, *uri = NULL;
 	if (fs->o.thumb_size && asprintf(&abs, "%s/%s", fs->source, rel) >= 0) {
 		uri = lfs_thumb_file_uri(abs);
@@ -389,7 +391,13 @@ lfs_centry *fsi_entry_for(lfs_fs *fs, const char *rel, const struct stat *st)
 		fs->build_failures++;
 		newline = lfs_errlog_add(&fs->errors, rel, got->errmsg ? got->errmsg : "decode failed");
 	}
+	/* over -o model_memory: the folder shows only README.txt (viewset.h) */
+	bool over = fresh && kind == LFS_SOURCE_MODEL && got->vs.over_budget &&
+		    lfs_errlog_add(&fs->errors, rel, "views over -o model_memory, not built: see README.txt in its folder");
 	fs_unlock(fs);
+	if (over)
+		fsi_log(fs, LFS_LOG_WARNING, "%s: its views need more than -o model_memory=%zu MiB: "
+			"shown as a folder with only README.txt", rel, fs->o.model_memory >> 20);
 	if (newline)
 		fsi_log(fs, LFS_LOG_WARNING, "%s: looks like a model but does not decode, shown as "
 		       "the original file: %s", rel, got->errmsg ? got->errmsg : "");

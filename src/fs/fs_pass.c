@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include "fs_int.h"
+#include "replace.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -32,6 +33,8 @@ static void fill_source(struct stat *a, const struct srcinfo *si)
 static int lookup_source(lfs_fs *fs, const struct nodeinfo *pi, const char *name, lfs_fs_entry *e)
 {
 	struct node *p = pi->node;
+	if (lfs_replace_is_temp_name(name, NULL, NULL))
+		return ENOENT; /* a save's temporary file is never shown (replace.h) */
 	char *rel = fsi_join_rel(p->rel, name);
 	if (!rel)
 		return ENAMETOOLONG;
@@ -110,6 +113,8 @@ static int snap_build_source(lfs_fs *fs, struct node *n, uint64_t parent_ino, ui
 			continue;
 		if (fsi_is_ctl_name(n->kind, de->d_name))
 			continue; /* shadowed by the control folder */
+		if (lfs_replace_is_temp_name(de->d_name, NULL, NULL))
+			continue; /* a save's temporary file (replace.h) */
 		unsigned char type = de->d_type;
 		uint64_t ino = (uint64_t)de->d_ino;
 		if (type == DT_REG || type == DT_UNKNOWN) {

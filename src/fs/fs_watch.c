@@ -55,12 +55,20 @@ void fsi_add_watch(lfs_fs *fs, struct node *n)
 			IN_ONLYDIR | IN_EXCL_UNLINK;
 	int wd = inotify_add_watch(fs->ifd, path, mask);
 	if (wd < 0) {
-		if (!fs->watch_warned)
+		int e = errno;
+		/* Only ENOSPC means the per-user watch limit (inotify_add_watch(2));
+		 * EACCES etc. are about this folder alone: said for each one. */
+		if (e == ENOSPC && !fs->watch_warned) {
 			fsi_log(fs, LFS_LOG_WARNING,
-			       "cannot watch %s (%s): changes in it show only after the cache "
-			       "timeout; raise fs.inotify.max_user_watches or use -o timeout=",
-			       path, strerror(errno));
-		fs->watch_warned = true;
+			       "cannot watch %s: the inotify watch limit is reached: changes in "
+			       "this and further folders show only after the cache timeout; raise "
+			       "fs.inotify.max_user_watches or use -o timeout=", path);
+			fs->watch_warned = true;
+		} else if (e != ENOSPC) {
+			fsi_log(fs, LFS_LOG_INFO,
+			       "cannot watch %s (%s): changes in it show only after the cache timeout",
+			       path, strerror(e));
+		}
 		return;
 	}
 	/* The same folder inode may already be watched by another node: the newest wins. */

@@ -5,10 +5,13 @@
 #define _GNU_SOURCE
 #include "replace.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,4 +205,177 @@ int lfs_read_source(int rootfd, const char *rel, size_t max, uint8_t **out, size
 	*out = buf;
 	*n = got;
 	return 0;
+}
+
+/* Decimal digits [p, e): true and *v when non-empty and all digits (saturating). */
+static bool digits(const char *p, const char *e, unsigned long long *v)
+{
+	if (p >= e)
+		return false;
+	unsigned long long x = 0;
+	for (; p < e; p++) {
+		if (*p < '0' || *p > '9')
+			return false;
+		x = x > (ULLONG_MAX - 9) / 10 ? ULLONG_MAX : x * 10 + (unsigned)(*p - '0');
+	}
+	*v = x;
+	return true;
+}
+
+bool lfs_replace_is_temp_name(const char *name, long *pid, size_t *target_len)
+{
+	static const char tag[] = ".legacyfs-";
+	const size_t tl = sizeof(tag) - 1;
+	if (name[0] != '.')
+		return false;
+	size_t len = strlen(name);
+	/* <k>: digits at the end, then '-', then <pid> digits, then the tag */
+	const char *e = name + len, *k = e;
+	while (k > name && k[-1] >= '0' && k[-1] <= '9')
+		k--;
+	if (k == e || k == name || k[-1] != '-')
+		return false;
+	const char *pe = k - 1, *ps = pe;
+	while (ps > name && ps[-1] >= '0' && ps[-1] <= '9')
+		ps--;
+	unsigned long long pv, kv;
+	if (!digits(ps, pe, &pv) || !digits(k, e, &kv))
+		return false;
+	if ((size_t)(ps - name) < tl || memcmp(ps - tl, tag, tl) != 0)
+		return false;
+	const char *t = ps - tl; /* the tag's '.' */
+	size_t tlen;
+	if (t == name)
+		tlen = 0; /* short form ".legacyfs-P-K" */
+	else if (t - name >= 2)
+		tlen = (size_t)(t - name) - 1; /* ".<name>" before the tag */
+	else
+		return false;
+	if (pid)
+		*pid = pv > (unsigned long long)INT32_MAX ? 0 : (long)pv;
+	if (target_len)
+		*target_len = tlen;
+	return true;
+}
+
+/* Is process @p pid running (or unknown: treated as running)? */
+static bool pid_alive(long pid)
+{
+	if (pid <= 0)
+		return true; /* not a pid we could have written: never ours to remove */
+	if (pid == (long)getpid())
+		return false;
+	return !(kill((pid_t)pid, 0) != 0 && errno == ESRCH);
+}
+
+/* One temporary file @p name in folder @p dfd (@p rel its path from the root). */
+static size_t recover_one(int dfd, const char *rel, const char *name, long pid, size_t tlen,
+			  lfs_recover_fn fn, void *ctx)
+{
+	struct stat st;
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || pid_alive(pid))
+		return 0;
+	char why[NAME_MAX + 160];
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(why, sizeof(why), "writer %ld is not running; not a regular file, kept", pid);
+		goto keep;
+	}
+	if (st.st_uid != geteuid()) {
+		snprintf(why, sizeof(why),
+			 "writer %ld is not running; owned by uid %ld, not by this mount, kept", pid,
+			 (long)st.st_uid);
+		goto keep;
+	}
+	if (!tlen) {
+		snprintf(why, sizeof(why),
+			 "writer %ld is not running; its target is unknown (short name), kept", pid);
+		goto keep;
+	}
+	char target[NAME_MAX + 1];
+	memcpy(target, name + 1, tlen);
+	target[tlen] = '\0';
+	struct stat tst;
+	if (fstatat(dfd, target, &tst, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(tst.st_mode)) {
+		snprintf(why, sizeof(why),
+			 "writer %ld is not running; its target %s is missing, kept (it may be the "
+			 "only copy)", pid, target);
+		goto keep;
+	}
+	if (unlinkat(dfd, name, 0) != 0) {
+		snprintf(why, sizeof(why), "writer %ld is not running; cannot remove it: %s, kept",
+			 pid, strerror(errno));
+		goto keep;
+	}
+	snprintf(why, sizeof(why),
+		 "writer %ld is not running; an unfinished save of %s (never renamed into place), "
+		 "removed", pid, target);
+	if (fn)
+		fn(ctx, rel, LFS_RECOVER_REMOVED, why);
+	return 1;
+keep:
+	if (fn)
+		fn(ctx, rel, LFS_RECOVER_KEPT, why);
+	return 1;
+}
+
+/* Scan folder @p dfd (closed here), path @p path (len @p pl, "" = root). */
+static size_t recover_dir(int dfd, char *path, size_t pl, unsigned depth, lfs_recover_fn fn,
+			  void *ctx)
+{
+	DIR *dp = fdopendir(dfd);
+	if (!dp) {
+		close(dfd);
+		return 0;
+	}
+	size_t found = 0;
+	struct dirent *de;
+	while ((de = readdir(dp)) != NULL) {
+		const char *nm = de->d_name;
+		if (!strcmp(nm, ".") || !strcmp(nm, ".."))
+			continue;
+		size_t nl = strlen(nm);
+		if (pl + (pl ? 1 : 0) + nl + 1 > PATH_MAX)
+			continue;
+		size_t np = pl;
+		if (pl)
+			path[np++] = '/';
+		memcpy(path + np, nm, nl + 1);
+		long pid;
+		size_t tlen;
+		unsigned char type = de->d_type;
+		if (type == DT_UNKNOWN) {
+			struct stat st;
+			if (fstatat(dirfd(dp), nm, &st, AT_SYMLINK_NOFOLLOW) == 0)
+				type = S_ISDIR(st.st_mode) ? DT_DIR : DT_REG;
+		}
+		if (type == DT_DIR) {
+			if (depth > 0) {
+				int cfd = openat(dirfd(dp), nm,
+						 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+				if (cfd >= 0)
+					found += recover_dir(cfd, path, np + nl, depth - 1, fn, ctx);
+			}
+		} else if (lfs_replace_is_temp_name(nm, &pid, &tlen)) {
+			found += recover_one(dirfd(dp), path, nm, pid, tlen, fn, ctx);
+		}
+		path[pl] = '\0';
+	}
+	closedir(dp);
+	return found;
+}
+
+size_t lfs_replace_recover(int rootfd, unsigned max_depth, lfs_recover_fn fn, void *ctx)
+{
+	int dfd = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return 0;
+	char *path = malloc(PATH_MAX);
+	if (!path) {
+		close(dfd);
+		return 0;
+	}
+	path[0] = '\0';
+	size_t n = recover_dir(dfd, path, 0, max_depth, fn, ctx);
+	free(path);
+	return n;
 }

@@ -7,6 +7,7 @@
 #ifndef LFS_FS_REPLACE_H
 #define LFS_FS_REPLACE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -57,5 +58,51 @@ int lfs_replace_file_ex(int rootfd, const char *rel, const uint8_t *data, size_t
  */
 int lfs_read_source(int rootfd, const char *rel, size_t max, uint8_t **out, size_t *n,
 		    struct stat *st);
+
+/**
+ * Is @p name (one path component) the name of a temporary file that
+ * lfs_replace_file() writes: ".<name>.legacyfs-<pid>-<k>" with a non-empty
+ * <name>, or the short form ".legacyfs-<pid>-<k>" used when the long one
+ * does not fit in NAME_MAX; <pid> and <k> are decimal digits. The mount
+ * never shows such names (lookup and listing of source folders skip them).
+ * On true, *pid (may be NULL) receives <pid> (0 when it does not fit a
+ * pid_t) and *target_len (may be NULL) the length of <name> (0 for the
+ * short form, whose target is unknown).
+ */
+bool lfs_replace_is_temp_name(const char *name, long *pid, size_t *target_len);
+
+/** What lfs_replace_recover() did with one stale temporary file. */
+typedef enum lfs_recover_action {
+	LFS_RECOVER_REMOVED, /**< its writer is dead and its target exists: unlinked */
+	LFS_RECOVER_KEPT,    /**< not safe to remove (or removal failed): reported only */
+} lfs_recover_action;
+
+/**
+ * Called once per temporary file lfs_replace_recover() finds whose writer
+ * is not running: @p rel is its path relative to the scanned root, @p why a
+ * static or short explanation ("writer 123 is not running; removed", ...).
+ */
+typedef void (*lfs_recover_fn)(void *ctx, const char *rel, lfs_recover_action what,
+			       const char *why);
+
+/**
+ * Crash recovery at mount time (docs/editing.md "After a crash"): walk the
+ * folder tree below @p rootfd (symlinks not followed, at most @p max_depth
+ * folder levels) and look at every name lfs_replace_is_temp_name() accepts.
+ *
+ * A temporary file is removed only when all of these hold: it is a regular
+ * file owned by the calling user, its <pid> is not a running process
+ * (kill(pid, 0) fails with ESRCH; our own pid counts as dead, since at mount
+ * time this process has written nothing yet), and its target "<name>"
+ * exists beside it as a regular file — so the temporary file was never
+ * renamed into place and holds only the bytes of a save that was never
+ * acknowledged, and no data exists only there. Files of running writers are
+ * left alone and not reported (another mount may be saving right now); any
+ * other stale one (no target, short form, other owner, unlink failing) is
+ * kept and reported through @p fn.
+ *
+ * @return number of temporary files of dead writers found (removed or not).
+ */
+size_t lfs_replace_recover(int rootfd, unsigned max_depth, lfs_recover_fn fn, void *ctx);
 
 #endif

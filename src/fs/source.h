@@ -14,7 +14,9 @@
  *     the buffer is the real size (calloc: untouched pages cost nothing), so
  *     a detector that looked further would see zeros, never read out of
  *     bounds.
- *  3. Detected files are read completely and lfs_views_build() runs.
+ *  3. Detected files are read completely and lfs_views_build() runs —
+ *     except a file too large for vopts->view_budget (lfs_views_may_fit()):
+ *     it is not read past its header, and the build gives its README.txt.
  *     LFS_ERR_NOTFORMAT -> plain; any other failure -> LFS_SOURCE_FAILED
  *     with the decoder's message: the file passes through as its bytes.
  *

@@ -30,6 +30,7 @@ void lfs_viewset_free(lfs_viewset *vs)
 	vs->n_views = 0;
 	vs->format = NULL;
 	vs->writable = false;
+	vs->over_budget = false;
 }
 
 const lfs_view *lfs_viewset_find(const lfs_viewset *vs, const char *path)
@@ -54,23 +55,78 @@ static lfs_err not_a_model(const char *name, lfs_error *err)
 			name ? name : "(unnamed)");
 }
 
-lfs_err lfs_views_build(const char *name, const uint8_t *data, size_t n,
-			const lfs_view_opts *opts, lfs_viewset *out, lfs_error *err)
+/* MiB, rounded up. */
+static size_t mib_up(size_t b)
 {
-	memset(out, 0, sizeof(*out));
-	const lfs_format *f = lfs_format_for(name, data, n);
-	if (!f)
-		return not_a_model(name, err);
-	return lfs_views_build_as(f, data, n, opts, out, err);
+	return b / (1u << 20) + (b % (1u << 20) != 0);
 }
 
-lfs_err lfs_views_build_as(const lfs_format *f, const uint8_t *data, size_t n,
-			   const lfs_view_opts *opts, lfs_viewset *out, lfs_error *err)
+/*
+ * The views of a model over its budget: one read-only README.txt. @p built
+ * bytes were left for the views and they passed it (0: stopped before
+ * decoding). The suggested model_memory is LFS_VIEWSET_SUGGEST_PER_BYTE x
+ * the file size, at least twice the budget.
+ */
+static lfs_err over_budget(const lfs_format *f, const char *name, size_t n, size_t budget,
+			   size_t built, lfs_viewset *out, lfs_error *err)
+{
+	size_t sug = n > SIZE_MAX / LFS_VIEWSET_SUGGEST_PER_BYTE ? SIZE_MAX
+								 : n * LFS_VIEWSET_SUGGEST_PER_BYTE;
+	if (sug < budget || sug - budget < budget)
+		sug = budget > SIZE_MAX / 2 ? SIZE_MAX : budget * 2;
+	lfs_sb sb = { 0 };
+	lfs_sb_printf(&sb,
+		      "%s: the views of this %s model need more than %zu MiB of memory, the\n"
+		      "mount's bound for one model (-o model_memory=%zu), so they are not shown.\n",
+		      name ? name : "model", f->name, mib_up(budget), mib_up(budget));
+	if (built)
+		lfs_sb_printf(&sb, "Building stopped when the views passed the %zu MiB left for them.\n",
+			      mib_up(built));
+	else
+		lfs_sb_printf(&sb, "The model file is %zu MiB; its bytes, the decoded model and the\n"
+			      "views take about %u-%u times that.\n", mib_up(n),
+			      LFS_VIEWSET_HELD_PER_BYTE + 1, LFS_VIEWSET_SUGGEST_PER_BYTE);
+	lfs_sb_printf(&sb,
+		      "To see them, mount with -o model_memory=%zu (MiB) or more. The model file\n"
+		      "is untouched; this folder is read-only.\n",
+		      mib_up(sug));
+	lfs_vlist l = { 0 };
+	lfs_vlist_add(&l, LFS_VIEWSET_NOTICE_NAME, LFS_VIEW_NOTICE, LFS_VIEW_WHOLE, false, &sb);
+	if (l.failed) {
+		lfs_vlist_discard(&l);
+		return lfs_nomem(err, "views");
+	}
+	lfs_vlist_finish(&l, out);
+	out->format = f;
+	out->over_budget = true;
+	return LFS_OK;
+}
+
+/* Bytes of the budget held besides the views for a file of @p n bytes. */
+static size_t held_for(size_t n)
+{
+	return n > SIZE_MAX / LFS_VIEWSET_HELD_PER_BYTE ? SIZE_MAX : n * LFS_VIEWSET_HELD_PER_BYTE;
+}
+
+bool lfs_views_may_fit(size_t n, const lfs_view_opts *opts)
+{
+	size_t budget = opts ? opts->view_budget : 0, fixed = held_for(n);
+	/* what is left for the views must at least fit a file's worth */
+	return !budget || (fixed < budget && budget - fixed >= n);
+}
+
+static lfs_err build(const lfs_format *f, const char *name, const uint8_t *data, size_t n,
+		     const lfs_view_opts *opts, lfs_viewset *out, lfs_error *err)
 {
 	memset(out, 0, sizeof(*out));
+	size_t budget = opts ? opts->view_budget : 0, fixed = held_for(n);
+	if (!lfs_views_may_fit(n, opts))
+		return over_budget(f, name, n, budget, 0, out, err);
 	lfs_vlist l = { 0 };
+	l.budget = budget ? budget - fixed : 0;
+	size_t old_limit = budget ? lfs_sb_set_limit(l.budget) : 0;
 	lfs_err r = f->build_views(data, n, opts, &l, err);
-	if (!r && opts && opts->thumb_size && f->thumb_scene) {
+	if (!r && !l.failed && opts && opts->thumb_size && f->thumb_scene) {
 		/* thumbnail.png: a model without drawable triangles (or whose render
 		 * fails) simply has none; the other views stand. */
 		uint8_t *png = NULL;
@@ -85,6 +141,14 @@ lfs_err lfs_views_build_as(const lfs_format *f, const uint8_t *data, size_t n,
 		}
 		free(png);
 	}
+	bool over = budget && (l.over || lfs_sb_limit_hit());
+	if (budget)
+		lfs_sb_set_limit(old_limit);
+	if (over) {
+		size_t built = l.budget; /* what the views had; they passed it */
+		lfs_vlist_discard(&l);
+		return over_budget(f, name, n, budget, built, out, err);
+	}
 	if (!r && l.failed)
 		r = lfs_nomem(err, "views");
 	if (r) {
@@ -96,6 +160,22 @@ lfs_err lfs_views_build_as(const lfs_format *f, const uint8_t *data, size_t n,
 	for (size_t i = 0; i < out->n_views && !out->writable; i++)
 		out->writable = out->views[i].writable;
 	return LFS_OK;
+}
+
+lfs_err lfs_views_build(const char *name, const uint8_t *data, size_t n,
+			const lfs_view_opts *opts, lfs_viewset *out, lfs_error *err)
+{
+	memset(out, 0, sizeof(*out));
+	const lfs_format *f = lfs_format_for(name, data, n);
+	if (!f)
+		return not_a_model(name, err);
+	return build(f, name, data, n, opts, out, err);
+}
+
+lfs_err lfs_views_build_as(const lfs_format *f, const uint8_t *data, size_t n,
+			   const lfs_view_opts *opts, lfs_viewset *out, lfs_error *err)
+{
+	return build(f, NULL, data, n, opts, out, err);
 }
 
 /* Line numbers (1-based, ascending, unique) the warnings in @p w name for

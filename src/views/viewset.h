@@ -28,11 +28,44 @@ typedef struct lfs_viewset {
 	lfs_view *views;
 	size_t n_views;
 	bool writable; /**< some view can be saved back (one of views[].writable) */
+	/** The model's views would pass opts->view_budget: the set holds only
+	 *  LFS_VIEWSET_NOTICE_NAME (kind LFS_VIEW_NOTICE, read-only), whose
+	 *  text says so; nothing of it can be saved. */
+	bool over_budget;
 } lfs_viewset;
+
+/** The one view of a model over its memory budget. */
+#define LFS_VIEWSET_NOTICE_NAME "README.txt"
+
+/**
+ * Memory a model's build holds besides its views, per byte of the model
+ * file, counted against opts->view_budget: the file's bytes (1) plus the
+ * decoded model, which measured 1.0-2.5 x the file over the corpus and a
+ * generated 89 MB NWN model (docs/performance.md "Memory per model").
+ */
+#define LFS_VIEWSET_HELD_PER_BYTE 4u
+
+/**
+ * model_memory the README of a model over budget suggests, per byte of the
+ * model file: the held bytes plus views, which take 1.6-8.5 x the file over
+ * the corpus.
+ */
+#define LFS_VIEWSET_SUGGEST_PER_BYTE 13u
 
 /**
  * Build every view of a model file (plus thumbnail.png when
  * opts->thumb_size is set and the model has drawable triangles).
+ *
+ * Memory budget (opts->view_budget, bytes; 0 = none) of everything the build
+ * holds: LFS_VIEWSET_HELD_PER_BYTE x @p n for the file's bytes and the
+ * decoded model, the rest for the views. A file whose views would not get
+ * at least @p n bytes is not even decoded. Otherwise the bytes of the views
+ * are counted as each one is added and no single text buffer may grow past
+ * what is left (strbuf.h lfs_sb_set_limit), so the build stops as soon as it
+ * passes the budget and frees what it built: the peak stays near the budget,
+ * never "build all, then measure". Such a model still builds LFS_OK, with
+ * out->over_budget set and a single read-only view LFS_VIEWSET_NOTICE_NAME
+ * naming the budget and the -o model_memory value to mount with.
  *
  * @return LFS_OK and a filled @p out (free with lfs_viewset_free());
  *         LFS_ERR_NOTFORMAT when the file is not a model (pass it through);
@@ -42,6 +75,14 @@ typedef struct lfs_viewset {
  */
 lfs_err lfs_views_build(const char *name, const uint8_t *data, size_t n,
 			const lfs_view_opts *opts, lfs_viewset *out, lfs_error *err);
+
+/**
+ * Can a model file of @p n bytes be built within opts->view_budget at all
+ * (always true without a budget)? When false lfs_views_build() gives the
+ * over-budget README.txt without decoding: a caller may skip reading the
+ * file past its header (source.c).
+ */
+bool lfs_views_may_fit(size_t n, const lfs_view_opts *opts);
 
 /**
  * lfs_views_build() for bytes already known to be of format @p f (no

@@ -6,6 +6,8 @@
 
 #include "../common/mem.h"
 
+#include <stdint.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +40,21 @@ void lfs_vlist_add(lfs_vlist *l, const char *path, lfs_view_kind kind, lfs_view_
 	l->v[l->n].target = target;
 	l->v[l->n].writable = writable;
 	l->n++;
+	if (!l->budget)
+		return;
+	size_t add = len + strlen(path) + 1 + sizeof(lfs_view);
+	l->bytes = add > SIZE_MAX - l->bytes ? SIZE_MAX : l->bytes + add;
+	if (l->bytes > l->budget) {
+		/* over: give the memory back now, the builder stops at `failed` */
+		size_t bytes = l->bytes, budget = l->budget;
+		lfs_vlist_discard(l);
+		l->bytes = bytes;
+		l->budget = budget;
+		l->over = true;
+		l->failed = 1;
+		return;
+	}
+	lfs_sb_set_limit(l->budget - l->bytes);
 }
 
 static int view_cmp(const void *a, const void *b)

@@ -20,6 +20,12 @@ typedef struct lfs_vlist {
 	lfs_view *v;
 	size_t n, cap;
 	int failed;
+	/** Bound of the bytes the views may take (text + path + entry), 0 = none;
+	 *  set by the caller before the builder runs (viewset.c). */
+	size_t budget;
+	size_t bytes;    /**< bytes taken by the views so far */
+	bool over;       /**< the budget was exceeded: every view was dropped and
+			  *   the list marked failed (builders stop at `failed`) */
 } lfs_vlist;
 
 /**
@@ -27,6 +33,9 @@ typedef struct lfs_vlist {
  * shows @p target of the model as @p kind; @p writable: saving it re-encodes
  * the model (the format's apply maps this view back exactly). On allocation
  * failure (or a failed @p sb) the list is marked failed and sb freed.
+ * With a budget: when the views' bytes pass it, every view is freed at once,
+ * `over` and `failed` are set; otherwise the per-thread strbuf bound
+ * (lfs_sb_set_limit) is lowered to what is left of the budget.
  */
 void lfs_vlist_add(lfs_vlist *l, const char *path, lfs_view_kind kind, lfs_view_target target,
 		   bool writable, lfs_sb *sb);

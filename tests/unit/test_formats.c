@@ -184,6 +184,9 @@ static void check_view_shape(const lfs_view *v)
 		if (v->target.node == LFS_VIEW_NONE)
 			fail_msg("%s: part view without a node index", v->path);
 		break;
+	case LFS_VIEW_NOTICE: /* only with a memory budget, never set here */
+		fail_msg("%s: notice view without a budget", v->path);
+		break;
 	}
 	if (v->kind == LFS_VIEW_THUMBNAIL)
 		assert_false(v->writable);

@@ -188,6 +188,35 @@ static void test_errlog(void **state)
 	lfs_errlog_free(&l);
 }
 
+/* One escaping for /.legacyfs/errors and the log: nothing can break a line
+ * or reach a terminal as a control sequence; UTF-8 text stays. */
+static void test_escape(void **state)
+{
+	(void)state;
+	const char *in = "a\nb\rc\td\\e\x1b[31mf\x7fg\x01h\xc2\x9bi\xc3\xa9j";
+	const char *want = "a\\nb\\rc\\td\\\\e\\x1B[31mf\\x7Fg\\x01h\\xC2\\x9Bi\xc3\xa9j";
+	lfs_sb sb = { 0 };
+	lfs_errlog_escape(&sb, in);
+	assert_true(lfs_sb_ok(&sb));
+	assert_string_equal(sb.data, want);
+	for (size_t i = 0; i < sb.len; i++) {
+		unsigned char c = (unsigned char)sb.data[i];
+		assert_true(c >= 0x20 && c != 0x7f);
+	}
+	lfs_sb_free(&sb);
+	char buf[64];
+	assert_string_equal(lfs_errlog_escape_to(buf, sizeof(buf), in), want);
+	/* cut before an escape that does not fit, never inside one */
+	assert_string_equal(lfs_errlog_escape_to(buf, 3, "a\x1b"), "a");
+	assert_string_equal(lfs_errlog_escape_to(buf, 6, "a\x1b"), "a\\x1B");
+	assert_string_equal(lfs_errlog_escape_to(buf, 1, "abc"), "");
+	/* the list escapes the same way */
+	lfs_errlog l = { 0 };
+	assert_true(lfs_errlog_add(&l, "x\x1b]0;t\x07.mdl", "m"));
+	assert_string_equal(l.text.data, "x\\x1B]0;t\\x07.mdl: m\n");
+	lfs_errlog_free(&l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -196,6 +225,7 @@ int main(void)
 		cmocka_unit_test(test_cache_in_use_not_evicted),
 		cmocka_unit_test(test_cache_entry_bound),
 		cmocka_unit_test(test_errlog),
+		cmocka_unit_test(test_escape),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
