@@ -13,6 +13,7 @@
 #include "views/thumb.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -257,8 +258,14 @@ int main(int argc, char *argv[])
 			ret = 1;
 		} else {
 			fuse_loop_cfg_set_clone_fd(cfg, (unsigned)opts.clone_fd);
-			fuse_loop_cfg_set_idle_threads(cfg, opts.max_idle_threads);
+			/* fuse_parse_cmdline() leaves max_idle_threads at UINT_MAX ("not
+			 * given"); libfuse 3.14 logs "Ignoring invalid max threads value
+			 * 4294967295" when that is passed on, so pass only what was given. */
+			if (opts.max_idle_threads != UINT_MAX)
+				fuse_loop_cfg_set_idle_threads(cfg, opts.max_idle_threads);
 			fuse_loop_cfg_set_max_threads(cfg, opts.max_threads);
+			fuse_log(FUSE_LOG_INFO, "legacyfs: multi-threaded loop, at most %u threads%s\n",
+				 opts.max_threads, opts.clone_fd ? ", one /dev/fuse fd per thread" : "");
 			ret = fuse_session_loop_mt(se, cfg) < 0;
 			fuse_loop_cfg_destroy(cfg);
 		}

@@ -399,6 +399,7 @@ void fsi_nh_remove(lfs_fs *fs, struct node *n);
 void fsi_snap_unref(struct dirsnap *s);
 int fsi_alloc_id(lfs_fs *fs, uint64_t *id);
 bool fsi_is_ctl_name(enum nkind dir, const char *name);
+bool fsi_is_commit_temp(const char *name);
 struct node *fsi_node_new(lfs_fs *fs, uint64_t id, enum nkind kind, struct node *parent,
 		      const char *name, char *rel_owned);
 void fsi_srcinfo_release(lfs_fs *fs, struct srcinfo *si);

@@ -235,6 +235,31 @@ bool fsi_is_ctl_name(enum nkind dir, const char *name)
 	return dir == K_ROOT && strcmp(name, LFS_FS_CTL_NAME) == 0;
 }
 
+/*
+ * Is @p name a temporary file of this daemon's own atomic replace
+ * (".<model>.legacyfs-<our pid>-<k>", replace.h)? Such names exist in SOURCE
+ * only while a commit runs; under -o mt other requests run meanwhile, and a
+ * listing or lookup that showed one would hand out a node whose file is
+ * renamed away a moment later (ESTALE for grep -r / find). Hidden instead.
+ */
+bool fsi_is_commit_temp(const char *name)
+{
+	if (name[0] != '.')
+		return false;
+	char tail[40];
+	snprintf(tail, sizeof(tail), "legacyfs-%ld-", (long)getpid());
+	const char *p = strstr(name, tail);
+	if (!p || (p != name + 1 && p[-1] != '.'))
+		return false;
+	p += strlen(tail);
+	if (!*p)
+		return false;
+	for (; *p; p++)
+		if (*p < '0' || *p > '9')
+			return false;
+	return true;
+}
+
 /* Take @p n out of its parent's list of children (n->parent stays). */
 static void sib_unlink(struct node *n)
 {
@@ -462,6 +487,12 @@ struct node *fsi_child_for(lfs_fs *fs, struct node *parent, const char *name, en
 	 * commit replaces the model file); scratch nodes to their object. */
 	const struct node_ops *ops = fsi_kind_ops(kind);
 	bool generated = ops->generated;
+	/* A model folder stays the same folder when its model file is replaced
+	 * by another model file (fsi_model_views()): it takes the new inode. */
+	if (c && c->kind == K_MODEL && kind == K_MODEL) {
+		c->src_dev = dev;
+		c->src_ino = ino;
+	}
 	if (c && (c->kind != kind || (!generated && (c->src_dev != dev || c->src_ino != ino)))) {
 		/* SOURCE changed what this name is: the old node lives on, unfindable,
 		 * until the kernel forgets it; requests on it get ESTALE. */

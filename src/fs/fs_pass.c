@@ -32,6 +32,8 @@ static void fill_source(struct stat *a, const struct srcinfo *si)
 static int lookup_source(lfs_fs *fs, const struct nodeinfo *pi, const char *name, lfs_fs_entry *e)
 {
 	struct node *p = pi->node;
+	if (fsi_is_commit_temp(name))
+		return ENOENT; /* a commit's temporary file (fs_nodes.c) */
 	char *rel = fsi_join_rel(p->rel, name);
 	if (!rel)
 		return ENAMETOOLONG;
@@ -63,6 +65,8 @@ static bool source_matches(const struct node *n, const struct srcinfo *si)
 {
 	if (n->kind == K_ROOT)
 		return si->kind == K_DIR;
+	if (n->kind == K_MODEL)
+		return si->kind == K_MODEL; /* a replaced model file: same folder (fsi_model_views) */
 	return si->kind == n->kind && (uint64_t)si->st.st_ino == n->src_ino &&
 	       (uint64_t)si->st.st_dev == n->src_dev;
 }
@@ -110,6 +114,8 @@ static int snap_build_source(lfs_fs *fs, struct node *n, uint64_t parent_ino, ui
 			continue;
 		if (fsi_is_ctl_name(n->kind, de->d_name))
 			continue; /* shadowed by the control folder */
+		if (fsi_is_commit_temp(de->d_name))
+			continue; /* a commit's temporary file */
 		unsigned char type = de->d_type;
 		uint64_t ino = (uint64_t)de->d_ino;
 		if (type == DT_REG || type == DT_UNKNOWN) {
