@@ -370,7 +370,14 @@ lfs_centry *fsi_entry_for(lfs_fs *fs, const char *rel, const struct stat *st)
 {
 	lfs_cache_key k = lfs_cache_key_of(st, rel);
 	fs_lock(fs);
-	lfs_centry *e = lfs_cache_get(&fs->cache, &k);
+	lfs_centry *e;
+	/* Another request building this very version: wait for its result
+	 * rather than decode the model twice (other models are not held up). */
+	while (!(e = lfs_cache_get(&fs->cache, &k)) && lfs_cache_is_building(&fs->cache, &k)) {
+		fs->cache.build_waits++;
+		pthread_cond_wait(&fs->cache.built, &fs->mu);
+	}
+	lfs_cbuild *token = e ? NULL : lfs_cache_build_begin(&fs->cache, &k);
 	fs_unlock(fs);
 	if (e)
 		return e;
@@ -395,17 +402,26 @@ lfs_centry *fsi_entry_for(lfs_fs *fs, const char *rel, const struct stat *st)
 	lfs_texture_ctx_free(&tc);
 	free(uri);
 	if (r != LFS_OK) {
+		fs_lock(fs);
+		lfs_cache_build_end(&fs->cache, token);
+		fs_unlock(fs);
 		fsi_log(fs, r == LFS_ERR_NOMEM ? LFS_LOG_ERR : LFS_LOG_DEBUG, "%s", err.msg);
 		return NULL;
 	}
 	lfs_cache_key fk = lfs_cache_key_of(&fst, rel);
 	e = lfs_centry_new(&fk, kind, &vs, kind == LFS_SOURCE_FAILED ? err.msg : NULL);
 	if (!e) {
+		fs_lock(fs);
+		lfs_cache_build_end(&fs->cache, token);
+		fs_unlock(fs);
 		fsi_log(fs, LFS_LOG_ERR, "%s: out of memory caching the views", rel);
 		return NULL;
 	}
 	fs_lock(fs);
 	lfs_centry *got = lfs_cache_put(&fs->cache, e);
+	/* Waiters of @p k find the entry now (or, when the file changed while
+	 * it was read, find no entry and build their version themselves). */
+	lfs_cache_build_end(&fs->cache, token);
 	bool fresh = got == e;
 	bool newline = false;
 	if (fresh && kind != LFS_SOURCE_PLAIN)
