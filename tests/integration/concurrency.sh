@@ -38,8 +38,7 @@ for mode in $MODES; do
 		models+=(PLC_Cndl02.nod PLC_Cndl02__on.nad)
 	fi
 	chmod 0644 "$SRC"/*
-	opts=()
-	[ "$mode" = mt ] && opts=(-o mt)
+	opts=(-o "$mode") # -o st / -o mt: either way, whatever the default is
 	lfs_mount "$SRC" "$MNT" "${opts[@]}"
 	rc=0
 	timeout -k 10 $((SECONDS_PER_MODE * 3 + 120)) python3 "$STRESS" run --mnt "$MNT" --src "$SRC" \
