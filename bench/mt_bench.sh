@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Default (single-threaded) loop vs -o mt: which one should be the default.
+# Single-threaded loop (-o st) vs multi-threaded (-o mt, the default): which one should be the default.
 #
 #   bench/mt_bench.sh [BUILD_DIR]        (default: build)
 #
@@ -106,8 +106,7 @@ echo "big model: $bigsize bytes, legacyfs-convert list: ${buildtime} s" >&2
 
 declare -A res
 for mode in st mt; do
-	opts=()
-	[ $mode = mt ] && opts=(-o mt)
+	opts=(-o $mode)
 	# (a) block
 	: >"$work/a_txt" && : >"$work/a_view"
 	for _ in $(seq "$runs"); do
@@ -156,7 +155,7 @@ for mode in st mt; do
 	res[$mode.cbad]=$(python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); print(s["count"].get("bad",0))' "$work/state-$mode.json")
 done
 
-printf '| measurement | default (single thread) | -o mt |\n|---|---|---|\n'
+printf '| measurement | -o st (single thread) | -o mt (default) |\n|---|---|---|\n'
 printf '| (a) cat small.txt while big.mdl (%s B) builds, median s | %s | %s |\n' "$bigsize" "${res[st.a_txt]}" "${res[mt.a_txt]}"
 printf '| (a) cat small.mdl/model.mdl meanwhile, median s | %s | %s |\n' "${res[st.a_view]}" "${res[mt.a_view]}"
 printf '| (b) warm grep -r -c over the NWN corpus mount (-o ro), median s | %s | %s |\n' "${res[st.b]}" "${res[mt.b]}"
