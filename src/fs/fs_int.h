@@ -286,6 +286,15 @@ struct ctext {
 	uint64_t gen;
 };
 
+/*
+ * Returned (instead of an errno) by an operation that found its node of
+ * another kind than the snapshot it was dispatched on: a scratch file renamed
+ * onto a view becomes that view (fsi_rename_commit) while, under -o mt,
+ * another request on it is between fsi_node_info() and the operation. The
+ * entry points in fs.c take a new snapshot and dispatch again.
+ */
+#define FSI_KIND_CHANGED (-1)
+
 /* lfs_fs_read.hold_kind */
 enum { HOLD_NONE, HOLD_ENTRY, HOLD_MALLOC };
 
