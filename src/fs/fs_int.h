@@ -33,7 +33,13 @@
  *    editing state (struct mstate: overlays, scratch names, messages). It is
  *    never held during source I/O, view building, commits or notifications.
  *    A commit holds its model's commit_mu (taken before fs->mu, never the
- *    other way round).
+ *    other way round). A view build is registered in the cache while it
+ *    runs unlocked; a request for the same model version waits on
+ *    cache.built (with fs->mu) instead of building it again.
+ *  - Under -o mt a node's kind can change between fsi_node_info() and the
+ *    operation (a scratch file renamed onto a view): an operation that sees
+ *    it returns FSI_KIND_CHANGED and fs.c dispatches again. A model folder
+ *    follows its model file across replacements (new inode, same node).
  *  - Editing state is keyed by the model file's path relative to SOURCE and
  *    by view path, never by node: nodes come and go with the kernel's
  *    lookup counts, an edit must not (docs/editing.md).
