@@ -49,6 +49,7 @@ int lfs_fs_new(const char *source, const lfs_fs_opts *opts, lfs_fs **out)
 	if (!(fs->o.unlink_grace > 0))
 		fs->o.unlink_grace = 1.0;
 	pthread_mutex_init(&fs->mu, NULL);
+	pthread_cond_init(&fs->renamed, NULL);
 	clock_gettime(CLOCK_REALTIME, &fs->start);
 	fs->uid = getuid();
 	fs->gid = getgid();
@@ -156,6 +157,7 @@ void lfs_fs_free(lfs_fs *fs)
 	if (fs->rootfd >= 0)
 		close(fs->rootfd);
 	free(fs->source);
+	pthread_cond_destroy(&fs->renamed);
 	pthread_mutex_destroy(&fs->mu);
 	free(fs);
 }

@@ -235,6 +235,10 @@ struct lfs_fs {
 
 	lfs_cache cache;
 	lfs_errlog errors;
+	/* renames of SOURCE names through the mount (fsi_rename_begin/end) */
+	uint64_t rename_seq;       /* bumped at the start and the end of each */
+	unsigned renames_running;
+	pthread_cond_t renamed;    /* broadcast when one ends (waited on with mu) */
 	uint64_t builds, build_failures;
 
 	/* editing */
@@ -420,6 +424,10 @@ struct node *fsi_node_new(lfs_fs *fs, uint64_t id, enum nkind kind, struct node 
 void fsi_srcinfo_release(lfs_fs *fs, struct srcinfo *si);
 lfs_centry *fsi_entry_for(lfs_fs *fs, const char *rel, const struct stat *st);
 int fsi_classify(lfs_fs *fs, const char *rel, struct srcinfo *si);
+int fsi_classify_node(lfs_fs *fs, const struct node *n, struct srcinfo *si);
+int fsi_openat_node(lfs_fs *fs, const struct node *n, int flags);
+void fsi_rename_begin(lfs_fs *fs);
+void fsi_rename_end(lfs_fs *fs);
 struct timespec fsi_now_real(void);
 struct timespec fsi_now_mono(void);
 uint64_t fsi_text_hash(const char *p, size_t n);

@@ -188,7 +188,7 @@ void fsi_fill_ctl(lfs_fs *fs, struct stat *a, bool errors_file)
  */
 int fsi_model_views(lfs_fs *fs, const struct node *model, struct srcinfo *si)
 {
-	int r = fsi_classify(fs, model->rel, si);
+	int r = fsi_classify_node(fs, model, si);
 	if (r)
 		return r == ENOENT ? ESTALE : r;
 	if (si->kind != K_MODEL) {

@@ -468,6 +468,92 @@ int fsi_classify(lfs_fs *fs, const char *rel, struct srcinfo *si)
 	return 0;
 }
 
+/*
+ * A rename of a SOURCE name through the mount: the rename in SOURCE, then
+ * (under fs->mu) the nodes' new paths. Under -o mt a request on a node
+ * below the renamed name can stat the old path in between and find nothing;
+ * fsi_classify_node() then waits for the rename to end and looks again.
+ */
+void fsi_rename_begin(lfs_fs *fs)
+{
+	fs_lock(fs);
+	fs->rename_seq++;
+	fs->renames_running++;
+	fs_unlock(fs);
+}
+
+void fsi_rename_end(lfs_fs *fs)
+{
+	fs_lock(fs);
+	fs->rename_seq++;
+	fs->renames_running--;
+	pthread_cond_broadcast(&fs->renamed);
+	fs_unlock(fs);
+}
+
+/*
+ * fsi_classify() of node @p n's current source path (copied under fs->mu:
+ * a rename may change it meanwhile). When the path is gone (ENOENT) because
+ * a rename through the mount ran since, the node's new path is classified
+ * (at most a few times).
+ */
+int fsi_classify_node(lfs_fs *fs, const struct node *n, struct srcinfo *si)
+{
+	int r = ENOENT;
+	for (int tries = 0; tries < 4; tries++) {
+		fs_lock(fs);
+		uint64_t seq = fs->rename_seq;
+		char *rel = strdup(n->rel);
+		fs_unlock(fs);
+		if (!rel)
+			return ENOMEM;
+		r = fsi_classify(fs, rel, si);
+		free(rel);
+		if (r != ENOENT)
+			return r;
+		fs_lock(fs);
+		while (fs->renames_running)
+			pthread_cond_wait(&fs->renamed, &fs->mu);
+		bool raced = fs->rename_seq != seq;
+		fs_unlock(fs);
+		if (!raced)
+			break;
+	}
+	return r;
+}
+
+/*
+ * openat(@p flags) of node @p n's current source path, looked at again when
+ * a rename through the mount moved it meanwhile (as fsi_classify_node()).
+ * Returns the fd, or -errno.
+ */
+int fsi_openat_node(lfs_fs *fs, const struct node *n, int flags)
+{
+	int r = -ENOENT;
+	for (int tries = 0; tries < 4; tries++) {
+		fs_lock(fs);
+		uint64_t seq = fs->rename_seq;
+		char *rel = strdup(n->rel);
+		fs_unlock(fs);
+		if (!rel)
+			return -ENOMEM;
+		r = openat(fs->rootfd, rel, flags);
+		if (r < 0)
+			r = -errno;
+		free(rel);
+		if (r != -ENOENT)
+			return r;
+		fs_lock(fs);
+		while (fs->renames_running)
+			pthread_cond_wait(&fs->renamed, &fs->mu);
+		bool raced = fs->rename_seq != seq;
+		fs_unlock(fs);
+		if (!raced)
+			break;
+	}
+	return r;
+}
+
 struct timespec fsi_now_real(void)
 {
 	struct timespec t;

@@ -6,7 +6,8 @@
 # Bounded and seeded: CONCURRENCY_SECONDS (default 30) per mode,
 # CONCURRENCY_SEED (default 11), CONCURRENCY_MODES (default "st mt").
 # After each run the mount ends and SOURCE must decode and hold every
-# writer's last acknowledged edit. Models: the project's samples/ (always)
+# writer's last acknowledged edit. Meanwhile a folder holding a model is
+# renamed back and forth through the mount (stress.py --mover). Models: the project's samples/ (always)
 # plus a NOD and a NAD of the corpus when it is there. bench/stress.sh runs
 # the same driver for longer.
 . "$(dirname "$0")/lib.sh"
@@ -38,12 +39,16 @@ for mode in $MODES; do
 		models+=(PLC_Cndl02.nod PLC_Cndl02__on.nad)
 	fi
 	chmod 0644 "$SRC"/*
+	# a folder with a model in it that a mover renames back and forth
+	mkdir -p "$SRC/moving/sub"
+	cp "$LFS_SOURCE_ROOT/samples/skin2bone.mdl" "$SRC/moving/sub/m.mdl"
+	printf 'plain\n' >"$SRC/moving/sub/plain.txt"
 	opts=(-o "$mode") # -o st / -o mt: either way, whatever the default is
 	lfs_mount "$SRC" "$MNT" "${opts[@]}"
 	rc=0
 	timeout -k 10 $((SECONDS_PER_MODE * 3 + 120)) python3 "$STRESS" run --mnt "$MNT" --src "$SRC" \
 		--convert "$CONVERT" --state "$WORK/state-$mode.json" --seed "$SEED" \
-		--seconds "$SECONDS_PER_MODE" "${STRICT[@]}" "${models[@]}" || rc=$?
+		--seconds "$SECONDS_PER_MODE" --mover moving "${STRICT[@]}" "${models[@]}" || rc=$?
 	if [ "$rc" = 0 ]; then lfs_ok "$mode: no errors under concurrent writers and readers"; else
 		lfs_fail "$mode: errors under concurrent writers and readers (stress.py run exit $rc)"
 	fi
