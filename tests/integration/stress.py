@@ -370,8 +370,14 @@ def cmd_catloop(cfgtext):
 
 def cat_walk(args, stop, stats, views, transient):
     while not stop.is_set():
-        for root, dirs, files in os.walk(args.mnt, onerror=lambda e: stats.fail(
-                "find", "%s: %s" % (e.filename, ename(e.errno))) if e.errno not in (errno.ENOENT,) else None):
+        def onerror(e):
+            if e.errno == errno.ENOENT:
+                return
+            if e.errno == errno.ESTALE and moving(args, e.filename):
+                stats.inc("kernel_alias_estale")  # see reader_grep
+                return
+            stats.fail("find", "%s: %s" % (e.filename, ename(e.errno)))
+        for root, dirs, files in os.walk(args.mnt, onerror=onerror):
             dirs.sort()
             for f in sorted(files):
                 if stop.is_set():
