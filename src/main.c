@@ -13,6 +13,7 @@
 #include "views/thumb.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -91,8 +92,8 @@ static void usage(const char *prog)
 	       "    -o max_model_size=MIB  never decode larger files (default 256)\n"
 	       "    -o model_memory=MIB    memory the views of one model may take (default 256;\n"
 	       "                           0 = no bound); a model over it shows only README.txt\n"
-	       "    -o mt                  multi-threaded loop (default: single thread;\n"
-	       "                           see -o max_threads, -o clone_fd)\n"
+	       "    -o mt / -o st          multi-threaded loop (default; see -o max_threads,\n"
+	       "                           -o clone_fd) / single thread (also -s)\n"
 	       "    -o kernel_open         answer OPEN/OPENDIR (default: zero-message open)\n"
 	       "    -o unlink_grace=SEC    a deleted view stays absent this long (default 1)\n"
 	       "    -o edit_size=MIB       bound of in-memory edits and scratch files (default 512)\n"
@@ -136,7 +137,7 @@ int main(int argc, char *argv[])
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
 	struct lfs_options o = { .timeout = -1, .cache_mb = 256, .cache_entries = 200000,
-				 .max_model_mb = 256, .model_memory_mb = 256, .thumb_size = 256 };
+				 .max_model_mb = 256, .model_memory_mb = 256, .thumb_size = 256, .mt = 1 };
 	struct fuse_cmdline_opts opts = { 0 };
 	struct fuse_session *se = NULL;
 	lfs_fs *fs = NULL;
@@ -256,20 +257,31 @@ int main(int argc, char *argv[])
 	if (r)
 		fuse_log(FUSE_LOG_WARNING, "legacyfs: watcher not started: %s\n", strerror(r));
 
-	if (o.mt) {
+	/*
+	 * Multi-threaded by default: a model being built (seconds for a big one)
+	 * then holds up only the requests that need that model, and concurrent
+	 * saves of different models overlap; the single-threaded loop is ~20%
+	 * faster only for warm small-file reads (docs/performance.md "Threads").
+	 * -s or -o st: single thread.
+	 */
+	if (o.mt && !opts.singlethread) {
 		struct fuse_loop_config *cfg = fuse_loop_cfg_create();
 		if (!cfg) {
 			ret = 1;
 		} else {
 			fuse_loop_cfg_set_clone_fd(cfg, (unsigned)opts.clone_fd);
-			fuse_loop_cfg_set_idle_threads(cfg, opts.max_idle_threads);
+			/* fuse_parse_cmdline() leaves max_idle_threads at UINT_MAX ("not
+			 * given"); libfuse 3.14 logs "Ignoring invalid max threads value
+			 * 4294967295" when that is passed on, so pass only what was given. */
+			if (opts.max_idle_threads != UINT_MAX)
+				fuse_loop_cfg_set_idle_threads(cfg, opts.max_idle_threads);
 			fuse_loop_cfg_set_max_threads(cfg, opts.max_threads);
+			fuse_log(FUSE_LOG_INFO, "legacyfs: multi-threaded loop, at most %u threads%s\n",
+				 opts.max_threads, opts.clone_fd ? ", one /dev/fuse fd per thread" : "");
 			ret = fuse_session_loop_mt(se, cfg) < 0;
 			fuse_loop_cfg_destroy(cfg);
 		}
 	} else {
-		/* Single thread by default: 3x faster than MT on small-file workloads on
-		 * 2 vCPUs (shared/notes/fuse-perf.md). */
 		/* > 0: stopped by SIGINT/SIGTERM/SIGHUP, a normal way to end. */
 		ret = fuse_session_loop(se) < 0;
 	}

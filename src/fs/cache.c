@@ -58,6 +58,46 @@ void lfs_cache_init(lfs_cache *c, size_t max_bytes, size_t max_entries)
 	memset(c, 0, sizeof(*c));
 	c->max_bytes = max_bytes;
 	c->max_entries = max_entries;
+	pthread_cond_init(&c->built, NULL);
+}
+
+bool lfs_cache_is_building(const lfs_cache *c, const lfs_cache_key *k)
+{
+	for (const lfs_cbuild *b = c->building; b; b = b->next)
+		if (key_eq(&b->key, k))
+			return true;
+	return false;
+}
+
+lfs_cbuild *lfs_cache_build_begin(lfs_cache *c, const lfs_cache_key *k)
+{
+	lfs_cbuild *b = calloc(1, sizeof(*b));
+	if (!b)
+		return NULL;
+	b->rel_buf = strdup(k->rel);
+	if (!b->rel_buf) {
+		free(b);
+		return NULL;
+	}
+	b->key = *k;
+	b->key.rel = b->rel_buf;
+	b->next = c->building;
+	c->building = b;
+	return b;
+}
+
+void lfs_cache_build_end(lfs_cache *c, lfs_cbuild *b)
+{
+	if (b) {
+		lfs_cbuild **pp = &c->building;
+		while (*pp && *pp != b)
+			pp = &(*pp)->next;
+		if (*pp)
+			*pp = b->next;
+		free(b->rel_buf);
+		free(b);
+	}
+	pthread_cond_broadcast(&c->built);
 }
 
 void lfs_centry_free(lfs_centry *e)
@@ -79,6 +119,13 @@ void lfs_cache_destroy(lfs_cache *c)
 		e = nx;
 	}
 	free(c->buckets);
+	while (c->building) {
+		lfs_cbuild *b = c->building;
+		c->building = b->next;
+		free(b->rel_buf);
+		free(b);
+	}
+	pthread_cond_destroy(&c->built);
 	memset(c, 0, sizeof(*c));
 }
 

@@ -18,11 +18,20 @@
  * bound is not rebuilt for every READ of a sequential walk). An evicted model is simply rebuilt on the next access; the
  * views are deterministic, so sizes already reported stay true.
  *
+ * Builds in progress: a request that misses registers its key
+ * (lfs_cache_build_begin()), builds unlocked, and ends the build
+ * (lfs_cache_build_end(), which wakes the waiters on `built`). A second
+ * request for the same key waits on `built` (with the caller's lock) instead
+ * of building the same model again; requests for other keys never wait, so
+ * unrelated models build in parallel under a multi-threaded loop.
+ *
  * Not thread safe: the fs layer calls it under its own lock. No FUSE code.
  */
 #ifndef LFS_FS_CACHE_H
 #define LFS_FS_CACHE_H
 
+#include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -49,6 +58,13 @@ typedef struct lfs_centry {
 	struct lfs_centry *hnext, *prev, *next; /* hash chain, LRU list (head = newest) */
 } lfs_centry;
 
+/** A build in progress (lfs_cache_build_begin()): other requests for the key wait for it. */
+typedef struct lfs_cbuild {
+	lfs_cache_key key;    /**< key.rel points at rel_buf */
+	char *rel_buf;
+	struct lfs_cbuild *next;
+} lfs_cbuild;
+
 /** The cache. Zero-initialise then call lfs_cache_init(). */
 typedef struct lfs_cache {
 	lfs_centry **buckets;
@@ -56,6 +72,9 @@ typedef struct lfs_cache {
 	lfs_centry *head, *tail;
 	size_t bytes, max_bytes, max_entries;
 	uint64_t hits, misses, evictions; /**< counters for statistics */
+	uint64_t build_waits;  /**< requests that waited for another request's build of their key */
+	lfs_cbuild *building;  /**< builds in progress (unlocked, by the request that began them) */
+	pthread_cond_t built;  /**< broadcast when a build ends; waited on with the caller's lock */
 } lfs_cache;
 
 /** Key of a stat result (rel is borrowed). */
@@ -93,5 +112,18 @@ lfs_centry *lfs_cache_put(lfs_cache *c, lfs_centry *e);
 
 /** Drop a reference taken by lfs_cache_get()/lfs_cache_put(). */
 void lfs_cache_release(lfs_cache *c, lfs_centry *e);
+
+/** Is a build of @p k in progress? */
+bool lfs_cache_is_building(const lfs_cache *c, const lfs_cache_key *k);
+
+/**
+ * Register a build of @p k (copied). Returns the token for
+ * lfs_cache_build_end(), or NULL when memory runs out (the build then runs
+ * unregistered: waiters of the key do not exist, nothing breaks).
+ */
+lfs_cbuild *lfs_cache_build_begin(lfs_cache *c, const lfs_cache_key *k);
+
+/** End build @p b (NULL: nothing) and wake every waiter on `built`. */
+void lfs_cache_build_end(lfs_cache *c, lfs_cbuild *b);
 
 #endif

@@ -61,6 +61,7 @@ int lfs_fs_new(const char *source, const lfs_fs_opts *opts, lfs_fs **out)
 	if (!(fs->o.unlink_grace > 0))
 		fs->o.unlink_grace = 1.0;
 	pthread_mutex_init(&fs->mu, NULL);
+	pthread_cond_init(&fs->renamed, NULL);
 	clock_gettime(CLOCK_REALTIME, &fs->start);
 	fs->uid = getuid();
 	fs->gid = getgid();
@@ -166,6 +167,7 @@ void lfs_fs_free(lfs_fs *fs)
 	if (fs->rootfd >= 0)
 		close(fs->rootfd);
 	free(fs->source);
+	pthread_cond_destroy(&fs->renamed);
 	pthread_mutex_destroy(&fs->mu);
 	free(fs);
 }
@@ -196,25 +198,52 @@ int lfs_fs_lookup(lfs_fs *fs, uint64_t parent, const char *name, lfs_fs_entry *e
 	return r;
 }
 
+/*
+ * The dispatch of the requests below: snapshot the node's kind, call that
+ * kind's operation; when it answers FSI_KIND_CHANGED (the node became
+ * another kind meanwhile: fs_int.h), once more with a new snapshot.
+ */
+#define DISPATCH(r, ino, ni, call)                                        \
+	do {                                                              \
+		for (int tries_ = 0;; tries_++) {                          \
+			(r) = fsi_node_info(fs, (ino), &(ni));             \
+			if (r)                                             \
+				break;                                     \
+			(r) = (call);                                      \
+			if ((r) != FSI_KIND_CHANGED || tries_ == 3)        \
+				break;                                     \
+		}                                                          \
+		if ((r) == FSI_KIND_CHANGED)                               \
+			(r) = ESTALE;                                      \
+	} while (0)
+
+static int getattr_op(lfs_fs *fs, const struct nodeinfo *ni, struct stat *st, double *timeout)
+{
+	const struct node_ops *ops = fsi_kind_ops(ni->kind);
+	*timeout = ops->volatile_attr ? 0 : fs->o.timeout;
+	return ops->getattr(fs, ni, st);
+}
+
 int lfs_fs_getattr(lfs_fs *fs, uint64_t ino, struct stat *st, double *timeout)
 {
 	struct nodeinfo ni;
-	int r = fsi_node_info(fs, ino, &ni);
-	if (r)
-		return r;
-	const struct node_ops *ops = fsi_kind_ops(ni.kind);
-	*timeout = ops->volatile_attr ? 0 : fs->o.timeout;
-	return ops->getattr(fs, &ni, st);
+	int r;
+	DISPATCH(r, ino, ni, getattr_op(fs, &ni, st, timeout));
+	return r;
+}
+
+static int readlink_op(lfs_fs *fs, const struct nodeinfo *ni, char *buf, size_t bufsz)
+{
+	const struct node_ops *ops = fsi_kind_ops(ni->kind);
+	return ops->readlink ? ops->readlink(fs, ni, buf, bufsz) : EINVAL;
 }
 
 int lfs_fs_readlink(lfs_fs *fs, uint64_t ino, char *buf, size_t bufsz)
 {
 	struct nodeinfo ni;
-	int r = fsi_node_info(fs, ino, &ni);
-	if (r)
-		return r;
-	const struct node_ops *ops = fsi_kind_ops(ni.kind);
-	return ops->readlink ? ops->readlink(fs, &ni, buf, bufsz) : EINVAL;
+	int r;
+	DISPATCH(r, ino, ni, readlink_op(fs, &ni, buf, bufsz));
+	return r;
 }
 
 int lfs_fs_open_check(lfs_fs *fs, uint64_t ino, int flags, bool dir, bool *is_view)
@@ -247,6 +276,15 @@ _Thread_local pid_t fsi_req_pid;
 
 static int read_begin(lfs_fs *fs, uint64_t ino, size_t size, off_t off, lfs_fs_read *r);
 
+static int read_op(lfs_fs *fs, const struct nodeinfo *ni, size_t size, off_t off, lfs_fs_read *r)
+{
+	fsi_log(fs, LFS_LOG_DEBUG, "read %s%s%s off=%lld size=%zu",
+	       ni->model ? ni->model->rel : "", ni->model ? "/" : "", ni->node->rel ? ni->node->rel : "(ctl)",
+	       (long long)off, size);
+	const struct node_ops *ops = fsi_kind_ops(ni->kind);
+	return ops->read ? ops->read(fs, ni, size, off, r) : ops->not_file;
+}
+
 int lfs_fs_read_begin(lfs_fs *fs, uint64_t ino, size_t size, off_t off, lfs_fs_read *r)
 {
 	return lfs_fs_read_begin_ctx(fs, ino, size, off, NULL, r);
@@ -265,17 +303,12 @@ static int read_begin(lfs_fs *fs, uint64_t ino, size_t size, off_t off, lfs_fs_r
 {
 	memset(r, 0, sizeof(*r));
 	r->fd = -1;
-	struct nodeinfo ni;
-	int err = fsi_node_info(fs, ino, &ni);
-	if (err)
-		return err;
 	if (off < 0)
 		return EINVAL;
-	fsi_log(fs, LFS_LOG_DEBUG, "read %s%s%s off=%lld size=%zu",
-	       ni.model ? ni.model->rel : "", ni.model ? "/" : "", ni.node->rel ? ni.node->rel : "(ctl)",
-	       (long long)off, size);
-	const struct node_ops *ops = fsi_kind_ops(ni.kind);
-	return ops->read ? ops->read(fs, &ni, size, off, r) : ops->not_file;
+	struct nodeinfo ni;
+	int err;
+	DISPATCH(err, ino, ni, read_op(fs, &ni, size, off, r));
+	return err;
 }
 
 void lfs_fs_read_end(lfs_fs *fs, lfs_fs_read *r)
@@ -429,10 +462,9 @@ int lfs_fs_setattr(lfs_fs *fs, uint64_t ino, const struct stat *attr, int to_set
 {
 	(void)ctx;
 	struct nodeinfo ni;
-	if (fsi_node_info(fs, ino, &ni) != 0)
-		return ESTALE;
-	const struct node_ops *ops = fsi_kind_ops(ni.kind);
-	int r = ops->setattr ? ops->setattr(fs, &ni, attr, to_set) : EPERM;
+	int r;
+	DISPATCH(r, ino, ni, fsi_kind_ops(ni.kind)->setattr ?
+		 fsi_kind_ops(ni.kind)->setattr(fs, &ni, attr, to_set) : EPERM);
 	if (r)
 		return r;
 	return lfs_fs_getattr(fs, ino, out, timeout);
@@ -445,10 +477,11 @@ int lfs_fs_write(lfs_fs *fs, uint64_t ino, const char *buf, size_t size, off_t o
 	if (off < 0)
 		return EINVAL;
 	struct nodeinfo ni;
-	if (fsi_node_info(fs, ino, &ni) != 0)
-		return ESTALE;
-	const struct node_ops *ops = fsi_kind_ops(ni.kind);
-	return ops->write ? ops->write(fs, &ni, buf, size, off, ctx, written) : ops->not_file;
+	int r;
+	DISPATCH(r, ino, ni, fsi_kind_ops(ni.kind)->write ?
+		 fsi_kind_ops(ni.kind)->write(fs, &ni, buf, size, off, ctx, written) :
+		 fsi_kind_ops(ni.kind)->not_file);
+	return r;
 }
 
 int lfs_fs_flush(lfs_fs *fs, uint64_t ino, const lfs_fs_ctx *ctx)

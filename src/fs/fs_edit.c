@@ -929,6 +929,8 @@ static int scratch_attr(lfs_fs *fs, struct node *c, const struct srcinfo *si, st
 {
 	(void)fs;
 	(void)ms;
+	if (!c->sobj)
+		return FSI_KIND_CHANGED;
 	fill_scratch(a, &si->st, c->sobj);
 	return 0;
 }
@@ -938,6 +940,10 @@ static int scratch_readlink(lfs_fs *fs, const struct nodeinfo *ni, char *buf, si
 	int r = 0;
 	fs_lock(fs);
 	const struct sobj *o = ni->node->sobj;
+	if (!o) {
+		fs_unlock(fs);
+		return FSI_KIND_CHANGED;
+	}
 	if (S_ISLNK(o->mode) && o->data.len < bufsz) {
 		memcpy(buf, o->data.data, o->data.len);
 		buf[o->data.len] = '\0';
@@ -952,6 +958,10 @@ static int scratch_read(lfs_fs *fs, const struct nodeinfo *ni, size_t size, off_
 {
 	fs_lock(fs);
 	const struct sobj *o = ni->node->sobj;
+	if (!o) {
+		fs_unlock(fs);
+		return FSI_KIND_CHANGED;
+	}
 	int err = S_ISLNK(o->mode) ? EINVAL : fsi_read_copy(r, o->data.data, o->data.len, size, off);
 	fs_unlock(fs);
 	return err;
@@ -963,6 +973,10 @@ static int scratch_write(lfs_fs *fs, const struct nodeinfo *ni, const char *buf,
 	(void)ctx;
 	fs_lock(fs);
 	struct sobj *o = ni->node->sobj;
+	if (!o) {
+		fs_unlock(fs);
+		return FSI_KIND_CHANGED;
+	}
 	int r = EINVAL;
 	if (!S_ISLNK(o->mode)) {
 		r = edit_buf_change(fs, &o->data, buf, size, (uint64_t)off, 0);
@@ -980,6 +994,10 @@ static int scratch_setattr(lfs_fs *fs, const struct nodeinfo *ni, const struct s
 	int r = 0;
 	fs_lock(fs);
 	struct sobj *o = ni->node->sobj;
+	if (!o) {
+		fs_unlock(fs);
+		return FSI_KIND_CHANGED;
+	}
 	struct timespec now = fsi_now_real();
 	if ((to_set & LFS_SET_SIZE) && S_ISLNK(o->mode)) {
 		r = EINVAL;

@@ -33,7 +33,13 @@
  *    editing state (struct mstate: overlays, scratch names, messages). It is
  *    never held during source I/O, view building, commits or notifications.
  *    A commit holds its model's commit_mu (taken before fs->mu, never the
- *    other way round).
+ *    other way round). A view build is registered in the cache while it
+ *    runs unlocked; a request for the same model version waits on
+ *    cache.built (with fs->mu) instead of building it again.
+ *  - Under -o mt a node's kind can change between fsi_node_info() and the
+ *    operation (a scratch file renamed onto a view): an operation that sees
+ *    it returns FSI_KIND_CHANGED and fs.c dispatches again. A model folder
+ *    follows its model file across replacements (new inode, same node).
  *  - Editing state is keyed by the model file's path relative to SOURCE and
  *    by view path, never by node: nodes come and go with the kernel's
  *    lookup counts, an edit must not (docs/editing.md).
@@ -268,6 +274,10 @@ struct lfs_fs {
 
 	lfs_cache cache;
 	lfs_errlog errors;
+	/* renames of SOURCE names through the mount (fsi_rename_begin/end) */
+	uint64_t rename_seq;       /* bumped at the start and the end of each */
+	unsigned renames_running;
+	pthread_cond_t renamed;    /* broadcast when one ends (waited on with mu) */
 	uint64_t builds, build_failures;
 
 	/* editing */
@@ -331,6 +341,15 @@ struct ctext {
 	uint64_t gen;
 	pid_t saver;        /* thread group saving (0 = unknown): its record after the save */
 };
+
+/*
+ * Returned (instead of an errno) by an operation that found its node of
+ * another kind than the snapshot it was dispatched on: a scratch file renamed
+ * onto a view becomes that view (fsi_rename_commit) while, under -o mt,
+ * another request on it is between fsi_node_info() and the operation. The
+ * entry points in fs.c take a new snapshot and dispatch again.
+ */
+#define FSI_KIND_CHANGED (-1)
 
 /* lfs_fs_read.hold_kind */
 enum { HOLD_NONE, HOLD_ENTRY, HOLD_MALLOC };
@@ -457,6 +476,10 @@ struct node *fsi_node_new(lfs_fs *fs, uint64_t id, enum nkind kind, struct node 
 void fsi_srcinfo_release(lfs_fs *fs, struct srcinfo *si);
 lfs_centry *fsi_entry_for(lfs_fs *fs, const char *rel, const struct stat *st);
 int fsi_classify(lfs_fs *fs, const char *rel, struct srcinfo *si);
+int fsi_classify_node(lfs_fs *fs, const struct node *n, struct srcinfo *si);
+int fsi_openat_node(lfs_fs *fs, const struct node *n, int flags);
+void fsi_rename_begin(lfs_fs *fs);
+void fsi_rename_end(lfs_fs *fs);
 struct timespec fsi_now_real(void);
 struct timespec fsi_now_mono(void);
 uint64_t fsi_text_hash(const char *p, size_t n);

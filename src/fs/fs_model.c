@@ -178,19 +178,28 @@ void fsi_fill_ctl(lfs_fs *fs, struct stat *a, bool errors_file)
 
 /*
  * The current views of model folder @p model (a K_MODEL node): stats and
- * classifies its source again. ESTALE when the file is no longer a model (or
- * no longer the same inode).
+ * classifies its source again. ESTALE when the file is no longer a model.
+ * A model file replaced by another model file (a save through the mount, or
+ * an editor's atomic save in SOURCE: a new inode) is the same model folder:
+ * the node takes the new inode. Comparing inodes instead raced with every
+ * commit under -o mt (a request that stat()ed between the commit's rename
+ * and its update of the node, or before the rename and compared after it,
+ * got ESTALE for every view of the model).
  */
 int fsi_model_views(lfs_fs *fs, const struct node *model, struct srcinfo *si)
 {
-	int r = fsi_classify(fs, model->rel, si);
+	int r = fsi_classify_node(fs, model, si);
 	if (r)
 		return r == ENOENT ? ESTALE : r;
-	if (si->kind != K_MODEL || (uint64_t)si->st.st_ino != model->src_ino ||
-	    (uint64_t)si->st.st_dev != model->src_dev) {
+	if (si->kind != K_MODEL) {
 		fsi_srcinfo_release(fs, si);
 		return ESTALE;
 	}
+	struct node *m = (struct node *)model; /* the node is ours; the views only read it */
+	fs_lock(fs);
+	m->src_dev = (uint64_t)si->st.st_dev;
+	m->src_ino = (uint64_t)si->st.st_ino;
+	fs_unlock(fs);
 	return 0;
 }
 

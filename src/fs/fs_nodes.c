@@ -346,7 +346,14 @@ lfs_centry *fsi_entry_for(lfs_fs *fs, const char *rel, const struct stat *st)
 {
 	lfs_cache_key k = lfs_cache_key_of(st, rel);
 	fs_lock(fs);
-	lfs_centry *e = lfs_cache_get(&fs->cache, &k);
+	lfs_centry *e;
+	/* Another request building this very version: wait for its result
+	 * rather than decode the model twice (other models are not held up). */
+	while (!(e = lfs_cache_get(&fs->cache, &k)) && lfs_cache_is_building(&fs->cache, &k)) {
+		fs->cache.build_waits++;
+		pthread_cond_wait(&fs->cache.built, &fs->mu);
+	}
+	lfs_cbuild *token = e ? NULL : lfs_cache_build_begin(&fs->cache, &k);
 	fs_unlock(fs);
 	if (e)
 		return e;
@@ -372,17 +379,26 @@ lfs_centry *fsi_entry_for(lfs_fs *fs, const char *rel, const struct stat *st)
 	lfs_texture_ctx_free(&tc);
 	free(uri);
 	if (r != LFS_OK) {
+		fs_lock(fs);
+		lfs_cache_build_end(&fs->cache, token);
+		fs_unlock(fs);
 		fsi_log(fs, r == LFS_ERR_NOMEM ? LFS_LOG_ERR : LFS_LOG_DEBUG, "%s", err.msg);
 		return NULL;
 	}
 	lfs_cache_key fk = lfs_cache_key_of(&fst, rel);
 	e = lfs_centry_new(&fk, kind, &vs, kind == LFS_SOURCE_FAILED ? err.msg : NULL);
 	if (!e) {
+		fs_lock(fs);
+		lfs_cache_build_end(&fs->cache, token);
+		fs_unlock(fs);
 		fsi_log(fs, LFS_LOG_ERR, "%s: out of memory caching the views", rel);
 		return NULL;
 	}
 	fs_lock(fs);
 	lfs_centry *got = lfs_cache_put(&fs->cache, e);
+	/* Waiters of @p k find the entry now (or, when the file changed while
+	 * it was read, find no entry and build their version themselves). */
+	lfs_cache_build_end(&fs->cache, token);
 	bool fresh = got == e;
 	bool newline = false;
 	if (fresh && kind != LFS_SOURCE_PLAIN)
@@ -435,6 +451,92 @@ int fsi_classify(lfs_fs *fs, const char *rel, struct srcinfo *si)
 	return 0;
 }
 
+/*
+ * A rename of a SOURCE name through the mount: the rename in SOURCE, then
+ * (under fs->mu) the nodes' new paths. Under -o mt a request on a node
+ * below the renamed name can stat the old path in between and find nothing;
+ * fsi_classify_node() then waits for the rename to end and looks again.
+ */
+void fsi_rename_begin(lfs_fs *fs)
+{
+	fs_lock(fs);
+	fs->rename_seq++;
+	fs->renames_running++;
+	fs_unlock(fs);
+}
+
+void fsi_rename_end(lfs_fs *fs)
+{
+	fs_lock(fs);
+	fs->rename_seq++;
+	fs->renames_running--;
+	pthread_cond_broadcast(&fs->renamed);
+	fs_unlock(fs);
+}
+
+/*
+ * fsi_classify() of node @p n's current source path (copied under fs->mu:
+ * a rename may change it meanwhile). When the path is gone (ENOENT) because
+ * a rename through the mount ran since, the node's new path is classified
+ * (at most a few times).
+ */
+int fsi_classify_node(lfs_fs *fs, const struct node *n, struct srcinfo *si)
+{
+	int r = ENOENT;
+	for (int tries = 0; tries < 4; tries++) {
+		fs_lock(fs);
+		uint64_t seq = fs->rename_seq;
+		char *rel = strdup(n->rel);
+		fs_unlock(fs);
+		if (!rel)
+			return ENOMEM;
+		r = fsi_classify(fs, rel, si);
+		free(rel);
+		if (r != ENOENT)
+			return r;
+		fs_lock(fs);
+		while (fs->renames_running)
+			pthread_cond_wait(&fs->renamed, &fs->mu);
+		bool raced = fs->rename_seq != seq;
+		fs_unlock(fs);
+		if (!raced)
+			break;
+	}
+	return r;
+}
+
+/*
+ * openat(@p flags) of node @p n's current source path, looked at again when
+ * a rename through the mount moved it meanwhile (as fsi_classify_node()).
+ * Returns the fd, or -errno.
+ */
+int fsi_openat_node(lfs_fs *fs, const struct node *n, int flags)
+{
+	int r = -ENOENT;
+	for (int tries = 0; tries < 4; tries++) {
+		fs_lock(fs);
+		uint64_t seq = fs->rename_seq;
+		char *rel = strdup(n->rel);
+		fs_unlock(fs);
+		if (!rel)
+			return -ENOMEM;
+		r = openat(fs->rootfd, rel, flags);
+		if (r < 0)
+			r = -errno;
+		free(rel);
+		if (r != -ENOENT)
+			return r;
+		fs_lock(fs);
+		while (fs->renames_running)
+			pthread_cond_wait(&fs->renamed, &fs->mu);
+		bool raced = fs->rename_seq != seq;
+		fs_unlock(fs);
+		if (!raced)
+			break;
+	}
+	return r;
+}
+
 struct timespec fsi_now_real(void)
 {
 	struct timespec t;
@@ -470,6 +572,12 @@ struct node *fsi_child_for(lfs_fs *fs, struct node *parent, const char *name, en
 	 * commit replaces the model file); scratch nodes to their object. */
 	const struct node_ops *ops = fsi_kind_ops(kind);
 	bool generated = ops->generated;
+	/* A model folder stays the same folder when its model file is replaced
+	 * by another model file (fsi_model_views()): it takes the new inode. */
+	if (c && c->kind == K_MODEL && kind == K_MODEL) {
+		c->src_dev = dev;
+		c->src_ino = ino;
+	}
 	if (c && (c->kind != kind || (!generated && (c->src_dev != dev || c->src_ino != ino)))) {
 		/* SOURCE changed what this name is: the old node lives on, unfindable,
 		 * until the kernel forgets it; requests on it get ESTALE. */

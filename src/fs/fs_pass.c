@@ -66,6 +66,8 @@ static bool source_matches(const struct node *n, const struct srcinfo *si)
 {
 	if (n->kind == K_ROOT)
 		return si->kind == K_DIR;
+	if (n->kind == K_MODEL)
+		return si->kind == K_MODEL; /* a replaced model file: same folder (fsi_model_views) */
 	return si->kind == n->kind && (uint64_t)si->st.st_ino == n->src_ino &&
 	       (uint64_t)si->st.st_dev == n->src_dev;
 }
@@ -75,9 +77,9 @@ static int snap_build_source(lfs_fs *fs, struct node *n, uint64_t parent_ino, ui
 			     struct dirsnap **out)
 {
 	*out = NULL;
-	int fd = openat(fs->rootfd, n->rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = fsi_openat_node(fs, n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
-		return errno == ENOENT ? ESTALE : errno;
+		return fd == -ENOENT ? ESTALE : -fd;
 	struct stat dst;
 	if (fstat(fd, &dst) != 0) {
 		int e = errno;
@@ -233,6 +235,9 @@ static int rename_source(lfs_fs *fs, const struct nodeinfo *pi, const char *name
 			r = EPERM;
 		fsi_srcinfo_release(fs, &si);
 	}
+	bool began = !r;
+	if (began)
+		fsi_rename_begin(fs); /* requests below the name wait for the nodes' new paths */
 	if (!r && renameat2(fs->rootfd, oldrel, fs->rootfd, newrel, flags) != 0)
 		r = errno;
 	if (!r) {
@@ -266,6 +271,8 @@ static int rename_source(lfs_fs *fs, const struct nodeinfo *pi, const char *name
 		}
 		fs_unlock(fs);
 	}
+	if (began)
+		fsi_rename_end(fs);
 	free(oldrel);
 	free(newrel);
 	return r;
@@ -337,7 +344,7 @@ static int lookup_root(lfs_fs *fs, const struct nodeinfo *p, const char *name, l
 int fsi_pass_getattr(lfs_fs *fs, const struct nodeinfo *ni, struct stat *st)
 {
 	struct srcinfo si;
-	int r = fsi_classify(fs, ni->node->rel, &si);
+	int r = fsi_classify_node(fs, ni->node, &si);
 	if (r)
 		return r == ENOENT ? ESTALE : r;
 	if (!source_matches(ni->node, &si)) {
@@ -363,9 +370,9 @@ static int file_read(lfs_fs *fs, const struct nodeinfo *ni, size_t size, off_t o
 {
 	(void)size;
 	(void)off;
-	int fd = openat(fs->rootfd, ni->node->rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+	int fd = fsi_openat_node(fs, ni->node, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
-		return errno == ENOENT ? ESTALE : errno;
+		return fd == -ENOENT ? ESTALE : -fd;
 	r->fd = fd;
 	return 0;
 }

@@ -3,7 +3,7 @@
  * The view cache (src/fs/cache.c) and the failure list (src/fs/errlog.c):
  * LRU order, byte and entry bounds, entries in use and the newest entry are
  * never evicted, keys
- * differ by every field; errlog dedupes, escapes newlines and only grows.
+ * differ by every field; builds in progress are registered per key; errlog dedupes, escapes newlines and only grows.
  * The cached views are real ones, built from corpus binaries.
  */
 #include <setjmp.h>
@@ -217,6 +217,32 @@ static void test_escape(void **state)
 	lfs_errlog_free(&l);
 }
 
+/* Builds in progress: registered per key, ended one by one, waiters woken. */
+static void test_cache_building(void **state)
+{
+	(void)state;
+	lfs_cache c;
+	lfs_cache_init(&c, 0, 0);
+	lfs_cache_key a = key(7, "a.mdl"), b = key(8, "a.mdl"), a2 = key(7, "b.mdl");
+	assert_false(lfs_cache_is_building(&c, &a));
+	lfs_cbuild *ta = lfs_cache_build_begin(&c, &a);
+	assert_non_null(ta);
+	assert_true(lfs_cache_is_building(&c, &a));
+	/* another version or another path is another build */
+	assert_false(lfs_cache_is_building(&c, &b));
+	assert_false(lfs_cache_is_building(&c, &a2));
+	lfs_cbuild *tb = lfs_cache_build_begin(&c, &b);
+	assert_true(lfs_cache_is_building(&c, &b));
+	lfs_cache_build_end(&c, ta);
+	assert_false(lfs_cache_is_building(&c, &a));
+	assert_true(lfs_cache_is_building(&c, &b));
+	lfs_cache_build_end(&c, NULL); /* an unregistered build: only wakes */
+	assert_true(lfs_cache_is_building(&c, &b));
+	lfs_cache_build_end(&c, tb);
+	assert_false(lfs_cache_is_building(&c, &b));
+	lfs_cache_destroy(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -226,6 +252,7 @@ int main(void)
 		cmocka_unit_test(test_cache_entry_bound),
 		cmocka_unit_test(test_errlog),
 		cmocka_unit_test(test_escape),
+		cmocka_unit_test(test_cache_building),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
