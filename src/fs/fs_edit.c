@@ -139,6 +139,9 @@ void fsi_pbase_set(struct mstate *ms, const char *vpath, uint64_t hash)
 	ms->pbase = b;
 }
 
+/* Safety margin of fsi_base_hist(), clock ticks (25 = 250 ms at the usual 100 Hz). */
+#define BASE_START_MARGIN 25
+
 /* Now, in clock ticks since boot (the unit of /proc/PID/stat starttime). */
 static uint64_t boot_ticks(void)
 {
@@ -489,8 +492,17 @@ bool fsi_base_hist(lfs_fs *fs, const char *rel, const char *vpath, pid_t tgid, u
 		return false;
 	uint64_t start = tgid > 0 ? proc_start_ticks(tgid) : 0;
 	unsigned pick = 0;
+	/*
+	 * A version counts as what a process found in the page cache only when it
+	 * was current BASE_START_MARGIN ticks before the process started: the
+	 * kernel drops the old pages asynchronously after a commit (the
+	 * notification thread), and /proc's start time has one-tick resolution.
+	 * Picking an older version than the one read is safe (the changes between
+	 * the two are on both sides and taken once, or conflict and are refused);
+	 * a newer one would undo a save.
+	 */
 	for (unsigned i = 0; i < e->nhist; i++)
-		if (start && e->hist_tick[i] <= start)
+		if (start && e->hist_tick[i] + BASE_START_MARGIN <= start)
 			pick = i;
 	if (!start)
 		pick = e->nhist - 1; /* unknown start: the version in the page cache now */

@@ -19,11 +19,11 @@ lfs_workdir concurrency
 SECONDS_PER_MODE=${CONCURRENCY_SECONDS:-30}
 SEED=${CONCURRENCY_SEED:-11}
 MODES=${CONCURRENCY_MODES:-st mt}
-# 1: also fail on lost updates between writers sharing a view or a model with
-# a whole-model writer (stress.py --strict). Off until every process's save
-# is checked against the text that process read (docs/editing.md "Limits").
+# 1 (default): also fail on lost updates between writers sharing a view or a
+# model with a whole-model writer (stress.py --strict): every save is merged
+# onto the text its own process read (docs/editing.md "Concurrent saves").
 STRICT=()
-[ "${CONCURRENCY_STRICT:-0}" = 1 ] && STRICT=(--strict)
+[ "${CONCURRENCY_STRICT:-1}" = 1 ] && STRICT=(--strict)
 STRESS="$LFS_SOURCE_ROOT/tests/integration/stress.py"
 
 for mode in $MODES; do

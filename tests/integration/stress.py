@@ -30,11 +30,11 @@ A refused save (EINVAL: stale base or conflict) is re-read and retried.
 Readers loop over `grep -r` of the mount and a find+cat walk (os.walk and
 read every file). With --mover DIR, a thread renames SOURCE folder DIR (a
 model nobody writes inside) to DIR.moved and back through the mount
-meanwhile (names below it come and go: ENOENT there is not an error). Writers that share a view, or a model with a writer of
-the whole-model text, can lose an update to another writer's stale text
-while the stale check compares with the last text served to anyone (not to
-that writer): those losses are listed as KNOWN and counted only with
---strict. Errors counted as failures: ESTALE, EIO, ENOENT/ENOTDIR of
+meanwhile (names below it come and go: ENOENT there is not an error). Every writer runs in a process of its own (the mount keeps
+one read record per process and view). Without --strict, read-backs of
+writers that share a view, or a model with a writer of the whole-model
+text, that show another writer's text are only counted (the mode before
+per-process bases); --strict (concurrency.sh's default) fails on them. Errors counted as failures: ESTALE, EIO, ENOENT/ENOTDIR of
 a view (scratch names come and go), an empty read of a view that no
 truncating writer targets, sed's "not a regular file", any writer error
 other than EINVAL. `check` then decodes SOURCE with legacyfs-convert and
@@ -328,6 +328,47 @@ def classify_path(args, path, views):
     return len(parts) == 2 and parts[1] in views.get(parts[0], ())
 
 
+def writer_proc(args, w, stop, stats, seed):
+    """One writer in a process of its own, as every editor is: the mount
+    keeps one read record per process and view (docs/editing.md "Concurrent
+    saves"), so two writers of one view must not share a process."""
+    cfg = {"mnt": args.mnt, "strict": args.strict, "w": w, "seed": seed,
+           "stop": "%s.wstop%d" % (args.state, w["id"])}
+    p = subprocess.Popen([sys.executable, os.path.abspath(__file__), "writeloop", json.dumps(cfg)],
+                         stdout=subprocess.PIPE)
+    stop.wait()
+    with open(cfg["stop"], "w"):
+        pass
+    out, _ = p.communicate()
+    os.unlink(cfg["stop"])
+    res = json.loads(out.decode() or "{}")
+    w.update(res.get("w", {}))
+    for k, n in res.get("count", {}).items():
+        stats.inc(k, n)
+    for b in res.get("bad", []):
+        who, _, what = b.partition(": ")
+        stats.fail(who, what)
+
+
+def cmd_writeloop(cfgtext):
+    cfg = json.loads(cfgtext)
+
+    class A:
+        mnt = cfg["mnt"]
+        strict = cfg["strict"]
+    stats = Stats()
+    stop = threading.Event()
+    w = cfg["w"]
+    th = threading.Thread(target=writer_main, args=(A, w, stop, stats, cfg["seed"]))
+    th.start()
+    while not os.path.exists(cfg["stop"]):
+        time.sleep(0.05)
+    stop.set()
+    th.join()
+    json.dump({"w": w, "count": stats.count, "bad": stats.bad}, sys.stdout)
+    return 0
+
+
 def reader_cat(args, stop, stats, views, transient):
     """find+cat in a process of its own: its close(2) of a view must not
     count as the close of the process that wrote the view (docs/editing.md:
@@ -438,7 +479,7 @@ def cmd_run(args):
     ths = []
     rng = random.Random(args.seed + 1)
     for w in writers:
-        ths.append(threading.Thread(target=writer_main, args=(args, w, stop, stats, rng.randrange(1 << 30))))
+        ths.append(threading.Thread(target=writer_proc, args=(args, w, stop, stats, rng.randrange(1 << 30))))
     if args.mover:
         ths.append(threading.Thread(target=mover_main, args=(args, stop, stats)))
     for k in range(args.readers):
@@ -513,6 +554,8 @@ def cmd_check(args):
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "catloop":
         return cmd_catloop(sys.argv[2])
+    if len(sys.argv) == 3 and sys.argv[1] == "writeloop":
+        return cmd_writeloop(sys.argv[2])
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("run")
