@@ -4,6 +4,18 @@
  * source files, symlinks and other objects (fifos, sockets, devices), and
  * the source side of model folders (their attributes). Every call goes to
  * SOURCE through *at() calls on the root fd.
+ *
+ * POSIX behaviour of this part (docs/posix.md):
+ *  - new objects get the caller's mode & ~umask (lfs_fs_ctx.umask);
+ *  - a file, symlink or special file whose name our own unlink or rename
+ *    takes away while the kernel still holds its node keeps working: an
+ *    O_PATH fd of it is kept on the node (node->held_fd, closed at forget)
+ *    and reads, writes, stat, chmod/chown/utimens, truncate and fsync of the
+ *    node go through /proc/self/fd/N instead of the (gone) name;
+ *  - hard links are separate nodes (one per name, as in libfuse's high-level
+ *    API): a non-folder with more than one link is given attribute timeout 0
+ *    so every stat sees the current link count and ctime, and link()
+ *    invalidates the attributes the kernel cached for the linked node.
  */
 #define _GNU_SOURCE
 #include "fs_int.h"
@@ -16,6 +28,68 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* Where to reach a passthrough node's source object: by path, or by its held fd. */
+struct srcref {
+	int fd;         /* node->held_fd, or -1: use rel */
+	char *rel;      /* copy of node->rel (fd < 0) */
+	char proc[40];  /* "/proc/self/fd/N" (fd >= 0) */
+};
+
+/* Fill @p r for node @p n (fs->mu taken here). 0 or ENOMEM. */
+static int ref_get(lfs_fs *fs, const struct node *n, struct srcref *r)
+{
+	fs_lock(fs);
+	r->fd = n->held_fd;
+	r->rel = r->fd < 0 ? strdup(n->rel) : NULL;
+	fs_unlock(fs);
+	if (r->fd >= 0)
+		snprintf(r->proc, sizeof(r->proc), "/proc/self/fd/%d", r->fd);
+	return r->fd >= 0 || r->rel ? 0 : ENOMEM;
+}
+
+static void ref_put(struct srcref *r)
+{
+	free(r->rel);
+	r->rel = NULL;
+}
+
+/* open(2) the object of @p r with @p flags (no O_CREAT); -1 and errno on failure. */
+static int ref_open(lfs_fs *fs, const struct srcref *r, int flags)
+{
+	if (r->fd >= 0)
+		return open(r->proc, flags | O_CLOEXEC); /* reopens even an unlinked file */
+	return openat(fs->rootfd, r->rel, flags | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/*
+ * Before our own unlink/rename takes name @p rel away: an O_PATH fd of the
+ * object (-1 when it cannot be opened). keep_held() then stores it on the
+ * node the kernel holds for that name, or closes it.
+ */
+static int hold_open(lfs_fs *fs, const char *rel)
+{
+	return openat(fs->rootfd, rel, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/* Give @p fd to node @p c (fs->mu held) when the kernel holds it and it shows that object. */
+static void keep_held(struct node *c, int *fd)
+{
+	struct stat st;
+	if (*fd < 0 || !c || c->nlookup == 0 || c->held_fd >= 0 ||
+	    (c->kind != K_FILE && c->kind != K_LINK && c->kind != K_OTHER))
+		return;
+	if (fstat(*fd, &st) != 0 || (uint64_t)st.st_ino != c->src_ino || (uint64_t)st.st_dev != c->src_dev)
+		return;
+	c->held_fd = *fd;
+	*fd = -1;
+}
+
+static void hold_close(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}
 
 /* Source-backed attributes (passthrough or model folder). */
 static void fill_source(struct stat *a, const struct srcinfo *si)
@@ -50,6 +124,9 @@ static int lookup_source(lfs_fs *fs, const struct nodeinfo *pi, const char *name
 		e->generation = c->gen;
 		fill_source(&e->attr, &si);
 		fsi_entry_timeouts(fs, c, e);
+		/* Another name may change its link count and ctime at any time. */
+		if (si.kind != K_DIR && si.kind != K_MODEL && si.st.st_nlink > 1)
+			e->attr_timeout = 0;
 	}
 	if (si.ce)
 		lfs_cache_release(&fs->cache, si.ce);
@@ -228,11 +305,15 @@ static int rename_source(lfs_fs *fs, const struct nodeinfo *pi, const char *name
 			r = EPERM;
 		fsi_srcinfo_release(fs, &si);
 	}
+	/* The replaced object stays readable through the node the kernel may hold. */
+	int held = !r && !(flags & (RENAME_EXCHANGE | RENAME_NOREPLACE)) ? hold_open(fs, newrel) : -1;
 	if (!r && renameat2(fs->rootfd, oldrel, fs->rootfd, newrel, flags) != 0)
 		r = errno;
 	if (!r) {
 		fs_lock(fs);
 		struct node *a = fsi_find_child(fs, p, name), *b = fsi_find_child(fs, np, newname);
+		if (b && b != a)
+			keep_held(b, &held);
 		if (flags & RENAME_EXCHANGE) {
 			if (a)
 				fsi_nh_remove(fs, a);
@@ -261,6 +342,7 @@ static int rename_source(lfs_fs *fs, const struct nodeinfo *pi, const char *name
 		}
 		fs_unlock(fs);
 	}
+	hold_close(held);
 	free(oldrel);
 	free(newrel);
 	return r;
@@ -268,26 +350,27 @@ static int rename_source(lfs_fs *fs, const struct nodeinfo *pi, const char *name
 
 static int pass_setattr(lfs_fs *fs, const struct nodeinfo *ni, const struct stat *a, int to_set)
 {
-	struct node *n = ni->node;
 	enum nkind k = ni->kind;
-	fs_lock(fs);
-	char *rel = strdup(n->rel);
-	fs_unlock(fs);
-	if (!rel)
-		return ENOMEM;
-	int r = 0;
-	if ((to_set & LFS_SET_MODE) && k != K_LINK &&
-	    fchmodat(fs->rootfd, rel, a->st_mode & 07777, 0) != 0)
+	struct srcref ref;
+	int r = ref_get(fs, ni->node, &ref);
+	if (r)
+		return r;
+	/* A held object by its fd (no name left), else by path without following. */
+	int dfd = ref.fd >= 0 ? AT_FDCWD : fs->rootfd;
+	const char *path = ref.fd >= 0 ? ref.proc : ref.rel;
+	if ((to_set & LFS_SET_MODE) && k != K_LINK && fchmodat(dfd, path, a->st_mode & 07777, 0) != 0)
 		r = errno;
 	if (!r && (to_set & (LFS_SET_UID | LFS_SET_GID)) &&
-	    fchownat(fs->rootfd, rel, (to_set & LFS_SET_UID) ? a->st_uid : (uid_t)-1,
-		     (to_set & LFS_SET_GID) ? a->st_gid : (gid_t)-1, AT_SYMLINK_NOFOLLOW) != 0)
+	    fchownat(ref.fd >= 0 ? ref.fd : fs->rootfd, ref.fd >= 0 ? "" : ref.rel,
+		     (to_set & LFS_SET_UID) ? a->st_uid : (uid_t)-1,
+		     (to_set & LFS_SET_GID) ? a->st_gid : (gid_t)-1,
+		     ref.fd >= 0 ? AT_EMPTY_PATH : AT_SYMLINK_NOFOLLOW) != 0)
 		r = errno;
 	if (!r && (to_set & LFS_SET_SIZE)) {
 		if (fsi_kind_ops(k)->not_file) {
 			r = fsi_kind_ops(k)->not_file;
 		} else {
-			int fd = openat(fs->rootfd, rel, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+			int fd = ref_open(fs, &ref, O_WRONLY | O_NONBLOCK);
 			if (fd < 0 || ftruncate(fd, a->st_size) != 0)
 				r = errno;
 			if (fd >= 0)
@@ -304,10 +387,13 @@ static int pass_setattr(lfs_fs *fs, const struct nodeinfo *ni, const struct stat
 			ts[1].tv_nsec = UTIME_NOW;
 		else if (to_set & LFS_SET_MTIME)
 			ts[1] = a->st_mtim;
-		if (utimensat(fs->rootfd, rel, ts, AT_SYMLINK_NOFOLLOW) != 0)
+		/* (A held symlink has no path to set its own times by: EPERM.) */
+		if (ref.fd >= 0 && k == K_LINK)
+			r = EPERM;
+		else if (utimensat(dfd, path, ts, ref.fd >= 0 ? 0 : AT_SYMLINK_NOFOLLOW) != 0)
 			r = errno;
 	}
-	free(rel);
+	ref_put(&ref);
 	return r;
 }
 
@@ -331,6 +417,11 @@ static int lookup_root(lfs_fs *fs, const struct nodeinfo *p, const char *name, l
 /* Attributes of a source-backed node (passthrough or model folder); ESTALE when SOURCE moved on. */
 int fsi_pass_getattr(lfs_fs *fs, const struct nodeinfo *ni, struct stat *st)
 {
+	fs_lock(fs);
+	int held = ni->node->held_fd;
+	fs_unlock(fs);
+	if (held >= 0) /* its name is gone: the object itself (st_nlink may be 0) */
+		return fstatat(held, "", st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0 ? errno : 0;
 	struct srcinfo si;
 	int r = fsi_classify(fs, ni->node->rel, &si);
 	if (r)
@@ -347,7 +438,13 @@ int fsi_pass_getattr(lfs_fs *fs, const struct nodeinfo *ni, struct stat *st)
 
 static int link_readlink(lfs_fs *fs, const struct nodeinfo *ni, char *buf, size_t bufsz)
 {
-	ssize_t n = readlinkat(fs->rootfd, ni->node->rel, buf, bufsz - 1);
+	struct srcref ref;
+	int r = ref_get(fs, ni->node, &ref);
+	if (r)
+		return r;
+	ssize_t n = ref.fd >= 0 ? readlinkat(ref.fd, "", buf, bufsz - 1)
+				: readlinkat(fs->rootfd, ref.rel, buf, bufsz - 1);
+	ref_put(&ref);
 	if (n < 0)
 		return errno;
 	buf[n] = '\0';
@@ -358,7 +455,12 @@ static int file_read(lfs_fs *fs, const struct nodeinfo *ni, size_t size, off_t o
 {
 	(void)size;
 	(void)off;
-	int fd = openat(fs->rootfd, ni->node->rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+	struct srcref ref;
+	int e = ref_get(fs, ni->node, &ref);
+	if (e)
+		return e;
+	int fd = ref_open(fs, &ref, O_RDONLY | O_NOCTTY);
+	ref_put(&ref);
 	if (fd < 0)
 		return errno == ENOENT ? ESTALE : errno;
 	r->fd = fd;
@@ -378,14 +480,14 @@ static int file_write(lfs_fs *fs, const struct nodeinfo *ni, const char *buf, si
 		      off_t off, const lfs_fs_ctx *ctx, size_t *written)
 {
 	(void)ctx;
-	char *rel = rel_copy(fs, ni->node);
-	if (!rel)
-		return ENOMEM;
-	int fd = openat(fs->rootfd, rel, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-	free(rel);
+	struct srcref ref;
+	int r = ref_get(fs, ni->node, &ref);
+	if (r)
+		return r;
+	int fd = ref_open(fs, &ref, O_WRONLY | O_NONBLOCK);
+	ref_put(&ref);
 	if (fd < 0)
 		return errno == ENOENT ? ESTALE : errno;
-	int r = 0;
 	size_t done = 0;
 	while (done < size) {
 		ssize_t w = pwrite(fd, buf + done, size - done, off + (off_t)done);
@@ -406,14 +508,15 @@ static int file_write(lfs_fs *fs, const struct nodeinfo *ni, const char *buf, si
 
 static int file_fsync(lfs_fs *fs, const struct nodeinfo *ni, bool datasync)
 {
-	char *rel = rel_copy(fs, ni->node);
-	if (!rel)
-		return ENOMEM;
-	int fd = openat(fs->rootfd, rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-	free(rel);
+	struct srcref ref;
+	int r = ref_get(fs, ni->node, &ref);
+	if (r)
+		return r;
+	int fd = ref_open(fs, &ref, O_RDONLY | O_NONBLOCK);
+	ref_put(&ref);
 	if (fd < 0)
 		return errno;
-	int r = (datasync ? fdatasync(fd) : fsync(fd)) != 0 ? errno : 0;
+	r = (datasync ? fdatasync(fd) : fsync(fd)) != 0 ? errno : 0;
 	close(fd);
 	return r;
 }
@@ -428,20 +531,22 @@ static int pass_mknew(lfs_fs *fs, const struct nodeinfo *p, const char *name,
 	char *rel = fsi_join_rel(p->node->rel, name);
 	if (!rel)
 		return ENAMETOOLONG;
+	/* The caller's umask (the daemon's own is 0): `umask 002; touch f` gives 0664. */
+	mode_t perm = w->mode & 07777 & ~(ctx ? ctx->umask : 0);
 	int fd, ok;
 	switch (w->what) {
 	case NEW_FILE:
 		fd = openat(fs->rootfd, rel, O_CREAT | O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY |
-			    (w->flags & (O_EXCL | O_TRUNC)), w->mode & 07777);
+			    (w->flags & (O_EXCL | O_TRUNC)), perm);
 		ok = fd >= 0;
 		if (ok)
 			close(fd);
 		break;
 	case NEW_NODE:
-		ok = mknodat(fs->rootfd, rel, w->mode, w->rdev) == 0;
+		ok = mknodat(fs->rootfd, rel, (w->mode & S_IFMT) | perm, w->rdev) == 0;
 		break;
 	case NEW_DIR:
-		ok = mkdirat(fs->rootfd, rel, w->mode & 07777) == 0;
+		ok = mkdirat(fs->rootfd, rel, perm) == 0;
 		break;
 	default:
 		ok = symlinkat(w->target, fs->rootfd, rel) == 0;
@@ -474,7 +579,18 @@ static int pass_link(lfs_fs *fs, const struct nodeinfo *ni, const struct nodeinf
 		r = errno;
 	free(rel);
 	free(old);
-	return r ? r : lfs_fs_lookup(fs, np->node->id, newname, e);
+	if (r)
+		return r;
+	/*
+	 * The new name is a node of its own: the kernel's cached attributes of
+	 * the linked node (link count 1, old ctime) are stale now. Its later
+	 * attributes carry timeout 0 (st_nlink > 1).
+	 */
+	fs_lock(fs);
+	fsi_inval_add(&fs->pending, ni->node->id, NULL);
+	fs_unlock(fs);
+	fsi_kick(fs);
+	return lfs_fs_lookup(fs, np->node->id, newname, e);
 }
 
 /* unlink (@p dir false) or rmdir of a name in a source folder. */
@@ -499,16 +615,21 @@ static int pass_remove(lfs_fs *fs, const struct nodeinfo *p, const char *name, b
 			r = ENOTDIR;
 		fsi_srcinfo_release(fs, &si);
 	}
+	/* An open file stays readable after its name is gone (node->held_fd). */
+	int held = !r && !dir ? hold_open(fs, rel) : -1;
 	if (!r && unlinkat(fs->rootfd, rel, dir ? AT_REMOVEDIR : 0) != 0)
 		r = errno;
 	free(rel);
 	if (!r) {
 		fs_lock(fs);
 		struct node *c = fsi_find_child(fs, p->node, name);
-		if (c)
+		if (c) {
+			keep_held(c, &held);
 			fsi_nh_remove(fs, c);
+		}
 		fs_unlock(fs);
 	}
+	hold_close(held);
 	return r;
 }
 
