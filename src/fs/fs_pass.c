@@ -20,8 +20,11 @@
 #define _GNU_SOURCE
 #include "fs_int.h"
 
+#include "../formats/format.h"
+
 #include <dirent.h>
 #include <errno.h>
+#include <strings.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -91,8 +94,55 @@ static void hold_close(int fd)
 		close(fd);
 }
 
-/* Source-backed attributes (passthrough or model folder). */
-static void fill_source(struct stat *a, const struct srcinfo *si)
+/* Could regular file @p name show as a model folder? (By extension: any format's.) */
+static bool model_name(const char *name)
+{
+	size_t len = strlen(name);
+	for (const lfs_format *const *f = lfs_formats; *f; f++)
+		for (const char *const *e = (*f)->extensions; *e; e++) {
+			size_t el = strlen(*e);
+			if (len > el && !strcasecmp(name + len - el, *e))
+				return true;
+		}
+	return false;
+}
+
+/*
+ * Link count of source folder @p rel (@p root: the mount root) whose SOURCE
+ * count is @p src_nlink. Exact (SOURCE's, plus /.legacyfs at the root) when
+ * no entry could be a model file; otherwise 1, "unknown" as on btrfs: model
+ * files add folders SOURCE does not count, and a count that is too small
+ * would make a walker's leaf optimisation (find) skip them. Costs one read
+ * of the folder's names (no stat, no decoding).
+ */
+static nlink_t dir_nlink(lfs_fs *fs, const char *rel, bool root, nlink_t src_nlink)
+{
+	int fd = openat(fs->rootfd, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *dp = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!dp) {
+		if (fd >= 0)
+			close(fd);
+		return 1;
+	}
+	nlink_t n = src_nlink;
+	bool ctl_shadows = false;
+	struct dirent *de;
+	while ((de = readdir(dp)) != NULL) {
+		if ((de->d_type == DT_REG || de->d_type == DT_UNKNOWN) && model_name(de->d_name)) {
+			n = 1;
+			break;
+		}
+		if (root && de->d_type == DT_DIR && fsi_is_ctl_name(K_ROOT, de->d_name))
+			ctl_shadows = true; /* SOURCE's own .legacyfs is counted already */
+	}
+	closedir(dp);
+	if (n > 1 && root && !ctl_shadows)
+		n++;
+	return n;
+}
+
+/* Source-backed attributes (passthrough or model folder) of @p rel (@p root: the mount root). */
+static void fill_source(lfs_fs *fs, struct stat *a, const struct srcinfo *si, const char *rel, bool root)
 {
 	if (si->kind == K_MODEL) {
 		fsi_fill_virtual_dir(a, &si->st, &si->ce->vs, "", si->st.st_ino);
@@ -100,7 +150,7 @@ static void fill_source(struct stat *a, const struct srcinfo *si)
 	}
 	*a = si->st;
 	if (si->kind == K_DIR)
-		a->st_nlink = 1; /* unknown: model files add folders the source count lacks */
+		a->st_nlink = dir_nlink(fs, rel, root, si->st.st_nlink);
 }
 
 static int lookup_source(lfs_fs *fs, const struct nodeinfo *pi, const char *name, lfs_fs_entry *e)
@@ -122,7 +172,7 @@ static int lookup_source(lfs_fs *fs, const struct nodeinfo *pi, const char *name
 		c->nlookup++;
 		e->ino = c->id;
 		e->generation = c->gen;
-		fill_source(&e->attr, &si);
+		fill_source(fs, &e->attr, &si, rel, false);
 		fsi_entry_timeouts(fs, c, e);
 		/* Another name may change its link count and ctime at any time. */
 		if (si.kind != K_DIR && si.kind != K_MODEL && si.st.st_nlink > 1)
@@ -430,7 +480,7 @@ int fsi_pass_getattr(lfs_fs *fs, const struct nodeinfo *ni, struct stat *st)
 		r = ESTALE;
 		fsi_detach(fs, ni->node);
 	} else {
-		fill_source(st, &si);
+		fill_source(fs, st, &si, ni->node->rel, ni->kind == K_ROOT);
 	}
 	fsi_srcinfo_release(fs, &si);
 	return r;

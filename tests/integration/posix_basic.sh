@@ -7,7 +7,9 @@
 #     after being replaced by rename (the old open file still reads the old
 #     bytes; fstat of the unlinked one shows link count 0);
 #   - hard links: `ln a b` gives link count 2 on both names, `rm b` count 1
-#     again on a, and a's ctime moves with link and unlink.
+#     again on a, and a's ctime moves with link and unlink;
+#   - folders count their subfolders (st_nlink), except where a file could
+#     be a model (then 1, "unknown").
 . "$(dirname "$0")/lib.sh"
 lfs_require_fuse
 lfs_workdir posix_basic
@@ -89,6 +91,18 @@ printf 'other\n' >"$MNT/d"
 mv "$MNT/d" "$MNT/c"
 check "link count of a after c was replaced" 1 "$(stat -c %h "$MNT/a")"
 check "content of c after replace" "other" "$(cat "$MNT/c")"
+
+# ---- folder link counts ----
+mkdir -p "$MNT/dl/s1" "$MNT/dl/s2"
+check "folder link count (2 subfolders)" 4 "$(stat -c %h "$MNT/dl")"
+mv "$MNT/dl/s2" "$MNT/d002/"
+check "folder link count after moving a subfolder out" 3 "$(stat -c %h "$MNT/dl")"
+check "link count of the folder it moved into" 3 "$(stat -c %h "$MNT/d002")"
+check "root link count (SOURCE's + /.legacyfs)" "$(($(stat -c %h "$SRC") + 1))" "$(stat -c %h "$MNT")"
+# a name that may be a model file: its folder may hold more folders than
+# SOURCE counts, so the count is "unknown" (1), never too small
+touch "$MNT/dl/maybe.mdl"
+check "folder link count with a model-file name in it" 1 "$(stat -c %h "$MNT/dl")"
 
 lfs_umount "$MNT"
 lfs_finish
