@@ -113,11 +113,13 @@ static bool model_name(const char *name)
  * no entry could be a model file; otherwise 1, "unknown" as on btrfs: model
  * files add folders SOURCE does not count, and a count that is too small
  * would make a walker's leaf optimisation (find) skip them. Costs one read
- * of the folder's names (no stat, no decoding).
+ * of the folder's names (no stat, no decoding, no access-time update).
  */
 static nlink_t dir_nlink(lfs_fs *fs, const char *rel, bool root, nlink_t src_nlink)
 {
-	int fd = openat(fs->rootfd, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	/* O_NOATIME: a stat must not change the folder's access time (EPERM when
+	 * the daemon neither owns the folder nor is root: count unknown then). */
+	int fd = openat(fs->rootfd, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NOATIME);
 	DIR *dp = fd >= 0 ? fdopendir(fd) : NULL;
 	if (!dp) {
 		if (fd >= 0)

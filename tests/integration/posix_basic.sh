@@ -104,5 +104,12 @@ check "root link count (SOURCE's + /.legacyfs)" "$(($(stat -c %h "$SRC") + 1))" 
 touch "$MNT/dl/maybe.mdl"
 check "folder link count with a model-file name in it" 1 "$(stat -c %h "$MNT/dl")"
 
+# counting a folder's subfolders must not change its access time in SOURCE
+mkdir "$MNT/at"
+touch -a -d @1900000000 "$MNT/at"
+touch -m -d @1950000000 "$MNT/at" # atime < mtime: a plain read would update it (relatime)
+stat "$MNT/at" >/dev/null
+check "folder atime after chmod+stat through the mount" 1900000000 "$(stat -c %X "$SRC/at")"
+
 lfs_umount "$MNT"
 lfs_finish
