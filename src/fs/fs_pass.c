@@ -143,8 +143,48 @@ static nlink_t dir_nlink(lfs_fs *fs, const char *rel, bool root, nlink_t src_nli
 	return n;
 }
 
-/* Source-backed attributes (passthrough or model folder) of @p rel (@p root: the mount root). */
-static void fill_source(lfs_fs *fs, struct stat *a, const struct srcinfo *si, const char *rel, bool root)
+/*
+ * The link count of folder node @p n (may be NULL: not known yet) whose
+ * SOURCE stat is @p st, at @p rel: the one worked out last time while the
+ * watcher saw no change in the folder and its mtime and ctime are the same
+ * (our own changes drop it: nl_forget), else read now (unlocked) and kept.
+ */
+static nlink_t folder_nlink(lfs_fs *fs, struct node *n, const char *rel, bool root,
+			    const struct stat *st)
+{
+	int64_t mt = fsi_ts_ns(&st->st_mtim), ct = fsi_ts_ns(&st->st_ctim);
+	uint64_t gen = 0;
+	nlink_t nl = 0;
+	if (n) {
+		fs_lock(fs);
+		if (fs->ifd >= 0 && n->nl && n->nl_gen == n->dirty_gen && n->nl_mtime == mt &&
+		    n->nl_ctime == ct && n->src_ino == (uint64_t)st->st_ino)
+			nl = n->nl;
+		gen = n->dirty_gen;
+		fs_unlock(fs);
+	}
+	if (nl)
+		return nl;
+	nl = dir_nlink(fs, rel, root, st->st_nlink);
+	if (n) {
+		fs_lock(fs);
+		n->nl = nl;
+		n->nl_gen = gen;
+		n->nl_mtime = mt;
+		n->nl_ctime = ct;
+		fs_unlock(fs);
+	}
+	return nl;
+}
+
+/* Our own change of folder @p d's names: its kept link count is stale (fs->mu held). */
+static void nl_forget(struct node *d)
+{
+	d->nl = 0;
+}
+
+/* Source-backed attributes (passthrough or model folder); @p nl: link count of a folder. */
+static void fill_source(struct stat *a, const struct srcinfo *si, nlink_t nl)
 {
 	if (si->kind == K_MODEL) {
 		fsi_fill_virtual_dir(a, &si->st, &si->ce->vs, "", si->st.st_ino);
@@ -152,7 +192,7 @@ static void fill_source(lfs_fs *fs, struct stat *a, const struct srcinfo *si, co
 	}
 	*a = si->st;
 	if (si->kind == K_DIR)
-		a->st_nlink = dir_nlink(fs, rel, root, si->st.st_nlink);
+		a->st_nlink = nl;
 }
 
 static int lookup_source(lfs_fs *fs, const struct nodeinfo *pi, const char *name, lfs_fs_entry *e)
@@ -167,6 +207,20 @@ static int lookup_source(lfs_fs *fs, const struct nodeinfo *pi, const char *name
 		free(rel);
 		return r;
 	}
+	nlink_t nl = 0;
+	if (si.kind == K_DIR) {
+		/* The node the name had (its kept count), looked for without holding the lock over I/O. */
+		fs_lock(fs);
+		struct node *old = fsi_find_child(fs, p, name);
+		bool same = old && old->kind == K_DIR && old->src_ino == (uint64_t)si.st.st_ino &&
+			    old->src_dev == (uint64_t)si.st.st_dev && old->nlookup > 0;
+		if (same)
+			old->nlookup++; /* kept alive over the unlocked count */
+		fs_unlock(fs);
+		nl = folder_nlink(fs, same ? old : NULL, rel, false, &si.st);
+		if (same)
+			lfs_fs_forget(fs, old->id, 1);
+	}
 	fs_lock(fs);
 	struct node *c = fsi_child_for(fs, p, name, si.kind, (uint64_t)si.st.st_dev,
 				   (uint64_t)si.st.st_ino, rel, &r);
@@ -174,7 +228,7 @@ static int lookup_source(lfs_fs *fs, const struct nodeinfo *pi, const char *name
 		c->nlookup++;
 		e->ino = c->id;
 		e->generation = c->gen;
-		fill_source(fs, &e->attr, &si, rel, false);
+		fill_source(&e->attr, &si, nl);
 		fsi_entry_timeouts(fs, c, e);
 		/* Another name may change its link count and ctime at any time. */
 		if (si.kind != K_DIR && si.kind != K_MODEL && si.st.st_nlink > 1)
@@ -363,6 +417,8 @@ static int rename_source(lfs_fs *fs, const struct nodeinfo *pi, const char *name
 		r = errno;
 	if (!r) {
 		fs_lock(fs);
+		nl_forget(p);
+		nl_forget(np);
 		struct node *a = fsi_find_child(fs, p, name), *b = fsi_find_child(fs, np, newname);
 		if (b && b != a)
 			keep_held(b, &held);
@@ -482,7 +538,9 @@ int fsi_pass_getattr(lfs_fs *fs, const struct nodeinfo *ni, struct stat *st)
 		r = ESTALE;
 		fsi_detach(fs, ni->node);
 	} else {
-		fill_source(fs, st, &si, ni->node->rel, ni->kind == K_ROOT);
+		nlink_t nl = si.kind == K_DIR ? folder_nlink(fs, ni->node, ni->node->rel,
+							     ni->kind == K_ROOT, &si.st) : 0;
+		fill_source(st, &si, nl);
 	}
 	fsi_srcinfo_release(fs, &si);
 	return r;
@@ -611,6 +669,9 @@ static int pass_mknew(lfs_fs *fs, const struct nodeinfo *p, const char *name,
 	}
 	give_owner(fs, rel, ctx);
 	free(rel);
+	fs_lock(fs);
+	nl_forget(p->node);
+	fs_unlock(fs);
 	return lfs_fs_lookup(fs, p->node->id, name, e);
 }
 
@@ -640,6 +701,7 @@ static int pass_link(lfs_fs *fs, const struct nodeinfo *ni, const struct nodeinf
 	 */
 	fs_lock(fs);
 	fsi_inval_add(&fs->pending, ni->node->id, NULL);
+	nl_forget(np->node);
 	fs_unlock(fs);
 	fsi_kick(fs);
 	return lfs_fs_lookup(fs, np->node->id, newname, e);
@@ -674,6 +736,7 @@ static int pass_remove(lfs_fs *fs, const struct nodeinfo *p, const char *name, b
 	free(rel);
 	if (!r) {
 		fs_lock(fs);
+		nl_forget(p->node);
 		struct node *c = fsi_find_child(fs, p->node, name);
 		if (c) {
 			keep_held(c, &held);
