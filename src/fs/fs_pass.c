@@ -14,8 +14,9 @@
  *    node go through /proc/self/fd/N instead of the (gone) name;
  *  - hard links are separate nodes (one per name, as in libfuse's high-level
  *    API): a non-folder with more than one link is given attribute timeout 0
- *    so every stat sees the current link count and ctime, and link()
- *    invalidates the attributes the kernel cached for the linked node.
+ *    so every stat sees the current link count and ctime; link() answers
+ *    with the linked node itself, so the kernel refreshes the attributes it
+ *    cached for it.
  */
 #define _GNU_SOURCE
 #include "fs_int.h"
@@ -577,15 +578,6 @@ static int file_read(lfs_fs *fs, const struct nodeinfo *ni, size_t size, off_t o
 	return 0;
 }
 
-/* Source path of @p n (copied under the lock: renames change it). */
-static char *rel_copy(lfs_fs *fs, const struct node *n)
-{
-	fs_lock(fs);
-	char *rel = strdup(n->rel);
-	fs_unlock(fs);
-	return rel;
-}
-
 static int file_write(lfs_fs *fs, const struct nodeinfo *ni, const char *buf, size_t size,
 		      off_t off, const lfs_fs_ctx *ctx, size_t *written)
 {
@@ -685,26 +677,42 @@ static int pass_link(lfs_fs *fs, const struct nodeinfo *ni, const struct nodeinf
 	if (r)
 		return r;
 	char *rel = fsi_join_rel(np->node->rel, newname);
-	char *old = rel_copy(fs, ni->node);
-	if (!rel || !old)
-		r = ENOMEM;
-	else if (linkat(fs->rootfd, old, fs->rootfd, rel, 0) != 0)
+	struct srcref ref;
+	if (!rel)
+		return ENAMETOOLONG;
+	r = ref_get(fs, ni->node, &ref);
+	if (!r && (ref.fd >= 0 ? linkat(AT_FDCWD, ref.proc, fs->rootfd, rel, AT_SYMLINK_FOLLOW)
+			       : linkat(fs->rootfd, ref.rel, fs->rootfd, rel, 0)) != 0)
+		r = errno;
+	ref_put(&ref);
+	struct stat st;
+	if (!r && fstatat(fs->rootfd, rel, &st, AT_SYMLINK_NOFOLLOW) != 0)
 		r = errno;
 	free(rel);
-	free(old);
 	if (r)
 		return r;
 	/*
-	 * The new name is a node of its own: the kernel's cached attributes of
-	 * the linked node (link count 1, old ctime) are stale now. Its later
-	 * attributes carry timeout 0 (st_nlink > 1).
+	 * The answer is the linked node itself, with its new link count and
+	 * ctime: the kernel updates the inode it already holds (the attributes
+	 * it cached for the old name would be stale otherwise) and gives both
+	 * names that inode until the new name is looked up again, which makes a
+	 * node of its own. Attribute timeout 0: st_nlink > 1.
 	 */
 	fs_lock(fs);
-	fsi_inval_add(&fs->pending, ni->node->id, NULL);
 	nl_forget(np->node);
+	struct node *c = ni->node;
+	if ((uint64_t)st.st_ino != c->src_ino || (uint64_t)st.st_dev != c->src_dev) {
+		fs_unlock(fs);
+		return lfs_fs_lookup(fs, np->node->id, newname, e); /* changed under us: as it is now */
+	}
+	c->nlookup++;
+	e->ino = c->id;
+	e->generation = c->gen;
+	e->attr = st;
+	fsi_entry_timeouts(fs, c, e);
+	e->attr_timeout = 0;
 	fs_unlock(fs);
-	fsi_kick(fs);
-	return lfs_fs_lookup(fs, np->node->id, newname, e);
+	return 0;
 }
 
 /* unlink (@p dir false) or rmdir of a name in a source folder. */

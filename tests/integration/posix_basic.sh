@@ -92,6 +92,16 @@ mv "$MNT/d" "$MNT/c"
 check "link count of a after c was replaced" 1 "$(stat -c %h "$MNT/a")"
 check "content of c after replace" "other" "$(cat "$MNT/c")"
 
+# the first name removed: the second keeps the file (link() answers with the
+# linked inode, so both names share it until the second is looked up anew)
+printf 'kept\n' >"$MNT/x"
+ln "$MNT/x" "$MNT/y"
+rm "$MNT/x"
+check "second name after rm of the first" "kept" "$(cat "$MNT/y")"
+printf 'more\n' >>"$MNT/y"
+check "write through the second name" "kept more" "$(tr '\n' ' ' <"$SRC/y" | sed 's/ $//')"
+check "link count of the second name" 1 "$(stat -c %h "$MNT/y")"
+
 # ---- folder link counts ----
 mkdir -p "$MNT/dl/s1" "$MNT/dl/s2"
 check "folder link count (2 subfolders)" 4 "$(stat -c %h "$MNT/dl")"

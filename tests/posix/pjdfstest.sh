@@ -137,7 +137,7 @@ run_on() {
 
 # by_file LIST: "FILE n1,n2,..." per file (for the logs and docs/posix.md).
 by_file() {
-	awk '{ if ($1 != f) { if (f != "") print f, s; f = $1; s = $2 } else s = s "," $2 } END { if (f != "") print f, s }' "$1"
+	sort -k1,1 -k2,2n "$1" | awk '{ if ($1 != f) { if (f != "") print f, s; f = $1; s = $2 } else s = s "," $2 } END { if (f != "") print f, s }'
 }
 
 lfs_workdir "pjdfstest-$MODE"
