@@ -20,7 +20,7 @@
 #
 # pjdfstest is built from ../shared/tools into the build tree (once per
 # tarball), never into the source tree.
-. "$(dirname "$0")/../integration/lib.sh"
+. "$(dirname "$0")/../integration/lib.sh" || exit 1
 
 MODE=${1:-legacyfs}
 case $MODE in legacyfs | bindfs | compare) ;; *) lfs_die "usage: $0 [legacyfs|bindfs|compare]" ;; esac
@@ -141,6 +141,7 @@ by_file() {
 }
 
 lfs_workdir "pjdfstest-$MODE"
+[ -n "${WORK:-}" ] || lfs_die "no work folder"
 
 if [ "$MODE" = bindfs ] || [ "$MODE" = compare ]; then
 	run_on bindfs
