@@ -6,7 +6,7 @@
 # SECONDS of writers (sed -i, os.replace, `>`, a truncating writer) and
 # readers (grep -r, find+cat) per loop mode (-o st, then -o mt), each run
 # followed by the check that SOURCE decodes and holds every writer's last
-# acknowledged edit. $CONCURRENCY_STRICT=1 also counts lost updates between
+# acknowledged edit, including lost updates between
 # writers sharing a view or a model with a whole-model writer. The report
 # (saves, refusals, reads, failures) goes to stderr; the work folder (logs,
 # state-*.json) stays in BUILD_DIR/tests/integration/work/concurrency.

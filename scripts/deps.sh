@@ -14,6 +14,9 @@ pkgs=(
 	blender
 	# the peer compiler nwnmdlcomp (test peer_read) is a 32-bit program
 	gcc-multilib g++-multilib
+	# pjdfstest (built from ../shared/tools, run with perl's prove; tests/posix)
+	# and bindfs, the FUSE file system it is compared with (docs/posix.md)
+	autoconf automake libtool perl bindfs
 )
 
 if [ "$(id -u)" -eq 0 ]; then

@@ -27,7 +27,7 @@ static lfs_ll *ll_of(fuse_req_t req)
 static lfs_fs_ctx ctx_of(fuse_req_t req)
 {
 	const struct fuse_ctx *c = fuse_req_ctx(req);
-	lfs_fs_ctx x = { .uid = c->uid, .gid = c->gid, .pid = c->pid };
+	lfs_fs_ctx x = { .uid = c->uid, .gid = c->gid, .pid = c->pid, .umask = c->umask };
 	return x;
 }
 

@@ -215,6 +215,14 @@ int main(int argc, char *argv[])
 	}
 	free(oarg);
 
+	/*
+	 * Objects created through the mount get the caller's mode & ~umask (the
+	 * kernel sends the caller's umask with CREATE/MKNOD/MKDIR; src/fs applies
+	 * it): the daemon's own umask must not mask them again (docs/posix.md).
+	 * The fs layer gives every file it makes for itself an explicit mode.
+	 */
+	umask(0);
+
 	lfs_fs_opts fo = {
 		.timeout = o.timeout,
 		.cache_bytes = (size_t)o.cache_mb << 20,

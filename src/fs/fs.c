@@ -139,6 +139,8 @@ void lfs_fs_free(lfs_fs *fs)
 		fsi_snap_unref(n->snap);
 		if (n->sobj)
 			fsi_sobj_unref(fs, n->sobj);
+		if (n->held_fd >= 0)
+			close(n->held_fd);
 		free(n->name);
 		free(n->rel);
 		free(n);
@@ -221,7 +223,10 @@ static int getattr_op(lfs_fs *fs, const struct nodeinfo *ni, struct stat *st, do
 {
 	const struct node_ops *ops = fsi_kind_ops(ni->kind);
 	*timeout = ops->volatile_attr ? 0 : fs->o.timeout;
-	return ops->getattr(fs, ni, st);
+	int r = ops->getattr(fs, ni, st);
+	if (!r && ops->source && !S_ISDIR(st->st_mode) && st->st_nlink > 1)
+		*timeout = 0; /* other names change its link count and ctime (docs/posix.md) */
+	return r;
 }
 
 int lfs_fs_getattr(lfs_fs *fs, uint64_t ino, struct stat *st, double *timeout)

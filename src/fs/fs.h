@@ -130,6 +130,12 @@ typedef struct lfs_fs_ctx {
 	uid_t uid;
 	gid_t gid;
 	pid_t pid; /**< thread id of the caller (0 = unknown) */
+	/**
+	 * The caller's umask (FUSE sends it with CREATE, MKNOD and MKDIR). New
+	 * source objects get mode & ~umask; the daemon itself runs with umask 0
+	 * (src/main.c), so nothing else masks them (docs/posix.md).
+	 */
+	mode_t umask;
 } lfs_fs_ctx;
 
 /**

@@ -251,6 +251,14 @@ struct node {
 	uint64_t dirty_gen;  /* bumped by the watcher when the folder's content changed */
 	struct sobj *sobj;   /* K_SCRATCH: the object (one reference) */
 	bool self_commit;    /* K_MODEL: SOURCE was just replaced by our own commit */
+	int held_fd;         /* K_FILE/K_LINK/K_OTHER: O_PATH fd of the source object, kept when our
+			      * own unlink/rename took its name while the kernel held the node
+			      * (-1 = none; closed when the node is freed; fs_pass.c) */
+	/* K_DIR/K_ROOT: the link count last worked out (0 = none) and what it is valid
+	 * for: dirty_gen, SOURCE mtime and ctime of the folder (fs_pass.c dir_nlink) */
+	nlink_t nl;
+	uint64_t nl_gen;
+	int64_t nl_mtime, nl_ctime;
 };
 
 struct lfs_fs {

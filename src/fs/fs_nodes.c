@@ -271,6 +271,7 @@ struct node *fsi_node_new(lfs_fs *fs, uint64_t id, enum nkind kind, struct node 
 	n->name = strdup(name);
 	n->rel = rel_owned;
 	n->wd = -1;
+	n->held_fd = -1;
 	if (!n->name || (!id && fsi_alloc_id(fs, &id) != 0)) {
 		free(n->name);
 		free(n->rel);
@@ -314,6 +315,8 @@ static void maybe_free(lfs_fs *fs, struct node *n)
 		fsi_snap_unref(n->snap);
 		if (n->sobj)
 			fsi_sobj_unref(fs, n->sobj);
+		if (n->held_fd >= 0)
+			close(n->held_fd);
 		fs->slots[n->id] = NULL;
 		if (fs->nfree < fs->free_cap)
 			fs->free_ids[fs->nfree++] = n->id;

@@ -272,7 +272,7 @@ static void test_inplace_bad_noop(void **state)
 	/* a close by another process (a forked child's exec of an inherited
 	 * descriptor) does not commit; the writer's own close does */
 	{
-		lfs_fs_ctx me = { getuid(), getgid(), getpid() }, other = { 0, 0, 1 };
+		lfs_fs_ctx me = { getuid(), getgid(), getpid(), 0 }, other = { 0, 0, 1, 0 };
 		size_t gn, ed2n, wn, x2n;
 		char *g = read_ino(fs, v, &gn);
 		char *ed2 = subst(g, gn, "\n  resttranslate ", 5, "0.5", &ed2n);
@@ -379,7 +379,7 @@ static void test_renames_unlink_two_views(void **state)
 	(void)state;
 	make_source();
 	lfs_fs *fs = open_fs(0);
-	lfs_fs_ctx ctx = { getuid(), getgid(), getpid() };
+	lfs_fs_ctx ctx = { getuid(), getgid(), getpid(), 0 };
 	uint64_t m = look(fs, LFS_FS_ROOT_ID, NOD);
 	uint64_t v = look(fs, m, "model.txt");
 	size_t tn, n0, en, xn;
@@ -594,7 +594,7 @@ static void test_scratch_and_passthrough(void **state)
 	(void)state;
 	make_source();
 	lfs_fs *fs = open_fs(64 << 10);
-	lfs_fs_ctx ctx = { getuid(), getgid(), getpid() };
+	lfs_fs_ctx ctx = { getuid(), getgid(), getpid(), 0 };
 	uint64_t m = look(fs, LFS_FS_ROOT_ID, NOD);
 	lfs_fs_entry e, e2;
 	char buf[64];
