@@ -139,8 +139,8 @@ void fsi_pbase_set(struct mstate *ms, const char *vpath, uint64_t hash)
 	ms->pbase = b;
 }
 
-/* Safety margin of fsi_base_hist(), clock ticks (25 = 250 ms at the usual 100 Hz). */
-#define BASE_START_MARGIN 25
+/* Safety margin of fsi_base_hist(), clock ticks (one tick: 10 ms at the usual 100 Hz). */
+#define BASE_START_MARGIN 1
 
 /* Now, in clock ticks since boot (the unit of /proc/PID/stat starttime). */
 static uint64_t boot_ticks(void)
@@ -494,12 +494,12 @@ bool fsi_base_hist(lfs_fs *fs, const char *rel, const char *vpath, pid_t tgid, u
 	unsigned pick = 0;
 	/*
 	 * A version counts as what a process found in the page cache only when it
-	 * was current BASE_START_MARGIN ticks before the process started: the
-	 * kernel drops the old pages asynchronously after a commit (the
-	 * notification thread), and /proc's start time has one-tick resolution.
-	 * Picking an older version than the one read is safe (the changes between
-	 * the two are on both sides and taken once, or conflict and are refused);
-	 * a newer one would undo a save.
+	 * was current at least BASE_START_MARGIN ticks before the process
+	 * started (/proc's start time has one-tick resolution: a process started
+	 * in the tick the version appeared may have read the one before). An
+	 * older base than the one read is safe (the changes between the two are
+	 * on both sides and taken once, or conflict and are refused); a newer one
+	 * would undo a save.
 	 */
 	for (unsigned i = 0; i < e->nhist; i++)
 		if (start && e->hist_tick[i] + BASE_START_MARGIN <= start)
