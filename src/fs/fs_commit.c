@@ -164,11 +164,16 @@ static int merge_onto(lfs_fs *fs, const char *rel, const char *vpath, const stru
 		lfs_merge_result_free(&m);
 		return EINVAL;
 	}
+	/* The saved text already holds every change of the other side (the base
+	 * guessed for it was older than what the writer read): nothing to tell. */
+	bool same = m.len == t->n && (m.len == 0 || memcmp(m.text, t->data, m.len) == 0);
 	*out = *t;
 	out->data = m.text; /* malloc'd: freed by the caller */
 	out->n = m.len;
 	m.text = NULL;
 	lfs_merge_result_free(&m);
+	if (same)
+		return 0;
 	snprintf(msg, msgsz,
 		 "%s: note: merged with changes saved since this file was read (by another program or "
 		 "view); read %s again to see the merged text\n", vpath, vpath);
