@@ -22,7 +22,7 @@
 /* Writable views applied per input: NWN models can have thousands of views
  * (one CSV per controller); the first ones of each kind are enough for a
  * fuzzer (inputs are small) and keep an execution short. */
-#define MAX_APPLIED 64
+#define MAX_APPLIED 16
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 {

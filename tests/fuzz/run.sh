@@ -71,7 +71,8 @@ for t in "${targets[@]}"; do
 	work=$build/fuzz-corpus/$t art=$build/fuzz-artifacts/$t/
 	mkdir -p "$work" "$art" "$seeds/$t"
 	dict=()
-	[ -f "tests/fuzz/$t.dict" ] && dict=(-dict="tests/fuzz/$t.dict")
+	d=$t; [ "$t" = nwn-ascii ] && d=mdl
+	[ -f "tests/fuzz/$d.dict" ] && dict=(-dict="tests/fuzz/$d.dict")
 	log=$build/fuzz-logs/$t.log
 	start=$(date +%s)
 	rc=0
