@@ -14,6 +14,8 @@ pkgs=(
 	blender
 	# the peer compiler nwnmdlcomp (test peer_read) is a 32-bit program
 	gcc-multilib g++-multilib
+	# libFuzzer and clang's sanitizer runtimes (tests/fuzz, docs/fuzzing.md)
+	libclang-rt-14-dev
 )
 
 if [ "$(id -u)" -eq 0 ]; then
