@@ -9,6 +9,10 @@
  *    unedited dropped the face (changed bytes). Those views are read-only
  *    now; model.txt (which keeps the face) stays writable and re-applies to
  *    the same bytes.
+ * 2. SOD, fuzz-roundtrip: a mesh face naming a position or texture
+ *    coordinate the mesh does not have is written to the mesh OBJ as
+ *    stored, and the OBJ apply refuses it: the unedited view did not save.
+ *    That mesh OBJ is read-only now.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,6 +25,7 @@
 #include <string.h>
 
 #include "formats/nod.h"
+#include "formats/sod.h"
 #include "views/viewset.h"
 
 /* A NOD with one bone, one mesh name, one group of 3 vertices and 2 faces;
@@ -105,10 +110,112 @@ static void test_nod_face_out_of_range(void **state)
 	}
 }
 
+/* SOD bytes (docs/formats/sod.md, version 1.8): no materials, one mesh node
+ * "m" with 3 positions, 3 texture coordinates and one lighting group of one
+ * face whose first corner names position @p v0, then no channels and no
+ * references. */
+typedef struct bb {
+	uint8_t b[512];
+	size_t n;
+} bb;
+static void b8(bb *b, unsigned v)
+{
+	b->b[b->n++] = (uint8_t)v;
+}
+static void b16(bb *b, unsigned v)
+{
+	b8(b, v & 255);
+	b8(b, v >> 8 & 255);
+}
+static void bf(bb *b, float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, 4);
+	b16(b, u & 0xFFFF);
+	b16(b, u >> 16);
+}
+static void bs(bb *b, const char *s)
+{
+	b16(b, (unsigned)strlen(s));
+	memcpy(b->b + b->n, s, strlen(s));
+	b->n += strlen(s);
+}
+
+static void sod_bytes(bb *b, unsigned v0)
+{
+	b->n = 0;
+	memcpy(b->b, "Storm3D_SW", 10);
+	b->n = 10;
+	bf(b, 1.8f);
+	b16(b, 0); /* materials */
+	b16(b, 1); /* nodes */
+	b16(b, 1); /* mesh */
+	bs(b, "m");
+	bs(b, "");
+	for (int i = 0; i < 12; i++) /* identity rotation, zero position */
+		bf(b, i % 4 == 0 && i < 9 ? 1.0f : 0.0f);
+	bs(b, "alphathreshold");
+	bs(b, "tex");
+	b16(b, 3); /* positions */
+	b16(b, 3); /* texture coordinates */
+	b16(b, 1); /* lighting groups */
+	for (int i = 0; i < 9; i++)
+		bf(b, i % 4 == 0 ? 1.0f : 0.0f);
+	for (int i = 0; i < 6; i++)
+		bf(b, 0.25f * (float)i);
+	b16(b, 1); /* faces */
+	bs(b, "");
+	unsigned fv[3] = { v0, 1, 2 };
+	for (int c = 0; c < 3; c++) {
+		b16(b, fv[c]);
+		b16(b, (unsigned)c);
+	}
+	b8(b, 1); /* cull type */
+	b16(b, 0);
+	b16(b, 0); /* channels */
+	b16(b, 0); /* references */
+}
+
+static void test_sod_face_out_of_range(void **state)
+{
+	(void)state;
+	for (int damaged = 0; damaged < 2; damaged++) {
+		bb b;
+		sod_bytes(&b, damaged ? 9 : 0);
+		lfs_viewset vs;
+		lfs_error err;
+		if (lfs_views_build("x.sod", b.b, b.n, NULL, &vs, &err))
+			fail_msg("%s", err.msg);
+		const lfs_view *mesh = lfs_viewset_find(&vs, "meshes/m.obj");
+		assert_non_null(mesh);
+		assert_int_equal(strstr(mesh->data, "f 10/1") != NULL, damaged);
+		assert_int_equal(mesh->writable, !damaged);
+		for (size_t i = 0; i < vs.n_views; i++) {
+			const lfs_view *v = &vs.views[i];
+			uint8_t *out = NULL;
+			size_t on = 0;
+			lfs_err r = lfs_view_apply(vs.format, b.b, b.n, v, v->data, v->size, NULL,
+						   &out, &on, &err);
+			if (!v->writable) {
+				assert_int_equal(r, LFS_ERR_UNSUPPORTED);
+				assert_null(out);
+				continue;
+			}
+			if (r)
+				fail_msg("%s: %s", v->path, err.msg);
+			assert_int_equal(on, b.n);
+			assert_memory_equal(out, b.b, b.n);
+			free(out);
+		}
+		lfs_viewset_free(&vs);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_nod_face_out_of_range),
+		cmocka_unit_test(test_sod_face_out_of_range),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
