@@ -5,7 +5,8 @@
  * picks the format among the registry rows with an apply (nwn-mdl, nod,
  * nad, sod, in registry order, byte 0 modulo their count; bit 7 also asks
  * for thumbnail.png at 128 px); the rest is the model file, hostile. When
- * its views build, every writable view is applied unedited through
+ * its views build, the first writable view of each kind is applied unedited
+ * through
  * lfs_view_apply() (the checked path of the mount and `legacyfs-convert
  * apply`), and the promise of a writable view holds: it maps back exactly
  * (lfs_view.writable), so the save is accepted and gives the very bytes the
@@ -13,16 +14,17 @@
  * re-applied unedited to the same bytes"). A file that does not build its
  * views must say why and leave no views.
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fuzz.h"
 #include "views/viewset.h"
 
-/* Writable views applied per input: NWN models can have thousands of views
- * (one CSV per controller); the first ones of each kind are enough for a
- * fuzzer (inputs are small) and keep an execution short. */
-#define MAX_APPLIED 16
+/* NWN models can have thousands of views (one CSV per controller), and each
+ * checked apply builds the views again: the first writable view of each kind
+ * is applied (the text, model.obj, a mesh OBJ, a track CSV, a table CSV),
+ * which keeps an execution short. */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 {
@@ -49,12 +51,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 		lfs_fuzz_check(err.msg[0] != '\0', "views refused without a message", NULL);
 		return 0;
 	}
-	size_t applied = 0;
-	for (size_t i = 0; i < vs.n_views && applied < MAX_APPLIED; i++) {
+	bool applied[LFS_VIEW_THUMBNAIL + 1] = { false };
+	for (size_t i = 0; i < vs.n_views; i++) {
 		const lfs_view *v = &vs.views[i];
-		if (!v->writable)
+		if (!v->writable || v->kind > LFS_VIEW_THUMBNAIL || applied[v->kind])
 			continue;
-		applied++;
+		applied[v->kind] = true;
 		uint8_t *out = NULL;
 		size_t on = 0;
 		memset(&err, 0, sizeof(err));

@@ -3,10 +3,12 @@
  * Seed corpora of the libFuzzer targets (docs/fuzzing.md), made from real
  * files at run time and never kept in the project: tests/fuzz/run.sh calls
  *
- *     fuzz_seeds OUTDIR MAXLEN DIR...
+ *     fuzz_seeds OUTDIR MAXLEN APPLY_MAXLEN DIR...
  *
  * which walks every DIR (the shared corpus: nwn/tree, nod, nad, sod) and
- * writes, for every file of at most MAXLEN bytes, into OUTDIR/<target>/:
+ * writes, for every file of at most MAXLEN bytes, into OUTDIR/<target>/
+ * (roundtrip and apply: seeds of at most APPLY_MAXLEN bytes, since every
+ * execution of those builds all views, several times):
  *  - a model file a registry row decodes: itself for the decoder target of
  *    its format (decode-<fmt>), with the selector byte for roundtrip and,
  *    with one writable view of each kind, for apply (fuzz_apply.c's layout);
@@ -33,7 +35,7 @@
 #define MAX_PER_TARGET 200
 
 static const char *g_out;
-static size_t g_maxlen;
+static size_t g_maxlen, g_apply_maxlen;
 
 typedef struct count {
 	char name[32];
@@ -59,7 +61,8 @@ static unsigned *counter(const char *target)
 static void seed(const char *target, const void *pre, size_t pn, const void *body, size_t bn)
 {
 	unsigned *c = counter(target);
-	if (!c || *c >= MAX_PER_TARGET || pn + bn > g_maxlen)
+	size_t max = strcmp(target, "roundtrip") && strcmp(target, "apply") ? g_maxlen : g_apply_maxlen;
+	if (!c || *c >= MAX_PER_TARGET || pn + bn > max)
 		return;
 	uint64_t h = 1469598103934665603ull;
 	for (size_t i = 0; i < pn; i++)
@@ -225,17 +228,18 @@ static int walk_one(const char *path, const struct stat *st, int type, struct FT
 
 int main(int argc, char **argv)
 {
-	if (argc < 4) {
-		fprintf(stderr, "usage: fuzz_seeds OUTDIR MAXLEN DIR...\n");
+	if (argc < 5) {
+		fprintf(stderr, "usage: fuzz_seeds OUTDIR MAXLEN APPLY_MAXLEN DIR...\n");
 		return 2;
 	}
 	g_out = argv[1];
 	g_maxlen = strtoull(argv[2], NULL, 0);
+	g_apply_maxlen = strtoull(argv[3], NULL, 0);
 	if (mkdir(g_out, 0777) && errno != EEXIST) {
 		perror(g_out);
 		return 1;
 	}
-	for (int i = 3; i < argc; i++)
+	for (int i = 4; i < argc; i++)
 		nftw(argv[i], walk_one, 16, FTW_PHYS);
 	for (size_t i = 0; i < sizeof(g_count) / sizeof(g_count[0]) && g_count[i].name[0]; i++)
 		printf("%-22s %u seeds\n", g_count[i].name, g_count[i].n);

@@ -59,7 +59,7 @@ meson compile -C "$build" ${LFS_FUZZ_JOBS:+-j "$LFS_FUZZ_JOBS"} fuzz_seeds \
 fz=$build/tests/fuzz
 seeds=$build/fuzz-seeds
 rm -rf "$seeds"
-"$fz/fuzz_seeds" "$seeds" 65536 "$corpus/nod" "$corpus/nad" "$corpus/sod" \
+"$fz/fuzz_seeds" "$seeds" 65536 16384 "$corpus/nod" "$corpus/nad" "$corpus/sod" \
 	"$corpus/nwn/tree" >"$build/fuzz-seeds.log" 2>&1
 
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:allocator_may_return_null=1
@@ -73,10 +73,14 @@ for t in "${targets[@]}"; do
 	dict=()
 	d=$t; [ "$t" = nwn-ascii ] && d=mdl
 	[ -f "tests/fuzz/$d.dict" ] && dict=(-dict="tests/fuzz/$d.dict")
+	# roundtrip and apply build every view of a model several times an
+	# execution: smaller models, more executions
+	maxlen=65600
+	case $t in roundtrip|apply) maxlen=16384 ;; esac
 	log=$build/fuzz-logs/$t.log
 	start=$(date +%s)
 	rc=0
-	"$fz/fuzz-$t" -seed="$seed" -max_len=65600 -rss_limit_mb=2048 -timeout=30 \
+	"$fz/fuzz-$t" -seed="$seed" -max_len=$maxlen -rss_limit_mb=2048 -timeout=30 \
 		-max_total_time="$secs" -runs="$runs" -print_final_stats=1 \
 		-artifact_prefix="$art" "${dict[@]}" "$work" "$seeds/$t" >"$log" 2>&1 || rc=$?
 	took=$(($(date +%s) - start))

@@ -9,7 +9,12 @@
  *    unedited dropped the face (changed bytes). Those views are read-only
  *    now; model.txt (which keeps the face) stays writable and re-applies to
  *    the same bytes.
- * 2. SOD, fuzz-roundtrip: a mesh face naming a position or texture
+ * 2. NOD, fuzz-roundtrip: a group named with a space ("my body.0") is
+ *    written `o my body.0` in model.obj, and the apply compared only the
+ *    first word: the unedited model.obj was refused. The apply reads the
+ *    rest of the line now; a name that cannot read back (a word starting
+ *    with '"', a leading or trailing space) makes the OBJ views read-only.
+ * 3. SOD, fuzz-roundtrip: a mesh face naming a position or texture
  *    coordinate the mesh does not have is written to the mesh OBJ as
  *    stored, and the OBJ apply refuses it: the unedited view did not save.
  *    That mesh OBJ is read-only now.
@@ -30,7 +35,7 @@
 
 /* A NOD with one bone, one mesh name, one group of 3 vertices and 2 faces;
  * the second face's last index is @p bad_index (3 or more: out of range). */
-static uint8_t *nod_bytes(uint16_t bad_index, size_t *n)
+static uint8_t *nod_bytes_named(uint16_t bad_index, const char *mesh, size_t *n)
 {
 	nod_model *m = calloc(1, sizeof(*m));
 	assert_non_null(m);
@@ -41,7 +46,7 @@ static uint8_t *nod_bytes(uint16_t bad_index, size_t *n)
 	m->bones[0].parent = m->bones[0].child = m->bones[0].sibling = -1;
 	m->n_meshes = 1;
 	m->meshes = calloc(1, sizeof(nod_name));
-	memcpy(m->meshes[0].raw, "body", 4);
+	memcpy(m->meshes[0].raw, mesh, strlen(mesh));
 	m->n_groups = 1;
 	m->groups = calloc(1, sizeof(nod_group));
 	m->groups[0].n_verts = 3;
@@ -65,6 +70,11 @@ static uint8_t *nod_bytes(uint16_t bad_index, size_t *n)
 	assert_int_equal(nod_encode(m, &out, n, &err), LFS_OK);
 	nod_model_free(m);
 	return out;
+}
+
+static uint8_t *nod_bytes(uint16_t bad_index, size_t *n)
+{
+	return nod_bytes_named(bad_index, "body", n);
 }
 
 static void test_nod_face_out_of_range(void **state)
@@ -101,6 +111,43 @@ static void test_nod_face_out_of_range(void **state)
 			}
 			/* every writable view re-applies unedited to the same bytes */
 			assert_int_equal(r, LFS_OK);
+			assert_int_equal(on, n);
+			assert_memory_equal(out, d, n);
+			free(out);
+		}
+		lfs_viewset_free(&vs);
+		free(d);
+	}
+}
+
+static void test_nod_group_name_spaces(void **state)
+{
+	(void)state;
+	/* group names get ".<group>" appended: "my body.0", "tail .0" read back */
+	const char *names[] = { "my body", "tail ", "say \"hi", "\"q", " lead" };
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+		size_t n = 0;
+		uint8_t *d = nod_bytes_named(0, names[k], &n);
+		lfs_viewset vs;
+		lfs_error err;
+		assert_int_equal(lfs_views_build("x.nod", d, n, NULL, &vs, &err), LFS_OK);
+		const lfs_view *model = lfs_viewset_find(&vs, "model.obj");
+		assert_non_null(model);
+		assert_int_equal(model->writable, k < 2);
+		for (size_t i = 0; i < vs.n_views; i++) {
+			const lfs_view *v = &vs.views[i];
+			if (v->kind == LFS_VIEW_MESH_OBJ)
+				assert_int_equal(v->writable, k < 2);
+			uint8_t *out = NULL;
+			size_t on = 0;
+			lfs_err r = lfs_view_apply(vs.format, d, n, v, v->data, v->size, NULL, &out,
+						   &on, &err);
+			if (!v->writable) {
+				assert_int_equal(r, LFS_ERR_UNSUPPORTED);
+				continue;
+			}
+			if (r)
+				fail_msg("%s %s: %s", names[k], v->path, err.msg);
 			assert_int_equal(on, n);
 			assert_memory_equal(out, d, n);
 			free(out);
@@ -215,6 +262,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_nod_face_out_of_range),
+		cmocka_unit_test(test_nod_group_name_spaces),
 		cmocka_unit_test(test_sod_face_out_of_range),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
