@@ -14,7 +14,12 @@
  *    first word: the unedited model.obj was refused. The apply reads the
  *    rest of the line now; a name that cannot read back (a word starting
  *    with '"', a leading or trailing space) makes the OBJ views read-only.
- * 3. SOD, fuzz-roundtrip: a mesh face naming a position or texture
+ * 3. NWN (and NOD), fuzz-roundtrip: the OBJ writers print every NaN as
+ *    "nan", dropping its bits, and lfs_obj_num_keeps() took "nan" as a new
+ *    value over a stored NaN with other bits: the unedited OBJ rewrote the
+ *    vertex (and the NWN mesh's derived bounds). A plain "nan" now states
+ *    any stored NaN.
+ * 4. SOD, fuzz-roundtrip: a mesh face naming a position or texture
  *    coordinate the mesh does not have is written to the mesh OBJ as
  *    stored, and the OBJ apply refuses it: the unedited view did not save.
  *    That mesh OBJ is read-only now.
@@ -31,10 +36,13 @@
 
 #include "formats/nod.h"
 #include "formats/sod.h"
+#include "views/obj.h"
 #include "views/viewset.h"
 
 /* A NOD with one bone, one mesh name, one group of 3 vertices and 2 faces;
  * the second face's last index is @p bad_index (3 or more: out of range). */
+static uint32_t g_nan_bits; /* non-zero: vertex 1's x has these bits */
+
 static uint8_t *nod_bytes_named(uint16_t bad_index, const char *mesh, size_t *n)
 {
 	nod_model *m = calloc(1, sizeof(*m));
@@ -61,6 +69,8 @@ static uint8_t *nod_bytes_named(uint16_t bad_index, const char *mesh, size_t *n)
 		m->verts[v].uv[0] = (float)v / 2;
 		m->verts[v].weight = 1;
 	}
+	if (g_nan_bits)
+		memcpy(&m->verts[1].pos[0], &g_nan_bits, 4);
 	m->n_faces = 2;
 	m->faces = calloc(2, sizeof(nod_face));
 	uint16_t fs[2][3] = { { 0, 1, 2 }, { 2, 1, bad_index } };
@@ -155,6 +165,53 @@ static void test_nod_group_name_spaces(void **state)
 		lfs_viewset_free(&vs);
 		free(d);
 	}
+}
+
+static void test_obj_nan_payload(void **state)
+{
+	(void)state;
+	/* the number rule itself */
+	const char *text = "v nan nan:7fc01234 nan:7fc05678\nv 1 -nan 0\n";
+	lfs_obj_rules rules = { .flags = LFS_OBJ_NUMS };
+	lfs_obj o;
+	lfs_error err;
+	assert_int_equal(lfs_obj_read("t.obj", text, strlen(text), &rules, &o, &err), LFS_OK);
+	float stored, one = 1;
+	uint32_t bits = 0x7fc01234u;
+	memcpy(&stored, &bits, 4);
+	assert_true(lfs_obj_num_keeps(&o.v_num[0], stored, 0));  /* nan */
+	assert_true(lfs_obj_num_keeps(&o.v_num[1], stored, 0));  /* its bits */
+	assert_false(lfs_obj_num_keeps(&o.v_num[2], stored, 0)); /* other bits: an edit */
+	assert_false(lfs_obj_num_keeps(&o.v_num[3], stored, 0)); /* 1 */
+	assert_true(lfs_obj_num_keeps(&o.v_num[4], stored, 0));  /* -nan */
+	assert_false(lfs_obj_num_keeps(&o.v_num[0], one, 0));    /* nan over 1 */
+	lfs_obj_free(&o);
+
+	/* a NOD vertex with a NaN of other bits: every writable view re-applies */
+	g_nan_bits = 0xffc0beefu;
+	size_t n = 0;
+	uint8_t *d = nod_bytes_named(0, "body", &n);
+	g_nan_bits = 0;
+	lfs_viewset vs;
+	assert_int_equal(lfs_views_build("x.nod", d, n, NULL, &vs, &err), LFS_OK);
+	size_t writable = 0;
+	for (size_t i = 0; i < vs.n_views; i++) {
+		const lfs_view *v = &vs.views[i];
+		if (!v->writable)
+			continue;
+		writable++;
+		uint8_t *out = NULL;
+		size_t on = 0;
+		if (lfs_view_apply(vs.format, d, n, v, v->data, v->size, NULL, &out, &on, &err))
+			fail_msg("%s: %s", v->path, err.msg);
+		assert_int_equal(on, n);
+		if (memcmp(out, d, n))
+			fail_msg("%s: the unedited view changed the bytes", v->path);
+		free(out);
+	}
+	assert_int_equal(writable, 3); /* model.txt, model.obj, meshes/body.0.obj */
+	lfs_viewset_free(&vs);
+	free(d);
 }
 
 /* SOD bytes (docs/formats/sod.md, version 1.8): no materials, one mesh node
@@ -263,6 +320,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_nod_face_out_of_range),
 		cmocka_unit_test(test_nod_group_name_spaces),
+		cmocka_unit_test(test_obj_nan_payload),
 		cmocka_unit_test(test_sod_face_out_of_range),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
