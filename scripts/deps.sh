@@ -17,6 +17,8 @@ pkgs=(
 	# pjdfstest (built from ../shared/tools, run with perl's prove; tests/posix)
 	# and bindfs, the FUSE file system it is compared with (docs/posix.md)
 	autoconf automake libtool perl bindfs
+	# libFuzzer and clang's sanitizer runtimes (tests/fuzz, docs/fuzzing.md)
+	libclang-rt-14-dev
 )
 
 if [ "$(id -u)" -eq 0 ]; then

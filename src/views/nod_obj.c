@@ -211,6 +211,31 @@ static lfs_err obj_read(const char *file, const char *text, size_t n, bool split
 	return LFS_OK;
 }
 
+bool nod_obj_name_ok(const char *name)
+{
+	size_t len = strlen(name);
+	if (!len || name[0] == ' ' || name[len - 1] == ' ' || name[0] == '"')
+		return false;
+	return strstr(name, " \"") == NULL;
+}
+
+/* The name an `o` line gives, as written: from its first token to the end of
+ * the line, trailing blanks and CR left out (a group name may hold spaces:
+ * names.h); *s = "" and 0 when the line has none. */
+static size_t o_line_name(const lfs_obj_stmt *ol, const char *text, size_t n, const char **s)
+{
+	*s = "";
+	if (!ol->arg)
+		return 0;
+	const char *e = memchr(ol->arg, '\n', (size_t)(text + n - ol->arg));
+	if (!e)
+		e = text + n;
+	while (e > ol->arg && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+		e--;
+	*s = ol->arg;
+	return (size_t)(e - ol->arg);
+}
+
 /* Replace group @p g's vertices and faces with object @p o of @p d. The new
  * arrays are built in @p nv / @p nf (whole-model arrays under construction). */
 typedef struct rebuild {
@@ -570,8 +595,9 @@ lfs_err nod_obj_apply(nod_model *m, int32_t group, const char **names, const cha
 		}
 		for (uint32_t g = 0; g < m->n_groups; g++) {
 			const lfs_obj_stmt *ol = ob[g].o;
+			const char *on;
 			size_t len = strlen(names[g]);
-			if (ol->narg != 1 || ol->arg_len != len || memcmp(ol->arg, names[g], len)) {
+			if (o_line_name(ol, text, n, &on) != len || memcmp(on, names[g], len)) {
 				r = lfs_fail_at(err, file, ol->line, ol->narg >= 1 ? ol->arg_col : ol->end_col,
 						"expected 'o %s' (object %u is mesh group %u)", names[g],
 						(unsigned)g, (unsigned)g);

@@ -41,6 +41,22 @@ static lfs_err names_init(const nod_model *m, nod_names *nn, lfs_error *err)
 	return r;
 }
 
+/* Does every face of group @p g name vertices of the group? A face that does
+ * not (a damaged file) is left out of the group's OBJ (a comment), so that
+ * OBJ cannot map back: saving it would drop the face. Such a group's mesh
+ * OBJ, and model.obj, are read-only; so are those of a group whose name does
+ * not read back from an `o` line (nod_obj_name_ok()). */
+static bool group_faces_in_range(const nod_model *m, uint32_t g)
+{
+	const nod_group *gr = &m->groups[g];
+	const nod_face *fs = m->faces + gr->first_face;
+	for (uint32_t i = 0; i < gr->n_faces; i++)
+		for (int k = 0; k < 3; k++)
+			if (fs[i].v[k] >= gr->n_verts)
+				return false;
+	return true;
+}
+
 static lfs_err nod_views(const uint8_t *data, size_t n, const lfs_view_opts *opts, lfs_vlist *l,
 			 lfs_error *err)
 {
@@ -61,9 +77,14 @@ static lfs_err nod_views(const uint8_t *data, size_t n, const lfs_view_opts *opt
 		lfs_vlist_add(l, "model.mtl", LFS_VIEW_MATERIALS, LFS_VIEW_WHOLE, false, &sb);
 		r = nod_obj_model_write(m, nn.gn, nn.mn, nn.untextured, &sb, err);
 	}
-	/* NOD's model.obj is the rest-pose vertices as stored (model space): exact */
+	/* NOD's model.obj is the rest-pose vertices as stored (model space):
+	 * exact, unless a group has faces it must leave out */
+	bool all_in_range = true;
+	for (uint32_t g = 0; g < m->n_groups && nn.gn; g++)
+		all_in_range = all_in_range && group_faces_in_range(m, g) &&
+			       nn.gn[g] && nod_obj_name_ok(nn.gn[g]);
 	if (!r)
-		lfs_vlist_add(l, "model.obj", LFS_VIEW_MODEL_OBJ, LFS_VIEW_WHOLE, true, &sb);
+		lfs_vlist_add(l, "model.obj", LFS_VIEW_MODEL_OBJ, LFS_VIEW_WHOLE, all_in_range, &sb);
 	char path[1024];
 	for (uint32_t g = 0; g < m->n_groups && !r && !l->failed; g++) {
 		r = nod_obj_group_write(m, g, nn.gn, nn.mn, nn.untextured, &sb, err);
@@ -71,7 +92,8 @@ static lfs_err nod_views(const uint8_t *data, size_t n, const lfs_view_opts *opt
 			break;
 		snprintf(path, sizeof(path), "meshes/%s.obj", nn.gn[g]);
 		lfs_vlist_add(l, path, LFS_VIEW_MESH_OBJ,
-			      (lfs_view_target){ LFS_VIEW_NONE, g, LFS_VIEW_NONE }, true, &sb);
+			      (lfs_view_target){ LFS_VIEW_NONE, g, LFS_VIEW_NONE },
+			      group_faces_in_range(m, g) && nod_obj_name_ok(nn.gn[g]), &sb);
 	}
 	lfs_sb_free(&sb);
 	names_free(&nn);

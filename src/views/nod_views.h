@@ -102,6 +102,14 @@ lfs_err nod_obj_model_write(const nod_model *m, const char **names, const char *
 			    const char *untextured, lfs_sb *sb, lfs_error *err);
 
 /**
+ * Does group name @p name (a name of nod_group_names()) read back from an
+ * OBJ `o` line? Spaces inside are fine (the apply reads the rest of the
+ * line); a leading or trailing space, or a word starting with '"' (read as
+ * a quoted token) is not: such a group's OBJ views are read-only.
+ */
+bool nod_obj_name_ok(const char *name);
+
+/**
  * Apply OBJ text to @p m in place: @p group = the group of a meshes/ file, or
  * -1 for model.obj (one `o` block per group, in group order, named
  * names[g]). Messages name @p file.

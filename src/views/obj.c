@@ -131,6 +131,12 @@ bool lfs_obj_num_keeps(const lfs_obj_num *n, float stored, double scale)
 {
 	if (lfs_obj_num_prec(n) < 0 || !isfinite(stored) || !isfinite(n->value)) {
 		float f = (float)n->value;
+		/* the writers print any NaN as "nan" (its bits are lost): a plain
+		 * NaN states a stored NaN of any bits, and "nan:XXXXXXXX" the
+		 * stored bits or the quiet NaN "nan" reads as */
+		if (isnan(f) && isnan(stored) &&
+		    (lfs_f32_bits(f) & 0x7fffffffu) == 0x7fc00000u)
+			return true;
 		return f == stored || lfs_f32_bits(f) == lfs_f32_bits(stored);
 	}
 	double half = 0.5 * pow(10.0, -(double)lfs_obj_num_prec(n));

@@ -233,7 +233,8 @@ void lfs_obj_free(lfs_obj *o);
  * The printed-precision rule (docs/formats/obj-csv.md, "Saving OBJ from
  * other programs"): does number @p n, as written, state the value
  * @p stored? True when @p n is exact (LFS_OBJ_NUM_EXACT) and reads as a
- * float equal to @p stored (or with the same bits: NaN), and otherwise when
+ * float equal to @p stored (or with the same bits: NaN; a plain "nan",
+ * whose bits the writers do not print, states any stored NaN), and otherwise when
  * |stored - n->value| <= 0.5 * 10^-p + FLT_EPSILON * @p scale, p =
  * lfs_obj_num_prec(@p n): half a unit of the last digit the writer
  * printed, plus the float32 rounding noise of a

@@ -54,6 +54,21 @@ static bool names_build(const sod_model *m, sod_names *nm)
 
 /* ---- builder and apply ---------------------------------------------------- */
 
+/* Do all faces of mesh @p me name stored positions and texture coordinates?
+ * A face that does not (a damaged file) is written as it is stored, and the
+ * OBJ apply refuses it ("vertex index N out of range"): the unedited view
+ * would not save. Such a mesh's OBJ is read-only. */
+static bool mesh_faces_in_range(const sod_mesh *me)
+{
+	for (uint16_t g = 0; g < me->n_groups; g++)
+		for (uint16_t f = 0; f < me->groups[g].n_faces; f++)
+			for (int k = 0; k < 3; k++)
+				if (me->groups[g].faces[f].v[k] >= me->n_verts ||
+				    me->groups[g].faces[f].t[k] >= me->n_tverts)
+					return false;
+	return true;
+}
+
 static lfs_err sod_views(const uint8_t *data, size_t n, const lfs_view_opts *opts,
 			 lfs_vlist *l, lfs_error *err)
 {
@@ -86,7 +101,8 @@ static lfs_err sod_views(const uint8_t *data, size_t n, const lfs_view_opts *opt
 			goto out;
 		snprintf(path, sizeof(path), "meshes/%s.obj", nm.node_obj[i]);
 		lfs_vlist_add(l, path, LFS_VIEW_MESH_OBJ,
-			      (lfs_view_target){ LFS_VIEW_NONE, i, LFS_VIEW_NONE }, true, &sb);
+			      (lfs_view_target){ LFS_VIEW_NONE, i, LFS_VIEW_NONE },
+			      mesh_faces_in_range(m->nodes[i].mesh), &sb);
 	}
 	for (uint16_t i = 0; i < m->n_channels; i++) {
 		if ((e = sod_csv_channel(m, i, &sb, err)))
