@@ -477,6 +477,27 @@ void fsi_rename_end(lfs_fs *fs)
 	fs_unlock(fs);
 }
 
+/* Node @p n's current source path (malloc'd, NULL = ENOMEM) and the rename count it goes with. */
+static char *rel_now(lfs_fs *fs, const struct node *n, uint64_t *seq)
+{
+	fs_lock(fs);
+	*seq = fs->rename_seq;
+	char *rel = strdup(n->rel);
+	fs_unlock(fs);
+	return rel;
+}
+
+/* After an ENOENT at a path taken with rel_now(): wait for running renames; did one run since @p seq? */
+static bool renamed_since(lfs_fs *fs, uint64_t seq)
+{
+	fs_lock(fs);
+	while (fs->renames_running)
+		pthread_cond_wait(&fs->renamed, &fs->mu);
+	bool raced = fs->rename_seq != seq;
+	fs_unlock(fs);
+	return raced;
+}
+
 /*
  * fsi_classify() of node @p n's current source path (copied under fs->mu:
  * a rename may change it meanwhile). When the path is gone (ENOENT) because
@@ -486,23 +507,14 @@ void fsi_rename_end(lfs_fs *fs)
 int fsi_classify_node(lfs_fs *fs, const struct node *n, struct srcinfo *si)
 {
 	int r = ENOENT;
+	uint64_t seq;
 	for (int tries = 0; tries < 4; tries++) {
-		fs_lock(fs);
-		uint64_t seq = fs->rename_seq;
-		char *rel = strdup(n->rel);
-		fs_unlock(fs);
+		char *rel = rel_now(fs, n, &seq);
 		if (!rel)
 			return ENOMEM;
 		r = fsi_classify(fs, rel, si);
 		free(rel);
-		if (r != ENOENT)
-			return r;
-		fs_lock(fs);
-		while (fs->renames_running)
-			pthread_cond_wait(&fs->renamed, &fs->mu);
-		bool raced = fs->rename_seq != seq;
-		fs_unlock(fs);
-		if (!raced)
+		if (r != ENOENT || !renamed_since(fs, seq))
 			break;
 	}
 	return r;
@@ -516,25 +528,16 @@ int fsi_classify_node(lfs_fs *fs, const struct node *n, struct srcinfo *si)
 int fsi_openat_node(lfs_fs *fs, const struct node *n, int flags)
 {
 	int r = -ENOENT;
+	uint64_t seq;
 	for (int tries = 0; tries < 4; tries++) {
-		fs_lock(fs);
-		uint64_t seq = fs->rename_seq;
-		char *rel = strdup(n->rel);
-		fs_unlock(fs);
+		char *rel = rel_now(fs, n, &seq);
 		if (!rel)
 			return -ENOMEM;
 		r = openat(fs->rootfd, rel, flags);
 		if (r < 0)
 			r = -errno;
 		free(rel);
-		if (r != -ENOENT)
-			return r;
-		fs_lock(fs);
-		while (fs->renames_running)
-			pthread_cond_wait(&fs->renamed, &fs->mu);
-		bool raced = fs->rename_seq != seq;
-		fs_unlock(fs);
-		if (!raced)
+		if (r != -ENOENT || !renamed_since(fs, seq))
 			break;
 	}
 	return r;
