@@ -334,7 +334,13 @@ def writer_proc(args, w, stop, stats, seed):
     saves"), so two writers of one view must not share a process."""
     cfg = {"mnt": args.mnt, "strict": args.strict, "w": w, "seed": seed,
            "stop": "%s.wstop%d" % (args.state, w["id"])}
-    p = subprocess.Popen([sys.executable, os.path.abspath(__file__), "writeloop", json.dumps(cfg)],
+    w.update(run_child("writeloop", cfg, stop, stats).get("w", {}))
+
+
+def run_child(cmd, cfg, stop, stats):
+    """Run `stress.py CMD CFG` until @stop, then tell it to end (cfg["stop"]
+    appears) and add its JSON counts and failures to @stats; its result."""
+    p = subprocess.Popen([sys.executable, os.path.abspath(__file__), cmd, json.dumps(cfg)],
                          stdout=subprocess.PIPE)
     stop.wait()
     with open(cfg["stop"], "w"):
@@ -342,12 +348,12 @@ def writer_proc(args, w, stop, stats, seed):
     out, _ = p.communicate()
     os.unlink(cfg["stop"])
     res = json.loads(out.decode() or "{}")
-    w.update(res.get("w", {}))
     for k, n in res.get("count", {}).items():
         stats.inc(k, n)
     for b in res.get("bad", []):
         who, _, what = b.partition(": ")
         stats.fail(who, what)
+    return res
 
 
 def cmd_writeloop(cfgtext):
@@ -361,12 +367,17 @@ def cmd_writeloop(cfgtext):
     w = cfg["w"]
     th = threading.Thread(target=writer_main, args=(A, w, stop, stats, cfg["seed"]))
     th.start()
-    while not os.path.exists(cfg["stop"]):
+    wait_stop_file(cfg["stop"], stop, th)
+    json.dump({"w": w, "count": stats.count, "bad": stats.bad}, sys.stdout)
+    return 0
+
+
+def wait_stop_file(path, stop, th):
+    """In a child of run_child(): until @path appears, then stop thread @th."""
+    while not os.path.exists(path):
         time.sleep(0.05)
     stop.set()
     th.join()
-    json.dump({"w": w, "count": stats.count, "bad": stats.bad}, sys.stdout)
-    return 0
 
 
 def reader_cat(args, stop, stats, views, transient):
@@ -375,19 +386,7 @@ def reader_cat(args, stop, stats, views, transient):
     FLUSH commits when the closing process wrote last)."""
     cfg = {"mnt": args.mnt, "mover": args.mover, "views": {m: sorted(v) for m, v in views.items()},
            "transient": sorted(transient), "stop": args.state + ".stop"}
-    p = subprocess.Popen([sys.executable, os.path.abspath(__file__), "catloop", json.dumps(cfg)],
-                         stdout=subprocess.PIPE)
-    stop.wait()
-    with open(cfg["stop"], "w"):
-        pass
-    out, _ = p.communicate()
-    os.unlink(cfg["stop"])
-    res = json.loads(out.decode() or "{}")
-    for k, n in res.get("count", {}).items():
-        stats.inc(k, n)
-    for b in res.get("bad", []):
-        who, _, what = b.partition(": ")
-        stats.fail(who, what)
+    run_child("catloop", cfg, stop, stats)
 
 
 def cmd_catloop(cfgtext):
@@ -401,10 +400,7 @@ def cmd_catloop(cfgtext):
     views = {m: set(v) for m, v in cfg["views"].items()}
     th = threading.Thread(target=cat_walk, args=(A, stop, stats, views, set(cfg["transient"])))
     th.start()
-    while not os.path.exists(cfg["stop"]):
-        time.sleep(0.05)
-    stop.set()
-    th.join()
+    wait_stop_file(cfg["stop"], stop, th)
     json.dump({"count": stats.count, "bad": stats.bad}, sys.stdout)
     return 0
 
