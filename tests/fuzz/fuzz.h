@@ -35,4 +35,19 @@ static inline const lfs_format *lfs_fuzz_format(const char *name)
 	return f;
 }
 
+/**
+ * The registry row with an apply that input byte @p sel picks (its low 7
+ * bits, modulo the number of such rows); NULL when no row can apply.
+ */
+static inline const lfs_format *lfs_fuzz_apply_row(uint8_t sel)
+{
+	static const lfs_format *rows[8];
+	static size_t nrows;
+	if (!nrows)
+		for (const lfs_format *const *f = lfs_formats; *f && nrows < 8; f++)
+			if ((*f)->apply)
+				rows[nrows++] = *f;
+	return nrows ? rows[(sel & 0x7f) % nrows] : NULL;
+}
+
 #endif

@@ -21,15 +21,11 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 {
-	static const lfs_format *rows[8];
-	static size_t nrows;
-	if (!nrows)
-		for (const lfs_format *const *f = lfs_formats; *f && nrows < 8; f++)
-			if ((*f)->apply)
-				rows[nrows++] = *f;
-	if (n < 7 || !nrows)
+	if (n < 7)
 		return 0;
-	const lfs_format *f = rows[(data[0] & 0x7f) % nrows];
+	const lfs_format *f = lfs_fuzz_apply_row(data[0]);
+	if (!f)
+		return 0;
 	size_t L = (size_t)data[1] | (size_t)data[2] << 8 | (size_t)data[3] << 16 |
 		   (size_t)data[4] << 24;
 	if (L > n - 7)

@@ -28,15 +28,11 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 {
-	static const lfs_format *rows[8];
-	static size_t nrows;
-	if (!nrows)
-		for (const lfs_format *const *f = lfs_formats; *f && nrows < 8; f++)
-			if ((*f)->apply)
-				rows[nrows++] = *f;
-	if (n < 1 || !nrows)
+	if (n < 1)
 		return 0;
-	const lfs_format *f = rows[(data[0] & 0x7f) % nrows];
+	const lfs_format *f = lfs_fuzz_apply_row(data[0]);
+	if (!f)
+		return 0;
 	lfs_view_opts opts;
 	memset(&opts, 0, sizeof(opts));
 	opts.thumb_size = (data[0] & 0x80) ? 128 : 0;
