@@ -145,6 +145,7 @@ void lfs_fs_free(lfs_fs *fs)
 		free(n->rel);
 		free(n);
 	}
+	fsi_retired_free_all(fs);
 	while (fs->mstates) {
 		struct mstate *ms = fs->mstates;
 		fs->mstates = ms->next;
@@ -179,6 +180,7 @@ void lfs_fs_free(lfs_fs *fs)
 
 int lfs_fs_lookup(lfs_fs *fs, uint64_t parent, const char *name, lfs_fs_entry *e)
 {
+	FSI_REQUEST(fs);
 	memset(e, 0, sizeof(*e));
 	struct nodeinfo p;
 	if (fsi_node_info(fs, parent, &p) != 0)
@@ -231,6 +233,7 @@ static int getattr_op(lfs_fs *fs, const struct nodeinfo *ni, struct stat *st, do
 
 int lfs_fs_getattr(lfs_fs *fs, uint64_t ino, struct stat *st, double *timeout)
 {
+	FSI_REQUEST(fs);
 	struct nodeinfo ni;
 	int r;
 	DISPATCH(r, ino, ni, getattr_op(fs, &ni, st, timeout));
@@ -245,6 +248,7 @@ static int readlink_op(lfs_fs *fs, const struct nodeinfo *ni, char *buf, size_t 
 
 int lfs_fs_readlink(lfs_fs *fs, uint64_t ino, char *buf, size_t bufsz)
 {
+	FSI_REQUEST(fs);
 	struct nodeinfo ni;
 	int r;
 	DISPATCH(r, ino, ni, readlink_op(fs, &ni, buf, bufsz));
@@ -253,6 +257,7 @@ int lfs_fs_readlink(lfs_fs *fs, uint64_t ino, char *buf, size_t bufsz)
 
 int lfs_fs_open_check(lfs_fs *fs, uint64_t ino, int flags, bool dir, bool *is_view)
 {
+	FSI_REQUEST(fs);
 	struct nodeinfo ni;
 	int r = fsi_node_info(fs, ino, &ni);
 	if (r)
@@ -306,6 +311,7 @@ int lfs_fs_read_begin_ctx(lfs_fs *fs, uint64_t ino, size_t size, off_t off, cons
 
 static int read_begin(lfs_fs *fs, uint64_t ino, size_t size, off_t off, lfs_fs_read *r)
 {
+	FSI_REQUEST(fs);
 	memset(r, 0, sizeof(*r));
 	r->fd = -1;
 	if (off < 0)
@@ -333,6 +339,7 @@ void lfs_fs_read_end(lfs_fs *fs, lfs_fs_read *r)
 
 int lfs_fs_readdir(lfs_fs *fs, uint64_t ino, off_t off, bool plus, lfs_fs_dirent_fn fn, void *ctx)
 {
+	FSI_REQUEST(fs);
 	struct nodeinfo ni;
 	int r = fsi_node_info(fs, ino, &ni);
 	if (r)
@@ -375,6 +382,7 @@ int lfs_fs_readdir(lfs_fs *fs, uint64_t ino, off_t off, bool plus, lfs_fs_dirent
 static int make_name(lfs_fs *fs, uint64_t parent, const char *name, const struct newobj *what,
 		     const lfs_fs_ctx *ctx, lfs_fs_entry *e)
 {
+	FSI_REQUEST(fs);
 	memset(e, 0, sizeof(*e));
 	struct nodeinfo p;
 	if (fsi_node_info(fs, parent, &p) != 0)
@@ -413,6 +421,7 @@ int lfs_fs_symlink(lfs_fs *fs, const char *target, uint64_t parent, const char *
 
 int lfs_fs_link(lfs_fs *fs, uint64_t ino, uint64_t newparent, const char *newname, lfs_fs_entry *e)
 {
+	FSI_REQUEST(fs);
 	memset(e, 0, sizeof(*e));
 	struct nodeinfo n, np;
 	int rn = fsi_node_info(fs, ino, &n), rp = fsi_node_info(fs, newparent, &np);
@@ -424,6 +433,7 @@ int lfs_fs_link(lfs_fs *fs, uint64_t ino, uint64_t newparent, const char *newnam
 
 int lfs_fs_unlink(lfs_fs *fs, uint64_t parent, const char *name)
 {
+	FSI_REQUEST(fs);
 	struct nodeinfo p;
 	if (fsi_node_info(fs, parent, &p) != 0)
 		return ESTALE;
@@ -433,6 +443,7 @@ int lfs_fs_unlink(lfs_fs *fs, uint64_t parent, const char *name)
 
 int lfs_fs_rmdir(lfs_fs *fs, uint64_t parent, const char *name)
 {
+	FSI_REQUEST(fs);
 	struct nodeinfo p;
 	if (fsi_node_info(fs, parent, &p) != 0)
 		return ESTALE;
@@ -451,6 +462,7 @@ int lfs_fs_rename(lfs_fs *fs, uint64_t parent, const char *name, uint64_t newpar
 int lfs_fs_rename_ctx(lfs_fs *fs, uint64_t parent, const char *name, uint64_t newparent,
 		      const char *newname, unsigned flags, const lfs_fs_ctx *ctx)
 {
+	FSI_REQUEST(fs);
 	struct nodeinfo p, np;
 	int rp = fsi_node_info(fs, parent, &p), rn = fsi_node_info(fs, newparent, &np);
 	if (rp || rn)
@@ -465,6 +477,7 @@ int lfs_fs_rename_ctx(lfs_fs *fs, uint64_t parent, const char *name, uint64_t ne
 int lfs_fs_setattr(lfs_fs *fs, uint64_t ino, const struct stat *attr, int to_set,
 		   const lfs_fs_ctx *ctx, struct stat *out, double *timeout)
 {
+	FSI_REQUEST(fs);
 	(void)ctx;
 	struct nodeinfo ni;
 	int r;
@@ -478,6 +491,7 @@ int lfs_fs_setattr(lfs_fs *fs, uint64_t ino, const struct stat *attr, int to_set
 int lfs_fs_write(lfs_fs *fs, uint64_t ino, const char *buf, size_t size, off_t off,
 		 const lfs_fs_ctx *ctx, size_t *written)
 {
+	FSI_REQUEST(fs);
 	*written = 0;
 	if (off < 0)
 		return EINVAL;
@@ -491,6 +505,7 @@ int lfs_fs_write(lfs_fs *fs, uint64_t ino, const char *buf, size_t size, off_t o
 
 int lfs_fs_flush(lfs_fs *fs, uint64_t ino, const lfs_fs_ctx *ctx)
 {
+	FSI_REQUEST(fs);
 	struct nodeinfo ni;
 	if (fsi_node_info(fs, ino, &ni) != 0)
 		return 0; /* nothing to commit */
@@ -500,6 +515,7 @@ int lfs_fs_flush(lfs_fs *fs, uint64_t ino, const lfs_fs_ctx *ctx)
 
 int lfs_fs_fsync(lfs_fs *fs, uint64_t ino, bool datasync)
 {
+	FSI_REQUEST(fs);
 	struct nodeinfo ni;
 	if (fsi_node_info(fs, ino, &ni) != 0)
 		return ESTALE;

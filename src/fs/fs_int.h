@@ -236,8 +236,12 @@ struct node {
 	uint64_t id, gen;
 	enum nkind kind;
 	struct node *parent;
-	char *name;          /* name in parent */
-	char *rel;           /* source path, or the view path for K_VDIR/K_VFILE */
+	/* name in parent, and the source path (or the view path for K_VDIR/K_VFILE).
+	 * Requests read both without fs->mu (atomic loads); a rename stores new
+	 * strings under fs->mu and hands the old ones to fsi_retire(), which frees
+	 * them once every request that could have loaded them has ended. */
+	char *_Atomic name;
+	char *_Atomic rel;
 	struct node *model;  /* K_VDIR/K_VFILE: the model folder */
 	uint64_t src_dev, src_ino; /* source object this node shows */
 	uint64_t sino;       /* st_ino reported */
@@ -283,6 +287,13 @@ struct lfs_fs {
 	lfs_cache cache;
 	lfs_errlog errors;
 	/* renames of SOURCE names through the mount (fsi_rename_begin/end) */
+	/* Deferred frees of strings replaced under running requests (fsi_retire):
+	 * requests entering while epoch is E count in active[E & 1]; a string
+	 * retired in epoch E goes to retired[E & 1] and is freed once the epoch
+	 * has moved on and active[E & 1] is back to 0 (fs_nodes.c). */
+	uint64_t epoch;
+	unsigned long active[2];
+	struct retired *retired[2];
 	uint64_t rename_seq;       /* bumped at the start and the end of each */
 	unsigned renames_running;
 	pthread_cond_t renamed;    /* broadcast when one ends (waited on with mu) */
@@ -495,6 +506,25 @@ void fsi_entry_timeouts(lfs_fs *fs, struct node *n, lfs_fs_entry *e);
 struct node *fsi_child_for(lfs_fs *fs, struct node *parent, const char *name, enum nkind kind,
 		       uint64_t dev, uint64_t ino, const char *rel, int *err);
 int fsi_node_info(lfs_fs *fs, uint64_t ino, struct nodeinfo *ni);
+
+/*
+ * Request brackets for deferred frees: every entry point of fs.h that runs
+ * on a request starts with FSI_REQUEST(fs); the bracket ends when the
+ * function returns (GCC/clang cleanup attribute). Strings given to
+ * fsi_retire() (fs->mu held) stay valid until every request that began
+ * before the call has ended. Nesting is fine (lfs_fs_readdir -> lookup).
+ */
+struct fsi_req {
+	lfs_fs *fs;
+	unsigned slot;
+};
+struct fsi_req fsi_req_enter(lfs_fs *fs);
+void fsi_req_leave(struct fsi_req *r);
+void fsi_retire(lfs_fs *fs, void *p);
+void fsi_retired_free_all(lfs_fs *fs); /* lfs_fs_free: no request left */
+#define FSI_REQUEST(fs) \
+	__attribute__((cleanup(fsi_req_leave))) struct fsi_req fsi_req_ = fsi_req_enter(fs); \
+	(void)fsi_req_
 void fsi_detach(lfs_fs *fs, struct node *n);
 int fsi_dsent_cmp(const void *a, const void *b);
 int fsi_snap_add(struct dirsnap *s, size_t *cap, const char *name, size_t len, uint64_t ino,

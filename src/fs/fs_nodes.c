@@ -622,6 +622,82 @@ void lfs_fs_forget(lfs_fs *fs, uint64_t ino, uint64_t nlookup)
 	fs_unlock(fs);
 }
 
+/* ---- deferred frees (fs_int.h FSI_REQUEST) ---- */
+
+struct retired {
+	void *p;
+	struct retired *next;
+};
+
+static void free_retired(struct retired *r)
+{
+	while (r) {
+		struct retired *nx = r->next;
+		free(r->p);
+		free(r);
+		r = nx;
+	}
+}
+
+/*
+ * fs->mu held. Free what was retired in the previous epoch once its requests
+ * are gone; then, if the current epoch holds retired strings, move on to the
+ * next one (whose counter is then 0: every request of two epochs ago ended).
+ */
+static void reclaim(lfs_fs *fs)
+{
+	unsigned cur = (unsigned)(fs->epoch & 1), prev = cur ^ 1;
+	if (fs->active[prev] != 0)
+		return;
+	free_retired(fs->retired[prev]);
+	fs->retired[prev] = NULL;
+	if (fs->retired[cur])
+		fs->epoch++;
+}
+
+struct fsi_req fsi_req_enter(lfs_fs *fs)
+{
+	pthread_mutex_lock(&fs->mu);
+	struct fsi_req r = { fs, (unsigned)(fs->epoch & 1) };
+	fs->active[r.slot]++;
+	pthread_mutex_unlock(&fs->mu);
+	return r;
+}
+
+void fsi_req_leave(struct fsi_req *r)
+{
+	lfs_fs *fs = r->fs;
+	pthread_mutex_lock(&fs->mu);
+	fs->active[r->slot]--;
+	if (fs->retired[0] || fs->retired[1])
+		reclaim(fs);
+	pthread_mutex_unlock(&fs->mu);
+}
+
+void fsi_retire(lfs_fs *fs, void *p)
+{
+	if (!p)
+		return;
+	struct retired *r = malloc(sizeof(*r));
+	if (!r) {
+		/* Out of memory: leak the string rather than free it under a reader. */
+		return;
+	}
+	r->p = p;
+	unsigned cur = (unsigned)(fs->epoch & 1);
+	r->next = fs->retired[cur];
+	fs->retired[cur] = r;
+	reclaim(fs);
+}
+
+/* At unmount (no requests left). */
+void fsi_retired_free_all(lfs_fs *fs)
+{
+	free_retired(fs->retired[0]);
+	free_retired(fs->retired[1]);
+	fs->retired[0] = fs->retired[1] = NULL;
+}
+
 int fsi_node_info(lfs_fs *fs, uint64_t ino, struct nodeinfo *ni)
 {
 	fs_lock(fs);
@@ -676,17 +752,17 @@ int fsi_give_entry(lfs_fs *fs, struct node *c, const struct srcinfo *si, lfs_fs_
 	return 0;
 }
 
-static void update_rels(struct node *n)
+static void update_rels(lfs_fs *fs, struct node *n)
 {
 	for (struct node *c = n->first_child; c; c = c->next_sib) {
 		if (!node_ops_of(c)->source)
 			continue;
 		char *r = fsi_join_rel(n->rel, c->name);
 		if (r) {
-			free(c->rel);
+			fsi_retire(fs, c->rel);
 			c->rel = r;
 		}
-		update_rels(c);
+		update_rels(fs, c);
 	}
 }
 
@@ -711,12 +787,12 @@ int fsi_node_move(lfs_fs *fs, struct node *n, struct node *np, const char *newna
 		sib_unlink(n);
 		sib_link(n, np);
 	}
-	free(n->name);
+	fsi_retire(fs, n->name);
 	n->name = nm;
-	free(n->rel);
+	fsi_retire(fs, n->rel);
 	n->rel = rel;
 	if (!vrel)
-		update_rels(n);
+		update_rels(fs, n);
 	int r = nh_insert(fs, n);
 	if (op != np)
 		maybe_free(fs, op);
