@@ -427,10 +427,10 @@ static lfs_err decode_mesh(dec *d, nwn_node *n)
 				return lfs_fail(d->err, LFS_ERR_CORRUPT, MD_FILE(fo), "face",
 						"face %u of node '%s' uses vertex %u of %u", i, n->name,
 						f->v[k], m->n_verts);
-			if (f->adjacent[k] < -1 || (f->adjacent[k] >= 0 && (uint32_t)f->adjacent[k] >= m->n_faces))
-				return lfs_fail(d->err, LFS_ERR_CORRUPT, MD_FILE(fo), "face",
-						"face %u of node '%s' has adjacent face %d of %u", i, n->name,
-						f->adjacent[k], m->n_faces);
+			/* adjacent[k] is kept as stored and never used as an index:
+			 * the field is a signed 16-bit face number, so a mesh of more
+			 * than 32,767 faces holds wrapped (negative) numbers, as the
+			 * compilers write them (docs/formats/nwn-binary.md "Layout decisions"). */
 		}
 	}
 
