@@ -4,13 +4,34 @@
  */
 #include "cache.h"
 
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../common/mem.h"
 
-/* Fixed accounting overhead per entry (struct, hash slot, names). */
-#define ENTRY_OVERHEAD 256
+/*
+ * What malloc holds for one allocation @p p: its usable size
+ * (malloc_usable_size(), which includes the rounding up to malloc's chunk
+ * sizes) plus the chunk header in front of it (one size_t in glibc's
+ * allocator, "Malloc Internals" of the glibc wiki). 0 for NULL.
+ */
+static size_t held(const void *p)
+{
+	return p ? malloc_usable_size((void *)p) + sizeof(size_t) : 0;
+}
+
+size_t lfs_centry_held(const lfs_centry *e)
+{
+	/* the entry, its key's path, its message, the array of views, each
+	 * view's path and bytes, and its share of the bucket table (at most
+	 * two slots per entry: the table doubles when it is full) */
+	size_t b = held(e) + held(e->rel_buf) + held(e->errmsg) + held(e->vs.views) +
+		   2 * sizeof(lfs_centry *);
+	for (size_t i = 0; i < e->vs.n_views; i++)
+		b += held(e->vs.views[i].path) + held(e->vs.views[i].data);
+	return b;
+}
 
 lfs_cache_key lfs_cache_key_of(const struct stat *st, const char *rel)
 {
@@ -199,9 +220,7 @@ lfs_centry *lfs_centry_new(const lfs_cache_key *k, lfs_source_kind kind, lfs_vie
 		return NULL;
 	}
 	e->key.rel = e->rel_buf;
-	e->bytes = ENTRY_OVERHEAD + strlen(k->rel) + (errmsg ? strlen(errmsg) : 0);
-	for (size_t i = 0; i < e->vs.n_views; i++)
-		e->bytes += e->vs.views[i].size + strlen(e->vs.views[i].path) + sizeof(lfs_view);
+	e->bytes = lfs_centry_held(e);
 	return e;
 }
 
