@@ -14,7 +14,10 @@
  * Bound: least-recently-used entries are dropped while the total bytes the
  * entries hold in malloc (lfs_centry_held(): every allocation an entry owns,
  * at its malloc_usable_size() plus malloc's chunk header) exceed max_bytes
- * or the entry count exceeds max_entries. Entries with refs > 0 (in use by a request) and
+ * or the entry count exceeds max_entries. Every eighth of the bound evicted
+ * (at least 4 MiB), the memory malloc keeps free is given back to the
+ * kernel (malloc_trim), so the process's RSS follows the bound.
+ * Entries with refs > 0 (in use by a request) and
  * the most recently used entry are never dropped (so a model larger than the
  * bound is not rebuilt for every READ of a sequential walk). An evicted model is simply rebuilt on the next access; the
  * views are deterministic, so sizes already reported stay true.
@@ -74,6 +77,8 @@ typedef struct lfs_cache {
 	size_t bytes, max_bytes, max_entries;
 	uint64_t hits, misses, evictions; /**< counters for statistics */
 	uint64_t build_waits;  /**< requests that waited for another request's build of their key */
+	size_t freed_since_trim; /**< bytes evicted since memory was last given back (malloc_trim) */
+	uint64_t trims;        /**< times freed memory was given back to the kernel */
 	lfs_cbuild *building;  /**< builds in progress (unlocked, by the request that began them) */
 	pthread_cond_t built;  /**< broadcast when a build ends; waited on with the caller's lock */
 } lfs_cache;
