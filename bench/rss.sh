@@ -8,6 +8,7 @@
 # BUILD_DIR  build folder with src/legacyfs (default build)
 # N          models in the tree (default 10000; bench/mktree.sh DEST N tree)
 # CACHE_MIB  the -o cache_size values to run (default 256 64)
+# Extra mount options: $LFS_MOUNT_OPTS (for example "-o ro").
 #
 # For each cache_size: mount the tree (fresh daemon, default options
 # otherwise: thumbnails on, read-write), run `find MNT >/dev/null` and then
@@ -52,7 +53,8 @@ mib() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }'; }
 echo "| cache_size | live inodes | VmRSS | VmHWM | formula: cache + 32 MiB + 64 B x inodes | VmRSS within | (RSS - cache) / inode | find | grep -r |"
 echo "|---|---|---|---|---|---|---|---|---|"
 for c in "${CACHES[@]}"; do
-	"$lfs" -f -o "cache_size=$c" "$tree" "$mnt" 2>"$W/daemon-$c.log" &
+	# shellcheck disable=SC2086 # options split into words
+	"$lfs" -f -o "cache_size=$c" ${LFS_MOUNT_OPTS:-} "$tree" "$mnt" 2>"$W/daemon-$c.log" &
 	pid=$!
 	for _ in $(seq 200); do mountpoint -q "$mnt" && break; sleep 0.05; done
 	mountpoint -q "$mnt" || { echo "$0: mount failed (see $W/daemon-$c.log)" >&2; exit 1; }
@@ -70,8 +72,8 @@ for c in "${CACHES[@]}"; do
 		[ "$hwm" -le "$bound" ] || within="yes (peak over)"
 	fi
 	per=$(awk -v r="$rss" -v c="$c" -v n="$inodes" 'BEGIN { printf "%.0f", (r - c * 1048576) / n }')
-	printf '| %s MiB | %d | %s MiB | %s MiB | %s MiB | %s | %s B | %.1f s | %.1f s |\n' \
-		"$c" "$inodes" "$(mib "$rss")" "$(mib "$hwm")" "$(mib "$bound")" "$within" "$per" \
+	printf '| %s MiB%s | %d | %s MiB | %s MiB | %s MiB | %s | %s B | %.1f s | %.1f s |\n' \
+		"$c" "${LFS_MOUNT_OPTS:+ $LFS_MOUNT_OPTS}" "$inodes" "$(mib "$rss")" "$(mib "$hwm")" "$(mib "$bound")" "$within" "$per" \
 		"$(echo "$t1 - $t0" | bc -l)" "$(echo "$t2 - $t1" | bc -l)"
 	fusermount3 -u "$mnt"
 	wait "$pid" || true
