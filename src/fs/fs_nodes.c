@@ -268,6 +268,7 @@ static char *rel_tail(char *rel, const char *name)
 	return rel + rl - nl;
 }
 
+/* Free node @p n's path and name (the name only when it is its own allocation). */
 void fsi_node_free_path(struct node *n)
 {
 	if (!n->name_in_rel)
@@ -334,6 +335,11 @@ struct node *fsi_node_new(lfs_fs *fs, uint64_t id, enum nkind kind, struct node 
 	return n;
 }
 
+/*
+ * Free node @p n, taken out of every table already (fs->mu held, or the
+ * mount being freed): its watch, listing and held fd (source part), its
+ * scratch object reference, its path and name.
+ */
 void fsi_node_free(lfs_fs *fs, struct node *n)
 {
 	if (node_has_src(n)) {
