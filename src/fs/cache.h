@@ -11,9 +11,13 @@
  * the decoder's message of a failure. Plain and failed verdicts are cached
  * too so that directory listings never read a file twice.
  *
- * Bound: least-recently-used entries are dropped while the total bytes of
- * view data (plus a small per-entry overhead) exceed max_bytes or the entry
- * count exceeds max_entries. Entries with refs > 0 (in use by a request) and
+ * Bound: least-recently-used entries are dropped while the total bytes the
+ * entries hold in malloc (lfs_centry_held(): every allocation an entry owns,
+ * at its malloc_usable_size() plus malloc's chunk header) exceed max_bytes
+ * or the entry count exceeds max_entries. Every eighth of the bound evicted
+ * (at least 4 MiB), the memory malloc keeps free is given back to the
+ * kernel (malloc_trim), so the process's RSS follows the bound.
+ * Entries with refs > 0 (in use by a request) and
  * the most recently used entry are never dropped (so a model larger than the
  * bound is not rebuilt for every READ of a sequential walk). An evicted model is simply rebuilt on the next access; the
  * views are deterministic, so sizes already reported stay true.
@@ -53,7 +57,7 @@ typedef struct lfs_centry {
 	lfs_source_kind kind;
 	lfs_viewset vs;       /**< views when kind == LFS_SOURCE_MODEL */
 	char *errmsg;         /**< decoder message when kind == LFS_SOURCE_FAILED */
-	size_t bytes;         /**< accounted size */
+	size_t bytes;         /**< accounted size: lfs_centry_held() when it was made */
 	unsigned refs;        /**< requests using the entry right now */
 	struct lfs_centry *hnext, *prev, *next; /* hash chain, LRU list (head = newest) */
 } lfs_centry;
@@ -73,6 +77,8 @@ typedef struct lfs_cache {
 	size_t bytes, max_bytes, max_entries;
 	uint64_t hits, misses, evictions; /**< counters for statistics */
 	uint64_t build_waits;  /**< requests that waited for another request's build of their key */
+	size_t freed_since_trim; /**< bytes evicted since memory was last given back (malloc_trim) */
+	uint64_t trims;        /**< times freed memory was given back to the kernel */
 	lfs_cbuild *building;  /**< builds in progress (unlocked, by the request that began them) */
 	pthread_cond_t built;  /**< broadcast when a build ends; waited on with the caller's lock */
 } lfs_cache;
@@ -99,6 +105,14 @@ lfs_centry *lfs_cache_get(lfs_cache *c, const lfs_cache_key *k);
  */
 lfs_centry *lfs_centry_new(const lfs_cache_key *k, lfs_source_kind kind, lfs_viewset *vs,
 			   const char *errmsg);
+
+/**
+ * Bytes entry @p e holds in malloc: the entry itself, its key's path, its
+ * message, its array of views and each view's path and bytes, each at its
+ * malloc_usable_size() plus one chunk header, and two bucket slots. What
+ * the cache's bound counts (docs/performance.md "Memory").
+ */
+size_t lfs_centry_held(const lfs_centry *e);
 
 /** Free an entry that is not in a cache. */
 void lfs_centry_free(lfs_centry *e);

@@ -134,16 +134,8 @@ void lfs_fs_free(lfs_fs *fs)
 	lfs_fs_watch_stop(fs);
 	for (size_t i = 0; i < fs->nslots; i++) {
 		struct node *n = fs->slots[i];
-		if (!n)
-			continue;
-		fsi_snap_unref(n->snap);
-		if (n->sobj)
-			fsi_sobj_unref(fs, n->sobj);
-		if (n->held_fd >= 0)
-			close(n->held_fd);
-		free(n->name);
-		free(n->rel);
-		free(n);
+		if (n)
+			fsi_node_free(fs, n);
 	}
 	fsi_retired_free_all(fs);
 	while (fs->mstates) {
@@ -158,7 +150,6 @@ void lfs_fs_free(lfs_fs *fs)
 		close(fs->kickfd);
 	fsi_edit_tables_free(fs);
 	free(fs->slots);
-	free(fs->slot_gen);
 	free(fs->free_ids);
 	free(fs->nh);
 	lfs_cache_destroy(&fs->cache);

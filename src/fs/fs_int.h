@@ -51,6 +51,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -66,7 +67,8 @@
 #define ERRORS_INO (VINO_BIT | 2)
 #define WATCH_BUCKETS 1024
 
-enum nkind {
+/* One byte (packed): the kind is in every node (struct node). */
+enum __attribute__((packed)) nkind {
 	K_ROOT,
 	K_DIR,    /* source folder */
 	K_FILE,   /* source file shown as itself */
@@ -232,9 +234,26 @@ struct dirsnap {
 	size_t n;
 };
 
+/*
+ * One node (inode) of the mount. Two sizes, one type:
+ *  - Model-side nodes (kinds whose ops have in_model: K_VDIR, K_VFILE,
+ *    K_SCRATCH, K_MERR; one per generated file the kernel looked up, so tens
+ *    of thousands on a big tree) are allocated with the common part only,
+ *    NODE_MODEL_SIZE bytes: every field up to `src_dev`.
+ *  - Every other node (SOURCE folders and files, model folders, the root,
+ *    /.legacyfs) has the source part too (sizeof(struct node)).
+ * A node's kind changes only between model-side kinds (a scratch file renamed
+ * onto a view, a view renamed to a scratch name), so node_has_src() never
+ * changes for a node. The fields of the source part are read and written
+ * only for nodes with node_has_src().
+ *
+ * `name` is the last component of `rel` for every node but the root: it
+ * points into rel's allocation (name_in_rel) unless the two were set apart
+ * (fsi_node_set_path()); free them with fsi_node_free_path(), never one by one.
+ */
 struct node {
-	uint64_t id, gen;
-	enum nkind kind;
+	/* ---- common part: every node ---- */
+	uint64_t gen;
 	struct node *parent;
 	/* name in parent, and the source path (or the view path for K_VDIR/K_VFILE).
 	 * Requests read both without fs->mu (atomic loads); a rename stores new
@@ -242,18 +261,23 @@ struct node {
 	 * them once every request that could have loaded them has ended. */
 	char *_Atomic name;
 	char *_Atomic rel;
-	struct node *model;  /* K_VDIR/K_VFILE: the model folder */
-	uint64_t src_dev, src_ino; /* source object this node shows */
+	struct node *model;  /* K_VDIR/K_VFILE/K_SCRATCH/K_MERR: the model folder */
 	uint64_t sino;       /* st_ino reported */
 	uint64_t nlookup;
 	struct node *first_child, *next_sib, *prev_sib;
 	struct node *hnext;  /* name hash chain */
+	struct sobj *sobj;   /* K_SCRATCH: the object (one reference) */
+	uint32_t id;         /* slot in fs->slots: the FUSE node id */
+	enum nkind kind;     /* one byte (packed) */
 	bool hashed;
+	bool name_in_rel;    /* name points into rel's allocation (not a separate one) */
+
+	/* ---- source part: only nodes with node_has_src() ---- */
+	uint64_t src_dev, src_ino; /* source object this node shows */
 	int wd;              /* inotify watch, -1 = none */
 	struct node *wnext;  /* watch hash chain */
 	struct dirsnap *snap;
 	uint64_t dirty_gen;  /* bumped by the watcher when the folder's content changed */
-	struct sobj *sobj;   /* K_SCRATCH: the object (one reference) */
 	bool self_commit;    /* K_MODEL: SOURCE was just replaced by our own commit */
 	int held_fd;         /* K_FILE/K_LINK/K_OTHER: O_PATH fd of the source object, kept when our
 			      * own unlink/rename took its name while the kernel held the node
@@ -265,6 +289,9 @@ struct node {
 	int64_t nl_mtime, nl_ctime;
 };
 
+/* Bytes of a model-side node: the common part of struct node. */
+#define NODE_MODEL_SIZE offsetof(struct node, src_dev)
+
 struct lfs_fs {
 	pthread_mutex_t mu;
 	int rootfd;
@@ -275,11 +302,11 @@ struct lfs_fs {
 	gid_t gid;
 
 	struct node **slots; /* by id */
-	uint64_t *slot_gen;
 	size_t nslots;
-	uint64_t *free_ids;
+	uint32_t *free_ids;
 	size_t nfree, free_cap;
 	size_t nnodes;
+	uint64_t last_gen;   /* generation of the newest node: (id, gen) never repeats */
 
 	struct node **nh;    /* (parent, name) hash */
 	size_t nh_size, nh_count;
@@ -452,6 +479,12 @@ static inline const struct node_ops *node_ops_of(const struct node *n)
 	return fsi_kind_ops(n->kind);
 }
 
+/* Does @p n have the source part of struct node (not a model-side node)? */
+static inline bool node_has_src(const struct node *n)
+{
+	return !node_ops_of(n)->in_model;
+}
+
 /* The model folder of a model-side node (the node itself for a model folder). */
 static inline struct node *model_of(struct node *n)
 {
@@ -492,6 +525,9 @@ int fsi_alloc_id(lfs_fs *fs, uint64_t *id);
 bool fsi_is_ctl_name(enum nkind dir, const char *name);
 struct node *fsi_node_new(lfs_fs *fs, uint64_t id, enum nkind kind, struct node *parent,
 		      const char *name, char *rel_owned);
+void fsi_node_free_path(struct node *n);
+int fsi_node_set_path(lfs_fs *fs, struct node *n, const char *name, char *rel);
+void fsi_node_free(lfs_fs *fs, struct node *n);
 void fsi_srcinfo_release(lfs_fs *fs, struct srcinfo *si);
 lfs_centry *fsi_entry_for(lfs_fs *fs, const char *rel, const struct stat *st);
 int fsi_classify(lfs_fs *fs, const char *rel, struct srcinfo *si);

@@ -198,33 +198,28 @@ int fsi_alloc_id(lfs_fs *fs, uint64_t *id)
 		*id = fs->free_ids[--fs->nfree];
 		return 0;
 	}
-	if (fs->nslots == SIZE_MAX / 2)
+	/* ids are 32-bit (struct node): 2^31 slots would take 16 GiB of table alone */
+	if (fs->nslots > UINT32_MAX / 2)
 		return ENOMEM;
 	size_t ns = fs->nslots ? fs->nslots * 2 : 1024;
 	struct node **s = realloc(fs->slots, ns * sizeof(*s));
 	if (!s)
 		return ENOMEM;
 	fs->slots = s;
-	uint64_t *g = realloc(fs->slot_gen, ns * sizeof(*g));
-	if (!g)
-		return ENOMEM;
-	fs->slot_gen = g;
-	for (size_t i = fs->nslots; i < ns; i++) {
+	for (size_t i = fs->nslots; i < ns; i++)
 		s[i] = NULL;
-		g[i] = 0;
-	}
 	size_t first = fs->nslots < FIRST_FREE_ID ? FIRST_FREE_ID : fs->nslots;
 	/* Push in reverse so low ids come out first. */
 	/* Room for every id to be free at once (maybe_free relies on it). */
 	if (fs->free_cap < ns) {
-		uint64_t *f = realloc(fs->free_ids, ns * sizeof(*f));
+		uint32_t *f = realloc(fs->free_ids, ns * sizeof(*f));
 		if (!f)
 			return ENOMEM;
 		fs->free_ids = f;
 		fs->free_cap = ns;
 	}
 	for (size_t i = ns; i-- > first;)
-		fs->free_ids[fs->nfree++] = i;
+		fs->free_ids[fs->nfree++] = (uint32_t)i;
 	fs->nslots = ns;
 	*id = fs->free_ids[--fs->nfree];
 	return 0;
@@ -259,28 +254,79 @@ static void sib_link(struct node *n, struct node *parent)
 	n->parent = parent;
 }
 
+/*
+ * Where @p name starts as the last component of path @p rel ("a/b/name" or
+ * "name"), NULL when it is not one.
+ */
+static char *rel_tail(char *rel, const char *name)
+{
+	size_t rl = strlen(rel), nl = strlen(name);
+	if (nl == 0 || nl > rl || memcmp(rel + rl - nl, name, nl) != 0)
+		return NULL;
+	if (rl > nl && rel[rl - nl - 1] != '/')
+		return NULL;
+	return rel + rl - nl;
+}
+
+/* Free node @p n's path and name (the name only when it is its own allocation). */
+void fsi_node_free_path(struct node *n)
+{
+	if (!n->name_in_rel)
+		free(n->name);
+	free(n->rel);
+	n->name = n->rel = NULL;
+	n->name_in_rel = false;
+}
+
+/*
+ * Give @p n the path @p rel (owned; may be NULL) and the name @p name
+ * (fs->mu held): name points into rel when it is rel's last component, else
+ * it is copied. The old strings are retired (fsi_retire: freed once the
+ * requests that may hold them have ended). 0, or ENOMEM (then @p rel is freed and @p n
+ * keeps its old path).
+ */
+int fsi_node_set_path(lfs_fs *fs, struct node *n, const char *name, char *rel)
+{
+	char *tail = rel ? rel_tail(rel, name) : NULL;
+	char *nm = tail ? tail : strdup(name);
+	if (!nm) {
+		free(rel);
+		return ENOMEM;
+	}
+	/* Requests may be reading the old strings without fs->mu: retired,
+	 * freed when they have ended (fsi_retire). */
+	if (!n->name_in_rel)
+		fsi_retire(fs, n->name);
+	fsi_retire(fs, n->rel);
+	n->rel = rel;
+	n->name = nm;
+	n->name_in_rel = tail != NULL;
+	return 0;
+}
+
 /* Make a node in slot @p id (or a fresh id when 0) and link it under @p parent. */
 struct node *fsi_node_new(lfs_fs *fs, uint64_t id, enum nkind kind, struct node *parent,
 		      const char *name, char *rel_owned)
 {
-	struct node *n = calloc(1, sizeof(*n));
+	/* model-side nodes without the source part (struct node) */
+	bool src = !fsi_kind_ops(kind)->in_model;
+	struct node *n = calloc(1, src ? sizeof(struct node) : NODE_MODEL_SIZE);
 	if (!n) {
 		free(rel_owned);
 		return NULL;
 	}
-	n->name = strdup(name);
-	n->rel = rel_owned;
-	n->wd = -1;
-	n->held_fd = -1;
-	if (!n->name || (!id && fsi_alloc_id(fs, &id) != 0)) {
-		free(n->name);
-		free(n->rel);
+	n->kind = kind;
+	if (src) {
+		n->wd = -1;
+		n->held_fd = -1;
+	}
+	if (fsi_node_set_path(fs, n, name, rel_owned) != 0 || (!id && fsi_alloc_id(fs, &id) != 0)) {
+		fsi_node_free_path(n);
 		free(n);
 		return NULL;
 	}
-	n->id = id;
-	n->gen = ++fs->slot_gen[id];
-	n->kind = kind;
+	n->id = (uint32_t)id;
+	n->gen = ++fs->last_gen;
 	n->parent = parent;
 	fs->slots[id] = n;
 	fs->nnodes++;
@@ -292,6 +338,29 @@ struct node *fsi_node_new(lfs_fs *fs, uint64_t id, enum nkind kind, struct node 
 		}
 	}
 	return n;
+}
+
+/*
+ * Free node @p n, taken out of every table already (fs->mu held, or the
+ * mount being freed): its watch, listing and held fd (source part), its
+ * scratch object reference, its path and name.
+ */
+void fsi_node_free(lfs_fs *fs, struct node *n)
+{
+	if (node_has_src(n)) {
+		if (n->wd >= 0) {
+			fsi_wh_remove(fs, n);
+			inotify_rm_watch(fs->ifd, n->wd);
+			fs->nwatches--;
+		}
+		fsi_snap_unref(n->snap);
+		if (n->held_fd >= 0)
+			close(n->held_fd);
+	}
+	if (n->sobj)
+		fsi_sobj_unref(fs, n->sobj);
+	fsi_node_free_path(n);
+	free(n);
 }
 
 static bool pinned(const struct node *n)
@@ -307,24 +376,12 @@ static void maybe_free(lfs_fs *fs, struct node *n)
 		fsi_nh_remove(fs, n);
 		if (p)
 			sib_unlink(n);
-		if (n->wd >= 0) {
-			fsi_wh_remove(fs, n);
-			inotify_rm_watch(fs->ifd, n->wd);
-			fs->nwatches--;
-		}
-		fsi_snap_unref(n->snap);
-		if (n->sobj)
-			fsi_sobj_unref(fs, n->sobj);
-		if (n->held_fd >= 0)
-			close(n->held_fd);
 		fs->slots[n->id] = NULL;
 		if (fs->nfree < fs->free_cap)
 			fs->free_ids[fs->nfree++] = n->id;
 		/* else: the id is leaked (cannot happen: free_cap covers every id) */
 		fs->nnodes--;
-		free(n->name);
-		free(n->rel);
-		free(n);
+		fsi_node_free(fs, n);
 		n = p;
 	}
 }
@@ -569,6 +626,17 @@ void fsi_entry_timeouts(lfs_fs *fs, struct node *n, lfs_fs_entry *e)
 	e->attr_timeout = volatile_node ? 0 : fs->o.timeout;
 }
 
+/*
+ * Does node @p c show object (@p dev, @p ino)? A source node: that source
+ * object; a scratch node (no source part): the scratch object numbered @p ino.
+ */
+static bool shows(const struct node *c, uint64_t dev, uint64_t ino)
+{
+	if (node_has_src(c))
+		return c->src_dev == dev && c->src_ino == ino;
+	return c->sino == ino;
+}
+
 /* Find the hashed child (@p parent, @p name) of @p kind showing source (dev, ino), or make it. */
 struct node *fsi_child_for(lfs_fs *fs, struct node *parent, const char *name, enum nkind kind,
 		       uint64_t dev, uint64_t ino, const char *rel, int *err)
@@ -584,7 +652,7 @@ struct node *fsi_child_for(lfs_fs *fs, struct node *parent, const char *name, en
 		c->src_dev = dev;
 		c->src_ino = ino;
 	}
-	if (c && (c->kind != kind || (!generated && (c->src_dev != dev || c->src_ino != ino)))) {
+	if (c && (c->kind != kind || (!generated && !shows(c, dev, ino)))) {
 		/* SOURCE changed what this name is: the old node lives on, unfindable,
 		 * until the kernel forgets it; requests on it get ESTALE. */
 		fsi_nh_remove(fs, c);
@@ -597,8 +665,10 @@ struct node *fsi_child_for(lfs_fs *fs, struct node *parent, const char *name, en
 			*err = ENOMEM;
 			return NULL;
 		}
-		c->src_dev = dev;
-		c->src_ino = ino;
+		if (node_has_src(c)) {
+			c->src_dev = dev;
+			c->src_ino = ino;
+		}
 		if (ops->in_model) {
 			c->model = model_of(parent);
 			c->sino = kind == K_SCRATCH ? ino : fsi_view_ino(c->model, c->rel);
@@ -758,10 +828,8 @@ static void update_rels(lfs_fs *fs, struct node *n)
 		if (!node_ops_of(c)->source)
 			continue;
 		char *r = fsi_join_rel(n->rel, c->name);
-		if (r) {
-			fsi_retire(fs, c->rel);
-			c->rel = r;
-		}
+		if (r)
+			fsi_node_set_path(fs, c, c->name, r); /* c->name is copied before it is retired */
 		update_rels(fs, c);
 	}
 }
@@ -774,12 +842,9 @@ static void update_rels(lfs_fs *fs, struct node *n)
 int fsi_node_move(lfs_fs *fs, struct node *n, struct node *np, const char *newname, const char *vrel)
 {
 	fsi_nh_remove(fs, n);
-	char *nm = strdup(newname);
 	char *rel = vrel ? strdup(vrel) : fsi_join_rel(np->rel, newname);
-	if (!nm || !rel) {
+	if (!rel || fsi_node_set_path(fs, n, newname, rel) != 0) {
 		/* Left unfindable: the next lookup makes a fresh node. */
-		free(nm);
-		free(rel);
 		return ENOMEM;
 	}
 	struct node *op = n->parent;
@@ -787,10 +852,6 @@ int fsi_node_move(lfs_fs *fs, struct node *n, struct node *np, const char *newna
 		sib_unlink(n);
 		sib_link(n, np);
 	}
-	fsi_retire(fs, n->name);
-	n->name = nm;
-	fsi_retire(fs, n->rel);
-	n->rel = rel;
 	if (!vrel)
 		update_rels(fs, n);
 	int r = nh_insert(fs, n);

@@ -143,7 +143,8 @@ static void watch_event(lfs_fs *fs, const struct inotify_event *ev, struct inval
 			struct node *n = fs->slots[i];
 			if (!n)
 				continue;
-			n->dirty_gen++;
+			if (node_has_src(n))
+				n->dirty_gen++;
 			fsi_inval_add(l, n->id, NULL);
 			if (n->hashed && n->parent && n->kind != K_CTLDIR && n->kind != K_CTLERR)
 				fsi_inval_add(l, n->parent->id, n->name);

@@ -1,6 +1,12 @@
 /**
  * @file vlist.c
  * Growing list of views (see vlist.h).
+ *
+ * Allocation: a view's text is moved out of its strbuf and shrunk to its
+ * length (a strbuf doubles, so up to half of its capacity is slack), and the
+ * finished array of views is shrunk to its count, so what a cached viewset
+ * holds in malloc is its bytes plus malloc's own per-chunk rounding (the
+ * view cache accounts that too: cache.c).
  */
 #include "vlist.h"
 
@@ -10,6 +16,15 @@
 
 #include <stdlib.h>
 #include <string.h>
+
+/* @p d (malloc'd) cut to @p n bytes when that frees something; @p d when realloc fails. */
+static void *shrink(void *d, size_t n)
+{
+	if (!d)
+		return NULL;
+	void *s = realloc(d, n);
+	return s ? s : d;
+}
 
 void lfs_vlist_add(lfs_vlist *l, const char *path, lfs_view_kind kind, lfs_view_target target,
 		   bool writable, lfs_sb *sb)
@@ -27,6 +42,7 @@ void lfs_vlist_add(lfs_vlist *l, const char *path, lfs_view_kind kind, lfs_view_
 	char *p = strdup(path);
 	size_t len;
 	char *d = lfs_sb_take(sb, &len);
+	d = shrink(d, len + 1); /* the text and its NUL, without the strbuf's slack */
 	if (!p || !d) {
 		free(p);
 		free(d);
@@ -66,6 +82,8 @@ void lfs_vlist_finish(lfs_vlist *l, lfs_viewset *out)
 {
 	if (l->n)
 		qsort(l->v, l->n, sizeof(*l->v), view_cmp);
+	if (l->n < l->cap)
+		l->v = shrink(l->v, l->n ? l->n * sizeof(*l->v) : 1);
 	out->views = l->v;
 	out->n_views = l->n;
 	memset(l, 0, sizeof(*l));

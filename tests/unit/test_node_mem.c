@@ -1,0 +1,161 @@
+/**
+ * @file test_node_mem.c
+ * Memory of the mount's nodes (src/fs/fs_nodes.c, struct node in
+ * src/fs/fs_int.h; docs/performance.md "Memory"): after every name of the
+ * corpus tree (NWN models and their generated files) has been looked up and
+ * is held by the "kernel" (no forget), what malloc holds for the nodes
+ * (mallinfo2: bytes in use, measured with every view already in the cache)
+ * divided by the number of nodes stays under NODE_BYTES_MAX. Skipped where
+ * mallinfo2 says nothing (AddressSanitizer's allocator).
+ */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <malloc.h>
+
+#include <cmocka.h>
+
+#include "corpus.h"
+#include "fs/fs.h"
+
+/*
+ * Bytes per held node, tables included (id slots, free ids, name hash, each
+ * up to twice the nodes they hold). Measured on the corpus tree: 191 (a
+ * model-side node is 112 bytes in malloc plus its view path, which holds its
+ * name too); 330 before model-side nodes lost the source part of struct node.
+ */
+#define NODE_BYTES_MAX 224
+
+static void quiet(int level, const char *msg)
+{
+	(void)level;
+	(void)msg;
+}
+
+static size_t in_use(void)
+{
+	struct mallinfo2 mi = mallinfo2();
+	return mi.uordblks + mi.hblkhd;
+}
+
+/* Does mallinfo2 describe this process's allocator (not so under AddressSanitizer)? */
+static bool malloc_counts(void)
+{
+	size_t before = in_use();
+	char *p = malloc((size_t)1 << 20);
+	assert_non_null(p);
+	memset(p, 1, (size_t)1 << 20);
+	bool seen = in_use() >= before + ((size_t)1 << 20);
+	free(p);
+	return seen;
+}
+
+struct names {
+	char **v;
+	size_t n, cap;
+};
+
+struct listing {
+	struct names *out;
+	const char *prefix;
+};
+
+static int collect(void *ctx, const char *name, const lfs_fs_entry *e, off_t next)
+{
+	(void)e;
+	(void)next;
+	struct listing *l = ctx;
+	if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || strcmp(name, ".legacyfs") == 0)
+		return 0;
+	struct names *o = l->out;
+	if (o->n == o->cap) {
+		o->cap = o->cap ? o->cap * 2 : 256;
+		o->v = realloc(o->v, o->cap * sizeof(*o->v));
+		assert_non_null(o->v);
+	}
+	char *p = NULL;
+	assert_true(asprintf(&p, "%s%s%s", l->prefix, *l->prefix ? "/" : "", name) > 0);
+	o->v[o->n++] = p;
+	return 0;
+}
+
+/* Every path below @p dir (node @p ino, path @p prefix), depth first, into @p out. */
+static void list_tree(lfs_fs *fs, uint64_t ino, const char *prefix, struct names *out)
+{
+	size_t first = out->n;
+	struct listing l = { out, prefix };
+	assert_int_equal(lfs_fs_readdir(fs, ino, 0, false, collect, &l), 0);
+	size_t last = out->n;
+	for (size_t i = first; i < last; i++) {
+		lfs_fs_entry e;
+		const char *name = strrchr(out->v[i], '/');
+		name = name ? name + 1 : out->v[i];
+		assert_int_equal(lfs_fs_lookup(fs, ino, name, &e), 0);
+		if (S_ISDIR(e.attr.st_mode))
+			list_tree(fs, e.ino, out->v[i], out);
+		lfs_fs_forget(fs, e.ino, 1);
+	}
+}
+
+/* Look path @p p up component by component from the root (each node held once more). */
+static void look_path(lfs_fs *fs, const char *p)
+{
+	char buf[4096];
+	snprintf(buf, sizeof(buf), "%s", p);
+	uint64_t ino = LFS_FS_ROOT_ID;
+	for (char *save = NULL, *c = strtok_r(buf, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+		lfs_fs_entry e;
+		assert_int_equal(lfs_fs_lookup(fs, ino, c, &e), 0);
+		ino = e.ino;
+	}
+}
+
+static void test_bytes_per_node(void **state)
+{
+	(void)state;
+	char src[4096];
+	snprintf(src, sizeof(src), "%s/nwn/tree", lfs_corpus_dir_or_skip());
+	lfs_fs_opts o = { .timeout = 1, .cache_bytes = 0, .cache_entries = 0,
+			  .max_model_size = 64 << 20, .watch = false, .log = quiet };
+	lfs_fs *fs = NULL;
+	assert_int_equal(lfs_fs_new(src, &o, &fs), 0);
+	/* every view built and cached, every path known; nothing held */
+	struct names all = { 0 };
+	list_tree(fs, LFS_FS_ROOT_ID, "", &all);
+	assert_true(all.n > 10000);
+	lfs_fs_stats s;
+	lfs_fs_get_stats(fs, &s);
+	assert_int_equal(s.nodes, 3);
+
+	size_t before = in_use();
+	for (size_t i = 0; i < all.n; i++)
+		look_path(fs, all.v[i]);
+	size_t held = in_use() - before;
+	lfs_fs_get_stats(fs, &s);
+	size_t nodes = s.nodes - 3;
+	assert_int_equal(nodes, all.n);
+	printf("# %zu nodes held: %zu bytes in malloc, %.1f bytes per node\n", nodes, held,
+	       (double)held / (double)nodes);
+	if (malloc_counts())
+		assert_true(held <= nodes * NODE_BYTES_MAX);
+	lfs_fs_free(fs);
+	for (size_t i = 0; i < all.n; i++)
+		free(all.v[i]);
+	free(all.v);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bytes_per_node),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
