@@ -7,6 +7,7 @@
 #  - a second mount of the same SOURCE draws nothing: every picture from the
 #    disk cache (debug log; cache files keep their inode), same bytes;
 #  - a changed texture gives another picture (and a new cache file);
+#  - concurrent readers of a picture not drawn yet: drawn once, same bytes;
 #  - the default folder is $XDG_CACHE_HOME/legacyfs; -o nothumb_cache writes
 #    nothing; an unusable cache folder only logs one line, reads still work;
 #  - corpus: `ls` of every model folder of the NWN tree draws nothing.
@@ -85,6 +86,22 @@ for m in $MODELS; do # both models use lfs_crate
 		lfs_fail "$m: not drawn again after its texture changed"
 done
 [ "$(ncache)" = 2 ] && lfs_ok "the cache files replaced (still 2)" || lfs_fail "$(ncache) cache files"
+
+# -- many readers at once on a fresh mount and cache: drawn once, all the same bytes
+rm -rf "$TC"
+lfs_mount "$SRC" "$MNT" -d -o ro,thumb_cache="$TC"
+pids=""
+for k in 1 2 3 4 5 6; do cat "$MNT/box.mdl/thumbnail.png" >"$WORK/par.$k.png" & pids="$pids $!"; done
+stat -c %s "$MNT/box.mdl/thumbnail.png" >"$WORK/par.size" &
+pids="$pids $!"
+for p in $pids; do wait "$p"; done # not the daemon
+lfs_umount "$MNT"
+same=1
+for k in 1 2 3 4 5 6; do cmp -s "$WORK/par.$k.png" "$WORK/box.mdl.conv2.png" || same=0; done
+[ $same = 1 ] && [ "$(cat "$WORK/par.size")" = "$(wc -c <"$WORK/box.mdl.conv2.png")" ] &&
+	lfs_ok "6 readers and a stat at once: same bytes, true size" || lfs_fail "concurrent readers got other bytes"
+n=$(grep -c 'box.mdl: thumbnail rendered' "$MNT.log" || true)
+[ "$n" = 1 ] && lfs_ok "concurrent readers: drawn once" || lfs_fail "concurrent readers: drawn $n times"
 
 # -- default folder ($XDG_CACHE_HOME/legacyfs), -o nothumb_cache, unusable folder
 export XDG_CACHE_HOME="$WORK/xdg"
