@@ -398,13 +398,12 @@ int fsi_gen_getattr(lfs_fs *fs, const struct nodeinfo *ni, struct stat *st)
 	int r = fsi_model_views(fs, ni->model, &si);
 	if (r)
 		return r;
-	if (ni->kind == K_VFILE && (r = fsi_thumb_fill(fs, si.ce, ni->node->rel)) != 0) {
-		fsi_srcinfo_release(fs, &si);
-		return r;
+	/* thumbnail.png: its true size needs the picture (fs_thumb.h) */
+	if (ni->kind != K_VFILE || (r = fsi_thumb_fill(fs, si.ce, ni->node->rel)) == 0) {
+		fs_lock(fs);
+		r = fsi_fill_gen(fs, ni->node, &si, st);
+		fs_unlock(fs);
 	}
-	fs_lock(fs);
-	r = fsi_fill_gen(fs, ni->node, &si, st);
-	fs_unlock(fs);
 	fsi_srcinfo_release(fs, &si);
 	if (r == ESTALE)
 		fsi_detach(fs, ni->node);

@@ -228,13 +228,21 @@ int fsi_thumb_fill(lfs_fs *fs, lfs_centry *ce, const char *vpath)
 	uint8_t *data = NULL, *png = NULL;
 	size_t n = 0, pngn = 0;
 	struct stat st;
-	int r = lfs_read_source(fs->rootfd, rel, fs->o.max_model_size, &data, &n, &st);
+	int r = EAGAIN;
+	for (int tries = 0; r == EAGAIN && tries < 4; tries++) /* EAGAIN: changed while read */
+		r = lfs_read_source(fs->rootfd, rel, fs->o.max_model_size, &data, &n, &st);
 	if (r == EFBIG || r == ENOENT || r == EAGAIN)
-		r = ESTALE;
+		r = ESTALE; /* gone, or no longer a model we decode */
+	/* A file replaced since the views were built (a save racing with this
+	 * request) is drawn as it is now: the picture is of a newer version than
+	 * the entry's text views, which the next request rebuilds anyway;
+	 * answering ESTALE instead failed readers such as `grep -r` (the views
+	 * do not keep the model's bytes). */
 	if (!r && ((uint64_t)st.st_dev != ce->key.dev || (uint64_t)st.st_ino != ce->key.ino ||
 		   (int64_t)st.st_size != ce->key.size ||
 		   (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec != ce->key.mtime_ns))
-		r = ESTALE; /* not the version the views were built from */
+		fsi_log(fs, LFS_LOG_DEBUG, "%s: changed since its views were built: thumbnail of the new bytes",
+			rel);
 	bool from_cache = false;
 	if (!r) {
 		char *abs = NULL, *uri = NULL;

@@ -29,9 +29,11 @@ extern _Thread_local bool fsi_thumb_defer;
  * stores it there), and publishes the bytes under fs->mu; other callers for
  * the same entry wait on fs->cache.built. A picture the renderer cannot
  * draw after all becomes a transparent image of the same edge (logged).
+ * A model file replaced since @p ce was built (a racing save) is drawn as
+ * it is now.
  * @return 0; EAGAIN under fsi_thumb_defer (nothing done); ESTALE when the
- *         model file no longer has the bytes @p ce was built from; ENOMEM;
- *         the errno of reading the model file.
+ *         model file is gone or too large now; ENOMEM; the errno of reading
+ *         the model file.
  */
 int fsi_thumb_fill(lfs_fs *fs, lfs_centry *ce, const char *vpath);
 
