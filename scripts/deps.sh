@@ -7,6 +7,8 @@ set -euo pipefail
 pkgs=(
 	build-essential libc6-dev gcc clang meson ninja-build pkg-config
 	libfuse3-dev fuse3 libcmocka-dev libpng-dev libstb-dev
+	# SHA-256 of the thumbnail disk cache (src/fs/thumbcache.c)
+	nettle-dev
 	python3 kmod util-linux procps psmisc diffutils findutils
 	# programs the edit_* integration tests save views with
 	vim neovim emacs-nox nano libglib2.0-bin sed coreutils

@@ -9,6 +9,7 @@
  * -o readdirplus=...), and fuse_session_new() the mount options. Every
  * option is documented in docs/mount.md and in --help.
  */
+#define _GNU_SOURCE
 #include "fuse_ll.h"
 #include "views/thumb.h"
 
@@ -38,6 +39,9 @@ struct lfs_options {
 	double unlink_grace;
 	unsigned edit_mb;
 	unsigned thumb_size;
+	char *thumb_cache;        /* -o thumb_cache=DIR ("off" = none) */
+	int nothumb_cache;
+	unsigned thumb_cache_mb;
 	char *source;
 };
 
@@ -58,6 +62,9 @@ static const struct fuse_opt lfs_opts[] = {
 	LFS_OPT("unlink_grace=%lf", unlink_grace, 0),
 	LFS_OPT("edit_size=%u", edit_mb, 0),
 	LFS_OPT("thumb_size=%u", thumb_size, 0),
+	LFS_OPT("thumb_cache=%s", thumb_cache, 0),
+	LFS_OPT("nothumb_cache", nothumb_cache, 1),
+	LFS_OPT("thumb_cache_size=%u", thumb_cache_mb, 0),
 	LFS_OPT("ro", ro, 1),
 	FUSE_OPT_KEY("ro", FUSE_OPT_KEY_KEEP),
 	FUSE_OPT_END
@@ -97,7 +104,11 @@ static void usage(const char *prog)
 	       "    -o kernel_open         answer OPEN/OPENDIR (default: zero-message open)\n"
 	       "    -o unlink_grace=SEC    a deleted view stays absent this long (default 1)\n"
 	       "    -o edit_size=MIB       bound of in-memory edits and scratch files (default 512)\n"
-	       "    -o thumb_size=N        thumbnail.png edge: 128, 256 (default), 512, 1024; 0 = none\n\n");
+	       "    -o thumb_size=N        thumbnail.png edge: 128, 256 (default), 512, 1024; 0 = none\n"
+	       "    -o thumb_cache=DIR     disk cache of thumbnails, shared by mounts (default\n"
+	       "                           $XDG_CACHE_HOME/legacyfs, else ~/.cache/legacyfs)\n"
+	       "    -o nothumb_cache       no disk cache of thumbnails (also thumb_cache=off)\n"
+	       "    -o thumb_cache_size=MIB  bound of that folder (default 64; 0 = no bound)\n\n");
 }
 
 /*
@@ -122,6 +133,37 @@ static char *mount_opts(const char *source)
 	return s;
 }
 
+/*
+ * The folder of the thumbnail disk cache (malloc'd, absolute), or NULL for
+ * none: -o thumb_cache=DIR (relative to the current folder), "off" or
+ * -o nothumb_cache, else $XDG_CACHE_HOME/legacyfs (an absolute
+ * XDG_CACHE_HOME, XDG Base Directory Specification), else
+ * $HOME/.cache/legacyfs.
+ */
+static char *thumb_cache_dir(const struct lfs_options *o)
+{
+	char *d = NULL;
+	if (o->nothumb_cache || (o->thumb_cache && (!*o->thumb_cache || !strcmp(o->thumb_cache, "off"))))
+		return NULL;
+	if (o->thumb_cache) {
+		char cwd[PATH_MAX];
+		if (o->thumb_cache[0] == '/')
+			return strdup(o->thumb_cache);
+		if (!getcwd(cwd, sizeof(cwd)) || asprintf(&d, "%s/%s", cwd, o->thumb_cache) < 0)
+			return NULL;
+		return d;
+	}
+	const char *x = getenv("XDG_CACHE_HOME"), *h = getenv("HOME");
+	if (x && x[0] == '/') {
+		if (asprintf(&d, "%s/legacyfs", x) < 0)
+			return NULL;
+	} else if (h && h[0] == '/') {
+		if (asprintf(&d, "%s/.cache/legacyfs", h) < 0)
+			return NULL;
+	}
+	return d;
+}
+
 static void log_to_fuse(int level, const char *msg)
 {
 	fuse_log((enum fuse_log_level)level, "legacyfs: %s\n", msg);
@@ -137,7 +179,9 @@ int main(int argc, char *argv[])
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
 	struct lfs_options o = { .timeout = -1, .cache_mb = 256, .cache_entries = 200000,
-				 .max_model_mb = 256, .model_memory_mb = 256, .thumb_size = 256, .mt = 1 };
+				 .max_model_mb = 256, .model_memory_mb = 256, .thumb_size = 256, .thumb_cache_mb = 64,
+				 .mt = 1 };
+	char *tcache = NULL;
 	struct fuse_cmdline_opts opts = { 0 };
 	struct fuse_session *se = NULL;
 	lfs_fs *fs = NULL;
@@ -236,6 +280,9 @@ int main(int argc, char *argv[])
 		.thumb_size = o.thumb_size,
 		.log = log_to_fuse,
 	};
+	tcache = o.thumb_size ? thumb_cache_dir(&o) : NULL;
+	fo.thumb_cache = tcache;
+	fo.thumb_cache_bytes = (size_t)o.thumb_cache_mb << 20;
 	int r = lfs_fs_new(o.source, &fo, &fs);
 	if (r)
 		goto out;
@@ -301,6 +348,8 @@ out_session:
 	fuse_session_destroy(se);
 out:
 	lfs_fs_free(fs);
+	free(tcache);
+	free(o.thumb_cache);
 	free(ll.conn_opts);
 	free(opts.mountpoint);
 	free(o.source);

@@ -107,6 +107,13 @@ typedef struct lfs_view_opts {
 	 * triangles (docs/thumbnails.md). 0 = no thumbnail view.
 	 */
 	unsigned thumb_size;
+	/**
+	 * With thumb_size: do not render "thumbnail.png" while building; list it
+	 * as a pending view (no bytes) when the model has drawable triangles, to
+	 * be filled with lfs_viewset_thumb_set() (viewset.h; the mount does it
+	 * when the file is looked up: docs/thumbnails.md "In the mount").
+	 */
+	bool thumb_lazy;
 	const char *thumb_uri;  /**< Thumb::URI of the source file (may be NULL) */
 	int64_t thumb_mtime;    /**< Thumb::MTime: source mtime, seconds */
 	/**

@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include "fs_int.h"
+#include "fs_thumb.h"
 #include "replace.h"
 
 #include <dirent.h>
@@ -351,8 +352,12 @@ int lfs_fs_readdir(lfs_fs *fs, uint64_t ino, off_t off, bool plus, lfs_fs_dirent
 		const struct dsent *d = &s->ents[i];
 		lfs_fs_entry e;
 		memset(&e, 0, sizeof(e));
+		/* fsi_thumb_defer: a thumbnail not drawn yet is listed without
+		 * attributes rather than drawn (fs_thumb.h) */
+		fsi_thumb_defer = plus;
 		if (plus && !fsi_is_dot(d->name) && lfs_fs_lookup(fs, ino, d->name, &e) != 0)
 			memset(&e, 0, sizeof(e)); /* vanished meanwhile: list it without attributes */
+		fsi_thumb_defer = false;
 		if (!e.ino) {
 			e.attr.st_ino = d->ino;
 			e.attr.st_mode = DTTOIF(d->type);

@@ -76,6 +76,10 @@ typedef struct lfs_fs_opts {
 	double unlink_grace;   /**< seconds a deleted view stays absent (0 = default 1 s; docs/editing.md) */
 	size_t edit_bytes;     /**< bound of in-memory edit data (overlays + scratch), bytes (0 = 512 MiB) */
 	unsigned thumb_size;   /**< thumbnail.png edge in pixels (128/256/512/1024), 0 = none */
+	/** Folder of the disk cache of thumbnails (thumbcache.h; borrowed: must outlive
+	 *  the fs), NULL = no disk cache (docs/thumbnails.md "Disk cache"). */
+	const char *thumb_cache;
+	size_t thumb_cache_bytes; /**< its bound, bytes (0 = none) */
 	void (*log)(int level, const char *msg); /**< NULL: stderr */
 } lfs_fs_opts;
 

@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include "fs_int.h"
+#include "fs_thumb.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -231,6 +232,12 @@ static int lookup_view(lfs_fs *fs, const struct nodeinfo *pi, const char *name, 
 	}
 	const lfs_viewset *vs = &si.ce->vs;
 	const lfs_view *v = lfs_viewset_find(vs, vpath);
+	/* thumbnail.png is drawn when looked up (not by READDIRPLUS: listed bare) */
+	if (v && (r = fsi_thumb_fill(fs, si.ce, vpath)) != 0) {
+		fsi_srcinfo_release(fs, &si);
+		free(vpath);
+		return r == EAGAIN ? ENOENT : r;
+	}
 	bool isdir = !v && fsi_view_is_dir(vs, vpath);
 	fs_lock(fs);
 	struct mstate *ms = fsi_ms_find(fs, model->rel);
@@ -391,9 +398,12 @@ int fsi_gen_getattr(lfs_fs *fs, const struct nodeinfo *ni, struct stat *st)
 	int r = fsi_model_views(fs, ni->model, &si);
 	if (r)
 		return r;
-	fs_lock(fs);
-	r = fsi_fill_gen(fs, ni->node, &si, st);
-	fs_unlock(fs);
+	/* thumbnail.png: its true size needs the picture (fs_thumb.h) */
+	if (ni->kind != K_VFILE || (r = fsi_thumb_fill(fs, si.ce, ni->node->rel)) == 0) {
+		fs_lock(fs);
+		r = fsi_fill_gen(fs, ni->node, &si, st);
+		fs_unlock(fs);
+	}
 	fsi_srcinfo_release(fs, &si);
 	if (r == ESTALE)
 		fsi_detach(fs, ni->node);
@@ -451,6 +461,10 @@ static int vfile_read(lfs_fs *fs, const struct nodeinfo *ni, size_t size, off_t 
 	if (!v) {
 		fsi_srcinfo_release(fs, &si);
 		return ESTALE;
+	}
+	if ((err = fsi_thumb_fill(fs, si.ce, ni->node->rel)) != 0) {
+		fsi_srcinfo_release(fs, &si);
+		return err;
 	}
 	fs_lock(fs);
 	struct overlay *o = fsi_ovl_find(fsi_ms_find(fs, ni->model->rel), ni->node->rel);

@@ -422,6 +422,7 @@ lfs_centry *fsi_entry_for(lfs_fs *fs, const char *rel, const struct stat *st)
 	lfs_texture_ctx_init(&tc, fs->rootfd, rel);
 	lfs_view_opts vo = { .texture_lookup = lfs_texture_lookup, .texture_ctx = &tc,
 			     .texture_read = lfs_texture_read, .thumb_size = fs->o.thumb_size,
+			     .thumb_lazy = true, /* drawn when looked up: fs_thumb.h */
 			     .thumb_mtime = (int64_t)st->st_mtime,
 			     .view_budget = fs->o.model_memory == SIZE_MAX ? 0 : fs->o.model_memory };
 	char *abs = NULL, *uri = NULL;

@@ -968,6 +968,102 @@ lfs_err lfs_thumb_png(const uint8_t *rgba, unsigned w, unsigned h, const char *u
 	return LFS_OK;
 }
 
+/* CRC-32 of PNG chunks (PNG specification, "CRC algorithm"): polynomial 0xEDB88320. */
+static uint32_t png_crc(uint32_t crc, const uint8_t *p, size_t n)
+{
+	crc = ~crc;
+	while (n--) {
+		crc ^= *p++;
+		for (int k = 0; k < 8; k++)
+			crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+	}
+	return ~crc;
+}
+
+static uint32_t be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static void put_be32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+/* Append a tEXt chunk "key\0text" at @p o; returns the bytes written. */
+static size_t put_text(uint8_t *o, const char *key, const char *text)
+{
+	size_t kl = strlen(key), tl = strlen(text);
+	put_be32(o, (uint32_t)(kl + 1 + tl));
+	memcpy(o + 4, "tEXt", 4);
+	memcpy(o + 8, key, kl);
+	o[8 + kl] = 0;
+	memcpy(o + 9 + kl, text, tl);
+	put_be32(o + 9 + kl + tl, png_crc(0, o + 4, 4 + kl + 1 + tl));
+	return 12 + kl + 1 + tl;
+}
+
+/* Is chunk @p c (type at c + 4, @p len data bytes) a tEXt of key Thumb::URI or Thumb::MTime? */
+static bool thumb_text(const uint8_t *c, uint32_t len)
+{
+	if (memcmp(c + 4, "tEXt", 4) != 0)
+		return false;
+	static const char *const keys[] = { "Thumb::URI", "Thumb::MTime" };
+	for (int i = 0; i < 2; i++) {
+		size_t kl = strlen(keys[i]);
+		if (len > kl && memcmp(c + 8, keys[i], kl) == 0 && c[8 + kl] == 0)
+			return true;
+	}
+	return false;
+}
+
+lfs_err lfs_thumb_png_retext(const uint8_t *png, size_t n, const char *uri, int64_t mtime,
+			     uint8_t **out, size_t *outn, lfs_error *err)
+{
+	static const uint8_t sig[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
+	*out = NULL;
+	*outn = 0;
+	/* signature, then IHDR (13 data bytes) */
+	if (n < 8 + 25 || memcmp(png, sig, 8) != 0 || be32(png + 8) != 13 ||
+	    memcmp(png + 12, "IHDR", 4) != 0)
+		return lfs_fail(err, LFS_ERR_CORRUPT, 0, "PNG", "not a PNG starting with IHDR");
+	char mt[32] = "";
+	if (mtime >= 0)
+		snprintf(mt, sizeof(mt), "%lld", (long long)mtime);
+	size_t add = (uri ? 12 + sizeof("Thumb::URI") + strlen(uri) : 0) +
+		     (mtime >= 0 ? 12 + sizeof("Thumb::MTime") + strlen(mt) : 0);
+	if (add > SIZE_MAX - n)
+		return lfs_nomem(err, "PNG");
+	uint8_t *o = malloc(n + add);
+	if (!o)
+		return lfs_nomem(err, "PNG");
+	size_t on = 8 + 25;
+	memcpy(o, png, on);
+	if (uri)
+		on += put_text(o + on, "Thumb::URI", uri);
+	if (mtime >= 0)
+		on += put_text(o + on, "Thumb::MTime", mt);
+	for (size_t i = 8 + 25; i < n;) {
+		if (n - i < 12 || be32(png + i) > n - i - 12) {
+			free(o);
+			return lfs_fail(err, LFS_ERR_CORRUPT, i, "PNG chunk", "chunk past the end");
+		}
+		uint32_t len = be32(png + i);
+		size_t cl = 12 + (size_t)len;
+		if (!thumb_text(png + i, len)) {
+			memcpy(o + on, png + i, cl);
+			on += cl;
+		}
+		i += cl;
+	}
+	*out = o;
+	*outn = on;
+	return LFS_OK;
+}
+
 char *lfs_thumb_file_uri(const char *abs_path)
 {
 	char *uri = malloc(7 + 3 * strlen(abs_path) + 1);

@@ -156,4 +156,20 @@ lfs_err lfs_thumb_render(lfs_thumb_scene *s, unsigned size, uint8_t **rgba, lfs_
 lfs_err lfs_thumb_png(const uint8_t *rgba, unsigned w, unsigned h, const char *uri, int64_t mtime,
 		      uint8_t **png, size_t *pngn, lfs_error *err);
 
+/**
+ * The PNG @p png (@p n bytes, as written by lfs_thumb_png()) with its
+ * "Thumb::URI" and "Thumb::MTime" tEXt chunks replaced by @p uri (left out
+ * when NULL) and @p mtime (left out when negative), inserted right after
+ * IHDR where libpng writes them: lfs_thumb_png(rgba, .., NULL, -1) then this
+ * gives the very bytes of lfs_thumb_png(rgba, .., uri, mtime). The disk
+ * cache of the mount (src/fs/thumbcache.h) stores pictures without the two
+ * keys, so a moved or touched model with the same bytes still hits.
+ * Chunk layout and CRC-32: the PNG specification (W3C, "Portable Network
+ * Graphics (PNG) Specification"), sections 5.3 and 11.3.4.3.
+ * @return LFS_OK and *out malloc'd; LFS_ERR_CORRUPT when @p png is not a
+ *         PNG starting with IHDR; LFS_ERR_NOMEM.
+ */
+lfs_err lfs_thumb_png_retext(const uint8_t *png, size_t n, const char *uri, int64_t mtime,
+			     uint8_t **out, size_t *outn, lfs_error *err);
+
 #endif

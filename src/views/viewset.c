@@ -31,6 +31,8 @@ void lfs_viewset_free(lfs_viewset *vs)
 	vs->format = NULL;
 	vs->writable = false;
 	vs->over_budget = false;
+	vs->thumb_pending = false;
+	vs->thumb_busy = false;
 }
 
 const lfs_view *lfs_viewset_find(const lfs_viewset *vs, const char *path)
@@ -126,7 +128,17 @@ static lfs_err build(const lfs_format *f, const char *name, const uint8_t *data,
 	l.budget = budget ? budget - fixed : 0;
 	size_t old_limit = budget ? lfs_sb_set_limit(l.budget) : 0;
 	lfs_err r = f->build_views(data, n, opts, &l, err);
-	if (!r && !l.failed && opts && opts->thumb_size && f->thumb_scene) {
+	bool pending = false;
+	if (!r && !l.failed && opts && opts->thumb_size && f->thumb_scene && opts->thumb_lazy) {
+		/* listed now, drawn when asked for (lfs_viewset_thumb_set) */
+		if (lfs_views_thumb_drawable(f, data, n)) {
+			lfs_sb sb = { 0 };
+			lfs_sb_puts(&sb, "pending");
+			lfs_vlist_add(&l, LFS_VIEWSET_THUMB_NAME, LFS_VIEW_THUMBNAIL, LFS_VIEW_WHOLE,
+				      false, &sb);
+			pending = true;
+		}
+	} else if (!r && !l.failed && opts && opts->thumb_size && f->thumb_scene) {
 		/* thumbnail.png: a model without drawable triangles (or whose render
 		 * fails) simply has none; the other views stand. */
 		uint8_t *png = NULL;
@@ -159,7 +171,47 @@ static lfs_err build(const lfs_format *f, const char *name, const uint8_t *data,
 	out->format = f;
 	for (size_t i = 0; i < out->n_views && !out->writable; i++)
 		out->writable = out->views[i].writable;
+	if (pending) {
+		lfs_view *tv = (lfs_view *)lfs_viewset_find(out, LFS_VIEWSET_THUMB_NAME);
+		if (tv && tv->kind == LFS_VIEW_THUMBNAIL) {
+			free(tv->data);
+			tv->data = NULL;
+			tv->size = 0;
+			out->thumb_pending = true;
+		}
+	}
 	return LFS_OK;
+}
+
+bool lfs_views_thumb_drawable(const lfs_format *f, const uint8_t *data, size_t n)
+{
+	lfs_thumb_scene s = { 0 };
+	lfs_error e;
+	/* no texture_read: presence needs triangles, not texels */
+	bool yes = lfs_thumb_scene_of(f, data, n, NULL, &s, &e) == LFS_OK && !s.failed &&
+		   lfs_thumb_drawable(&s) > 0;
+	lfs_thumb_scene_free(&s);
+	return yes;
+}
+
+lfs_view *lfs_viewset_thumb_pending(lfs_viewset *vs)
+{
+	if (!vs || !vs->thumb_pending)
+		return NULL;
+	lfs_view *v = (lfs_view *)lfs_viewset_find(vs, LFS_VIEWSET_THUMB_NAME);
+	return v && v->kind == LFS_VIEW_THUMBNAIL && !v->data ? v : NULL;
+}
+
+void lfs_viewset_thumb_set(lfs_viewset *vs, uint8_t *png, size_t n)
+{
+	lfs_view *v = lfs_viewset_thumb_pending(vs);
+	if (!v) {
+		free(png);
+		return;
+	}
+	v->data = (char *)png;
+	v->size = n;
+	vs->thumb_pending = false;
 }
 
 lfs_err lfs_views_build(const char *name, const uint8_t *data, size_t n,

@@ -32,7 +32,16 @@ typedef struct lfs_viewset {
 	 *  LFS_VIEWSET_NOTICE_NAME (kind LFS_VIEW_NOTICE, read-only), whose
 	 *  text says so; nothing of it can be saved. */
 	bool over_budget;
+	/** Built with lfs_view_opts.thumb_lazy: "thumbnail.png" is listed but has no
+	 *  bytes yet (data NULL, size 0) until lfs_viewset_thumb_set(). */
+	bool thumb_pending;
+	/** A caller is producing the pending thumbnail right now (set and cleared by
+	 *  that caller under its own lock; the mount's fs_thumb.c): others wait. */
+	bool thumb_busy;
 } lfs_viewset;
+
+/** Path of the thumbnail view in a model folder. */
+#define LFS_VIEWSET_THUMB_NAME "thumbnail.png"
 
 /** The one view of a model over its memory budget. */
 #define LFS_VIEWSET_NOTICE_NAME "README.txt"
@@ -54,7 +63,8 @@ typedef struct lfs_viewset {
 
 /**
  * Build every view of a model file (plus thumbnail.png when
- * opts->thumb_size is set and the model has drawable triangles).
+ * opts->thumb_size is set and the model has drawable triangles: rendered
+ * now, or with opts->thumb_lazy listed as pending, vs->thumb_pending).
  *
  * Memory budget (opts->view_budget, bytes; 0 = none) of everything the build
  * holds: LFS_VIEWSET_HELD_PER_BYTE x @p n for the file's bytes and the
@@ -154,6 +164,28 @@ lfs_err lfs_views_apply_ex(const char *name, const uint8_t *orig, size_t n, cons
 lfs_err lfs_views_thumbnail(const char *name, const uint8_t *data, size_t n, unsigned size,
 			    const lfs_view_opts *opts, const char *uri, int64_t mtime,
 			    uint8_t **png, size_t *pngn, lfs_error *err);
+
+/**
+ * The pending thumbnail view of @p vs (vs->thumb_pending: listed, no bytes
+ * yet), or NULL when there is none to fill.
+ */
+lfs_view *lfs_viewset_thumb_pending(lfs_viewset *vs);
+
+/**
+ * Give the pending thumbnail view of @p vs its bytes: takes ownership of
+ * @p png (@p n bytes, malloc'd) and clears vs->thumb_pending. Without a
+ * pending thumbnail @p png is freed and nothing changes. The caller
+ * serialises this with every reader of the set (the mount: under fs->mu).
+ */
+void lfs_viewset_thumb_set(lfs_viewset *vs, uint8_t *png, size_t n);
+
+/**
+ * Does format @p f's model @p data have a thumbnail to draw? Builds its
+ * thumbnail scene without reading textures (no rasterizing, no PNG) and
+ * counts drawable triangles (lfs_thumb_drawable()). This is what decides
+ * whether a lazy build lists "thumbnail.png".
+ */
+bool lfs_views_thumb_drawable(const lfs_format *f, const uint8_t *data, size_t n);
 
 /** Free a viewset's contents (not the struct itself). */
 void lfs_viewset_free(lfs_viewset *vs);
