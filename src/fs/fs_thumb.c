@@ -271,10 +271,13 @@ int fsi_thumb_fill(lfs_fs *fs, lfs_centry *ce, const char *vpath)
 	fs_lock(fs);
 	ce->vs.thumb_busy = false;
 	if (!r) {
+		/* the entry's accounted size grows by what malloc holds for the
+		 * picture (lfs_centry_held, cache.h bound) */
+		size_t before = lfs_centry_held(ce);
 		lfs_viewset_thumb_set(&ce->vs, png, pngn);
-		/* the entry's accounted size grows by the picture (cache.h bound) */
-		ce->bytes += pngn;
-		fs->cache.bytes += pngn;
+		size_t grew = lfs_centry_held(ce) - before;
+		ce->bytes += grew;
+		fs->cache.bytes += grew;
 	}
 	pthread_cond_broadcast(&fs->cache.built);
 	fs_unlock(fs);
