@@ -5,7 +5,8 @@
  * Two implementations with identical output:
  * - lfs_fmt_float_ref(): binary search over the "%.<p>g" precision, each
  *   candidate checked with strtof (p = 9 always round-trips for binary32).
- * - fmt_fast(): the same decision made with exact 128-bit integer arithmetic
+ * - fmt_fast(): the same decision made with exact integer arithmetic (no
+ *   128-bit division, no log10)
  *   for 1e-7 <= |f| < 2^24 (nearly every coordinate, UV and key in a model),
  *   about 10x faster; glibc's printf/strtof dominated view generation.
  * tests/unit/test_floatfmt.c checks that both give the same string for every
@@ -72,53 +73,19 @@ static u128 pow10_128(int n)
 }
 
 /*
- * Candidate with p significant digits for |f| = m / 2^s, 10^X <= |f| < 10^(X+1):
- * D = round-half-even(|f| / 10^k), k = X - p + 1. True when D * 10^k reads
- * back as f, i.e. lies in f's rounding interval (bounds included when m is
- * even: strtof rounds ties to even); all values scaled by 2^(s+2) (and 10^-k).
- */
-static bool candidate(uint64_t m, int s, int X, int p, bool even, bool pow2, u128 *Dout)
-{
-	int k = X - p + 1;
-	u128 D;
-	if (k >= 0) {
-		u128 Q = pow10_128(k) << s;
-		D = m / Q;
-		u128 r = m % Q;
-		if (2 * r > Q || (2 * r == Q && (D & 1)))
-			D++;
-	} else {
-		/* dividing by 2^s: shift, remainder = low s bits */
-		u128 N = (u128)m * pow10_128(-k);
-		D = N >> s;
-		u128 r = N & (((u128)1 << s) - 1), half = (u128)1 << (s - 1);
-		if (r > half || (r == half && (D & 1)))
-			D++;
-	}
-	u128 c, hi, lo;
-	u128 lo0 = pow2 ? (u128)(4 * m - 1) : (u128)(2 * m - 1) << 1;
-	if (k >= 0) {
-		c = (D * pow10_128(k)) << (s + 2);
-		hi = (u128)(2 * m + 1) << 1;
-		lo = lo0;
-	} else {
-		u128 t = pow10_128(-k);
-		c = D << (s + 2);
-		hi = ((u128)(2 * m + 1) << 1) * t;
-		lo = lo0 * t;
-	}
-	*Dout = D;
-	return even ? (c >= lo && c <= hi) : (c > lo && c < hi);
-}
-
-/*
  * Exact fast path for non-integer normal floats with 1e-7 <= |f| < 2^24.
- * f = m / 2^s exactly (m: 24-bit significand, s >= 1). For precision p the
- * candidate is D * 10^k with D = round-half-even(f / 10^k), k = X - p + 1,
- * X = floor(log10 |f|); it reads back as f iff it lies in f's rounding
- * interval (bounds included when m is even: strtof rounds ties to even).
- * All quantities fit in 128 bits in this range. Returns 0 when f is outside
- * the range (the caller uses the snprintf reference).
+ * f = m / 2^s exactly (m: 24-bit significand, s >= 1), 10^X <= |f| <
+ * 10^(X+1), so -7 <= X <= 7. Everything is done on the 9-digit scale
+ * v9 = |f| * 10^(8-X) = m * t / 2^s, t = 10^(8-X) <= 10^15: its integer part
+ * V (< 10^9) and the remainder r of the shift (r / 2^s is the fraction).
+ * For precision p the candidate is D = round-half-even(v9 / 10^(9-p)) (what
+ * "%.<p>g" prints), from V's 32-bit quotient and remainder and r; it reads
+ * back as f iff D * 10^(9-p) lies in f's rounding interval on the same
+ * scale, [(4m - 2) t, (4m + 2) t] / 2^(s+2) ((4m - 1) below a power of two;
+ * bounds included when m is even: strtof rounds ties to even). The products
+ * stay below 2^120: multiplications and shifts of 128-bit integers, no
+ * 128-bit division. Returns 0 when f is outside the range (the caller uses
+ * the snprintf reference).
  */
 static size_t fmt_fast(char *buf, float f)
 {
@@ -128,15 +95,13 @@ static size_t fmt_fast(char *buf, float f)
 		return 0;
 	uint64_t m = (u & 0x7FFFFF) | 0x800000;
 	int s = 150 - bexp; /* |f| = m / 2^s */
-	if (s < 1 || s > 80)
+	if (s < 1 || s > 60)
 		return 0;
-	double af = fabs((double)f);
-	if (af < 1e-7)
-		return 0;
-	/* X = floor(log10 |f|), corrected exactly */
-	int X = (int)floor(log10(af));
-	for (int iter = 0; iter < 2; iter++) {
-		/* is 10^X <= |f| ? and |f| < 10^(X+1) ? */
+	/* X = floor(log10 |f|): floor(e2 log10 2) from the binary exponent
+	 * (1233 / 4096 ~ log10 2), then corrected exactly (|f| < 2^(e2+1)) */
+	int e2 = bexp - 127;
+	int X = (e2 * 1233) >> 12; /* arithmetic shift: floor */
+	for (int iter = 0; iter < 3; iter++) {
 		u128 lhs, rhs;
 		if (X >= 0) {
 			lhs = (u128)m;
@@ -162,22 +127,49 @@ static size_t fmt_fast(char *buf, float f)
 		}
 		break;
 	}
-	bool even = (m & 1) == 0;
-	bool pow2 = m == 0x800000;
-	/* shortest p: the predicate "p digits read back" is monotonic in p, so
-	 * binary search (p = 9 always works for binary32) */
-	int lo = 1, hi = 9;
-	u128 D = 0;
-	while (lo < hi) {
-		int mid = (lo + hi) / 2;
-		if (candidate(m, s, X, mid, even, pow2, &D))
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	if (!candidate(m, s, X, lo, even, pow2, &D))
+	if (X < -7 || X > 7)
 		return 0;
-	int p = lo;
+	uint64_t t = pow10_tab[8 - X];
+	u128 N = (u128)m * t;
+	uint64_t V = (uint64_t)(N >> s); /* < 10^9 */
+	u128 r = N & (((u128)1 << s) - 1), half = (u128)1 << (s - 1);
+	bool even = (m & 1) == 0;
+	u128 hi = (u128)(4 * m + 2) * t;
+	u128 lo = (u128)(m == 0x800000 ? 4 * m - 1 : 4 * m - 2) * t;
+	/* shortest p: "p digits read back" is monotonic in p and p = 9 always
+	 * works for binary32: binary search, keeping D of the smallest success */
+	uint32_t V32 = (uint32_t)V;
+	int lo_p = 1, hi_p = 9, p = 9;
+	uint64_t D = 0;
+	bool have = false;
+	while (lo_p <= hi_p) {
+		int mid = (lo_p + hi_p) / 2;
+		uint32_t P = (uint32_t)pow10_tab[9 - mid];
+		uint32_t q = V32 / P, rem = V32 % P;
+		/* fraction of v9 / P beyond q: (rem + r / 2^s) / P, against 1/2 */
+		uint64_t x = 2 * (uint64_t)rem;
+		bool up;
+		if (x > P)
+			up = true;
+		else if (x + 1 < P)
+			up = false;
+		else if (x == P)
+			up = r != 0 || (q & 1);
+		else /* x == P - 1 (P = 1): r / 2^s against 1/2 */
+			up = r > half || (r == half && (q & 1));
+		uint64_t d = (uint64_t)q + up;
+		u128 c = ((u128)(d * P)) << (s + 2);
+		if (even ? (c >= lo && c <= hi) : (c > lo && c < hi)) {
+			D = d;
+			p = mid;
+			have = true;
+			hi_p = mid - 1;
+		} else {
+			lo_p = mid + 1;
+		}
+	}
+	if (!have)
+		return 0;
 	{
 		/* format like "%.<p>g" */
 		int x = X;

@@ -35,34 +35,53 @@
 #define MERGE_LISTED 6
 
 /*
- * After a save of @p vpath: build the views of the new file now (the next
- * access is instant), take the new generated text as the version served
- * (the kernel's caches are invalidated), and record for the saving process
- * @p t->saver that it holds the text it saved (@p t): its next save is
- * based on it, and merges with what others save meanwhile (docs/editing.md
- * "Concurrent saves"). That text stands for the new generated version
- * unless it was @p merged with other changes (then the writer's buffer
- * lacks them, and its next save must merge again). Unlocked.
+ * After a save of @p vpath: take the new generated text of the view as the
+ * version served (the kernel's caches are invalidated), and record for the
+ * saving process @p t->saver that it holds the text it saved (@p t): its
+ * next save is based on it, and merges with what others save meanwhile
+ * (docs/editing.md "Concurrent saves"). That text stands for the new
+ * generated version unless it was @p merged with other changes (then the
+ * writer's buffer lacks them, and its next save must merge again).
+ *
+ * The new generated text is @p reread (@p rn bytes), the view as the
+ * round-trip law read it back from the new bytes (lfs_view_apply_keep):
+ * no other view of the new file is built here; the view cache builds them
+ * when something reads them. Only when @p reread is NULL (a view kind the
+ * law compares no text for) are the new file's views built for it (through
+ * the view cache, as a read would). Unlocked.
  */
 static void served_after_commit(lfs_fs *fs, const char *rel, const char *vpath, const struct stat *st,
-				const struct ctext *t, bool merged)
+				const struct ctext *t, bool merged, const char *reread, size_t rn)
 {
-	lfs_centry *ce = fsi_entry_for(fs, rel, st);
-	if (!ce)
-		return;
-	const lfs_view *v = ce->kind == LFS_SOURCE_MODEL ? lfs_viewset_find(&ce->vs, vpath) : NULL;
-	uint64_t h = v ? fsi_text_hash(v->data, v->size) : 0;
+	lfs_centry *ce = NULL;
+	const lfs_view *v = NULL;
+	lfs_cache_key key;
+	if (reread) {
+		key = lfs_cache_key_of(st, rel);
+	} else {
+		ce = fsi_entry_for(fs, rel, st);
+		if (!ce)
+			return;
+		v = ce->kind == LFS_SOURCE_MODEL ? lfs_viewset_find(&ce->vs, vpath) : NULL;
+		if (v) {
+			key = ce->key;
+			reread = v->data;
+			rn = v->size;
+		}
+	}
+	uint64_t h = reread ? fsi_text_hash(reread, rn) : 0;
 	uint64_t mine = t ? fsi_text_hash(t->data, t->n) : 0;
 	fs_lock(fs);
-	if (v) {
-		fsi_served_set(fs, rel, vpath, h, &ce->key);
-		fsi_vtext_put(fs, h, v->data, v->size);
+	if (reread) {
+		fsi_served_set(fs, rel, vpath, h, &key);
+		fsi_vtext_put(fs, h, reread, rn);
 		if (t && t->saver) {
 			fsi_vtext_put(fs, mine, t->data, t->n);
 			fsi_rdrec_set(fs, t->saver, rel, vpath, mine, merged ? mine : h);
 		}
 	}
-	lfs_cache_release(&fs->cache, ce);
+	if (ce)
+		lfs_cache_release(&fs->cache, ce);
 	fs_unlock(fs);
 }
 
@@ -192,8 +211,10 @@ static int merge_onto(lfs_fs *fs, const char *rel, const char *vpath, const stru
 static lfs_err commit_apply(lfs_fs *fs, const char *rel, const struct stat *st,
 			    const uint8_t *orig, size_t n, const char *vpath,
 			    const struct ctext *t, lfs_warnings *warn, uint8_t **out, size_t *outn,
-			    lfs_error *err)
+			    char **reread, size_t *rn, lfs_error *err)
 {
+	*reread = NULL;
+	*rn = 0;
 	char *dir = strdup(rel);
 	if (dir) {
 		char *sl = strrchr(dir, '/');
@@ -206,7 +227,8 @@ static lfs_err commit_apply(lfs_fs *fs, const char *rel, const struct stat *st,
 		ce && ce->kind == LFS_SOURCE_MODEL ? lfs_viewset_find(&ce->vs, vpath) : NULL;
 	lfs_err e;
 	if (v)
-		e = lfs_view_apply(ce->vs.format, orig, n, v, t->data, t->n, &sib, out, outn, err);
+		e = lfs_view_apply_keep(ce->vs.format, orig, n, v, t->data, t->n, &sib, out, outn,
+					reread, rn, err);
 	else
 		e = lfs_views_apply_ex(lfs_source_basename(rel), orig, n, vpath, t->data, t->n,
 				       lfs_sibling_model_read, &sc, out, outn, err);
@@ -284,7 +306,10 @@ static int do_commit(lfs_fs *fs, struct node *model, const char *rel, const char
 	uint8_t *out = NULL;
 	size_t outn = 0;
 	lfs_warnings warn = { 0 };
-	lfs_err e = commit_apply(fs, rel, &st, orig, n, vpath, use, &warn, &out, &outn, &err);
+	char *reread = NULL; /* the view as the new bytes read back (the law's) */
+	size_t rn = 0;
+	lfs_err e = commit_apply(fs, rel, &st, orig, n, vpath, use, &warn, &out, &outn, &reread, &rn,
+				 &err);
 	free(merged.data);
 	if (e != LFS_OK) {
 		free(orig);
@@ -318,7 +343,8 @@ static int do_commit(lfs_fs *fs, struct node *model, const char *rel, const char
 		*noop = true;
 		free(orig);
 		free(out);
-		served_after_commit(fs, rel, vpath, &st, t, use != t);
+		served_after_commit(fs, rel, vpath, &st, t, use != t, reread, rn);
+		free(reread);
 		return 0;
 	}
 	struct stat nst;
@@ -331,6 +357,7 @@ static int do_commit(lfs_fs *fs, struct node *model, const char *rel, const char
 	if (r) {
 		snprintf(msg, msgsz, "%s: error: not saved: writing %s failed (%s): %s; the model file "
 			 "is unchanged\n", vpath, rel, what, strerror(r));
+		free(reread);
 		return r;
 	}
 	if (dsync) /* the new file is in place: the save succeeds, with this warning */
@@ -345,7 +372,8 @@ static int do_commit(lfs_fs *fs, struct node *model, const char *rel, const char
 	model->src_ino = (uint64_t)nst.st_ino;
 	model->self_commit = fs->ifd >= 0;
 	fs_unlock(fs);
-	served_after_commit(fs, rel, vpath, &nst, t, use != t);
+	served_after_commit(fs, rel, vpath, &nst, t, use != t, reread, rn);
+	free(reread);
 	return 0;
 }
 

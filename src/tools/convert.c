@@ -1,11 +1,21 @@
 /**
  * @file convert.c
- * legacyfs-convert: what the mount shows for one file, without FUSE.
+ * legacyfs-convert: what the mount shows for one file or many, without FUSE.
  *
  *   legacyfs-convert list    [--root DIR] MODEL            view paths and sizes
  *   legacyfs-convert cat     [--root DIR] MODEL VIEWPATH   one view to stdout
+ *   legacyfs-convert cat     [-v VIEWPATH] MODEL...        that view (default: the
+ *                                                          model's text) of each
  *   legacyfs-convert extract [--root DIR] MODEL DESTDIR    every view into DESTDIR
+ *   legacyfs-convert extract -d OUT MODEL...               into OUT/<MODEL's name>/
  *   legacyfs-convert apply   MODEL VIEWPATH EDITED -o OUT  edited view -> new model file
+ *   legacyfs-convert compile X.mdl -o OUT | -d OUT X.mdl...
+ *   legacyfs-convert thumbnail MODEL OUT.png | -d OUT MODEL...
+ *
+ * A batch (several MODELs, or -d) does each file on its own in one process:
+ * a failing file gets its message (`FILE: error: ...`, `FILE:LINE:COL:
+ * error: ...` for a bad text) and the batch goes on; a progress line
+ * ("[i/n] MODEL", rewritten with "\r") is shown when stderr is a terminal.
  *
  * It uses the same classification and view building as the mount
  * (src/fs/source.c, src/fs/texture.c), so `extract` reproduces the mount's
@@ -20,12 +30,15 @@
  *
  * Exit status: 0 success; 1 error (unreadable file, decode failure, unknown
  * view, bad edit); 2 usage; 3 the file is not a model (the mount passes it
- * through); 4 the view is read-only.
+ * through); 4 the view is read-only. A batch: 0 every file done, 1 some
+ * failed, 3 the only failures were files that are not models, 2 usage.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,26 +54,74 @@
 
 enum { EXIT_ERR = 1, EXIT_USAGE = 2, EXIT_NOTMODEL = 3, EXIT_READONLY = 4 };
 
+/* The progress line of a batch (stderr is a terminal, more than one model,
+ * no -q): "[i/n] MODEL", rewritten in place with "\r", cleared before any
+ * message and at the end. */
+static bool g_progress;       /* a batch shows progress */
+static bool g_progress_shown; /* the line is on the terminal now */
+
+static void progress_clear(void)
+{
+	if (g_progress_shown) {
+		fputs("\r\033[K", stderr);
+		g_progress_shown = false;
+	}
+}
+
+static void progress(size_t i, size_t n, const char *model)
+{
+	if (!g_progress)
+		return;
+	fprintf(stderr, "\r\033[K[%zu/%zu] %.60s", i + 1, n, model);
+	fflush(stderr);
+	g_progress_shown = true;
+}
+
+/* A message on stderr, below the progress line (which it clears first). */
+__attribute__((format(printf, 1, 2))) static void eprintf(const char *fmt, ...)
+{
+	progress_clear();
+	va_list ap;
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: legacyfs-convert list    [--root DIR] [--max-size MIB] MODEL\n"
 		"       legacyfs-convert cat     [--root DIR] [--max-size MIB] MODEL VIEWPATH\n"
+		"       legacyfs-convert cat     [--root DIR] [-v VIEWPATH] MODEL...\n"
 		"       legacyfs-convert extract [--root DIR] [--max-size MIB] MODEL DESTDIR\n"
+		"       legacyfs-convert extract [--root DIR] -d OUTDIR MODEL...\n"
 		"       legacyfs-convert apply   [--max-size MIB] MODEL VIEWPATH EDITED -o OUT\n"
 		"       legacyfs-convert compile [--max-size MIB] X.mdl -o X.bin.mdl (NWN ASCII -> binary)\n"
+		"       legacyfs-convert compile -d OUTDIR X.mdl...\n"
 		"       legacyfs-convert thumbnail [-s SIZE] [--root DIR] MODEL OUT.png\n"
+		"       legacyfs-convert thumbnail [-s SIZE] [--root DIR] -d OUTDIR MODEL...\n"
 		"       legacyfs-convert --help | --version\n\n"
 		"Shows what a legacyfs mount shows for MODEL, without mounting:\n"
 		"  list     one line per view: size in bytes, a tab, the view path\n"
-		"  cat      write the view VIEWPATH (e.g. meshes/Mesh02.obj) to stdout\n"
-		"  extract  write every view below DESTDIR (created if missing)\n"
+		"  cat      write the view VIEWPATH (e.g. meshes/Mesh02.obj) to stdout;\n"
+		"           with -v, or with MODEL operands only, write that view (default:\n"
+		"           the model's text, e.g. model.mdl) of each MODEL in turn\n"
+		"  extract  write every view below DESTDIR (created if missing); with -d,\n"
+		"           each MODEL's views go below OUTDIR/<MODEL's file name>/\n"
 		"  apply    apply EDITED (a changed copy of view VIEWPATH) to MODEL and\n"
 		"           write the new model file to OUT (may be MODEL; - = stdout),\n"
 		"           exactly as saving the view through a mount would\n"
-		"  compile  compile an NWN ASCII model into a binary (docs/nwn-compile.md)\n"
+		"  compile  compile an NWN ASCII model into a binary (docs/nwn-compile.md);\n"
+		"           with -d, each X.mdl into OUTDIR/<X's file name>\n"
 		"  thumbnail render MODEL's thumbnail PNG (SIZE 128/256/512/1024; the\n"
-		"           freedesktop thumbnailer in contrib/ calls this)\n\n"
+		"           freedesktop thumbnailer in contrib/ calls this); with -d, into\n"
+		"           OUTDIR/<MODEL's file name>.png\n\n"
+		"  -d, --dest OUTDIR  batch: many models in one process (created if missing);\n"
+		"                  a failing file is reported (FILE: error: ...) and the\n"
+		"                  batch goes on; a progress line is shown on a terminal\n"
+		"  -v, --view VIEWPATH  the view `cat` writes for each MODEL\n"
+		"  -q, --quiet     no progress line\n"
+		"  -s, --size N    thumbnail edge (next of 128/256/512/1024 at or above N)\n"
 		"  --thumb-size N  thumbnail.png edge as the mount's -o thumb_size (default 256, 0 = none)\n"
 		"  --root DIR      the folder a mount would have as SOURCE; textures for\n"
 		"                  model.mtl are searched from MODEL's folder up to DIR\n"
@@ -68,18 +129,23 @@ static void usage(FILE *f)
 		"  --max-size MIB  larger files are not decoded (default 256, as the mount)\n\n"
 		"Exit status: 0 ok, 1 error (unreadable, does not decode, no such view,\n"
 		"bad edit: message as file:line:col), 2 usage, 3 not a model (a mount\n"
-		"shows it as the plain file), 4 read-only view.\n");
+		"shows it as the plain file), 4 read-only view. A batch (several MODELs\n"
+		"or -d) exits 0 when every file was done, 1 when any file failed, 3 when\n"
+		"the only failures were files that are not models; 2 for bad usage\n"
+		"(nothing done).\n");
 }
 
 /* --thumb-size N: as the mount's -o thumb_size (0 = no thumbnail.png). */
 static unsigned g_thumb_size = 256;
 
-/* Build MODEL's views the way the mount does. Returns an exit status. */
-static int load(const char *model, const char *root, size_t max_size, lfs_viewset *vs)
+/* Build MODEL's views the way the mount does (thumbnail.png at
+ * @p thumb_size, 0 = none). Returns an exit status. */
+static int load(const char *model, const char *root, size_t max_size, unsigned thumb_size,
+		lfs_viewset *vs)
 {
 	char *mreal = realpath(model, NULL);
 	if (!mreal) {
-		fprintf(stderr, "legacyfs-convert: %s: %s\n", model, strerror(errno));
+		eprintf("%s: error: %s\n", model, strerror(errno));
 		return EXIT_ERR;
 	}
 	char *rreal;
@@ -96,7 +162,7 @@ static int load(const char *model, const char *root, size_t max_size, lfs_viewse
 		}
 	}
 	if (!rreal) {
-		fprintf(stderr, "legacyfs-convert: %s: %s\n", root ? root : model, strerror(errno));
+		eprintf("%s: error: %s\n", root ? root : model, strerror(errno));
 		free(mreal);
 		return EXIT_ERR;
 	}
@@ -109,14 +175,14 @@ static int load(const char *model, const char *root, size_t max_size, lfs_viewse
 	else if (strncmp(mreal, rreal, rl) == 0 && mreal[rl] == '/')
 		rel = mreal + rl + 1;
 	if (!rel || !*rel) {
-		fprintf(stderr, "legacyfs-convert: %s is not inside --root %s\n", model, rreal);
+		eprintf("%s: error: is not inside --root %s\n", model, rreal);
 		free(mreal);
 		free(rreal);
 		return EXIT_USAGE;
 	}
 	int rootfd = open(rreal, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0) {
-		fprintf(stderr, "legacyfs-convert: %s: %s\n", rreal, strerror(errno));
+		eprintf("%s: error: %s\n", rreal, strerror(errno));
 		free(mreal);
 		free(rreal);
 		return EXIT_ERR;
@@ -126,9 +192,9 @@ static int load(const char *model, const char *root, size_t max_size, lfs_viewse
 	/* thumbnail.png exactly as the mount renders it (URI of the real path,
 	 * source mtime, g_thumb_size as the mount's -o thumb_size) */
 	struct stat pre;
-	char *uri = g_thumb_size ? lfs_thumb_file_uri(mreal) : NULL;
+	char *uri = thumb_size ? lfs_thumb_file_uri(mreal) : NULL;
 	lfs_view_opts vo = { .texture_lookup = lfs_texture_lookup, .texture_ctx = &tc,
-			     .texture_read = lfs_texture_read, .thumb_size = g_thumb_size,
+			     .texture_read = lfs_texture_read, .thumb_size = thumb_size,
 			     .thumb_uri = uri,
 			     .thumb_mtime = stat(mreal, &pre) == 0 ? (int64_t)pre.st_mtime : 0 };
 	struct stat st;
@@ -141,14 +207,14 @@ static int load(const char *model, const char *root, size_t max_size, lfs_viewse
 	close(rootfd);
 	int status = 0;
 	if (r != LFS_OK) {
-		fprintf(stderr, "legacyfs-convert: %s\n", err.msg);
+		eprintf("%s: error: %s\n", model, err.msg);
 		status = EXIT_ERR;
 	} else if (kind == LFS_SOURCE_FAILED) {
-		fprintf(stderr, "legacyfs-convert: %s: looks like a model but does not decode "
+		eprintf("%s: error: looks like a model but does not decode "
 			"(a mount shows the original file): %s\n", model, err.msg);
 		status = EXIT_ERR;
 	} else if (kind == LFS_SOURCE_PLAIN) {
-		fprintf(stderr, "legacyfs-convert: %s: not a model (a mount shows it unchanged)\n", model);
+		eprintf("%s: error: not a model (a mount shows it unchanged)\n", model);
 		status = EXIT_NOTMODEL;
 	}
 	free(mreal);
@@ -192,12 +258,12 @@ static int make_parents(int destfd, const char *path)
 static int do_extract(const lfs_viewset *vs, const char *dest)
 {
 	if (mkdir(dest, 0755) != 0 && errno != EEXIST) {
-		fprintf(stderr, "legacyfs-convert: %s: %s\n", dest, strerror(errno));
+		eprintf("%s: error: %s\n", dest, strerror(errno));
 		return EXIT_ERR;
 	}
 	int destfd = open(dest, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (destfd < 0) {
-		fprintf(stderr, "legacyfs-convert: %s: %s\n", dest, strerror(errno));
+		eprintf("%s: error: %s\n", dest, strerror(errno));
 		return EXIT_ERR;
 	}
 	int status = 0;
@@ -205,7 +271,7 @@ static int do_extract(const lfs_viewset *vs, const char *dest)
 		const lfs_view *v = &vs->views[i];
 		/* View paths come from names.c: no "..", no empty component; check anyway. */
 		if (v->path[0] == '/' || strstr(v->path, "../") || strcmp(v->path, "..") == 0) {
-			fprintf(stderr, "legacyfs-convert: refusing view path %s\n", v->path);
+			eprintf("error: refusing view path %s\n", v->path);
 			status = EXIT_ERR;
 			break;
 		}
@@ -213,11 +279,11 @@ static int do_extract(const lfs_viewset *vs, const char *dest)
 		if (make_parents(destfd, v->path) == 0)
 			fd = openat(destfd, v->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 		if (fd < 0 || write_all(fd, v->data, v->size) != 0) {
-			fprintf(stderr, "legacyfs-convert: %s/%s: %s\n", dest, v->path, strerror(errno));
+			eprintf("%s/%s: error: %s\n", dest, v->path, strerror(errno));
 			status = EXIT_ERR;
 		}
 		if (fd >= 0 && close(fd) != 0 && !status) {
-			fprintf(stderr, "legacyfs-convert: %s/%s: %s\n", dest, v->path, strerror(errno));
+			eprintf("%s/%s: error: %s\n", dest, v->path, strerror(errno));
 			status = EXIT_ERR;
 		}
 	}
@@ -230,7 +296,7 @@ static uint8_t *slurp(const char *path, size_t max, size_t *n, struct stat *st)
 	uint8_t *buf = NULL;
 	int r = lfs_read_source(AT_FDCWD, path, max, &buf, n, st);
 	if (r) {
-		fprintf(stderr, "legacyfs-convert: %s: %s\n", path, strerror(r));
+		eprintf("%s: error: %s\n", path, strerror(r));
 		return NULL;
 	}
 	return buf;
@@ -243,7 +309,7 @@ static int write_result(const char *out, const uint8_t *res, size_t rn, const st
 	if (strcmp(out, "-") == 0) {
 		if (write_all(STDOUT_FILENO, (const char *)res, rn) == 0)
 			return 0;
-		fprintf(stderr, "legacyfs-convert: stdout: %s\n", strerror(errno));
+		eprintf("stdout: error: %s\n", strerror(errno));
 		return EXIT_ERR;
 	}
 	struct stat ost;
@@ -252,7 +318,7 @@ static int write_result(const char *out, const uint8_t *res, size_t rn, const st
 	char what[PATH_MAX + 64] = "";
 	int r = lfs_replace_file(AT_FDCWD, out, res, rn, &ost, NULL, NULL, what, sizeof(what));
 	if (r) {
-		fprintf(stderr, "legacyfs-convert: %s: %s: %s\n", out, what, strerror(r));
+		eprintf("%s: error: %s: %s\n", out, what, strerror(r));
 		return EXIT_ERR;
 	}
 	return 0;
@@ -262,13 +328,15 @@ static int write_result(const char *out, const uint8_t *res, size_t rn, const st
  * before an error, if any, as a compiler prints them). */
 static void print_warnings(const lfs_warnings *w)
 {
-	if (w->len)
+	if (w->len) {
+		progress_clear();
 		fwrite(w->text, 1, w->len, stderr);
+	}
 	size_t shown = 0;
 	for (size_t i = 0; i < w->len; i++)
 		shown += w->text[i] == '\n';
 	if (w->count > shown)
-		fprintf(stderr, "legacyfs-convert: %u more warnings not shown\n", w->count - (unsigned)shown);
+		eprintf("legacyfs-convert: %u more warnings not shown\n", w->count - (unsigned)shown);
 }
 
 /* apply MODEL VIEWPATH EDITED -o OUT; a supermodel (NWN) is read from MODEL's
@@ -289,7 +357,7 @@ static int do_apply(const char *model, const char *vpath, const char *edited, co
 	const char *base = strrchr(model, '/');
 	base = base ? base + 1 : model;
 	if (lfs_format_for(base, orig, n) == NULL) {
-		fprintf(stderr, "legacyfs-convert: %s: not a model (a mount shows it unchanged)\n", model);
+		eprintf("%s: error: not a model (a mount shows it unchanged)\n", model);
 		free(orig);
 		free(text);
 		return EXIT_NOTMODEL;
@@ -328,9 +396,9 @@ static int do_apply(const char *model, const char *vpath, const char *edited, co
 	if (e != LFS_OK) {
 		/* A bad edit prints exactly the mount's message: VIEWPATH:line:col: ... */
 		if (e == LFS_ERR_PARSE)
-			fprintf(stderr, "%s\n", err.msg);
+			eprintf("%s\n", err.msg);
 		else
-			fprintf(stderr, "legacyfs-convert: %s: %s\n", model, err.msg);
+			eprintf("%s: error: %s\n", model, err.msg);
 		free(orig);
 		free(res);
 		return e == LFS_ERR_UNSUPPORTED ? EXIT_READONLY : EXIT_ERR;
@@ -348,7 +416,7 @@ static int do_compile(const char *src, const char *out, size_t max_size)
 {
 	const lfs_format *f = lfs_format_compiler_for(src);
 	if (!f) {
-		fprintf(stderr, "legacyfs-convert: %s: no format compiles this file\n", src);
+		eprintf("%s: error: no format compiles this file\n", src);
 		return EXIT_ERR;
 	}
 	struct stat sst;
@@ -379,9 +447,9 @@ static int do_compile(const char *src, const char *out, size_t max_size)
 	free(dir);
 	if (e != LFS_OK) {
 		if (e == LFS_ERR_PARSE)
-			fprintf(stderr, "%s\n", err.msg);
+			eprintf("%s\n", err.msg);
 		else
-			fprintf(stderr, "legacyfs-convert: %s: %s\n", src, err.msg);
+			eprintf("%s: error: %s\n", src, err.msg);
 		return EXIT_ERR;
 	}
 	int status = write_result(out, res, rn, &sst);
@@ -389,47 +457,16 @@ static int do_compile(const char *src, const char *out, size_t max_size)
 	return status;
 }
 
-/* thumbnail [-s N] [--root DIR] INPUT OUTPUT: render INPUT's thumbnail as a
- * PNG (freedesktop thumbnailer entry contrib/legacyfs.thumbnailer). Textures
- * are searched from INPUT's folder up to --root (default: INPUT's folder).
- * Self-contained: parses its own arguments (main() hands them over). Exit
- * status: 0 ok, 1 error or no drawable triangles, 2 usage, 3 not a model. */
-static int do_thumbnail(int argc, char **argv)
+/* Render MODEL's thumbnail PNG (@p size px) into @p out ("-" = stdout).
+ * Textures are searched from MODEL's folder up to @p root (NULL: MODEL's
+ * folder). Exit status: 0 ok, 1 error or no drawable triangles, 2 MODEL not
+ * inside root, 3 not a model. */
+static int thumb_one(const char *model, const char *root, unsigned size, const char *out)
 {
-	unsigned size = 256;
-	const char *root = NULL, *pos[2];
-	int npos = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if ((strcmp(a, "-s") == 0 || strcmp(a, "--size") == 0) && i + 1 < argc) {
-			char *end;
-			unsigned long v = strtoul(argv[++i], &end, 10);
-			/* thumbnailers pass the size they want; render the next
-			 * standard size at or above it (128, 256, 512, 1024) */
-			if (*end || v == 0 || v > 1024) {
-				fprintf(stderr, "legacyfs-convert: thumbnail size %s: 1 to 1024\n", argv[i]);
-				return EXIT_USAGE;
-			}
-			size = v <= 128 ? 128 : v <= 256 ? 256 : v <= 512 ? 512 : 1024;
-		} else if (strcmp(a, "--root") == 0 && i + 1 < argc) {
-			root = argv[++i];
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "legacyfs-convert: thumbnail: unknown option %s\n", a);
-			return EXIT_USAGE;
-		} else if (npos < 2) {
-			pos[npos++] = a;
-		} else {
-			npos = 3;
-		}
-	}
-	if (npos != 2) {
-		fprintf(stderr, "usage: legacyfs-convert thumbnail [-s SIZE] [--root DIR] INPUT OUTPUT.png\n");
-		return EXIT_USAGE;
-	}
-	char *mreal = realpath(pos[0], NULL);
+	char *mreal = realpath(model, NULL);
 	char *rreal = root ? realpath(root, NULL) : (mreal ? strdup(mreal) : NULL);
 	if (!mreal || !rreal) {
-		fprintf(stderr, "legacyfs-convert: %s: %s\n", mreal ? root : pos[0], strerror(errno));
+		eprintf("%s: error: %s\n", mreal ? root : model, strerror(errno));
 		free(mreal);
 		free(rreal);
 		return EXIT_ERR;
@@ -452,21 +489,21 @@ static int do_thumbnail(int argc, char **argv)
 	char *uri = NULL;
 	struct stat st;
 	if (!rel || !*rel) {
-		fprintf(stderr, "legacyfs-convert: %s is not inside --root %s\n", pos[0], rreal);
+		eprintf("%s: error: is not inside --root %s\n", model, rreal);
 		status = EXIT_USAGE;
 		goto out;
 	}
 	f = fopen(mreal, "rb");
 	if (!f || fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) ||
 	    (uint64_t)st.st_size > ((uint64_t)256 << 20)) {
-		fprintf(stderr, "legacyfs-convert: %s: %s\n", pos[0],
+		eprintf("%s: error: %s\n", model,
 			f && S_ISREG(st.st_mode) ? "too large" : strerror(errno ? errno : EINVAL));
 		goto out;
 	}
 	n = (size_t)st.st_size;
 	data = malloc(n ? n : 1);
 	if (!data || fread(data, 1, n, f) != n) {
-		fprintf(stderr, "legacyfs-convert: %s: read failed\n", pos[0]);
+		eprintf("%s: error: read failed\n", model);
 		goto out;
 	}
 	uri = lfs_thumb_file_uri(mreal); /* Thumb::URI */
@@ -474,7 +511,7 @@ static int do_thumbnail(int argc, char **argv)
 		goto out;
 	rootfd = open(rreal, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0) {
-		fprintf(stderr, "legacyfs-convert: %s: %s\n", rreal, strerror(errno));
+		eprintf("%s: error: %s\n", rreal, strerror(errno));
 		goto out;
 	}
 	lfs_texture_ctx tc;
@@ -488,25 +525,25 @@ static int do_thumbnail(int argc, char **argv)
 					&pngn, &err);
 	lfs_texture_ctx_free(&tc);
 	if (e == LFS_ERR_NOTFORMAT) {
-		fprintf(stderr, "legacyfs-convert: %s: not a model\n", pos[0]);
+		eprintf("%s: error: not a model\n", model);
 		status = EXIT_NOTMODEL;
 		goto out;
 	}
 	if (e != LFS_OK) {
-		fprintf(stderr, "legacyfs-convert: %s: %s\n", pos[0], err.msg);
+		eprintf("%s: error: %s\n", model, err.msg);
 		goto out;
 	}
-	if (strcmp(pos[1], "-") == 0) {
+	if (strcmp(out, "-") == 0) {
 		status = write_all(STDOUT_FILENO, (const char *)png, pngn) == 0 ? 0 : EXIT_ERR;
 	} else {
-		FILE *o = fopen(pos[1], "wb");
+		FILE *o = fopen(out, "wb");
 		bool ok = o && fwrite(png, 1, pngn, o) == pngn;
 		if (o && fclose(o) != 0)
 			ok = false;
 		status = ok ? 0 : EXIT_ERR;
 	}
 	if (status)
-		fprintf(stderr, "legacyfs-convert: %s: %s\n", pos[1], strerror(errno));
+		eprintf("%s: error: %s\n", out, strerror(errno));
 out:
 	if (f)
 		fclose(f);
@@ -520,107 +557,297 @@ out:
 	return status;
 }
 
+/* cat of one MODEL: view @p vpath (NULL: the model's first LFS_VIEW_TEXT
+ * view, e.g. model.mdl) to stdout. Exit status. */
+static int cat_one(const char *model, const char *vpath, const char *root, size_t max_size,
+		   unsigned thumb_size)
+{
+	lfs_viewset vs;
+	/* the thumbnail is rendered only when it is the view asked for */
+	bool thumb = vpath && strcmp(vpath, "thumbnail.png") == 0;
+	int status = load(model, root, max_size, thumb ? thumb_size : 0, &vs);
+	if (status)
+		return status;
+	const lfs_view *v = NULL;
+	if (vpath) {
+		v = lfs_viewset_find(&vs, vpath);
+	} else {
+		for (size_t i = 0; i < vs.n_views && !v; i++)
+			if (vs.views[i].kind == LFS_VIEW_TEXT)
+				v = &vs.views[i];
+	}
+	if (!v) {
+		eprintf("%s: error: no view %s (see `legacyfs-convert list`)\n", model,
+			vpath ? vpath : "of MDL-style text");
+		status = EXIT_ERR;
+	} else if (write_all(STDOUT_FILENO, v->data, v->size) != 0) {
+		eprintf("stdout: error: %s\n", strerror(errno));
+		status = EXIT_ERR;
+	}
+	lfs_viewset_free(&vs);
+	return status;
+}
+
+/* extract of one MODEL into @p dest. Exit status. */
+static int extract_one(const char *model, const char *dest, const char *root, size_t max_size)
+{
+	lfs_viewset vs;
+	int status = load(model, root, max_size, g_thumb_size, &vs);
+	if (status)
+		return status;
+	status = do_extract(&vs, dest);
+	lfs_viewset_free(&vs);
+	return status;
+}
+
+enum cmd { CMD_LIST, CMD_CAT, CMD_EXTRACT, CMD_COMPILE, CMD_THUMB };
+
+/* The settings of one run (the command line). */
+struct run {
+	enum cmd cmd;
+	const char *root, *view, *dest;
+	size_t max_size;
+	unsigned thumb_px; /* thumbnail's -s */
+};
+
+/* One file of a batch: the output path below r->dest is
+ * dest/<base><suffix>. Exit status. */
+static int batch_one(const struct run *r, const char *model)
+{
+	if (r->cmd == CMD_CAT)
+		return cat_one(model, r->view, r->root, r->max_size, g_thumb_size);
+	const char *base = strrchr(model, '/');
+	base = base ? base + 1 : model;
+	if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0) {
+		eprintf("%s: error: no file name to write the output under\n", model);
+		return EXIT_ERR;
+	}
+	char out[PATH_MAX];
+	int len = snprintf(out, sizeof(out), "%s/%s%s", r->dest, base,
+			   r->cmd == CMD_THUMB ? ".png" : "");
+	if (len < 0 || (size_t)len >= sizeof(out)) {
+		eprintf("%s: error: output path too long\n", model);
+		return EXIT_ERR;
+	}
+	if (r->cmd == CMD_EXTRACT)
+		return extract_one(model, out, r->root, r->max_size);
+	if (r->cmd == CMD_THUMB)
+		return thumb_one(model, r->root, r->thumb_px, out);
+	/* compile: never over its own input (-d naming the input's folder) */
+	struct stat a, b;
+	if (stat(model, &a) == 0 && stat(out, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+		eprintf("%s: error: the output %s is the input itself (choose another -d)\n", model, out);
+		return EXIT_ERR;
+	}
+	return do_compile(model, out, r->max_size);
+}
+
+/* Many models in one process: each is done on its own; a failure is
+ * reported and the batch goes on. Two inputs with the same file name would
+ * write the same output: the later one fails. Exit status: 0 all done, 1
+ * some failed, 3 the only failures were files that are not models. */
+static int batch(const struct run *r, char **models, size_t n)
+{
+	if (r->dest && mkdir(r->dest, 0755) != 0 && errno != EEXIST) {
+		eprintf("%s: error: %s\n", r->dest, strerror(errno));
+		return EXIT_ERR;
+	}
+	/* no progress line between views that cat writes to the same terminal */
+	g_progress = g_progress && n > 1 && isatty(STDERR_FILENO) &&
+		     !(r->cmd == CMD_CAT && isatty(STDOUT_FILENO));
+	size_t failed = 0, notmodel = 0;
+	for (size_t i = 0; i < n; i++) {
+		progress(i, n, models[i]);
+		int st = 0;
+		if (r->dest) {
+			const char *bi = strrchr(models[i], '/');
+			bi = bi ? bi + 1 : models[i];
+			for (size_t j = 0; j < i && !st; j++) {
+				const char *bj = strrchr(models[j], '/');
+				if (strcmp(bi, bj ? bj + 1 : models[j]) == 0) {
+					eprintf("%s: error: same file name as %s: its output would "
+						"replace that one's (not done)\n", models[i], models[j]);
+					st = EXIT_ERR;
+				}
+			}
+		}
+		if (!st)
+			st = batch_one(r, models[i]);
+		if (st) {
+			failed++;
+			notmodel += st == EXIT_NOTMODEL;
+		}
+	}
+	progress_clear();
+	if (failed && n > 1)
+		eprintf("legacyfs-convert: %zu of %zu files failed\n", failed, n);
+	return !failed ? 0 : failed == notmodel ? EXIT_NOTMODEL : EXIT_ERR;
+}
+
+static int parse_uint(const char *s, unsigned long max, unsigned long *v)
+{
+	char *end;
+	errno = 0;
+	*v = strtoul(s, &end, 10);
+	return s[0] >= '0' && s[0] <= '9' && !*end && !errno && *v <= max ? 0 : -1;
+}
+
 int main(int argc, char **argv)
 {
-	if (argc >= 2 && strcmp(argv[1], "thumbnail") == 0)
-		return do_thumbnail(argc - 1, argv + 1);
-	const char *root = NULL;
+	enum { OPT_ROOT = 256, OPT_THUMB_SIZE, OPT_MAX_SIZE };
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "dest", required_argument, NULL, 'd' },
+		{ "view", required_argument, NULL, 'v' },
+		{ "size", required_argument, NULL, 's' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "root", required_argument, NULL, OPT_ROOT },
+		{ "thumb-size", required_argument, NULL, OPT_THUMB_SIZE },
+		{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct run r = { .max_size = (size_t)256 << 20, .thumb_px = 256 };
 	const char *out = NULL;
-	size_t max_size = (size_t)256 << 20;
-	const char *pos[4];
-	int npos = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+	bool size_given = false;
+	g_progress = true;
+	int c;
+	unsigned long v;
+	while ((c = getopt_long(argc, argv, "hVo:d:v:s:q", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
 			usage(stdout);
 			return 0;
-		}
-		if (strcmp(a, "--version") == 0 || strcmp(a, "-V") == 0) {
+		case 'V':
 			printf("legacyfs-convert %s\n", LFS_VERSION);
 			return 0;
-		}
-		if (strcmp(a, "--root") == 0 && i + 1 < argc) {
-			root = argv[++i];
-		} else if (strncmp(a, "--root=", 7) == 0) {
-			root = a + 7;
-		} else if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && i + 1 < argc) {
-			out = argv[++i];
-		} else if (strcmp(a, "--thumb-size") == 0 && i + 1 < argc) {
-			char *end;
-			unsigned long v = strtoul(argv[++i], &end, 10);
-			if (*end || (v && !lfs_thumb_size_ok((unsigned)v))) {
-				fprintf(stderr, "legacyfs-convert: bad --thumb-size %s (128, 256, 512, 1024 or 0)\n",
-					argv[i]);
+		case 'o':
+			out = optarg;
+			break;
+		case 'd':
+			r.dest = optarg;
+			break;
+		case 'v':
+			r.view = optarg;
+			break;
+		case 'q':
+			g_progress = false;
+			break;
+		case 's':
+			/* thumbnailers pass the size they want; render the next
+			 * standard size at or above it (128, 256, 512, 1024) */
+			if (parse_uint(optarg, 1024, &v) || v == 0) {
+				eprintf("legacyfs-convert: thumbnail size %s: 1 to 1024\n", optarg);
+				return EXIT_USAGE;
+			}
+			r.thumb_px = v <= 128 ? 128 : v <= 256 ? 256 : v <= 512 ? 512 : 1024;
+			size_given = true;
+			break;
+		case OPT_ROOT:
+			r.root = optarg;
+			break;
+		case OPT_THUMB_SIZE:
+			if (parse_uint(optarg, 1024, &v) || (v && !lfs_thumb_size_ok((unsigned)v))) {
+				eprintf("legacyfs-convert: bad --thumb-size %s (128, 256, 512, 1024 or 0)\n",
+					optarg);
 				return EXIT_USAGE;
 			}
 			g_thumb_size = (unsigned)v;
-		} else if (strcmp(a, "--max-size") == 0 && i + 1 < argc) {
-			char *end;
-			unsigned long v = strtoul(argv[++i], &end, 10);
-			if (*end || v == 0 || v > 1UL << 20) {
-				fprintf(stderr, "legacyfs-convert: bad --max-size %s\n", argv[i]);
+			break;
+		case OPT_MAX_SIZE:
+			if (parse_uint(optarg, 1UL << 20, &v) || v == 0) {
+				eprintf("legacyfs-convert: bad --max-size %s\n", optarg);
 				return EXIT_USAGE;
 			}
-			max_size = (size_t)v << 20;
-		} else if (strcmp(a, "--") == 0) {
-			for (i++; i < argc && npos < 4; i++)
-				pos[npos++] = argv[i];
-			if (i < argc)
-				npos = 5;
+			r.max_size = (size_t)v << 20;
 			break;
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "legacyfs-convert: unknown option %s\n", a);
-			usage(stderr);
-			return EXIT_USAGE;
-		} else if (npos < 4) {
-			pos[npos++] = a;
-		} else {
-			npos = 5;
-		}
-	}
-	if (npos == 2 && strcmp(pos[0], "compile") == 0 && out && !root)
-		return do_compile(pos[1], out, max_size);
-	if (npos >= 1 && strcmp(pos[0], "apply") == 0) {
-		if (npos != 4 || !out || root) {
+		default: /* getopt_long printed what is wrong */
 			usage(stderr);
 			return EXIT_USAGE;
 		}
-		return do_apply(pos[1], pos[2], pos[3], out, max_size);
 	}
-	if (npos < 2 || npos > 3 || out) {
+	char **pos = argv + optind;
+	int npos = argc - optind;
+	if (npos < 1) {
 		usage(stderr);
 		return EXIT_USAGE;
 	}
 	const char *cmd = pos[0];
-	bool is_list = strcmp(cmd, "list") == 0;
-	if (!(is_list && npos == 2) && !((strcmp(cmd, "cat") == 0 || strcmp(cmd, "extract") == 0) && npos == 3)) {
+	pos++;
+	npos--;
+	static const char *const names[] = { "list", "cat", "extract", "compile", "thumbnail" };
+	int k = -1;
+	for (int i = 0; i < 5; i++)
+		if (strcmp(cmd, names[i]) == 0)
+			k = i;
+	if (strcmp(cmd, "apply") == 0) {
+		if (npos != 3 || !out || r.root || r.dest || r.view) {
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+		return do_apply(pos[0], pos[1], pos[2], out, r.max_size);
+	}
+	if (k < 0 || npos < 1 || (size_given && k != CMD_THUMB) || (r.view && k != CMD_CAT) ||
+	    (r.dest && (k == CMD_LIST || k == CMD_CAT)) || (out && k != CMD_COMPILE) ||
+	    (out && r.dest)) {
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	lfs_viewset vs;
-	int status = load(pos[1], root, max_size, &vs);
-	if (status)
-		return status;
-	if (is_list) {
+	r.cmd = (enum cmd)k;
+	switch (r.cmd) {
+	case CMD_LIST: {
+		if (npos != 1) {
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+		lfs_viewset vs;
+		int status = load(pos[0], r.root, r.max_size, g_thumb_size, &vs);
+		if (status)
+			return status;
 		for (size_t i = 0; i < vs.n_views; i++)
 			printf("%zu\t%s\n", vs.views[i].size, vs.views[i].path);
 		if (fflush(stdout) != 0 || ferror(stdout)) {
-			fprintf(stderr, "legacyfs-convert: stdout: %s\n", strerror(errno));
+			eprintf("stdout: error: %s\n", strerror(errno));
 			status = EXIT_ERR;
 		}
-	} else if (strcmp(cmd, "cat") == 0) {
-		const lfs_view *v = lfs_viewset_find(&vs, pos[2]);
-		if (!v) {
-			fprintf(stderr, "legacyfs-convert: %s: no view %s (see `legacyfs-convert list`)\n",
-				pos[1], pos[2]);
-			status = EXIT_ERR;
-		} else if (write_all(STDOUT_FILENO, v->data, v->size) != 0) {
-			fprintf(stderr, "legacyfs-convert: stdout: %s\n", strerror(errno));
-			status = EXIT_ERR;
-		}
-	} else {
-		status = do_extract(&vs, pos[2]);
+		lfs_viewset_free(&vs);
+		return status;
 	}
-	lfs_viewset_free(&vs);
-	return status;
+	case CMD_CAT: {
+		/* `cat MODEL VIEWPATH` (the second operand is no file) stays the
+		 * one-view form; otherwise every operand is a model */
+		struct stat st;
+		if (!r.view && npos == 2 && stat(pos[1], &st) != 0)
+			return cat_one(pos[0], pos[1], r.root, r.max_size, g_thumb_size);
+		break;
+	}
+	case CMD_EXTRACT:
+		if (!r.dest) {
+			if (npos != 2) {
+				usage(stderr);
+				return EXIT_USAGE;
+			}
+			return extract_one(pos[0], pos[1], r.root, r.max_size);
+		}
+		break;
+	case CMD_COMPILE:
+		if (r.root || (!r.dest && (!out || npos != 1))) {
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+		if (!r.dest)
+			return do_compile(pos[0], out, r.max_size);
+		break;
+	case CMD_THUMB:
+		if (!r.dest) {
+			if (npos != 2) {
+				eprintf("usage: legacyfs-convert thumbnail [-s SIZE] [--root DIR] INPUT OUTPUT.png\n");
+				return EXIT_USAGE;
+			}
+			return thumb_one(pos[0], r.root, r.thumb_px, pos[1]);
+		}
+		break;
+	}
+	return batch(&r, pos, (size_t)npos);
 }

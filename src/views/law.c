@@ -1313,9 +1313,14 @@ lfs_err lfs_law_compare_from(const lfs_format *f, const char *path, lfs_view_kin
 	return e;
 }
 
-lfs_err lfs_law_check(const lfs_format *f, const lfs_view *v, const char *text, size_t tn,
-		      const uint8_t *out, size_t outn, lfs_error *err)
+lfs_err lfs_law_check_keep(const lfs_format *f, const lfs_view *v, const char *text, size_t tn,
+			   const uint8_t *out, size_t outn, char **reread, size_t *rn,
+			   lfs_error *err)
 {
+	if (reread) {
+		*reread = NULL;
+		*rn = 0;
+	}
 	if (v->kind == LFS_VIEW_THUMBNAIL || v->kind == LFS_VIEW_MATERIALS)
 		return LFS_OK;
 	lfs_viewset vs;
@@ -1331,6 +1336,16 @@ lfs_err lfs_law_check(const lfs_format *f, const lfs_view *v, const char *text, 
 	else
 		e = lfs_law_compare_from(f, v->path, v->kind, text, tn, w->data, w->size, v->data,
 					 v->size, err);
+	if (!e && reread && (*reread = malloc(w->size ? w->size : 1)) != NULL) {
+		memcpy(*reread, w->data, w->size);
+		*rn = w->size;
+	}
 	lfs_viewset_free(&vs);
 	return e;
+}
+
+lfs_err lfs_law_check(const lfs_format *f, const lfs_view *v, const char *text, size_t tn,
+		      const uint8_t *out, size_t outn, lfs_error *err)
+{
+	return lfs_law_check_keep(f, v, text, tn, out, outn, NULL, NULL, err);
 }

@@ -96,6 +96,18 @@ lfs_err lfs_law_check(const lfs_format *f, const lfs_view *v, const char *text, 
 		      const uint8_t *out, size_t outn, lfs_error *err);
 
 /**
+ * lfs_law_check() that also hands back the text view @p v reads back as
+ * from @p out (the bytes a fresh build of @p out gives for that view, so a
+ * commit need not build the views again to know what it serves):
+ * *reread (malloc'd, caller frees; *rn bytes) on LFS_OK, NULL when the law
+ * does not apply to the view's kind (thumbnail, materials) or on failure.
+ * @return as lfs_law_check().
+ */
+lfs_err lfs_law_check_keep(const lfs_format *f, const lfs_view *v, const char *text, size_t tn,
+			   const uint8_t *out, size_t outn, char **reread, size_t *rn,
+			   lfs_error *err);
+
+/**
  * Compare a saved text with the text the same view reads back as (@p kind
  * selects the comparison: MDL-style text with @p f's dialect, OBJ, CSV).
  * @p path names the view in messages.

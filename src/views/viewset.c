@@ -362,12 +362,18 @@ static char *law_excused(const char *path, const char *text, size_t tn, const lf
 	return o;
 }
 
-lfs_err lfs_view_apply(const lfs_format *f, const uint8_t *orig, size_t n, const lfs_view *v,
-		       const char *text, size_t tn, const lfs_siblings *sib, uint8_t **out,
-		       size_t *outn, lfs_error *err)
+lfs_err lfs_view_apply_keep(const lfs_format *f, const uint8_t *orig, size_t n, const lfs_view *v,
+			    const char *text, size_t tn, const lfs_siblings *sib, uint8_t **out,
+			    size_t *outn, char **reread, size_t *rn, lfs_error *err)
 {
 	*out = NULL;
 	*outn = 0;
+	char *rd = NULL;
+	size_t rdn = 0;
+	if (reread) {
+		*reread = NULL;
+		*rn = 0;
+	}
 	if (!f->apply || !v->writable)
 		return lfs_fail(err, LFS_ERR_UNSUPPORTED, SIZE_MAX, NULL,
 				"%s: this view is read-only", v->path);
@@ -378,7 +384,7 @@ lfs_err lfs_view_apply(const lfs_format *f, const uint8_t *orig, size_t n, const
 	if (same)
 		r = lfs_law_compare(f, v->path, v->kind, text, tn, v->data, v->size, err);
 	else if (!r)
-		r = lfs_law_check(f, v, text, tn, *out, *outn, err);
+		r = lfs_law_check_keep(f, v, text, tn, *out, *outn, reread ? &rd : NULL, &rdn, err);
 	if (r == LFS_ERR_PARSE && *out && sib && sib->warn && sib->warn->count) {
 		/* statements dropped with a warning naming their line are not silent */
 		size_t xn = 0;
@@ -388,7 +394,8 @@ lfs_err lfs_view_apply(const lfs_format *f, const uint8_t *orig, size_t n, const
 			memset(&e2, 0, sizeof(e2));
 			lfs_err r2 = same ? lfs_law_compare(f, v->path, v->kind, x, xn, v->data,
 							    v->size, &e2)
-					  : lfs_law_check(f, v, x, xn, *out, *outn, &e2);
+					  : lfs_law_check_keep(f, v, x, xn, *out, *outn,
+							       reread && !rd ? &rd : NULL, &rdn, &e2);
 			if (r2 == LFS_OK)
 				r = LFS_OK;
 			free(x);
@@ -398,8 +405,28 @@ lfs_err lfs_view_apply(const lfs_format *f, const uint8_t *orig, size_t n, const
 		free(*out);
 		*out = NULL;
 		*outn = 0;
+		free(rd);
+		return r;
+	}
+	if (reread && same && (rd = malloc(v->size ? v->size : 1)) != NULL) {
+		/* the model kept its bytes: it reads back as v itself */
+		memcpy(rd, v->data, v->size);
+		rdn = v->size;
+	}
+	if (reread) {
+		*reread = rd;
+		*rn = rd ? rdn : 0;
+	} else {
+		free(rd);
 	}
 	return r;
+}
+
+lfs_err lfs_view_apply(const lfs_format *f, const uint8_t *orig, size_t n, const lfs_view *v,
+		       const char *text, size_t tn, const lfs_siblings *sib, uint8_t **out,
+		       size_t *outn, lfs_error *err)
+{
+	return lfs_view_apply_keep(f, orig, n, v, text, tn, sib, out, outn, NULL, NULL, err);
 }
 
 lfs_err lfs_views_apply(const char *name, const uint8_t *orig, size_t n, const char *viewpath,

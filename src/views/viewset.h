@@ -122,6 +122,18 @@ lfs_err lfs_view_apply(const lfs_format *f, const uint8_t *orig, size_t n, const
 		       size_t *outn, lfs_error *err);
 
 /**
+ * lfs_view_apply() that also hands back the text view @p v reads back as
+ * from the new bytes, as the round-trip law built it (the mount's commit
+ * serves it without building every view of the new file again):
+ * *reread malloc'd (caller frees), *rn bytes, on LFS_OK; NULL when the law
+ * compares no text for the view's kind (thumbnail, materials) or memory ran
+ * out (the caller then builds the view itself).
+ */
+lfs_err lfs_view_apply_keep(const lfs_format *f, const uint8_t *orig, size_t n, const lfs_view *v,
+			    const char *text, size_t tn, const lfs_siblings *sib, uint8_t **out,
+			    size_t *outn, char **reread, size_t *rn, lfs_error *err);
+
+/**
  * lfs_view_apply() for a view named by path (`legacyfs-convert apply`,
  * tests): detects the format from @p name, builds the views of @p orig (no
  * thumbnail) to find the view @p viewpath, and applies @p text to it.
