@@ -185,11 +185,33 @@ static void nl_forget(struct node *d)
 	d->nl = 0;
 }
 
-/* Source-backed attributes (passthrough or model folder); @p nl: link count of a folder. */
+/*
+ * Attributes of a model folder without its views (docs/mount.md "Listing is
+ * cheap"): st_nlink 1 ("unknown", as btrfs and others report for folders;
+ * counting its sub-folders would need the views) and the model file's write
+ * bits when the model can be saved: the built views say (a model that does
+ * not decode or is over -o model_memory cannot), before that its format
+ * (fs->mu held: `built` changes under it).
+ */
+static void fill_model_dir(struct stat *a, const struct srcinfo *si)
+{
+	static const lfs_viewset none;
+	fsi_fill_virtual_dir(a, &si->st, &none, "", si->st.st_ino);
+	a->st_nlink = 1;
+	const lfs_centry *ce = si->ce;
+	bool w = ce && (ce->built ? ce->vs.writable : ce->format && ce->format->apply);
+	if (w)
+		a->st_mode |= si->st.st_mode & 0222;
+}
+
+/*
+ * Source-backed attributes (passthrough or model folder); @p nl: link count
+ * of a folder. fs->mu held.
+ */
 static void fill_source(struct stat *a, const struct srcinfo *si, nlink_t nl)
 {
 	if (si->kind == K_MODEL) {
-		fsi_fill_virtual_dir(a, &si->st, &si->ce->vs, "", si->st.st_ino);
+		fill_model_dir(a, si);
 		return;
 	}
 	*a = si->st;
@@ -553,7 +575,9 @@ int fsi_pass_getattr(lfs_fs *fs, const struct nodeinfo *ni, struct stat *st)
 	} else {
 		nlink_t nl = si.kind == K_DIR ? folder_nlink(fs, ni->node, ni->node->rel,
 							     ni->kind == K_ROOT, &si.st) : 0;
+		fs_lock(fs);
 		fill_source(st, &si, nl);
+		fs_unlock(fs);
 	}
 	fsi_srcinfo_release(fs, &si);
 	return r;
