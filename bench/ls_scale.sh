@@ -113,12 +113,12 @@ measure() {
 	printf '%s\n' "${ts[@]}" | stats
 }
 
-row() { # LABEL SRC CMD...
-	local label=$1 src=$2
-	shift 2
+row() { # LABEL NATIVE_DIR MOUNTED_SOURCE CMD...: CMD on NATIVE_DIR vs CMD on a fresh mount
+	local label=$1 src=$2 msrc=$3
+	shift 3
 	local n m
 	n=$(measure native "$src" "$@")
-	m=$(measure mount "$src" "$@")
+	m=$(measure mount "$msrc" "$@")
 	read -r nm nlo nhi <<<"$n"
 	read -r mm mlo mhi <<<"$m"
 	awk -v l="$label" -v nm="$nm" -v nlo="$nlo" -v nhi="$nhi" -v mm="$mm" -v mlo="$mlo" -v mhi="$mhi" \
@@ -137,9 +137,20 @@ echo
 echo "| work | native ms, median (min–max) | legacyfs ms, median (min–max) | ratio |"
 echo "|---|---|---|---|"
 for n in "${sizes[@]}"; do
-	row "\`ls\` of $n models" "$work/flat$n" ls
-	row "\`ls -l\` of $n models" "$work/flat$n" ls -l
+	row "\`ls\` of $n models" "$work/flat$n" "$work/flat$n" ls
+	row "\`ls -l\` of $n models" "$work/flat$n" "$work/flat$n" ls -l
 done
 for t in "${finds[@]}"; do
-	row "\`find\` of ${t#"$(dirname "$(dirname "$t")")"/}" "$t" find
+	name=${t#"$(dirname "$(dirname "$t")")"/}
+	copy=$work/copy-$(printf '%s' "$name" | tr / _)
+	if [ ! -d "$copy" ]; then
+		# the same tree as native files: a copy of the mount (views included)
+		mount_fresh "$t"
+		cp -r "$mnt" "$copy.tmp"
+		unmount
+		mv "$copy.tmp" "$copy"
+	fi
+	row "\`find\` of $name ($(find "$copy" | wc -l) entries) vs a native copy of the mount" "$copy" "$t" find
+	# the mount against find of SOURCE itself (fewer entries: no views)
+	row "\`find\` of $name vs find of SOURCE" "$t" "$t" find
 done
