@@ -285,11 +285,11 @@ static bool source_matches(const struct node *n, const struct srcinfo *si)
  * name: POSIX_FADV_WILLNEED queues their first pages, so
  * the classification that follows waits for the disk about once instead of
  * once per file (a cold folder of thousands of models: docs/performance.md
- * "Listing (lazy views)"). On a warm page cache it costs four system calls
+ * "Listing (lazy views)"). On a warm page cache it costs three system calls
  * per candidate, and runs only when a listing is read anew. Only a hint:
  * errors are ignored.
  */
-static void prefetch_headers(lfs_fs *fs, int dfd, const struct dirsnap *s, size_t from)
+static void prefetch_headers(int dfd, const struct dirsnap *s, size_t from)
 {
 	for (size_t i = from; i < s->n; i++) {
 		const struct dsent *d = &s->ents[i];
@@ -298,11 +298,8 @@ static void prefetch_headers(lfs_fs *fs, int dfd, const struct dirsnap *s, size_
 		int fd = openat(dfd, d->name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 		if (fd < 0)
 			continue;
-		struct stat st;
-		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-		    (uint64_t)st.st_size <= fs->o.max_model_size) {
-			(void)posix_fadvise(fd, 0, LFS_SOURCE_HEADER_BYTES, POSIX_FADV_WILLNEED);
-		}
+		/* not a regular file (d_type DT_UNKNOWN): ESPIPE or nothing, harmless */
+		(void)posix_fadvise(fd, 0, LFS_SOURCE_HEADER_BYTES, POSIX_FADV_WILLNEED);
 		close(fd);
 	}
 }
@@ -357,7 +354,7 @@ static int snap_build_source(lfs_fs *fs, struct node *n, uint64_t parent_ino, ui
 	if (!err && errno)
 		err = errno;
 	if (!err)
-		prefetch_headers(fs, dirfd(dp), s, first_sorted);
+		prefetch_headers(dirfd(dp), s, first_sorted);
 	closedir(dp);
 	/* Regular files (and unknown types): folder-or-file by their header. */
 	for (size_t i = first_sorted; !err && i < s->n; i++) {

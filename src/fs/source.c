@@ -50,6 +50,9 @@ static lfs_err io_fail(lfs_error *err, const char *rel, const char *what)
 	return LFS_ERR_IO;
 }
 
+/* Files up to this size are detected in a per-thread buffer (lfs_source_detect()). */
+#define DETECT_SMALL ((size_t)64 << 10)
+
 lfs_err lfs_source_detect(int dirfd, const char *rel, size_t max_size, struct stat *st,
 			  const lfs_format **fmt, lfs_error *err)
 {
@@ -74,9 +77,12 @@ lfs_err lfs_source_detect(int dirfd, const char *rel, size_t max_size, struct st
 	size_t n = (size_t)st->st_size;
 	size_t head = n < LFS_SOURCE_HEADER_BYTES ? n : LFS_SOURCE_HEADER_BYTES;
 	/* As lfs_source_load(): the header in a zero-filled buffer of the file's
-	 * size (calloc: untouched pages cost nothing), so a detector sees the
-	 * real size and never reads out of bounds. */
-	uint8_t *buf = calloc(n, 1);
+	 * size, so a detector sees the real size and never reads out of bounds.
+	 * Files up to DETECT_SMALL bytes (most models) use this thread's
+	 * zero-filled buffer, zeroed again where the header went (no allocation
+	 * and no clearing of a whole file per candidate); larger ones a calloc. */
+	static _Thread_local uint8_t small[DETECT_SMALL];
+	uint8_t *buf = n <= sizeof(small) ? small : calloc(n, 1);
 	if (!buf) {
 		close(fd);
 		return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, NULL, "%s: out of memory (%zu bytes)", rel, n);
@@ -84,14 +90,17 @@ lfs_err lfs_source_detect(int dirfd, const char *rel, size_t max_size, struct st
 	ssize_t got = read_full(fd, buf, head, 0);
 	int saved = errno;
 	close(fd);
-	if (got < 0) {
-		errno = saved;
-		lfs_err r = io_fail(err, rel, "read");
+	if (got >= 0)
+		*fmt = lfs_format_for(name, buf, n);
+	if (buf == small)
+		memset(small, 0, head);
+	else
 		free(buf);
-		return r;
+	if (got < 0) {
+		*fmt = NULL;
+		errno = saved;
+		return io_fail(err, rel, "read");
 	}
-	*fmt = lfs_format_for(name, buf, n);
-	free(buf);
 	return LFS_OK;
 }
 
