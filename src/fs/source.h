@@ -20,7 +20,9 @@
  *     except a file too large for vopts->view_budget (lfs_views_may_fit()):
  *     it is not read past its header, and the build gives its README.txt.
  *     LFS_ERR_NOTFORMAT -> plain; any other failure -> LFS_SOURCE_FAILED
- *     with the decoder's message: the file passes through as its bytes.
+ *     with the decoder's message (legacyfs-convert reports it; the mount,
+ *     with LFS_SOURCE_KEEP_FAILED, shows README.txt and the original bytes
+ *     in the model folder).
  *
  * No FUSE code here.
  */
