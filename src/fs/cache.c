@@ -209,6 +209,7 @@ lfs_centry *lfs_centry_new(const lfs_cache_key *k, lfs_source_kind kind, lfs_vie
 	e->key = *k;
 	e->rel_buf = strdup(k->rel);
 	e->kind = kind;
+	e->built = vs != NULL;
 	if (vs) {
 		e->vs = *vs;
 		memset(vs, 0, sizeof(*vs));
@@ -321,6 +322,23 @@ lfs_centry *lfs_cache_put(lfs_cache *c, lfs_centry *e)
 	e->refs = 1;
 	evict(c);
 	return e;
+}
+
+void lfs_cache_fill(lfs_cache *c, lfs_centry *e, lfs_centry *b)
+{
+	bool cached = e->prev || e->next || c->head == e;
+	lfs_viewset_free(&e->vs);
+	e->vs = b->vs;
+	memset(&b->vs, 0, sizeof(b->vs));
+	free(e->errmsg);
+	e->errmsg = b->errmsg;
+	b->errmsg = NULL;
+	if (cached)
+		c->bytes = c->bytes - e->bytes + b->bytes;
+	e->bytes = b->bytes;
+	e->built = true;
+	lfs_centry_free(b);
+	evict(c);
 }
 
 void lfs_cache_release(lfs_cache *c, lfs_centry *e)

@@ -9,7 +9,10 @@
  *
  * Value: the classification (plain / model / failed), the views of a model,
  * the decoder's message of a failure. Plain and failed verdicts are cached
- * too so that directory listings never read a file twice.
+ * too so that directory listings never read a file twice. A model entry
+ * starts as a header verdict (`built` false, no views: what listing a
+ * folder needs) and gets its views in place (lfs_cache_fill()) when
+ * something inside the model folder is first asked for.
  *
  * Bound: least-recently-used entries are dropped while the total bytes the
  * entries hold in malloc (lfs_centry_held(): every allocation an entry owns,
@@ -55,7 +58,10 @@ typedef struct lfs_centry {
 	lfs_cache_key key;    /**< key.rel points at rel_buf */
 	char *rel_buf;
 	lfs_source_kind kind;
-	lfs_viewset vs;       /**< views when kind == LFS_SOURCE_MODEL */
+	lfs_viewset vs;       /**< views when kind == LFS_SOURCE_MODEL and built */
+	const lfs_format *format; /**< the format the header was detected as (model) */
+	bool built;           /**< vs is final; false: a header verdict, views not built yet.
+			       *   Set once, under the caller's lock (lfs_cache_fill()) */
 	char *errmsg;         /**< decoder message when kind == LFS_SOURCE_FAILED */
 	size_t bytes;         /**< accounted size: lfs_centry_held() when it was made */
 	unsigned refs;        /**< requests using the entry right now */
@@ -123,6 +129,15 @@ void lfs_centry_free(lfs_centry *e);
  * Evicts old entries afterwards.
  */
 lfs_centry *lfs_cache_put(lfs_cache *c, lfs_centry *e);
+
+/**
+ * Give verdict entry @p e (a model, not built, a reference held by the
+ * caller) the views and message of @p b, a new entry of the same key not in
+ * the cache (lfs_centry_new()), which is freed. @p e becomes built; its
+ * accounted bytes grow by the views' (an entry not in the cache: not
+ * counted). Evicts old entries afterwards.
+ */
+void lfs_cache_fill(lfs_cache *c, lfs_centry *e, lfs_centry *b);
 
 /** Drop a reference taken by lfs_cache_get()/lfs_cache_put(). */
 void lfs_cache_release(lfs_cache *c, lfs_centry *e);

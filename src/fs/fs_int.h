@@ -355,7 +355,8 @@ struct lfs_fs {
 struct srcinfo {
 	struct stat st;
 	enum nkind kind;   /* K_DIR, K_FILE, K_LINK, K_OTHER, K_MODEL */
-	lfs_centry *ce;    /* K_FILE/K_MODEL: cache entry with a reference (or NULL) */
+	lfs_centry *ce;    /* K_FILE/K_MODEL: cache entry with a reference (or NULL); of a
+			    * model from fsi_classify(): maybe a header verdict without views */
 };
 
 /* Snapshot of what a node is (copied under the lock, used unlocked). */
@@ -531,6 +532,7 @@ void fsi_node_free(lfs_fs *fs, struct node *n);
 void fsi_srcinfo_release(lfs_fs *fs, struct srcinfo *si);
 lfs_centry *fsi_entry_for(lfs_fs *fs, const char *rel, const struct stat *st);
 int fsi_classify(lfs_fs *fs, const char *rel, struct srcinfo *si);
+int fsi_srcinfo_views(lfs_fs *fs, struct srcinfo *si);
 int fsi_classify_node(lfs_fs *fs, const struct node *n, struct srcinfo *si);
 int fsi_openat_node(lfs_fs *fs, const struct node *n, int flags);
 void fsi_rename_begin(lfs_fs *fs);

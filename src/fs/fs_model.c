@@ -179,7 +179,9 @@ void fsi_fill_ctl(lfs_fs *fs, struct stat *a, bool errors_file)
 
 /*
  * The current views of model folder @p model (a K_MODEL node): stats and
- * classifies its source again. ESTALE when the file is no longer a model.
+ * classifies its source again and builds its views when this version has
+ * none yet (listing and lookup of the folder itself never do: fs_pass.c).
+ * ESTALE when the file is no longer a model.
  * A model file replaced by another model file (a save through the mount, or
  * an editor's atomic save in SOURCE: a new inode) is the same model folder:
  * the node takes the new inode. Comparing inodes instead raced with every
@@ -195,6 +197,12 @@ int fsi_model_views(lfs_fs *fs, const struct node *model, struct srcinfo *si)
 	if (si->kind != K_MODEL) {
 		fsi_srcinfo_release(fs, si);
 		return ESTALE;
+	}
+	/* The views are built here, on the first request inside the folder. */
+	r = fsi_srcinfo_views(fs, si);
+	if (r) {
+		fsi_srcinfo_release(fs, si);
+		return r;
 	}
 	struct node *m = (struct node *)model; /* the node is ours; the views only read it */
 	fs_lock(fs);

@@ -396,34 +396,93 @@ void fsi_srcinfo_release(lfs_fs *fs, struct srcinfo *si)
 	}
 }
 
-/*
- * The cache entry of regular file @p rel whose stat is @p st: from the cache,
- * or classified/built now (unlocked) and inserted. Failures are logged and
- * listed in /.legacyfs/errors the first time they are seen. NULL when the file
- * cannot be read (it is then treated as plain and nothing is cached).
- */
-lfs_centry *fsi_entry_for(lfs_fs *fs, const char *rel, const struct stat *st)
+/* Is entry @p e final for a caller that needs the views (fs->mu held)? */
+static bool entry_ready(const lfs_centry *e)
 {
-	lfs_cache_key k = lfs_cache_key_of(st, rel);
+	return e->kind != LFS_SOURCE_MODEL || e->built;
+}
+
+/*
+ * The header verdict of the file of key @p k (fs->mu not held): from the
+ * cache, or lfs_source_detect() now (unlocked) and inserted as a "model,
+ * views not built" or plain entry. Never waits for a build: a build of the
+ * key in progress is for the views, the verdict is a header read away.
+ * NULL when the file cannot be read.
+ */
+static lfs_centry *entry_verdict(lfs_fs *fs, const lfs_cache_key *k)
+{
+	fs_lock(fs);
+	lfs_centry *e = lfs_cache_get(&fs->cache, k);
+	fs_unlock(fs);
+	if (e)
+		return e;
+	struct stat fst;
+	const lfs_format *f = NULL;
+	lfs_error err;
+	memset(&err, 0, sizeof(err));
+	lfs_err r = lfs_source_detect(fs->rootfd, k->rel, fs->o.max_model_size, &fst, &f, &err);
+	if (r != LFS_OK) {
+		fsi_log(fs, r == LFS_ERR_NOMEM ? LFS_LOG_ERR : LFS_LOG_DEBUG, "%s", err.msg);
+		return NULL;
+	}
+	lfs_cache_key fk = lfs_cache_key_of(&fst, k->rel);
+	e = lfs_centry_new(&fk, f ? LFS_SOURCE_MODEL : LFS_SOURCE_PLAIN, NULL, NULL);
+	if (!e) {
+		fsi_log(fs, LFS_LOG_ERR, "%s: out of memory caching its verdict", k->rel);
+		return NULL;
+	}
+	e->format = f;
+	fs_lock(fs);
+	lfs_centry *got = lfs_cache_put(&fs->cache, e);
+	fs_unlock(fs);
+	return got;
+}
+
+/*
+ * The built entry of the file of key @p k (fs->mu not held): from the cache,
+ * or built now (unlocked) and inserted — into the key's verdict entry when
+ * there is one. One build per key: a request for a key being built waits
+ * for it. Failures are logged and listed in /.legacyfs/errors the first time
+ * they are seen. NULL when the file cannot be read.
+ */
+static lfs_centry *entry_built(lfs_fs *fs, const lfs_cache_key *k)
+{
 	fs_lock(fs);
 	lfs_centry *e;
 	/* Another request building this very version: wait for its result
 	 * rather than decode the model twice (other models are not held up). */
-	while (!(e = lfs_cache_get(&fs->cache, &k)) && lfs_cache_is_building(&fs->cache, &k)) {
+	for (;;) {
+		e = lfs_cache_get(&fs->cache, k);
+		if (e && entry_ready(e))
+			break;
+		if (!lfs_cache_is_building(&fs->cache, k))
+			break;
+		if (e)
+			lfs_cache_release(&fs->cache, e);
 		fs->cache.build_waits++;
 		pthread_cond_wait(&fs->cache.built, &fs->mu);
 	}
-	lfs_cbuild *token = e ? NULL : lfs_cache_build_begin(&fs->cache, &k);
+	bool ready = e && entry_ready(e);
+	lfs_cbuild *token = ready ? NULL : lfs_cache_build_begin(&fs->cache, k);
+	if (e && !ready)
+		lfs_cache_release(&fs->cache, e);
 	fs_unlock(fs);
-	if (e)
+	if (ready)
 		return e;
+	char *rel = strdup(k->rel);
+	if (!rel) {
+		fs_lock(fs);
+		lfs_cache_build_end(&fs->cache, token);
+		fs_unlock(fs);
+		return NULL;
+	}
 
 	lfs_texture_ctx tc;
 	lfs_texture_ctx_init(&tc, fs->rootfd, rel);
 	lfs_view_opts vo = { .texture_lookup = lfs_texture_lookup, .texture_ctx = &tc,
 			     .texture_read = lfs_texture_read, .thumb_size = fs->o.thumb_size,
 			     .thumb_lazy = true, /* drawn when looked up: fs_thumb.h */
-			     .thumb_mtime = (int64_t)st->st_mtime,
+			     .thumb_mtime = (int64_t)(k->mtime_ns / 1000000000),
 			     .view_budget = fs->o.model_memory == SIZE_MAX ? 0 : fs->o.model_memory };
 	char *abs = NULL, *uri = NULL;
 	if (fs->o.thumb_size && asprintf(&abs, "%s/%s", fs->source, rel) >= 0) {
@@ -436,7 +495,8 @@ lfs_centry *fsi_entry_for(lfs_fs *fs, const char *rel, const struct stat *st)
 	lfs_viewset vs;
 	lfs_error err;
 	memset(&err, 0, sizeof(err));
-	lfs_err r = lfs_source_load(fs->rootfd, rel, fs->o.max_model_size, &vo, &fst, &kind, &vs, &err);
+	lfs_err r = lfs_source_load_ex(fs->rootfd, rel, fs->o.max_model_size, &vo,
+				       LFS_SOURCE_KEEP_FAILED, &fst, &kind, &vs, &err);
 	lfs_texture_ctx_free(&tc);
 	free(uri);
 	if (r != LFS_OK) {
@@ -444,44 +504,81 @@ lfs_centry *fsi_entry_for(lfs_fs *fs, const char *rel, const struct stat *st)
 		lfs_cache_build_end(&fs->cache, token);
 		fs_unlock(fs);
 		fsi_log(fs, r == LFS_ERR_NOMEM ? LFS_LOG_ERR : LFS_LOG_DEBUG, "%s", err.msg);
+		free(rel);
 		return NULL;
 	}
+	/* A file that looked like a model and does not decode is still a model
+	 * folder: README.txt and its original bytes (docs/mount.md). */
+	bool failed = kind == LFS_SOURCE_FAILED;
 	lfs_cache_key fk = lfs_cache_key_of(&fst, rel);
-	e = lfs_centry_new(&fk, kind, &vs, kind == LFS_SOURCE_FAILED ? err.msg : NULL);
+	e = lfs_centry_new(&fk, failed ? LFS_SOURCE_MODEL : kind, &vs, failed ? err.msg : NULL);
 	if (!e) {
 		fs_lock(fs);
 		lfs_cache_build_end(&fs->cache, token);
 		fs_unlock(fs);
 		fsi_log(fs, LFS_LOG_ERR, "%s: out of memory caching the views", rel);
+		free(rel);
 		return NULL;
 	}
+	e->format = e->vs.format;
 	fs_lock(fs);
-	lfs_centry *got = lfs_cache_put(&fs->cache, e);
+	lfs_centry *got = lfs_cache_get(&fs->cache, &fk);
+	bool fresh = false;
+	if (got && !entry_ready(got) && e->kind == LFS_SOURCE_MODEL) {
+		lfs_cache_fill(&fs->cache, got, e); /* the verdict gets its views */
+		fresh = true;
+	} else if (got && !entry_ready(got)) {
+		/* Built as plain, verdict a model: cannot be for the same bytes. */
+		lfs_cache_release(&fs->cache, got);
+		lfs_centry_free(e);
+		got = NULL;
+	} else if (got) {
+		lfs_centry_free(e);
+	} else {
+		got = lfs_cache_put(&fs->cache, e);
+		fresh = got == e;
+	}
 	/* Waiters of @p k find the entry now (or, when the file changed while
 	 * it was read, find no entry and build their version themselves). */
 	lfs_cache_build_end(&fs->cache, token);
-	bool fresh = got == e;
-	bool newline = false;
+	bool newline = false, over = false;
 	if (fresh && kind != LFS_SOURCE_PLAIN)
 		fs->builds++;
-	if (fresh && kind == LFS_SOURCE_FAILED) {
+	if (fresh && failed) {
 		fs->build_failures++;
 		newline = lfs_errlog_add(&fs->errors, rel, got->errmsg ? got->errmsg : "decode failed");
 	}
 	/* over -o model_memory: the folder shows only README.txt (viewset.h) */
-	bool over = fresh && kind == LFS_SOURCE_MODEL && got->vs.over_budget &&
-		    lfs_errlog_add(&fs->errors, rel, "views over -o model_memory, not built: see README.txt in its folder");
+	if (fresh && !failed && kind == LFS_SOURCE_MODEL && got->vs.over_budget)
+		over = lfs_errlog_add(&fs->errors, rel, "views over -o model_memory, not built: see README.txt in its folder");
 	fs_unlock(fs);
 	if (over)
 		fsi_log(fs, LFS_LOG_WARNING, "%s: its views need more than -o model_memory=%zu MiB: "
 			"shown as a folder with only README.txt", rel, fs->o.model_memory >> 20);
 	if (newline)
-		fsi_log(fs, LFS_LOG_WARNING, "%s: looks like a model but does not decode, shown as "
-		       "the original file: %s", rel, got->errmsg ? got->errmsg : "");
+		fsi_log(fs, LFS_LOG_WARNING, "%s: looks like a model but does not decode, shown as a "
+		       "folder with README.txt and the original file: %s", rel,
+		       got->errmsg ? got->errmsg : "");
+	free(rel);
 	return got;
 }
 
-/* Stat and fsi_classify source path @p rel. Returns 0 or errno. */
+/*
+ * The built cache entry of regular file @p rel whose stat is @p st (views
+ * of a model, or its failure views; see entry_built()). NULL when the file
+ * cannot be read (it is then treated as plain and nothing is cached).
+ */
+lfs_centry *fsi_entry_for(lfs_fs *fs, const char *rel, const struct stat *st)
+{
+	lfs_cache_key k = lfs_cache_key_of(st, rel);
+	return entry_built(fs, &k);
+}
+
+/*
+ * Stat and classify source path @p rel by its header (no views are built:
+ * si->ce of a model may be a verdict; fsi_srcinfo_views() builds them).
+ * Returns 0 or errno.
+ */
 int fsi_classify(lfs_fs *fs, const char *rel, struct srcinfo *si)
 {
 	si->ce = NULL;
@@ -501,14 +598,45 @@ int fsi_classify(lfs_fs *fs, const char *rel, struct srcinfo *si)
 		return 0;
 	}
 	si->kind = K_FILE;
-	if (si->st.st_size <= 0 || (uint64_t)si->st.st_size > fs->o.max_model_size)
+	if (si->st.st_size <= 0 || (uint64_t)si->st.st_size > fs->o.max_model_size ||
+	    !lfs_views_candidate(lfs_source_basename(rel)))
 		return 0;
-	si->ce = fsi_entry_for(fs, rel, &si->st);
+	lfs_cache_key k = lfs_cache_key_of(&si->st, rel);
+	si->ce = entry_verdict(fs, &k);
 	if (si->ce && si->ce->kind == LFS_SOURCE_MODEL) {
 		si->kind = K_MODEL;
-		/* Report what was built (the file may have changed since our stat). */
+		/* Report what was classified (the file may have changed since our stat). */
 		si->st.st_size = si->ce->key.size;
 	}
+	return 0;
+}
+
+/*
+ * Make si->ce (a model, from fsi_classify()) an entry with views: built now
+ * (once per model version) when it is a header verdict. Returns 0, ESTALE
+ * when the file is no longer a model (it changed since), EIO when it cannot
+ * be read.
+ */
+int fsi_srcinfo_views(lfs_fs *fs, struct srcinfo *si)
+{
+	if (si->kind != K_MODEL || !si->ce)
+		return ESTALE;
+	fs_lock(fs);
+	bool ready = entry_ready(si->ce);
+	fs_unlock(fs);
+	if (ready)
+		return 0;
+	lfs_centry *b = entry_built(fs, &si->ce->key);
+	fsi_srcinfo_release(fs, si);
+	if (!b)
+		return EIO;
+	si->ce = b;
+	if (b->kind != LFS_SOURCE_MODEL) {
+		fsi_srcinfo_release(fs, si);
+		si->kind = K_FILE;
+		return ESTALE;
+	}
+	si->st.st_size = b->key.size;
 	return 0;
 }
 

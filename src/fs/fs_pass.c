@@ -21,6 +21,7 @@
 #define _GNU_SOURCE
 #include "fs_int.h"
 #include "replace.h"
+#include "source.h"
 
 #include "../formats/format.h"
 
@@ -185,11 +186,33 @@ static void nl_forget(struct node *d)
 	d->nl = 0;
 }
 
-/* Source-backed attributes (passthrough or model folder); @p nl: link count of a folder. */
+/*
+ * Attributes of a model folder without its views (docs/mount.md "Listing is
+ * cheap"): st_nlink 1 ("unknown", as btrfs and others report for folders;
+ * counting its sub-folders would need the views) and the model file's write
+ * bits when the model can be saved: the built views say (a model that does
+ * not decode or is over -o model_memory cannot), before that its format
+ * (fs->mu held: `built` changes under it).
+ */
+static void fill_model_dir(struct stat *a, const struct srcinfo *si)
+{
+	static const lfs_viewset none;
+	fsi_fill_virtual_dir(a, &si->st, &none, "", si->st.st_ino);
+	a->st_nlink = 1;
+	const lfs_centry *ce = si->ce;
+	bool w = ce && (ce->built ? ce->vs.writable : ce->format && ce->format->apply);
+	if (w)
+		a->st_mode |= si->st.st_mode & 0222;
+}
+
+/*
+ * Source-backed attributes (passthrough or model folder); @p nl: link count
+ * of a folder. fs->mu held.
+ */
 static void fill_source(struct stat *a, const struct srcinfo *si, nlink_t nl)
 {
 	if (si->kind == K_MODEL) {
-		fsi_fill_virtual_dir(a, &si->st, &si->ce->vs, "", si->st.st_ino);
+		fill_model_dir(a, si);
 		return;
 	}
 	*a = si->st;
@@ -256,7 +279,32 @@ static bool source_matches(const struct node *n, const struct srcinfo *si)
 	       (uint64_t)si->st.st_dev == n->src_dev;
 }
 
-/* Read source folder @p n into a new listing (unlocked; models are classified and built). */
+/*
+ * Start reading, all at once, the headers of the files of listing @p s
+ * (from entry @p from; folder fd @p dfd) that could be models by their
+ * name: POSIX_FADV_WILLNEED queues their first pages, so
+ * the classification that follows waits for the disk about once instead of
+ * once per file (a cold folder of thousands of models: docs/performance.md
+ * "Listing (lazy views)"). On a warm page cache it costs three system calls
+ * per candidate, and runs only when a listing is read anew. Only a hint:
+ * errors are ignored.
+ */
+static void prefetch_headers(int dfd, const struct dirsnap *s, size_t from)
+{
+	for (size_t i = from; i < s->n; i++) {
+		const struct dsent *d = &s->ents[i];
+		if ((d->type != DT_REG && d->type != DT_UNKNOWN) || !lfs_views_candidate(d->name))
+			continue;
+		int fd = openat(dfd, d->name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+		if (fd < 0)
+			continue;
+		/* not a regular file (d_type DT_UNKNOWN): ESPIPE or nothing, harmless */
+		(void)posix_fadvise(fd, 0, LFS_SOURCE_HEADER_BYTES, POSIX_FADV_WILLNEED);
+		close(fd);
+	}
+}
+
+/* Read source folder @p n into a new listing (unlocked; files are classified by their header). */
 static int snap_build_source(lfs_fs *fs, struct node *n, uint64_t parent_ino, uint64_t gen,
 			     struct dirsnap **out)
 {
@@ -301,25 +349,29 @@ static int snap_build_source(lfs_fs *fs, struct node *n, uint64_t parent_ino, ui
 			continue; /* shadowed by the control folder */
 		if (lfs_replace_is_temp_name(de->d_name, NULL, NULL))
 			continue; /* a save's temporary file (replace.h) */
-		unsigned char type = de->d_type;
-		uint64_t ino = (uint64_t)de->d_ino;
-		if (type == DT_REG || type == DT_UNKNOWN) {
-			char *rel = fsi_join_rel(n->rel, de->d_name);
-			if (!rel)
-				continue;
-			struct srcinfo si;
-			if (fsi_classify(fs, rel, &si) == 0) {
-				type = si.kind == K_MODEL ? DT_DIR : IFTODT(si.st.st_mode);
-				ino = (uint64_t)si.st.st_ino;
-				fsi_srcinfo_release(fs, &si);
-			}
-			free(rel);
-		}
-		err = fsi_snap_add(s, &cap, de->d_name, strlen(de->d_name), ino, type);
+		err = fsi_snap_add(s, &cap, de->d_name, strlen(de->d_name), (uint64_t)de->d_ino, de->d_type);
 	}
 	if (!err && errno)
 		err = errno;
+	if (!err)
+		prefetch_headers(dirfd(dp), s, first_sorted);
 	closedir(dp);
+	/* Regular files (and unknown types): folder-or-file by their header. */
+	for (size_t i = first_sorted; !err && i < s->n; i++) {
+		struct dsent *d = &s->ents[i];
+		if (d->type != DT_REG && d->type != DT_UNKNOWN)
+			continue;
+		char *rel = fsi_join_rel(n->rel, d->name);
+		if (!rel)
+			continue;
+		struct srcinfo si;
+		if (fsi_classify(fs, rel, &si) == 0) {
+			d->type = si.kind == K_MODEL ? DT_DIR : IFTODT(si.st.st_mode);
+			d->ino = (uint64_t)si.st.st_ino;
+			fsi_srcinfo_release(fs, &si);
+		}
+		free(rel);
+	}
 	if (err) {
 		fsi_snap_unref(s);
 		return err;
@@ -553,7 +605,9 @@ int fsi_pass_getattr(lfs_fs *fs, const struct nodeinfo *ni, struct stat *st)
 	} else {
 		nlink_t nl = si.kind == K_DIR ? folder_nlink(fs, ni->node, ni->node->rel,
 							     ni->kind == K_ROOT, &si.st) : 0;
+		fs_lock(fs);
 		fill_source(st, &si, nl);
+		fs_unlock(fs);
 	}
 	fsi_srcinfo_release(fs, &si);
 	return r;

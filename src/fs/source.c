@@ -4,6 +4,9 @@
  */
 #include "source.h"
 #include "replace.h"
+#include "../common/mem.h"
+#include "../common/strbuf.h"
+#include "../views/vlist.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -47,8 +50,103 @@ static lfs_err io_fail(lfs_error *err, const char *rel, const char *what)
 	return LFS_ERR_IO;
 }
 
+/* Files up to this size are detected in a per-thread buffer (lfs_source_detect()). */
+#define DETECT_SMALL ((size_t)64 << 10)
+
+lfs_err lfs_source_detect(int dirfd, const char *rel, size_t max_size, struct stat *st,
+			  const lfs_format **fmt, lfs_error *err)
+{
+	*fmt = NULL;
+	int fd = openat(dirfd, rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0) {
+		if (fstatat(dirfd, rel, st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st->st_mode))
+			return LFS_OK;
+		return io_fail(err, rel, "open");
+	}
+	if (fstat(fd, st) != 0) {
+		lfs_err r = io_fail(err, rel, "fstat");
+		close(fd);
+		return r;
+	}
+	const char *name = lfs_source_basename(rel);
+	if (!S_ISREG(st->st_mode) || st->st_size <= 0 || (uint64_t)st->st_size > max_size ||
+	    !lfs_views_candidate(name)) {
+		close(fd);
+		return LFS_OK;
+	}
+	size_t n = (size_t)st->st_size;
+	size_t head = n < LFS_SOURCE_HEADER_BYTES ? n : LFS_SOURCE_HEADER_BYTES;
+	/* As lfs_source_load(): the header in a zero-filled buffer of the file's
+	 * size, so a detector sees the real size and never reads out of bounds.
+	 * Files up to DETECT_SMALL bytes (most models) use this thread's
+	 * zero-filled buffer, zeroed again where the header went (no allocation
+	 * and no clearing of a whole file per candidate); larger ones a calloc. */
+	static _Thread_local uint8_t small[DETECT_SMALL];
+	uint8_t *buf = n <= sizeof(small) ? small : calloc(n, 1);
+	if (!buf) {
+		close(fd);
+		return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, NULL, "%s: out of memory (%zu bytes)", rel, n);
+	}
+	ssize_t got = read_full(fd, buf, head, 0);
+	int saved = errno;
+	close(fd);
+	if (got >= 0)
+		*fmt = lfs_format_for(name, buf, n);
+	if (buf == small)
+		memset(small, 0, head);
+	else
+		free(buf);
+	if (got < 0) {
+		*fmt = NULL;
+		errno = saved;
+		return io_fail(err, rel, "read");
+	}
+	return LFS_OK;
+}
+
+/*
+ * The views of a file that looked like a model (format @p f by its header)
+ * but does not decode: README.txt with the decoder's message, and the
+ * original bytes, read-only, under the file's own name (docs/mount.md
+ * "A file that looks like a model but does not decode").
+ */
+static lfs_err failed_views(const lfs_format *f, const char *name, const uint8_t *data, size_t n,
+			    const char *msg, lfs_viewset *vs, lfs_error *err)
+{
+	lfs_sb sb = { 0 };
+	lfs_sb_printf(&sb,
+		      "%s: error: %s\n"
+		      "%s looks like a %s model by its header but does not decode, so it has no\n"
+		      "views. Its bytes are untouched: the file %s in this folder is the\n"
+		      "original file, read-only. The message is also in /.legacyfs/errors.\n",
+		      name, msg, name, f->name, name);
+	lfs_sb orig = { 0 };
+	lfs_sb_put(&orig, data, n);
+	lfs_vlist l = { 0 };
+	lfs_vlist_add(&l, LFS_VIEWSET_NOTICE_NAME, LFS_VIEW_NOTICE, LFS_VIEW_WHOLE, false, &sb);
+	bool clash = strcmp(name, LFS_VIEWSET_NOTICE_NAME) == 0;
+	if (!clash)
+		lfs_vlist_add(&l, name, LFS_VIEW_NOTICE, LFS_VIEW_WHOLE, false, &orig);
+	else
+		lfs_sb_free(&orig);
+	if (l.failed) {
+		lfs_vlist_discard(&l);
+		return lfs_nomem(err, "views");
+	}
+	lfs_vlist_finish(&l, vs);
+	vs->format = f;
+	return LFS_OK;
+}
+
 lfs_err lfs_source_load(int dirfd, const char *rel, size_t max_size, const lfs_view_opts *vopts,
 			struct stat *st, lfs_source_kind *kind, lfs_viewset *vs, lfs_error *err)
+{
+	return lfs_source_load_ex(dirfd, rel, max_size, vopts, 0, st, kind, vs, err);
+}
+
+lfs_err lfs_source_load_ex(int dirfd, const char *rel, size_t max_size, const lfs_view_opts *vopts,
+			   unsigned flags, struct stat *st, lfs_source_kind *kind, lfs_viewset *vs,
+			   lfs_error *err)
 {
 	*kind = LFS_SOURCE_PLAIN;
 	memset(vs, 0, sizeof(*vs));
@@ -83,7 +181,8 @@ lfs_err lfs_source_load(int dirfd, const char *rel, size_t max_size, const lfs_v
 		return r;
 	}
 	const char *name = lfs_source_basename(rel);
-	if (lfs_format_for(name, buf, n) == NULL) {
+	const lfs_format *f = lfs_format_for(name, buf, n);
+	if (f == NULL) {
 		free(buf);
 		close(fd);
 		return LFS_OK;
@@ -114,24 +213,39 @@ lfs_err lfs_source_load(int dirfd, const char *rel, size_t max_size, const lfs_v
 	lfs_error e;
 	memset(&e, 0, sizeof(e));
 	lfs_err r = lfs_views_build(name, buf, n, vopts, vs, &e);
-	free(buf);
 	if (r == LFS_OK) {
+		free(buf);
 		*kind = LFS_SOURCE_MODEL;
 		return LFS_OK;
 	}
 	memset(vs, 0, sizeof(*vs));
-	if (r == LFS_ERR_NOTFORMAT)
+	if (r == LFS_ERR_NOTFORMAT && !(flags & LFS_SOURCE_KEEP_FAILED)) {
+		free(buf);
 		return LFS_OK;
+	}
 	if (r == LFS_ERR_NOMEM) {
+		free(buf);
 		if (err)
 			*err = e;
 		return r;
 	}
+	if (!e.msg[0])
+		lfs_fail(&e, r, SIZE_MAX, NULL, "%s", lfs_err_name(r));
 	*kind = LFS_SOURCE_FAILED;
+	if (flags & LFS_SOURCE_KEEP_FAILED) {
+		lfs_error fe;
+		memset(&fe, 0, sizeof(fe));
+		lfs_err fr = failed_views(f, name, buf, n, e.msg, vs, &fe);
+		if (fr != LFS_OK) {
+			free(buf);
+			if (err)
+				*err = fe;
+			return fr;
+		}
+	}
+	free(buf);
 	if (err)
 		*err = e;
-	if (!e.msg[0] && err)
-		lfs_fail(err, r, SIZE_MAX, NULL, "%s", lfs_err_name(r));
 	return LFS_OK;
 }
 

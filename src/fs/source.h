@@ -14,11 +14,15 @@
  *     the buffer is the real size (calloc: untouched pages cost nothing), so
  *     a detector that looked further would see zeros, never read out of
  *     bounds.
+ *     lfs_source_detect() stops here: the mount lists folders with it
+ *     (a header verdict, no decode; docs/mount.md "Listing is cheap").
  *  3. Detected files are read completely and lfs_views_build() runs —
  *     except a file too large for vopts->view_budget (lfs_views_may_fit()):
  *     it is not read past its header, and the build gives its README.txt.
  *     LFS_ERR_NOTFORMAT -> plain; any other failure -> LFS_SOURCE_FAILED
- *     with the decoder's message: the file passes through as its bytes.
+ *     with the decoder's message (legacyfs-convert reports it; the mount,
+ *     with LFS_SOURCE_KEEP_FAILED, shows README.txt and the original bytes
+ *     in the model folder).
  *
  * No FUSE code here.
  */
@@ -60,6 +64,37 @@ typedef enum lfs_source_kind {
  */
 lfs_err lfs_source_load(int dirfd, const char *rel, size_t max_size, const lfs_view_opts *vopts,
 			struct stat *st, lfs_source_kind *kind, lfs_viewset *vs, lfs_error *err);
+
+/**
+ * Steps 1 and 2 only: is the file @p rel (relative to @p dirfd, final
+ * component O_NOFOLLOW) a model by its name and header? Reads at most
+ * LFS_SOURCE_HEADER_BYTES, and nothing when no format claims the file's
+ * extension (lfs_views_candidate()). Decodes nothing.
+ *
+ * @param st   out: the stat of the opened file (what the verdict belongs to)
+ * @param fmt  out: the format whose detector accepted the header, or NULL
+ *             (plain: not a regular file, empty, over @p max_size, not a
+ *             model's name or header)
+ * @return LFS_OK; LFS_ERR_IO (err->sys_errno) when it cannot be opened or
+ *         read; LFS_ERR_NOMEM.
+ */
+lfs_err lfs_source_detect(int dirfd, const char *rel, size_t max_size, struct stat *st,
+			  const lfs_format **fmt, lfs_error *err);
+
+/**
+ * lfs_source_load() flag: a file detected as a model that does not decode
+ * (any build error but LFS_ERR_NOMEM, LFS_ERR_NOTFORMAT included) still
+ * gets views: README.txt (kind LFS_VIEW_NOTICE) whose first line is
+ * `NAME: error: MESSAGE`, and the original bytes, read-only, under the
+ * file's own base name. *kind is LFS_SOURCE_FAILED, *vs holds those views,
+ * *err the decoder's message. The mount's model folders (docs/mount.md).
+ */
+#define LFS_SOURCE_KEEP_FAILED 1u
+
+/** lfs_source_load() with @p flags (LFS_SOURCE_KEEP_FAILED or 0). */
+lfs_err lfs_source_load_ex(int dirfd, const char *rel, size_t max_size, const lfs_view_opts *vopts,
+			   unsigned flags, struct stat *st, lfs_source_kind *kind, lfs_viewset *vs,
+			   lfs_error *err);
 
 /** Last path component of @p rel (pointer into it). */
 const char *lfs_source_basename(const char *rel);

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 void lfs_viewset_free(lfs_viewset *vs)
 {
@@ -108,6 +109,18 @@ static lfs_err over_budget(const lfs_format *f, const char *name, size_t n, size
 static size_t held_for(size_t n)
 {
 	return n > SIZE_MAX / LFS_VIEWSET_HELD_PER_BYTE ? SIZE_MAX : n * LFS_VIEWSET_HELD_PER_BYTE;
+}
+
+bool lfs_views_candidate(const char *name)
+{
+	size_t len = strlen(name);
+	for (const lfs_format *const *f = lfs_formats; *f; f++)
+		for (const char *const *e = (*f)->extensions; *e; e++) {
+			size_t el = strlen(*e);
+			if (len > el && !strcasecmp(name + len - el, *e))
+				return true;
+		}
+	return false;
 }
 
 bool lfs_views_may_fit(size_t n, const lfs_view_opts *opts)

@@ -87,6 +87,15 @@ lfs_err lfs_views_build(const char *name, const uint8_t *data, size_t n,
 			const lfs_view_opts *opts, lfs_viewset *out, lfs_error *err);
 
 /**
+ * Could a file named @p name (base name) be a model at all: does some
+ * registry row claim its extension (case-insensitively)? False: the file is
+ * plain whatever its bytes, and need not be read (lfs_format_for() would
+ * not ask any detector). Listing a folder uses it to read no file whose
+ * name rules it out.
+ */
+bool lfs_views_candidate(const char *name);
+
+/**
  * Can a model file of @p n bytes be built within opts->view_budget at all
  * (always true without a budget)? When false lfs_views_build() gives the
  * over-budget README.txt without decoding: a caller may skip reading the

@@ -116,7 +116,10 @@ lfs_umount() {
 
 # lfs_native_copy SOURCE DEST: what the mount should show, made without FUSE:
 # a copy of SOURCE where every model file is replaced by the folder that
-# `legacyfs-convert extract --root SOURCE` writes.
+# `legacyfs-convert extract --root SOURCE` writes, and every file that looks
+# like a model but does not decode by the folder the mount shows for it
+# (docs/mount.md) less its README.txt, whose text is the mount's own: the
+# folder holding the original file. Compare with `diff -r -x README.txt`.
 lfs_native_copy() {
 	src=$1
 	dst=$2
@@ -133,7 +136,12 @@ lfs_native_copy() {
 			rm -f "$dst/$f"
 			"$CONVERT" extract --root "$src" "$src/$f" "$dst/$f"
 			;;
-		1 | 3) ;; # fails to decode / not a model: stays the original file
+		1) # looks like a model, fails to decode: FILE/BASENAME is the original
+			mv "$dst/$f" "$dst/$f.lfs-orig"
+			mkdir "$dst/$f"
+			mv "$dst/$f.lfs-orig" "$dst/$f/$(basename "$f")"
+			;;
+		3) ;; # not a model: stays the original file
 		*) lfs_die "legacyfs-convert list $f: exit $rc" ;;
 		esac
 	done

@@ -2,8 +2,9 @@
 # A small SOURCE made at test time in the build folder from corpus binaries
 # (copies, never committed):
 #  - a corrupt NWN-looking binary (truncated copy with its header sizes
-#    patched so lfs_format_for still accepts it) passes through as its bytes and
-#    its reason is in /.legacyfs/errors and in the daemon log;
+#    patched so lfs_format_for still accepts it) is a model folder (listing
+#    reads headers only) holding README.txt with the decoder's message and its
+#    original bytes under its own name; the reason is in /.legacyfs/errors;
 #  - changes to SOURCE (in-place rewrite, rename over, good -> corrupt ->
 #    good, new file, deleted file) show on the next access, with the inotify
 #    watcher (default) and with -o nowatch,timeout=0;
@@ -67,9 +68,10 @@ fi
 run_checks() {
 	mode=$1
 	lfs_log "--- $mode"
-	# corrupt file: a plain file with its original bytes, listed as such
-	[ -f "$MNT/bad.mdl" ] && cmp -s "$MNT/bad.mdl" "$WORK/bad.copy" && lfs_ok "bad.mdl passes through" || lfs_fail "bad.mdl does not pass through"
-	ls -l "$MNT" | grep -q '^-.* bad\.mdl$' && lfs_ok "readdir shows bad.mdl as a file" || lfs_fail "readdir type of bad.mdl"
+	# corrupt file: a folder (by its header) with README.txt and the original bytes
+	ls -l "$MNT" | grep -q '^d.* bad\.mdl$' && lfs_ok "readdir shows bad.mdl as a folder" || lfs_fail "readdir type of bad.mdl"
+	[ -d "$MNT/bad.mdl" ] && cmp -s "$MNT/bad.mdl/bad.mdl" "$WORK/bad.copy" && lfs_ok "bad.mdl keeps its bytes inside its folder" || lfs_fail "bad.mdl/bad.mdl is not the original"
+	grep -q '^bad\.mdl: error: ..*' "$MNT/bad.mdl/README.txt" && lfs_ok "README.txt holds the message" || lfs_fail "README.txt of bad.mdl"
 	grep -q '^bad\.mdl: ..*' "$MNT/.legacyfs/errors" && lfs_ok "errors file names bad.mdl" || lfs_fail "errors file lacks bad.mdl"
 	[ "$(stat -c %s "$MNT/.legacyfs/errors")" = "$(cat "$MNT/.legacyfs/errors" | wc -c)" ] || lfs_fail "errors file size"
 
@@ -106,10 +108,11 @@ line.txt" && lfs_ok "newline in a name" || lfs_fail "newline in a name"
 	"$CONVERT" cat --root "$SRC" "$SRC/good.mdl" model.mdl >"$WORK/expect.mdl"
 	lfs_wait_for "$mode: rename over shows" cmp -s "$MNT/good.mdl/model.mdl" "$WORK/expect.mdl"
 
-	# good -> corrupt -> good: folder -> file -> folder
+	# good -> corrupt -> good: the folder stays (its header says model); inside,
+	# the original bytes instead of the views, then the views again
 	cat "$WORK/bad.copy" >"$SRC/good.mdl"
-	lfs_wait_for "$mode: corrupted model becomes a file" test -f "$MNT/good.mdl"
-	cmp -s "$MNT/good.mdl" "$WORK/bad.copy" || lfs_fail "$mode: corrupted model bytes"
+	lfs_wait_for "$mode: corrupted model shows its bytes" cmp -s "$MNT/good.mdl/good.mdl" "$WORK/bad.copy"
+	[ -d "$MNT/good.mdl" ] || lfs_fail "$mode: corrupted model is not a folder"
 	grep -q '^good\.mdl: ' "$MNT/.legacyfs/errors" || lfs_fail "$mode: errors file lacks good.mdl"
 	cat "$A" >"$SRC/good.mdl"
 	lfs_wait_for "$mode: repaired model is a folder again" test -f "$MNT/good.mdl/model.mdl"

@@ -7,8 +7,10 @@
 # a random file named .nil. Checks: the levels are read-only directories
 # X.nil/ whose views equal what legacyfs-convert prints (diff -r against a
 # native copy) with model.txt, model.mtl, model.obj and one sectors/<k>.obj
-# per located sector; st_size equals the bytes read; the other files pass
-# through as their original bytes; only the cut level is in /.legacyfs/errors.
+# per located sector; st_size equals the bytes read; the cut level is a
+# folder (its header says level) holding its original bytes and README.txt;
+# the other files pass through as their original bytes; only the cut level
+# is in /.legacyfs/errors.
 . "$(dirname "$0")/lib.sh"
 lfs_require_fuse
 command -v python3 >/dev/null 2>&1 || lfs_skip "python3 not installed"
@@ -72,7 +74,7 @@ EOF
 lfs_native_copy "$SRC" "$NATIVE"
 lfs_mount "$SRC" "$MNT"
 
-if diff -r -x .legacyfs "$NATIVE" "$MNT" >"$WORK/diff.out" 2>&1; then lfs_ok "diff -r"; else
+if diff -r -x .legacyfs -x README.txt "$NATIVE" "$MNT" >"$WORK/diff.out" 2>&1; then lfs_ok "diff -r"; else
 	head -20 "$WORK/diff.out" >&2
 	lfs_fail "diff -r mount vs native copy"
 fi
@@ -93,11 +95,19 @@ done
 	lfs_ok "empty.nil: trailer" || lfs_fail "empty.nil: no trailer in model.txt"
 [ ! -e "$MNT/levels/empty.nil/sectors" ] || lfs_fail "empty.nil has a sectors folder"
 
-for f in levels/cut.nil ghost.nil random.nil; do
+for f in ghost.nil random.nil; do
 	if [ -f "$MNT/$f" ] && cmp -s "$SRC/$f" "$MNT/$f"; then lfs_ok "$f passes through"; else
 		lfs_fail "$f is not its original bytes"
 	fi
 done
+# the cut level looks like a level by its header: a folder with its bytes and README.txt
+if [ -d "$MNT/levels/cut.nil" ] && cmp -s "$SRC/levels/cut.nil" "$MNT/levels/cut.nil/cut.nil"; then
+	lfs_ok "levels/cut.nil keeps its bytes in its folder"
+else
+	lfs_fail "levels/cut.nil/cut.nil is not its original bytes"
+fi
+grep -q '^cut\.nil: error: ' "$MNT/levels/cut.nil/README.txt" && lfs_ok "cut.nil/README.txt names the error" ||
+	lfs_fail "cut.nil/README.txt: $(head -2 "$MNT/levels/cut.nil/README.txt")"
 grep -qF "levels/cut.nil:" "$MNT/.legacyfs/errors" && lfs_ok "cut.nil in errors" || lfs_fail "cut.nil missing from /.legacyfs/errors"
 for f in ghost.nil random.nil; do
 	! grep -qF "$f:" "$MNT/.legacyfs/errors" && lfs_ok "$f not an error" || lfs_fail "$f listed as an error"

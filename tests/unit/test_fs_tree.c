@@ -9,8 +9,9 @@
  *  - every corpus binary is a folder; lookup counts are honoured (after
  *    forgetting everything only the three pinned nodes remain);
  *  - st_ino of a view survives forget + lookup;
- *  - a corrupt NWN-looking binary is a plain file with its bytes and its
- *    message in /.legacyfs/errors; a changed source is noticed on getattr
+ *  - a corrupt NWN-looking binary is a model folder (listing decodes
+ *    nothing) holding README.txt with its message and its original bytes,
+ *    and the message is in /.legacyfs/errors; a changed source is noticed on getattr
  *    and lookup without any watcher;
  *  - a cache bound smaller than one model still gives exact sizes.
  */
@@ -314,26 +315,42 @@ static void test_corrupt_and_changes(void **state)
 
 	lfs_fs *fs = mount_fs(tmp, 1 << 20);
 	struct stat st;
-	/* the corrupt file: plain, original bytes, listed as a file, in errors */
-	uint64_t ib = look(fs, LFS_FS_ROOT_ID, "bad.mdl", &st);
-	assert_true(ib != 0);
-	assert_true(S_ISREG(st.st_mode));
-	assert_int_equal(st.st_size, nb);
-	uint8_t *got;
-	assert_int_equal(read_all(fs, ib, &got), nb);
-	assert_memory_equal(got, bad, nb);
-	free(got);
+	/* the corrupt file: a model folder by its header (listing decodes
+	 * nothing); inside, README.txt with the message and the original bytes */
 	struct batch ls = list_dir(fs, LFS_FS_ROOT_ID, false);
 	bool seen = false;
 	for (size_t i = 0; i < ls.n; i++)
 		if (strcmp(ls.v[i].name, "bad.mdl") == 0) {
 			seen = true;
-			assert_int_equal(ls.v[i].type, S_IFREG);
+			assert_int_equal(ls.v[i].type, S_IFDIR);
 		} else if (strcmp(ls.v[i].name, "good.mdl") == 0) {
 			assert_int_equal(ls.v[i].type, S_IFDIR);
 		}
 	free(ls.v);
 	assert_true(seen);
+	lfs_fs_stats s0;
+	lfs_fs_get_stats(fs, &s0);
+	assert_int_equal(s0.build_failures, 0); /* nothing built by the listing */
+	uint64_t ib = look(fs, LFS_FS_ROOT_ID, "bad.mdl", &st);
+	assert_true(ib != 0);
+	assert_true(S_ISDIR(st.st_mode));
+	uint8_t *got;
+	uint64_t ibo = look(fs, ib, "bad.mdl", &st);
+	assert_true(ibo != 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(st.st_mode & 0222, 0);
+	assert_int_equal(st.st_size, nb);
+	assert_int_equal(read_all(fs, ibo, &got), nb);
+	assert_memory_equal(got, bad, nb);
+	free(got);
+	uint64_t ibr = look(fs, ib, "README.txt", &st);
+	assert_true(ibr != 0);
+	size_t rn = read_all(fs, ibr, &got);
+	assert_true(rn > 20);
+	assert_memory_equal(got, "bad.mdl: error: ", 16);
+	free(got);
+	lfs_fs_forget(fs, ibo, 1);
+	lfs_fs_forget(fs, ibr, 1);
 	uint64_t ctl = look(fs, LFS_FS_ROOT_ID, LFS_FS_CTL_NAME, NULL);
 	uint64_t errs = look(fs, ctl, LFS_FS_ERRORS_NAME, &st);
 	assert_true(errs != 0);
@@ -368,13 +385,21 @@ static void test_corrupt_and_changes(void **state)
 	free(got);
 	lfs_viewset_free(&vs);
 
-	/* good -> corrupt: the folder node is stale, a new lookup gives a file */
+	/* good -> corrupt: still the same model folder (its header says so),
+	 * its views are gone, the original bytes are inside */
 	put("good.mdl", bad, nb);
-	assert_int_equal(lfs_fs_getattr(fs, ig, &st, &to), ESTALE);
+	assert_int_equal(lfs_fs_getattr(fs, ig, &st, &to), 0);
+	assert_true(S_ISDIR(st.st_mode));
 	assert_int_equal(lfs_fs_getattr(fs, iv, &st, &to), ESTALE);
 	uint64_t ig2 = look(fs, LFS_FS_ROOT_ID, "good.mdl", &st);
-	assert_true(ig2 != 0 && ig2 != ig);
-	assert_true(S_ISREG(st.st_mode));
+	assert_true(ig2 == ig);
+	assert_true(S_ISDIR(st.st_mode));
+	uint64_t igo = look(fs, ig, "good.mdl", &st);
+	assert_true(igo != 0);
+	assert_int_equal(read_all(fs, igo, &got), nb);
+	assert_memory_equal(got, bad, nb);
+	free(got);
+	lfs_fs_forget(fs, igo, 1);
 	/* and the errors file grew, keeping its old text as a prefix */
 	assert_int_equal(lfs_fs_getattr(fs, errs, &st, &to), 0);
 	assert_true((size_t)st.st_size > elen);
