@@ -122,6 +122,22 @@ typedef struct lfs_view_opts {
 	 * README.txt view saying so instead of its views (viewset.h).
 	 */
 	size_t view_budget;
+	/**
+	 * Only this view is wanted (a path as in lfs_view.path; NULL = every
+	 * view): the set built holds that view alone (or nothing when the model
+	 * has no such view). Builders skip writing the other views' text when
+	 * they ask lfs_vlist_wants() (views/vlist.h); the result is the same
+	 * either way. Used by the round-trip law and `legacyfs-convert cat`.
+	 */
+	const char *only;
+	/**
+	 * Names only: every view is listed (path, kind, target, writable) with
+	 * no bytes (data NULL, size 0) and the set is marked names_only
+	 * (viewset.h). Builders skip writing text when they ask
+	 * lfs_vlist_wants(); the list is the same either way. The mount lists a
+	 * model folder from such a set (docs/mount.md "Listing is cheap").
+	 */
+	bool names_only;
 } lfs_view_opts;
 
 /**

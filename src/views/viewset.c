@@ -130,6 +130,21 @@ bool lfs_views_may_fit(size_t n, const lfs_view_opts *opts)
 	return !budget || (fixed < budget && budget - fixed >= n);
 }
 
+/* lfs_view_opts.only: free every view of @p vs but the one at @p path. */
+static void keep_only(lfs_viewset *vs, const char *path)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < vs->n_views; i++) {
+		if (strcmp(vs->views[i].path, path) == 0) {
+			vs->views[w++] = vs->views[i];
+		} else {
+			free(vs->views[i].path);
+			free(vs->views[i].data);
+		}
+	}
+	vs->n_views = w;
+}
+
 static lfs_err build(const lfs_format *f, const char *name, const uint8_t *data, size_t n,
 		     const lfs_view_opts *opts, lfs_viewset *out, lfs_error *err)
 {
@@ -139,6 +154,8 @@ static lfs_err build(const lfs_format *f, const char *name, const uint8_t *data,
 		return over_budget(f, name, n, budget, 0, out, err);
 	lfs_vlist l = { 0 };
 	l.budget = budget ? budget - fixed : 0;
+	l.only = opts ? opts->only : NULL;
+	l.names_only = opts && opts->names_only;
 	size_t old_limit = budget ? lfs_sb_set_limit(l.budget) : 0;
 	lfs_err r = f->build_views(data, n, opts, &l, err);
 	bool pending = false;
@@ -184,6 +201,17 @@ static lfs_err build(const lfs_format *f, const char *name, const uint8_t *data,
 	out->format = f;
 	for (size_t i = 0; i < out->n_views && !out->writable; i++)
 		out->writable = out->views[i].writable;
+	if (opts && opts->only)
+		keep_only(out, opts->only);
+	if (opts && opts->names_only) {
+		/* what the builder wrote anyway is dropped: names only */
+		for (size_t i = 0; i < out->n_views; i++) {
+			free(out->views[i].data);
+			out->views[i].data = NULL;
+			out->views[i].size = 0;
+		}
+		out->names_only = true;
+	}
 	if (pending) {
 		lfs_view *tv = (lfs_view *)lfs_viewset_find(out, LFS_VIEWSET_THUMB_NAME);
 		if (tv && tv->kind == LFS_VIEW_THUMBNAIL) {

@@ -38,6 +38,9 @@ typedef struct lfs_viewset {
 	/** A caller is producing the pending thumbnail right now (set and cleared by
 	 *  that caller under its own lock; the mount's fs_thumb.c): others wait. */
 	bool thumb_busy;
+	/** Built with lfs_view_opts.names_only: every view is listed with no
+	 *  bytes (data NULL, size 0); build again without it for the bytes. */
+	bool names_only;
 } lfs_viewset;
 
 /** Path of the thumbnail view in a model folder. */

@@ -98,3 +98,10 @@ void lfs_vlist_discard(lfs_vlist *l)
 	free(l->v);
 	memset(l, 0, sizeof(*l));
 }
+
+bool lfs_vlist_wants(const lfs_vlist *l, const char *path)
+{
+	if (l->names_only)
+		return false;
+	return !l->only || strcmp(l->only, path) == 0;
+}

@@ -26,7 +26,19 @@ typedef struct lfs_vlist {
 	size_t bytes;    /**< bytes taken by the views so far */
 	bool over;       /**< the budget was exceeded: every view was dropped and
 			  *   the list marked failed (builders stop at `failed`) */
+	const char *only; /**< lfs_view_opts.only (set by viewset.c): NULL = every view */
+	bool names_only;  /**< lfs_view_opts.names_only (set by viewset.c) */
 } lfs_vlist;
+
+/**
+ * Does the caller want the text of the view at @p path? False when the
+ * list is built names only (lfs_view_opts.names_only) or for another view
+ * than lfs_view_opts.only. A builder may then skip writing that view's
+ * text: with names_only it still calls lfs_vlist_add() (an empty strbuf:
+ * the name is listed), with `only` it may leave the view out. Skipping is an
+ * optimisation: viewset.c drops unwanted bytes and views afterwards anyway.
+ */
+bool lfs_vlist_wants(const lfs_vlist *l, const char *path);
 
 /**
  * Take over @p sb's bytes (sb is reset) as the view at @p path (copied) that
