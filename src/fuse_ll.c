@@ -9,6 +9,7 @@
  * src/fs; the kernel notifications that follow are sent by the fs layer's
  * notification thread, never from a handler here.
  */
+#define _GNU_SOURCE /* sched_setaffinity, CPU_SET */
 #include "fuse_ll.h"
 
 #include "common/mem.h"
@@ -16,12 +17,184 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
+#include <sys/resource.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 static lfs_ll *ll_of(fuse_req_t req)
 {
 	return fuse_req_userdata(req);
+}
+
+/* ---- serving on the requester's CPU (docs/performance.md "Read-write grep") ---- */
+
+/*
+ * A round trip costs ~4 us when the thread that answers runs on the CPU of
+ * the process that waits, and ~90 us on another CPU of this VM (wake-ups of
+ * an idle vCPU). Each request thread therefore pins itself to the CPU the
+ * last requester ran on. That CPU is field 39 of /proc/TID/stat, read by a
+ * sampler thread (follow_main) every ll->follow_ns while requests come, never
+ * by a request thread: reading it can block until the requester leaves
+ * execve() (the kernel's exec lock), and an exec closing a file of this mount
+ * waits for our FLUSH reply: a request thread reading it would deadlock.
+ * Pinning stays within the thread's own mask: a daemon placed with taskset
+ * is never moved out of its CPUs, and a mask changed from outside
+ * (taskset -p) is taken as the new bound.
+ */
+struct follow {
+	int cpu;            /* CPU we pinned this thread to; -1: not pinned by us */
+	cpu_set_t base;     /* the mask before we pinned */
+	bool sliced;        /* request_slice applied to this thread */
+};
+static _Thread_local struct follow follow_state = { .cpu = -1 };
+
+/* CPU that task @p tid last ran on (/proc/TID/stat field 39), or -1. */
+static int task_cpu(pid_t tid)
+{
+	char path[48], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	/* field 2 (comm) may hold spaces and ')': fields 3.. start after the last ')' */
+	char *p = strrchr(buf, ')');
+	if (!p)
+		return -1;
+	int field = 2;
+	for (; *p && field < 39; p++)
+		if (*p == ' ')
+			field++;
+	if (field != 39)
+		return -1;
+	char *end;
+	long cpu = strtol(p, &end, 10);
+	return end == p || cpu < 0 || cpu >= CPU_SETSIZE ? -1 : (int)cpu;
+}
+
+/* The sampler: publishes the CPU of the latest requester; sleeps while no request comes. */
+static void *follow_main(void *arg)
+{
+	lfs_ll *ll = arg;
+	struct timespec period = { .tv_sec = (time_t)(ll->follow_ns / 1000000000u),
+				   .tv_nsec = (long)(ll->follow_ns % 1000000000u) };
+	for (;;) {
+		pthread_mutex_lock(&ll->follow_mu);
+		while (!ll->follow_stop && atomic_load_explicit(&ll->req_pid, memory_order_relaxed) == 0) {
+			atomic_store(&ll->follow_idle, true);
+			pthread_cond_wait(&ll->follow_cv, &ll->follow_mu);
+		}
+		bool stop = ll->follow_stop;
+		pthread_mutex_unlock(&ll->follow_mu);
+		if (stop)
+			return NULL;
+		int pid = atomic_exchange(&ll->req_pid, 0);
+		if (pid > 0) {
+			int cpu = task_cpu(pid);
+			if (cpu >= 0)
+				atomic_store_explicit(&ll->req_cpu, cpu, memory_order_relaxed);
+		}
+		nanosleep(&period, NULL);
+	}
+}
+
+static void follow_start(lfs_ll *ll)
+{
+	atomic_store(&ll->req_cpu, -1);
+	if (!ll->follow_ns || ll->follow_on)
+		return;
+	pthread_mutex_init(&ll->follow_mu, NULL);
+	pthread_cond_init(&ll->follow_cv, NULL);
+	ll->follow_on = pthread_create(&ll->follow_thread, NULL, follow_main, ll) == 0;
+}
+
+static void follow_stop(lfs_ll *ll)
+{
+	if (!ll->follow_on)
+		return;
+	pthread_mutex_lock(&ll->follow_mu);
+	ll->follow_stop = true;
+	pthread_cond_signal(&ll->follow_cv);
+	pthread_mutex_unlock(&ll->follow_mu);
+	pthread_join(ll->follow_thread, NULL);
+	pthread_cond_destroy(&ll->follow_cv);
+	pthread_mutex_destroy(&ll->follow_mu);
+	ll->follow_on = false;
+}
+
+/*
+ * A short EEVDF slice (Linux 6.12+, no privilege needed) gives a woken
+ * request thread an early deadline: it preempts a CPU-bound task instead of
+ * queueing behind it while the requester waits. Older kernels refuse or
+ * ignore the runtime of a SCHED_OTHER task: nothing changes then.
+ */
+struct lfs_sched_attr { /* struct sched_attr of <linux/sched/types.h>, first version */
+	uint32_t size, sched_policy;
+	uint64_t sched_flags;
+	int32_t sched_nice;
+	uint32_t sched_priority;
+	uint64_t sched_runtime, sched_deadline, sched_period;
+};
+
+static void set_slice(uint64_t ns)
+{
+	struct lfs_sched_attr a;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.sched_policy = SCHED_OTHER;
+	a.sched_nice = getpriority(PRIO_PROCESS, 0);
+	a.sched_runtime = ns;
+	(void)syscall(SYS_sched_setattr, 0, &a, 0);
+}
+
+/* Every hot request: report the requester, move to its CPU when the sampler says it moved. */
+static void follow(fuse_req_t req)
+{
+	lfs_ll *ll = ll_of(req);
+	struct follow *f = &follow_state;
+	if (ll->slice_ns && !f->sliced) {
+		f->sliced = true;
+		set_slice(ll->slice_ns);
+	}
+	if (!ll->follow_on)
+		return;
+	int pid = fuse_req_ctx(req)->pid;
+	if (pid > 0 && atomic_load_explicit(&ll->req_pid, memory_order_relaxed) != pid)
+		atomic_store_explicit(&ll->req_pid, pid, memory_order_relaxed);
+	if (atomic_load_explicit(&ll->follow_idle, memory_order_relaxed)) {
+		pthread_mutex_lock(&ll->follow_mu);
+		atomic_store(&ll->follow_idle, false);
+		pthread_cond_signal(&ll->follow_cv);
+		pthread_mutex_unlock(&ll->follow_mu);
+	}
+	int target = atomic_load_explicit(&ll->req_cpu, memory_order_relaxed);
+	if (target < 0 || target == f->cpu)
+		return;
+	cpu_set_t cur;
+	if (sched_getaffinity(0, sizeof(cur), &cur) != 0)
+		return;
+	if (f->cpu >= 0 && !(CPU_COUNT(&cur) == 1 && CPU_ISSET(f->cpu, &cur)))
+		f->cpu = -1; /* changed from outside: that is the new bound */
+	if (f->cpu < 0)
+		f->base = cur;
+	if (CPU_ISSET(target, &f->base)) {
+		cpu_set_t one;
+		CPU_ZERO(&one);
+		CPU_SET(target, &one);
+		if (sched_setaffinity(0, sizeof(one), &one) == 0)
+			f->cpu = target;
+	} else if (f->cpu >= 0 && sched_setaffinity(0, sizeof(f->base), &f->base) == 0) {
+		f->cpu = -1;
+	}
 }
 
 static lfs_fs_ctx ctx_of(fuse_req_t req)
@@ -62,10 +235,17 @@ static void ll_init(void *userdata, struct fuse_conn_info *conn)
 	conn->want &= ~FUSE_CAP_ATOMIC_O_TRUNC;
 	ll->no_open_ok = conn->capable & FUSE_CAP_NO_OPEN_SUPPORT;
 	ll->no_opendir_ok = conn->capable & FUSE_CAP_NO_OPENDIR_SUPPORT;
+	follow_start(ll);
+}
+
+static void ll_destroy(void *userdata)
+{
+	follow_stop(userdata);
 }
 
 static void ll_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
+	follow(req);
 	lfs_ll *ll = ll_of(req);
 	lfs_fs_entry e;
 	int r = lfs_fs_lookup(ll->fs, parent, name, &e);
@@ -101,6 +281,7 @@ static void ll_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_dat
 
 static void ll_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
+	follow(req);
 	(void)fi;
 	struct stat st;
 	double timeout;
@@ -123,6 +304,7 @@ static void ll_readlink(fuse_req_t req, fuse_ino_t ino)
 
 static void ll_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
+	follow(req);
 	lfs_ll *ll = ll_of(req);
 	if (ll->zero_open && ll->no_open_ok) {
 		/*
@@ -150,6 +332,7 @@ static void ll_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 
 static void ll_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info *fi)
 {
+	follow(req);
 	(void)fi;
 	lfs_ll *ll = ll_of(req);
 	lfs_fs_read rd;
@@ -181,6 +364,7 @@ static void ll_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 
 static void ll_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
+	follow(req);
 	(void)fi;
 	/*
 	 * FLUSH is sent on every close(2), even in zero-message-open mode, and
@@ -259,6 +443,7 @@ static int dirbuf_add(void *ctx, const char *name, const lfs_fs_entry *e, off_t 
 
 static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, bool plus)
 {
+	follow(req);
 	lfs_ll *ll = ll_of(req);
 	struct dirbuf b = { .req = req, .size = size, .plus = plus };
 	b.buf = malloc(size ? size : 1);
@@ -442,6 +627,7 @@ static void ll_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const 
 
 static const struct fuse_lowlevel_ops ops = {
 	.init = ll_init,
+	.destroy = ll_destroy,
 	.lookup = ll_lookup,
 	.forget = ll_forget,
 	.forget_multi = ll_forget_multi,

@@ -9,6 +9,8 @@
 
 #define FUSE_USE_VERSION 312
 #include <fuse_lowlevel.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 
 #include "fs/fs.h"
@@ -19,7 +21,17 @@ typedef struct lfs_ll {
 	struct fuse_session *se;               /**< set after fuse_session_new() */
 	struct fuse_conn_info_opts *conn_opts; /**< libfuse's -o options for the connection */
 	bool zero_open;   /**< reply ENOSYS to open/opendir (docs/mount.md "Zero-message open") */
+	uint64_t follow_ns; /**< 0: no CPU following; else re-read the requester's CPU this often (ns) */
+	uint64_t slice_ns;  /**< 0: kernel default; else EEVDF slice of request threads (ns) */
 	bool read_only;   /**< "-o ro": nothing to commit, so FLUSH gets ENOSYS (no round trip per close) */
+	/* the CPU-following sampler (fuse_ll.c), started in init(), stopped in destroy() */
+	pthread_t follow_thread;
+	pthread_mutex_t follow_mu;
+	pthread_cond_t follow_cv;
+	bool follow_on, follow_stop;
+	atomic_int req_pid;     /**< latest requester (0: none since the last sample) */
+	atomic_int req_cpu;     /**< CPU it last ran on, -1 unknown */
+	atomic_bool follow_idle; /**< the sampler waits for a request */
 	/* filled in init(): what the kernel supports */
 	bool no_open_ok, no_opendir_ok;
 } lfs_ll;

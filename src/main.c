@@ -35,6 +35,8 @@ struct lfs_options {
 	int nowatch;
 	int mt;
 	int kernel_open;
+	double follow_cpu_ms; /* loop/threads: re-read the requester's CPU this often; 0 = off */
+	unsigned slice_us;    /* loop/threads: EEVDF slice of request threads; 0 = kernel's */
 	int ro; /* "-o ro" seen (also passed on to the kernel) */
 	double unlink_grace;
 	unsigned edit_mb;
@@ -59,6 +61,8 @@ static const struct fuse_opt lfs_opts[] = {
 	LFS_OPT("st", mt, 0),
 	LFS_OPT("kernel_open", kernel_open, 1),
 	LFS_OPT("zero_open", kernel_open, 0),
+	LFS_OPT("follow_cpu=%lf", follow_cpu_ms, 0),
+	LFS_OPT("request_slice=%u", slice_us, 0),
 	LFS_OPT("unlink_grace=%lf", unlink_grace, 0),
 	LFS_OPT("edit_size=%u", edit_mb, 0),
 	LFS_OPT("thumb_size=%u", thumb_size, 0),
@@ -102,6 +106,9 @@ static void usage(const char *prog)
 	       "    -o mt / -o st          multi-threaded loop (default; see -o max_threads,\n"
 	       "                           -o clone_fd) / single thread (also -s)\n"
 	       "    -o kernel_open         answer OPEN/OPENDIR (default: zero-message open)\n"
+	       "    -o follow_cpu=MS       serve each request on the CPU of the process that\n"
+	       "                           sent it, re-reading that CPU every MS ms (default 5;\n"
+	       "                           0 = off, the scheduler places the threads)\n"
 	       "    -o unlink_grace=SEC    a deleted view stays absent this long (default 1)\n"
 	       "    -o edit_size=MIB       bound of in-memory edits and scratch files (default 512)\n"
 	       "    -o thumb_size=N        thumbnail.png edge: 128, 256 (default), 512, 1024; 0 = none\n"
@@ -180,7 +187,7 @@ int main(int argc, char *argv[])
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
 	struct lfs_options o = { .timeout = -1, .cache_mb = 256, .cache_entries = 200000,
 				 .max_model_mb = 256, .model_memory_mb = 256, .thumb_size = 256, .thumb_cache_mb = 64,
-				 .mt = 1 };
+				 .mt = 1, .follow_cpu_ms = 5 };
 	char *tcache = NULL;
 	struct fuse_cmdline_opts opts = { 0 };
 	struct fuse_session *se = NULL;
@@ -289,6 +296,9 @@ int main(int argc, char *argv[])
 	ll.fs = fs;
 	ll.zero_open = !o.kernel_open;
 	ll.read_only = o.ro;
+	if (o.follow_cpu_ms > 0)
+		ll.follow_ns = (uint64_t)(o.follow_cpu_ms * 1e6);
+	ll.slice_ns = (uint64_t)o.slice_us * 1000;
 
 	se = fuse_session_new(&args, lfs_ll_ops(), sizeof(struct fuse_lowlevel_ops), &ll);
 	if (!se)
