@@ -254,7 +254,7 @@ static void evict(lfs_cache *c)
 	lfs_centry *e = c->tail;
 	/* The most recently used entry always stays: a model larger than the
 	 * whole bound is then built once per run of accesses, not once per READ. */
-	while (e && e != c->head && ((c->max_bytes && c->bytes > c->max_bytes) ||
+	while (e && e != c->head && ((c->max_bytes && c->bytes + c->reserved > c->max_bytes) ||
 		     (c->max_entries && c->n > c->max_entries))) {
 		lfs_centry *pv = e->prev;
 		if (e->refs == 0) {

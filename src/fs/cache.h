@@ -81,6 +81,10 @@ typedef struct lfs_cache {
 	size_t nbuckets, n;
 	lfs_centry *head, *tail;
 	size_t bytes, max_bytes, max_entries;
+	/** Bytes of the same bound held outside the entries: the texts kept as
+	 *  merge bases (fs_edit.c vtext store, at most a quarter of max_bytes).
+	 *  Eviction keeps bytes + reserved <= max_bytes. Set by the fs layer. */
+	size_t reserved;
 	uint64_t hits, misses, evictions; /**< counters for statistics */
 	uint64_t build_waits;  /**< requests that waited for another request's build of their key */
 	size_t freed_since_trim; /**< bytes evicted since memory was last given back (malloc_trim) */

@@ -331,14 +331,20 @@ static void vt_drop(lfs_fs *fs, struct vtext *t)
 	vt_unlink_lru(fs, t);
 	fs->vt_bytes -= t->n;
 	fs->vt_count--;
+	fs->cache.reserved = fs->vt_bytes;
 	free(t->data);
 	free(t);
 }
 
-/* Bytes the vtext store may hold. */
+/* Bytes the vtext store may hold: VTEXT_MAX_BYTES, at most the edit bound
+ * and a quarter of -o cache_size, whose bound it shares (cache.h reserved:
+ * docs/performance.md "Memory"). */
 static size_t vt_max(const lfs_fs *fs)
 {
-	return fs->edit_max < VTEXT_MAX_BYTES ? fs->edit_max : VTEXT_MAX_BYTES;
+	size_t m = fs->edit_max < VTEXT_MAX_BYTES ? fs->edit_max : VTEXT_MAX_BYTES;
+	if (fs->cache.max_bytes && fs->cache.max_bytes / 4 < m)
+		m = fs->cache.max_bytes / 4;
+	return m;
 }
 
 /*
@@ -374,6 +380,7 @@ void fsi_vtext_put(lfs_fs *fs, uint64_t hash, const char *data, size_t n)
 	vt_push_front(fs, t);
 	fs->vt_bytes += n;
 	fs->vt_count++;
+	fs->cache.reserved = fs->vt_bytes;
 }
 
 /*

@@ -193,7 +193,8 @@ struct rdrec {
 /*
  * Texts of recent versions of views (and of saved texts), by hash: the base
  * texts of three-way merges. Least recently used dropped first beyond
- * VTEXT_MAX_BYTES (or the edit bound, if lower) or VTEXT_MAX_COUNT texts.
+ * VTEXT_MAX_BYTES (or the edit bound, or a quarter of -o cache_size, if lower:
+ * counted in the cache's bound as cache.reserved) or VTEXT_MAX_COUNT texts.
  */
 #define VTEXT_BUCKETS 4096
 #define VTEXT_MAX_BYTES ((size_t)64 << 20)
