@@ -149,16 +149,18 @@ lfs_err nil_model_views(const nil_model *m, const lfs_view_opts *opts, lfs_vlist
 	}
 
 	mats mt = { 0 };
-	/* the material names are needed by every OBJ written */
+	/* the material names are needed by every OBJ written; the texture
+	 * lookups only by model.mtl */
+	bool want_mtl = lfs_vlist_wants(l, "model.mtl");
 	if (!l->names_only) {
-		r = materials(m, opts, &mt, &sb, err);
+		r = materials(m, want_mtl ? opts : NULL, &mt, &sb, err);
 		if (r) {
 			lfs_sb_free(&sb);
 			mats_free(&mt);
 			return r;
 		}
 	}
-	if (lfs_vlist_wants(l, "model.mtl"))
+	if (want_mtl)
 		lfs_vlist_add(l, "model.mtl", LFS_VIEW_MATERIALS, LFS_VIEW_WHOLE, false, &sb);
 	else
 		lfs_vlist_name(l, "model.mtl", LFS_VIEW_MATERIALS, LFS_VIEW_WHOLE, false);

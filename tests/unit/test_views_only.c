@@ -2,8 +2,9 @@
  * @file test_views_only.c
  * Builds of one view (lfs_view_opts.only) and of names only
  * (lfs_view_opts.names_only) against the full build, on real models of
- * every format with files: the project's samples/ (NWN) and the corpus's
- * NWN binaries, NOD, SOD and NAD files (skips, 77, without the corpus).
+ * every format: the project's samples/ (NWN), the corpus's NWN binaries,
+ * NOD, SOD and NAD files (skips, 77, without the corpus) and generated NIL
+ * levels (no NIL file is public; the layout of bench/nil_bench.c).
  *
  * - names_only lists exactly the views of a full build: same paths, kinds,
  *   targets and writable flags, no bytes, the set marked names_only; also
@@ -20,6 +21,7 @@
 
 #include <cmocka.h>
 
+#include "../../src/views/nil_views.h"
 #include "../../src/views/viewset.h"
 #include "corpus.h"
 #include "testrng.h"
@@ -193,6 +195,127 @@ static void test_corpus_nad(void **state)
 	corpus_dir("nad", ".nad", 5);
 }
 
+/* ---- a generated NIL level (docs/formats/nil.md; as bench/nil_bench.c) -- */
+
+typedef struct gbuf {
+	uint8_t *p;
+	size_t n, cap;
+} gbuf;
+
+static void put(gbuf *b, const void *p, size_t n)
+{
+	while (b->n + n > b->cap) {
+		b->cap = b->cap ? 2 * b->cap : 4096;
+		b->p = realloc(b->p, b->cap);
+		assert_non_null(b->p);
+	}
+	memcpy(b->p + b->n, p, n);
+	b->n += n;
+}
+
+static void u8(gbuf *b, uint8_t v)
+{
+	put(b, &v, 1);
+}
+
+static void u16(gbuf *b, uint16_t v)
+{
+	uint8_t t[2] = { (uint8_t)v, (uint8_t)(v >> 8) };
+	put(b, t, 2);
+}
+
+static void u32(gbuf *b, uint32_t v)
+{
+	uint8_t t[4] = { (uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24) };
+	put(b, t, 4);
+}
+
+static void f32(gbuf *b, float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, 4);
+	u32(b, u);
+}
+
+static void planes(gbuf *b, lfs_rng *r, int n)
+{
+	for (int i = 0; i < n; i++) {
+		int axis = (int)lfs_rng_below(r, 3);
+		for (int k = 0; k < 3; k++)
+			f32(b, k == axis ? 1.0f : 0.0f);
+		f32(b, lfs_rng_float(r, -1000, 1000));
+	}
+}
+
+/* A level of @p sectors sectors of 60 vertices and 90 wedges each. */
+static void nil_level(gbuf *b, lfs_rng *r, int sectors)
+{
+	put(b, "NIL\x10", 4);
+	u32(b, 27);
+	for (int i = 0; i < 72; i++)
+		u8(b, lfs_rng_u8(r));
+	for (int k = 0; k < 3; k++)
+		f32(b, 0.25f);
+	u32(b, 8);
+	for (int i = 0; i < 8; i++) {
+		char name[32] = { 0 };
+		snprintf(name, sizeof(name), "London\\SBIwall%d_L", i);
+		put(b, name, 32);
+	}
+	u32(b, (uint32_t)sectors);
+	for (int s = 0; s < sectors; s++) {
+		u32(b, (uint32_t)lfs_rng_below(r, 4));
+		for (int k = 0; k < 3; k++)
+			f32(b, 0.2f);
+		u8(b, 6);
+		planes(b, r, 6);
+		u16(b, 8);
+		planes(b, r, 8);
+		u16(b, 12);
+		for (int i = 0; i < 48; i++)
+			u16(b, (uint16_t)(lfs_rng_below(r, 8) ? lfs_rng_below(r, 12) : 0xFFFF));
+		u16(b, 60);
+		for (int i = 0; i < 180; i++)
+			f32(b, lfs_rng_float(r, -2000, 2000));
+		u16(b, 90);
+		uint16_t base = (uint16_t)lfs_rng_below(r, 8);
+		for (int i = 0; i < 90; i++) {
+			u16(b, (uint16_t)lfs_rng_below(r, 60));
+			u16(b, base);
+			u8(b, 200);
+			u8(b, 180);
+			u8(b, 160);
+			u8(b, 0xFF);
+			for (int k = 0; k < 4; k++)
+				f32(b, lfs_rng_float(r, -4, 4));
+		}
+	}
+}
+
+static void test_nil_generated(void **state)
+{
+	(void)state;
+	lfs_rng r;
+	lfs_rng_init(&r, 6);
+	static const int sectors[] = { 1, 3, 12, 50 };
+	for (size_t i = 0; i < sizeof(sectors) / sizeof(sectors[0]); i++) {
+		gbuf b = { 0 };
+		nil_level(&b, &r, sectors[i]);
+		char path[32];
+		snprintf(path, sizeof(path), "gen%d.nil", sectors[i]);
+		lfs_cfile f = { .path = path, .name = path, .data = b.p, .n = b.n };
+		lfs_viewset vs;
+		lfs_error err;
+		if (lfs_views_build(f.name, f.data, f.n, NULL, &vs, &err) != LFS_OK)
+			fail_msg("%s: %s", path, err.msg);
+		assert_ptr_equal(vs.format, &lfs_format_nil);
+		assert_non_null(lfs_viewset_find(&vs, "sectors/0.obj"));
+		lfs_viewset_free(&vs);
+		check_model(&f, &r, true);
+		free(b.p);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -201,6 +324,7 @@ int main(void)
 		cmocka_unit_test(test_corpus_nod),
 		cmocka_unit_test(test_corpus_sod),
 		cmocka_unit_test(test_corpus_nad),
+		cmocka_unit_test(test_nil_generated),
 	};
 	int r = cmocka_run_group_tests(tests, NULL, NULL);
 	fprintf(stderr, "views_only: %zu models, %zu views built alone\n", g_models,
