@@ -38,6 +38,9 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -682,6 +685,16 @@ static int batch(const struct run *r, char **models, size_t n)
 		eprintf("%s: error: %s\n", r->dest, strerror(errno));
 		return EXIT_ERR;
 	}
+#ifdef __GLIBC__
+	/* Many models: keep freed memory in the heap for the next model. By
+	 * default glibc gives each buffer over 128 KiB (a model file, its views'
+	 * text) its own mmap and unmaps it when freed, so every model paid page
+	 * faults for fresh zeroed pages again (a fifth of a batch `cat`). */
+	if (n > 1) {
+		mallopt(M_MMAP_THRESHOLD, 64 << 20);
+		mallopt(M_TRIM_THRESHOLD, 256 << 20);
+	}
+#endif
 	/* no progress line between views that cat writes to the same terminal */
 	g_progress = g_progress && n > 1 && isatty(STDERR_FILENO) &&
 		     !(r->cmd == CMD_CAT && isatty(STDOUT_FILENO));
