@@ -1323,8 +1323,10 @@ lfs_err lfs_law_check_keep(const lfs_format *f, const lfs_view *v, const char *t
 	}
 	if (v->kind == LFS_VIEW_THUMBNAIL || v->kind == LFS_VIEW_MATERIALS)
 		return LFS_OK;
+	/* only the saved view is re-read: the others are not written */
+	lfs_view_opts o = { .only = v->path };
 	lfs_viewset vs;
-	lfs_err e = lfs_views_build_as(f, out, outn, NULL, &vs, err);
+	lfs_err e = lfs_views_build_as(f, out, outn, &o, &vs, err);
 	if (e)
 		return e;
 	const lfs_view *w = lfs_viewset_find(&vs, v->path);

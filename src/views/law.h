@@ -85,8 +85,9 @@ typedef struct lfs_law_dialect {
 /**
  * Check the law for a save that produced @p out (@p outn bytes) from the
  * text @p text (@p tn bytes) of view @p v of a model of format @p f: build
- * the views of @p out (as lfs_views_build() without a thumbnail), find the
- * view with @p v's path and compare (lfs_law_compare()).
+ * the view with @p v's path of @p out (lfs_views_build() with
+ * lfs_view_opts.only: no other view is written) and compare
+ * (lfs_law_compare()).
  * @return LFS_OK when the law holds; LFS_ERR_PARSE with `path:line:col:
  *         error: ...` at the first saved statement that does not survive
  *         (or at the end of the text when the re-read text has more);

@@ -65,12 +65,14 @@ static lfs_err nad_views(const uint8_t *data, size_t n, const lfs_view_opts *opt
 	if (r)
 		return r;
 	lfs_sb sb = { 0 };
-	r = nad_text_write(m, &sb, err);
-	if (!r) {
+	/* each view's text is written only when wanted (lfs_vlist_wants) */
+	if (!lfs_vlist_wants(l, "anim.txt"))
+		lfs_vlist_name(l, "anim.txt", LFS_VIEW_TEXT, LFS_VIEW_WHOLE, true);
+	else if (!(r = nad_text_write(m, &sb, err)))
 		lfs_vlist_add(l, "anim.txt", LFS_VIEW_TEXT, LFS_VIEW_WHOLE, true, &sb);
-		r = nad_csv_tags_write(m, &sb, err);
-	}
-	if (!r)
+	if (!r && !lfs_vlist_wants(l, "tags.csv"))
+		lfs_vlist_name(l, "tags.csv", LFS_VIEW_TABLE_CSV, LFS_VIEW_WHOLE, true);
+	else if (!r && !(r = nad_csv_tags_write(m, &sb, err)))
 		lfs_vlist_add(l, "tags.csv", LFS_VIEW_TABLE_CSV, LFS_VIEW_WHOLE, true, &sb);
 	char **names = NULL;
 	if (!r) {
@@ -80,12 +82,16 @@ static lfs_err nad_views(const uint8_t *data, size_t n, const lfs_view_opts *opt
 	}
 	char path[256];
 	for (uint32_t t = 0; !r && t < m->n_tracks && !l->failed; t++) {
+		snprintf(path, sizeof(path), "tracks/%s.csv", names[t]);
+		lfs_view_target tg = { LFS_VIEW_NONE, t, LFS_VIEW_NONE };
+		if (!lfs_vlist_wants(l, path)) {
+			lfs_vlist_name(l, path, LFS_VIEW_TRACK_CSV, tg, true);
+			continue;
+		}
 		r = nad_csv_track_write(&m->tracks[t], &sb, err);
 		if (r)
 			break;
-		snprintf(path, sizeof(path), "tracks/%s.csv", names[t]);
-		lfs_vlist_add(l, path, LFS_VIEW_TRACK_CSV,
-			      (lfs_view_target){ LFS_VIEW_NONE, t, LFS_VIEW_NONE }, true, &sb);
+		lfs_vlist_add(l, path, LFS_VIEW_TRACK_CSV, tg, true, &sb);
 	}
 	nad_track_names_free(names, m->n_tracks);
 	lfs_sb_free(&sb);

@@ -135,42 +135,66 @@ lfs_err nil_model_views(const nil_model *m, const lfs_view_opts *opts, lfs_vlist
 			lfs_error *err)
 {
 	lfs_sb sb = { 0 };
-	lfs_err r = nil_text_write(m, &sb, err);
-	if (r) {
-		lfs_sb_free(&sb);
-		return r;
+	lfs_err r = LFS_OK;
+	/* each view's text is written only when wanted (lfs_vlist_wants) */
+	if (!lfs_vlist_wants(l, "model.txt")) {
+		lfs_vlist_name(l, "model.txt", LFS_VIEW_TEXT, LFS_VIEW_WHOLE, false);
+	} else {
+		r = nil_text_write(m, &sb, err);
+		if (r) {
+			lfs_sb_free(&sb);
+			return r;
+		}
+		lfs_vlist_add(l, "model.txt", LFS_VIEW_TEXT, LFS_VIEW_WHOLE, false, &sb);
 	}
-	lfs_vlist_add(l, "model.txt", LFS_VIEW_TEXT, LFS_VIEW_WHOLE, false, &sb);
 
 	mats mt = { 0 };
-	r = materials(m, opts, &mt, &sb, err);
-	if (r) {
-		lfs_sb_free(&sb);
-		mats_free(&mt);
-		return r;
+	/* the material names are needed by every OBJ written; the texture
+	 * lookups only by model.mtl */
+	bool want_mtl = lfs_vlist_wants(l, "model.mtl");
+	if (!l->names_only) {
+		r = materials(m, want_mtl ? opts : NULL, &mt, &sb, err);
+		if (r) {
+			lfs_sb_free(&sb);
+			mats_free(&mt);
+			return r;
+		}
 	}
-	lfs_vlist_add(l, "model.mtl", LFS_VIEW_MATERIALS, LFS_VIEW_WHOLE, false, &sb);
+	if (want_mtl)
+		lfs_vlist_add(l, "model.mtl", LFS_VIEW_MATERIALS, LFS_VIEW_WHOLE, false, &sb);
+	else
+		lfs_vlist_name(l, "model.mtl", LFS_VIEW_MATERIALS, LFS_VIEW_WHOLE, false);
+	lfs_sb_free(&sb);
 
-	lfs_sb_puts(&sb, obj_head);
-	lfs_obj_write_stmt(&sb, "mtllib", "model.mtl");
-	size_t v0 = 0, vt0 = 0;
-	for (uint32_t i = 0; i < m->n_decoded; i++) {
-		obj_sector(&sb, m, &m->sectors[i], i, &mt, v0, vt0);
-		v0 += m->sectors[i].n_vertices;
-		vt0 += m->sectors[i].n_wedges;
+	if (lfs_vlist_wants(l, "model.obj")) {
+		lfs_sb_puts(&sb, obj_head);
+		lfs_obj_write_stmt(&sb, "mtllib", "model.mtl");
+		size_t v0 = 0, vt0 = 0;
+		for (uint32_t i = 0; i < m->n_decoded; i++) {
+			obj_sector(&sb, m, &m->sectors[i], i, &mt, v0, vt0);
+			v0 += m->sectors[i].n_vertices;
+			vt0 += m->sectors[i].n_wedges;
+		}
+		if (!lfs_sb_ok(&sb))
+			l->failed = 1;
+		lfs_vlist_add(l, "model.obj", LFS_VIEW_MODEL_OBJ, LFS_VIEW_WHOLE, false, &sb);
+	} else {
+		lfs_vlist_name(l, "model.obj", LFS_VIEW_MODEL_OBJ, LFS_VIEW_WHOLE, false);
 	}
-	if (!lfs_sb_ok(&sb))
-		l->failed = 1;
-	lfs_vlist_add(l, "model.obj", LFS_VIEW_MODEL_OBJ, LFS_VIEW_WHOLE, false, &sb);
 
 	char path[64];
 	for (uint32_t i = 0; i < m->n_decoded && !l->failed; i++) {
+		snprintf(path, sizeof(path), "sectors/%" PRIu32 ".obj", i);
+		if (!lfs_vlist_wants(l, path)) {
+			lfs_vlist_name(l, path, LFS_VIEW_MESH_OBJ,
+				       (lfs_view_target){ LFS_VIEW_NONE, i, LFS_VIEW_NONE }, false);
+			continue;
+		}
 		lfs_sb_puts(&sb, obj_head);
 		lfs_obj_write_stmt(&sb, "mtllib", "../model.mtl");
 		obj_sector(&sb, m, &m->sectors[i], i, &mt, 0, 0);
 		if (!lfs_sb_ok(&sb))
 			l->failed = 1;
-		snprintf(path, sizeof(path), "sectors/%" PRIu32 ".obj", i);
 		lfs_vlist_add(l, path, LFS_VIEW_MESH_OBJ,
 			      (lfs_view_target){ LFS_VIEW_NONE, i, LFS_VIEW_NONE }, false, &sb);
 	}

@@ -67,33 +67,38 @@ static lfs_err nod_views(const uint8_t *data, size_t n, const lfs_view_opts *opt
 	nod_names nn;
 	lfs_sb sb = { 0 };
 	r = names_init(m, &nn, err);
-	if (!r)
-		r = nod_text_write(m, &sb, err);
-	if (!r) {
+	/* each view's text is written only when wanted (lfs_vlist_wants) */
+	if (!r && !lfs_vlist_wants(l, "model.txt"))
+		lfs_vlist_name(l, "model.txt", LFS_VIEW_TEXT, LFS_VIEW_WHOLE, true);
+	else if (!r && !(r = nod_text_write(m, &sb, err)))
 		lfs_vlist_add(l, "model.txt", LFS_VIEW_TEXT, LFS_VIEW_WHOLE, true, &sb);
-		r = nod_mtl_write(m, opts, nn.mn, nn.untextured, &sb, err);
-	}
-	if (!r) {
+	if (!r && !lfs_vlist_wants(l, "model.mtl"))
+		lfs_vlist_name(l, "model.mtl", LFS_VIEW_MATERIALS, LFS_VIEW_WHOLE, false);
+	else if (!r && !(r = nod_mtl_write(m, opts, nn.mn, nn.untextured, &sb, err)))
 		lfs_vlist_add(l, "model.mtl", LFS_VIEW_MATERIALS, LFS_VIEW_WHOLE, false, &sb);
-		r = nod_obj_model_write(m, nn.gn, nn.mn, nn.untextured, &sb, err);
-	}
 	/* NOD's model.obj is the rest-pose vertices as stored (model space):
 	 * exact, unless a group has faces it must leave out */
 	bool all_in_range = true;
 	for (uint32_t g = 0; g < m->n_groups && nn.gn; g++)
 		all_in_range = all_in_range && group_faces_in_range(m, g) &&
 			       nn.gn[g] && nod_obj_name_ok(nn.gn[g]);
-	if (!r)
+	if (!r && !lfs_vlist_wants(l, "model.obj"))
+		lfs_vlist_name(l, "model.obj", LFS_VIEW_MODEL_OBJ, LFS_VIEW_WHOLE, all_in_range);
+	else if (!r && !(r = nod_obj_model_write(m, nn.gn, nn.mn, nn.untextured, &sb, err)))
 		lfs_vlist_add(l, "model.obj", LFS_VIEW_MODEL_OBJ, LFS_VIEW_WHOLE, all_in_range, &sb);
 	char path[1024];
 	for (uint32_t g = 0; g < m->n_groups && !r && !l->failed; g++) {
+		snprintf(path, sizeof(path), "meshes/%s.obj", nn.gn[g]);
+		lfs_view_target tg = { LFS_VIEW_NONE, g, LFS_VIEW_NONE };
+		bool w = group_faces_in_range(m, g) && nod_obj_name_ok(nn.gn[g]);
+		if (!lfs_vlist_wants(l, path)) {
+			lfs_vlist_name(l, path, LFS_VIEW_MESH_OBJ, tg, w);
+			continue;
+		}
 		r = nod_obj_group_write(m, g, nn.gn, nn.mn, nn.untextured, &sb, err);
 		if (r)
 			break;
-		snprintf(path, sizeof(path), "meshes/%s.obj", nn.gn[g]);
-		lfs_vlist_add(l, path, LFS_VIEW_MESH_OBJ,
-			      (lfs_view_target){ LFS_VIEW_NONE, g, LFS_VIEW_NONE },
-			      group_faces_in_range(m, g) && nod_obj_name_ok(nn.gn[g]), &sb);
+		lfs_vlist_add(l, path, LFS_VIEW_MESH_OBJ, tg, w, &sb);
 	}
 	lfs_sb_free(&sb);
 	names_free(&nn);

@@ -227,6 +227,19 @@ static void aabb_tree(lfs_sb *o, const nwn_aabb *a)
 	}
 }
 
+/* " %u" of @p v, without printf. */
+static void put_uint(lfs_sb *o, uint32_t v)
+{
+	char b[11];
+	size_t i = sizeof(b);
+	do {
+		b[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	b[--i] = ' ';
+	lfs_sb_put(o, b + i, sizeof(b) - i);
+}
+
 static void mesh_lists(lfs_sb *o, const nwn_geometry *g, const nwn_node *n)
 {
 	const nwn_mesh *me = n->mesh;
@@ -256,13 +269,16 @@ static void mesh_lists(lfs_sb *o, const nwn_geometry *g, const nwn_node *n)
 		const nwn_face *f = &me->faces[i];
 		/* The binary vertex list is already split per (position, uv, normal):
 		 * tvert index = vertex index. */
-		if (has_tv)
-			lfs_sb_printf(o, "    %u %u %u %d %u %u %u %" PRIu32 "\n", f->v[0], f->v[1],
-				      f->v[2], NWN_ASCII_SMOOTH_MASK, f->v[0], f->v[1], f->v[2],
-				      f->surface_id);
-		else
-			lfs_sb_printf(o, "    %u %u %u %d 0 0 0 %" PRIu32 "\n", f->v[0], f->v[1],
-				      f->v[2], NWN_ASCII_SMOOTH_MASK, f->surface_id);
+		/* "    v0 v1 v2 MASK t0 t1 t2 surface" without printf (one line
+		 * per face: the bulk of a mesh's text) */
+		lfs_sb_puts(o, "   ");
+		for (int k = 0; k < 3; k++)
+			put_uint(o, f->v[k]);
+		put_uint(o, NWN_ASCII_SMOOTH_MASK);
+		for (int k = 0; k < 3; k++)
+			put_uint(o, has_tv ? f->v[k] : 0);
+		put_uint(o, f->surface_id);
+		lfs_sb_putc(o, '\n');
 	}
 	if (me->skin)
 		skin_weights(o, g, me);

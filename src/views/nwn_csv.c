@@ -76,11 +76,17 @@ void nwn_csv_header(const nwn_node *n, const nwn_controller *c, lfs_sb *o, bool 
 	}
 }
 
+bool nwn_csv_controller_ok(const nwn_node *n, const nwn_controller *c)
+{
+	size_t rows = c->rows, nc = c->ncols;
+	return (size_t)c->key_offset + rows <= n->n_ctrl_data &&
+	       (size_t)c->data_offset + rows * nc <= n->n_ctrl_data && (!rows || n->ctrl_data);
+}
+
 lfs_err nwn_csv_controller(const nwn_node *n, const nwn_controller *c, lfs_sb *o, lfs_error *err)
 {
 	size_t rows = c->rows, nc = c->ncols;
-	if ((size_t)c->key_offset + rows > n->n_ctrl_data ||
-	    (size_t)c->data_offset + rows * nc > n->n_ctrl_data || (rows && !n->ctrl_data))
+	if (!nwn_csv_controller_ok(n, c))
 		return lfs_fail(err, LFS_ERR_CORRUPT, c->off + 12u, "controller key",
 				"controller %" PRIu32 " of node %s: keys outside the data array",
 				c->type, n->name);

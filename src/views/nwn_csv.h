@@ -36,6 +36,13 @@
 lfs_err nwn_csv_controller(const nwn_node *n, const nwn_controller *c, lfs_sb *out, lfs_error *err);
 
 /**
+ * Would nwn_csv_controller() write controller @p c of node @p n (its keys
+ * lie inside the node's float array)? What a names-only build asks instead
+ * of writing the CSV.
+ */
+bool nwn_csv_controller_ok(const nwn_node *n, const nwn_controller *c);
+
+/**
  * The header row of controller @p c's CSV ("time,x,y,z", ...; no line end)
  * into @p out. Sets *@p orient when the value columns start with the
  * axis-angle form of an orientation (axis_x,axis_y,axis_z,angle).

@@ -158,8 +158,9 @@ lfs_err nwn_obj_materials(const nwn_model *m, const lfs_view_opts *opts, nwn_obj
 		free(tab);
 		return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "obj view", "out of memory");
 	}
-	lfs_sb_printf(mtl, "# legacyfs: materials of model %s (see docs/formats/obj-csv.md)\n",
-		      m->geom.name);
+	if (mtl)
+		lfs_sb_printf(mtl, "# legacyfs: materials of model %s (see docs/formats/obj-csv.md)\n",
+			      m->geom.name);
 	for (uint32_t i = 0; i < g->n_nodes; i++) {
 		const nwn_node *n = &g->nodes[i];
 		if (!n->mesh)
@@ -188,6 +189,8 @@ lfs_err nwn_obj_materials(const nwn_model *m, const lfs_view_opts *opts, nwn_obj
 			return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "obj view", "out of memory");
 		}
 		mats->node_mat[i] = name;
+		if (!mtl)
+			continue;
 		lfs_sb_printf(mtl, "\nnewmtl %s\n", name);
 		mtl_rgb(mtl, "Ka", k.amb);
 		mtl_rgb(mtl, "Kd", k.dif);
@@ -206,7 +209,7 @@ lfs_err nwn_obj_materials(const nwn_model *m, const lfs_view_opts *opts, nwn_obj
 		}
 	}
 	free(tab);
-	if (!lfs_sb_ok(mtl))
+	if (mtl && !lfs_sb_ok(mtl))
 		return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "obj view", "out of memory");
 	return LFS_OK;
 }

@@ -31,8 +31,9 @@ typedef struct nwn_obj_mats {
 } nwn_obj_mats;
 
 /**
- * Assign materials to the mesh nodes of @p m and write model.mtl into @p mtl.
- * @p opts may be NULL (no map_Kd). Free @p mats with nwn_obj_mats_free().
+ * Assign materials to the mesh nodes of @p m and write model.mtl into @p mtl
+ * (NULL: the names only, no text and no texture lookups — a build that does
+ * not want model.mtl). @p opts may be NULL (no map_Kd). Free @p mats with nwn_obj_mats_free().
  * @return LFS_OK or LFS_ERR_NOMEM.
  */
 lfs_err nwn_obj_materials(const nwn_model *m, const lfs_view_opts *opts, nwn_obj_mats *mats,

@@ -88,6 +88,13 @@ static void anim_views(const nwn_anim *an, uint32_t ai, const char *aname, lfs_v
 					 (unsigned)dup[k]);
 			else
 				snprintf(path, sizeof(path), "anims/%s/%s.%s.csv", aname, nn, label);
+			lfs_view_target tg = { ai, i, k };
+			if (!lfs_vlist_wants(l, path)) {
+				/* listed as a full build lists it: bad keys leave it out */
+				if (l->names_only && nwn_csv_controller_ok(n, c))
+					lfs_vlist_name(l, path, LFS_VIEW_TRACK_CSV, tg, true);
+				continue;
+			}
 			lfs_sb sb = { 0 };
 			lfs_error e2;
 			lfs_err r = nwn_csv_controller(n, c, &sb, &e2);
@@ -97,8 +104,7 @@ static void anim_views(const nwn_anim *an, uint32_t ai, const char *aname, lfs_v
 			} else if (r != LFS_OK) {
 				lfs_sb_free(&sb); /* bad keys: leave the file out */
 			} else {
-				lfs_vlist_add(l, path, LFS_VIEW_TRACK_CSV,
-					      (lfs_view_target){ ai, i, k }, true, &sb);
+				lfs_vlist_add(l, path, LFS_VIEW_TRACK_CSV, tg, true, &sb);
 			}
 		}
 		free(dup);
@@ -113,25 +119,40 @@ static lfs_err model_views(const nwn_model *m, const lfs_view_opts *opts, lfs_vl
 	lfs_err r;
 	lfs_sb sb = { 0 };
 
-	r = nwn_ascii_write(m, &sb, err);
-	if (r) {
-		lfs_sb_free(&sb);
-		return r;
+	if (lfs_vlist_wants(l, "model.mdl")) {
+		r = nwn_ascii_write(m, &sb, err);
+		if (r) {
+			lfs_sb_free(&sb);
+			return r;
+		}
+		lfs_vlist_add(l, "model.mdl", LFS_VIEW_TEXT, LFS_VIEW_WHOLE, true, &sb);
+	} else {
+		lfs_vlist_name(l, "model.mdl", LFS_VIEW_TEXT, LFS_VIEW_WHOLE, true);
 	}
-	lfs_vlist_add(l, "model.mdl", LFS_VIEW_TEXT, LFS_VIEW_WHOLE, true, &sb);
 
+	/* the material names are needed by every OBJ written (usemtl); the
+	 * text of model.mtl (and its texture lookups) only when it is wanted */
+	bool want_mtl = lfs_vlist_wants(l, "model.mtl");
+	bool want_obj = !l->names_only &&
+			(!l->only || strcmp(l->only, "model.obj") == 0 ||
+			 strncmp(l->only, "meshes/", 7) == 0);
 	nwn_obj_mats mats = { 0 };
 	lfs_sb mtl = { 0 };
-	r = nwn_obj_materials(m, opts, &mats, &mtl, err);
-	if (r) {
-		lfs_sb_free(&mtl);
-		nwn_obj_mats_free(&mats);
-		return r;
+	if (want_mtl || want_obj) {
+		r = nwn_obj_materials(m, opts, &mats, want_mtl ? &mtl : NULL, err);
+		if (r) {
+			lfs_sb_free(&mtl);
+			nwn_obj_mats_free(&mats);
+			return r;
+		}
 	}
 	/* model.mtl is derived (materials merged by value): no way back.
 	 * model.obj is writable: values only, each object back to its node
 	 * (nwn_apply_obj.c). */
-	lfs_vlist_add(l, "model.mtl", LFS_VIEW_MATERIALS, LFS_VIEW_WHOLE, false, &mtl);
+	if (want_mtl)
+		lfs_vlist_add(l, "model.mtl", LFS_VIEW_MATERIALS, LFS_VIEW_WHOLE, false, &mtl);
+	else
+		lfs_vlist_name(l, "model.mtl", LFS_VIEW_MATERIALS, LFS_VIEW_WHOLE, false);
 
 	const char **obj_names = calloc(g->n_nodes ? g->n_nodes : 1, sizeof(*obj_names));
 	lfs_nameset meshes;
@@ -148,13 +169,19 @@ static lfs_err model_views(const nwn_model *m, const lfs_view_opts *opts, lfs_vl
 			break;
 		}
 		snprintf(path, sizeof(path), "meshes/%s.obj", obj_names[i]);
+		lfs_view_target tg = { LFS_VIEW_NONE, i, LFS_VIEW_NONE };
+		if (!lfs_vlist_wants(l, path)) {
+			lfs_vlist_name(l, path, LFS_VIEW_MESH_OBJ, tg, true);
+			continue;
+		}
 		r = nwn_obj_mesh(m, i, obj_names[i], &mats, &sb, err);
 		if (r)
 			l->failed = 1;
-		lfs_vlist_add(l, path, LFS_VIEW_MESH_OBJ,
-			      (lfs_view_target){ LFS_VIEW_NONE, i, LFS_VIEW_NONE }, true, &sb);
+		lfs_vlist_add(l, path, LFS_VIEW_MESH_OBJ, tg, true, &sb);
 	}
-	if (!l->failed) {
+	if (!l->failed && !lfs_vlist_wants(l, "model.obj")) {
+		lfs_vlist_name(l, "model.obj", LFS_VIEW_MODEL_OBJ, LFS_VIEW_WHOLE, true);
+	} else if (!l->failed) {
 		r = nwn_obj_model(m, obj_names, &mats, &sb, err);
 		if (r)
 			l->failed = 1;
@@ -166,7 +193,9 @@ static lfs_err model_views(const nwn_model *m, const lfs_view_opts *opts, lfs_vl
 
 	lfs_nameset anims;
 	lfs_nameset_init(&anims);
-	for (uint32_t a = 0; a < m->n_anims && !l->failed; a++) {
+	/* only one view outside anims/ wanted: no animation is looked at */
+	bool any_anim = !l->only || strncmp(l->only, "anims/", 6) == 0;
+	for (uint32_t a = 0; a < m->n_anims && !l->failed && any_anim; a++) {
 		const char *an = lfs_nameset_add(&anims, m->anims[a].geom.name);
 		if (!an) {
 			l->failed = 1;

@@ -83,33 +83,51 @@ static lfs_err sod_views(const uint8_t *data, size_t n, const lfs_view_opts *opt
 		e = lfs_nomem(err, "SOD views");
 		goto out;
 	}
-	if ((e = sod_text_write(m, &sb, err)))
+	/* each view's text is written only when wanted (lfs_vlist_wants) */
+	if (!lfs_vlist_wants(l, "model.txt"))
+		lfs_vlist_name(l, "model.txt", LFS_VIEW_TEXT, LFS_VIEW_WHOLE, true);
+	else if ((e = sod_text_write(m, &sb, err)))
 		goto out;
-	lfs_vlist_add(l, "model.txt", LFS_VIEW_TEXT, LFS_VIEW_WHOLE, true, &sb);
-	if ((e = sod_mtl_write(m, opts, &sb, err)))
-		goto out;
+	else
+		lfs_vlist_add(l, "model.txt", LFS_VIEW_TEXT, LFS_VIEW_WHOLE, true, &sb);
 	/* model.mtl and model.obj bake node transforms and the LOD choice in:
 	 * no exact way back. */
-	lfs_vlist_add(l, "model.mtl", LFS_VIEW_MATERIALS, LFS_VIEW_WHOLE, false, &sb);
-	if ((e = sod_obj_model_write(m, nm.node_obj, &sb, err)))
+	if (!lfs_vlist_wants(l, "model.mtl"))
+		lfs_vlist_name(l, "model.mtl", LFS_VIEW_MATERIALS, LFS_VIEW_WHOLE, false);
+	else if ((e = sod_mtl_write(m, opts, &sb, err)))
 		goto out;
-	lfs_vlist_add(l, "model.obj", LFS_VIEW_MODEL_OBJ, LFS_VIEW_WHOLE, false, &sb);
+	else
+		lfs_vlist_add(l, "model.mtl", LFS_VIEW_MATERIALS, LFS_VIEW_WHOLE, false, &sb);
+	if (!lfs_vlist_wants(l, "model.obj"))
+		lfs_vlist_name(l, "model.obj", LFS_VIEW_MODEL_OBJ, LFS_VIEW_WHOLE, false);
+	else if ((e = sod_obj_model_write(m, nm.node_obj, &sb, err)))
+		goto out;
+	else
+		lfs_vlist_add(l, "model.obj", LFS_VIEW_MODEL_OBJ, LFS_VIEW_WHOLE, false, &sb);
 	for (uint16_t i = 0; i < m->n_nodes; i++) {
 		if (!nm.node_obj[i])
 			continue;
+		snprintf(path, sizeof(path), "meshes/%s.obj", nm.node_obj[i]);
+		lfs_view_target tg = { LFS_VIEW_NONE, i, LFS_VIEW_NONE };
+		bool w = mesh_faces_in_range(m->nodes[i].mesh);
+		if (!lfs_vlist_wants(l, path)) {
+			lfs_vlist_name(l, path, LFS_VIEW_MESH_OBJ, tg, w);
+			continue;
+		}
 		if ((e = sod_obj_mesh(m, i, nm.node_obj[i], &sb, err)))
 			goto out;
-		snprintf(path, sizeof(path), "meshes/%s.obj", nm.node_obj[i]);
-		lfs_vlist_add(l, path, LFS_VIEW_MESH_OBJ,
-			      (lfs_view_target){ LFS_VIEW_NONE, i, LFS_VIEW_NONE },
-			      mesh_faces_in_range(m->nodes[i].mesh), &sb);
+		lfs_vlist_add(l, path, LFS_VIEW_MESH_OBJ, tg, w, &sb);
 	}
 	for (uint16_t i = 0; i < m->n_channels; i++) {
+		snprintf(path, sizeof(path), "anims/%s.csv", nm.chan_csv[i]);
+		lfs_view_target tg = { LFS_VIEW_NONE, i, LFS_VIEW_NONE };
+		if (!lfs_vlist_wants(l, path)) {
+			lfs_vlist_name(l, path, LFS_VIEW_TRACK_CSV, tg, true);
+			continue;
+		}
 		if ((e = sod_csv_channel(m, i, &sb, err)))
 			goto out;
-		snprintf(path, sizeof(path), "anims/%s.csv", nm.chan_csv[i]);
-		lfs_vlist_add(l, path, LFS_VIEW_TRACK_CSV,
-			      (lfs_view_target){ LFS_VIEW_NONE, i, LFS_VIEW_NONE }, true, &sb);
+		lfs_vlist_add(l, path, LFS_VIEW_TRACK_CSV, tg, true, &sb);
 	}
 	if (l->failed)
 		e = lfs_nomem(err, "SOD views");

@@ -159,14 +159,21 @@ static lfs_err build(const lfs_format *f, const char *name, const uint8_t *data,
 	size_t old_limit = budget ? lfs_sb_set_limit(l.budget) : 0;
 	lfs_err r = f->build_views(data, n, opts, &l, err);
 	bool pending = false;
-	if (!r && !l.failed && opts && opts->thumb_size && f->thumb_scene && opts->thumb_lazy) {
+	/* thumbnail.png not wanted (another view is): no scene, no render */
+	bool want_thumb = !l.only || strcmp(l.only, LFS_VIEWSET_THUMB_NAME) == 0;
+	if (!want_thumb) {
+		/* nothing */
+	} else if (!r && !l.failed && opts && opts->thumb_size && f->thumb_scene &&
+		   (opts->thumb_lazy || l.names_only)) {
 		/* listed now, drawn when asked for (lfs_viewset_thumb_set) */
 		if (lfs_views_thumb_drawable(f, data, n)) {
 			lfs_sb sb = { 0 };
 			lfs_sb_puts(&sb, "pending");
 			lfs_vlist_add(&l, LFS_VIEWSET_THUMB_NAME, LFS_VIEW_THUMBNAIL, LFS_VIEW_WHOLE,
 				      false, &sb);
-			pending = true;
+			/* names only without thumb_lazy: listed when drawable, as a
+			 * full build lists it when the render succeeds */
+			pending = opts->thumb_lazy;
 		}
 	} else if (!r && !l.failed && opts && opts->thumb_size && f->thumb_scene) {
 		/* thumbnail.png: a model without drawable triangles (or whose render
@@ -488,8 +495,9 @@ lfs_err lfs_views_apply_ex(const char *name, const uint8_t *orig, size_t n, cons
 	if (!f->apply)
 		return lfs_fail(err, LFS_ERR_UNSUPPORTED, SIZE_MAX, NULL,
 				"%s: this view is read-only", viewpath);
+	lfs_view_opts o = { .only = viewpath }; /* the edited view alone */
 	lfs_viewset vs;
-	lfs_err r = lfs_views_build(name, orig, n, NULL, &vs, err);
+	lfs_err r = lfs_views_build(name, orig, n, &o, &vs, err);
 	if (r)
 		return r;
 	const lfs_view *v = lfs_viewset_find(&vs, viewpath);

@@ -105,3 +105,12 @@ bool lfs_vlist_wants(const lfs_vlist *l, const char *path)
 		return false;
 	return !l->only || strcmp(l->only, path) == 0;
 }
+
+void lfs_vlist_name(lfs_vlist *l, const char *path, lfs_view_kind kind, lfs_view_target target,
+		    bool writable)
+{
+	if (!l->names_only)
+		return;
+	lfs_sb sb = { 0 };
+	lfs_vlist_add(l, path, kind, target, writable, &sb);
+}

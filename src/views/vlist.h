@@ -52,6 +52,15 @@ bool lfs_vlist_wants(const lfs_vlist *l, const char *path);
 void lfs_vlist_add(lfs_vlist *l, const char *path, lfs_view_kind kind, lfs_view_target target,
 		   bool writable, lfs_sb *sb);
 
+/**
+ * The view at @p path is not wanted (lfs_vlist_wants() said false): with
+ * names_only it is listed all the same (lfs_vlist_add() of an empty text,
+ * with the same kind, target and writable flag a full build gives it);
+ * with `only` (another view wanted) nothing is added.
+ */
+void lfs_vlist_name(lfs_vlist *l, const char *path, lfs_view_kind kind, lfs_view_target target,
+		    bool writable);
+
 /** Sort by path and move the views into @p out (format left to the caller). */
 void lfs_vlist_finish(lfs_vlist *l, lfs_viewset *out);
 
