@@ -11,8 +11,10 @@
  * the decoder's message of a failure. Plain and failed verdicts are cached
  * too so that directory listings never read a file twice. A model entry
  * starts as a header verdict (`built` false, no views: what listing a
- * folder needs) and gets its views in place (lfs_cache_fill()) when
- * something inside the model folder is first asked for.
+ * folder needs), may get the names of its views (lfs_cache_set_names(): what
+ * a listing inside the model folder needs) and a thumbnail drawn alone
+ * (lfs_cache_set_thumb()), and gets its views in place (lfs_cache_fill())
+ * when a view file inside the model folder is first asked for.
  *
  * Bound: least-recently-used entries are dropped while the total bytes the
  * entries hold in malloc (lfs_centry_held(): every allocation an entry owns,

@@ -177,18 +177,6 @@ void fsi_fill_ctl(lfs_fs *fs, struct stat *a, bool errors_file)
 	}
 }
 
-/*
- * The current views of model folder @p model (a K_MODEL node): stats and
- * classifies its source again and builds its views when this version has
- * none yet (listing and lookup of the folder itself never do: fs_pass.c).
- * ESTALE when the file is no longer a model.
- * A model file replaced by another model file (a save through the mount, or
- * an editor's atomic save in SOURCE: a new inode) is the same model folder:
- * the node takes the new inode. Comparing inodes instead raced with every
- * commit under -o mt (a request that stat()ed between the commit's rename
- * and its update of the node, or before the rename and compared after it,
- * got ESTALE for every view of the model).
- */
 /* What a request on a model folder needs of its entry. */
 enum need { NEED_VIEWS, NEED_NAMES };
 
@@ -216,6 +204,18 @@ static int model_entry(lfs_fs *fs, const struct node *model, struct srcinfo *si,
 	return 0;
 }
 
+/*
+ * The current views of model folder @p model (a K_MODEL node): stats and
+ * classifies its source again and builds its views when this version has
+ * none yet (listing and lookup of the folder itself never do: fs_pass.c).
+ * ESTALE when the file is no longer a model.
+ * A model file replaced by another model file (a save through the mount, or
+ * an editor's atomic save in SOURCE: a new inode) is the same model folder:
+ * the node takes the new inode. Comparing inodes instead raced with every
+ * commit under -o mt (a request that stat()ed between the commit's rename
+ * and its update of the node, or before the rename and compared after it,
+ * got ESTALE for every view of the model).
+ */
 int fsi_model_views(lfs_fs *fs, const struct node *model, struct srcinfo *si)
 {
 	return model_entry(fs, model, si, NEED_VIEWS);
