@@ -30,7 +30,12 @@ size_t lfs_centry_held(const lfs_centry *e)
 		   2 * sizeof(lfs_centry *);
 	for (size_t i = 0; i < e->vs.n_views; i++)
 		b += held(e->vs.views[i].path) + held(e->vs.views[i].data);
-	return b;
+	if (e->names) {
+		b += held(e->names) + held(e->names->views);
+		for (size_t i = 0; i < e->names->n_views; i++)
+			b += held(e->names->views[i].path) + held(e->names->views[i].data);
+	}
+	return b + held(e->thumb);
 }
 
 lfs_cache_key lfs_cache_key_of(const struct stat *st, const char *rel)
@@ -82,12 +87,30 @@ void lfs_cache_init(lfs_cache *c, size_t max_bytes, size_t max_entries)
 	pthread_cond_init(&c->built, NULL);
 }
 
-bool lfs_cache_is_building(const lfs_cache *c, const lfs_cache_key *k)
+static bool building(const lfs_cache *c, const lfs_cache_key *k, bool names)
 {
 	for (const lfs_cbuild *b = c->building; b; b = b->next)
-		if (key_eq(&b->key, k))
+		if (b->names == names && key_eq(&b->key, k))
 			return true;
 	return false;
+}
+
+bool lfs_cache_is_building(const lfs_cache *c, const lfs_cache_key *k)
+{
+	return building(c, k, false);
+}
+
+bool lfs_cache_is_naming(const lfs_cache *c, const lfs_cache_key *k)
+{
+	return building(c, k, true);
+}
+
+lfs_cbuild *lfs_cache_names_begin(lfs_cache *c, const lfs_cache_key *k)
+{
+	lfs_cbuild *b = lfs_cache_build_begin(c, k);
+	if (b)
+		b->names = true;
+	return b;
 }
 
 lfs_cbuild *lfs_cache_build_begin(lfs_cache *c, const lfs_cache_key *k)
@@ -126,6 +149,11 @@ void lfs_centry_free(lfs_centry *e)
 	if (!e)
 		return;
 	lfs_viewset_free(&e->vs);
+	if (e->names) {
+		lfs_viewset_free(e->names);
+		free(e->names);
+	}
+	free(e->thumb);
 	free(e->errmsg);
 	free(e->rel_buf);
 	free(e);
@@ -324,20 +352,68 @@ lfs_centry *lfs_cache_put(lfs_cache *c, lfs_centry *e)
 	return e;
 }
 
+static bool in_cache(const lfs_cache *c, const lfs_centry *e)
+{
+	return e->prev || e->next || c->head == e;
+}
+
+/* Account entry @p e again at what it holds now. */
+static void reaccount(lfs_cache *c, lfs_centry *e)
+{
+	size_t now = lfs_centry_held(e);
+	if (in_cache(c, e))
+		c->bytes = c->bytes - e->bytes + now;
+	e->bytes = now;
+}
+
 void lfs_cache_fill(lfs_cache *c, lfs_centry *e, lfs_centry *b)
 {
-	bool cached = e->prev || e->next || c->head == e;
 	lfs_viewset_free(&e->vs);
 	e->vs = b->vs;
 	memset(&b->vs, 0, sizeof(b->vs));
 	free(e->errmsg);
 	e->errmsg = b->errmsg;
 	b->errmsg = NULL;
-	if (cached)
-		c->bytes = c->bytes - e->bytes + b->bytes;
-	e->bytes = b->bytes;
 	e->built = true;
+	if (e->thumb) {
+		/* drawn before the views: theirs now (freed when nothing is pending) */
+		lfs_viewset_thumb_set(&e->vs, e->thumb, e->thumb_n);
+		e->thumb = NULL;
+		e->thumb_n = 0;
+	}
+	if (e->names && e->refs <= 1) {
+		/* only the caller holds it: no listing walks the names */
+		lfs_viewset_free(e->names);
+		free(e->names);
+		e->names = NULL;
+	}
+	reaccount(c, e);
 	lfs_centry_free(b);
+	evict(c);
+}
+
+void lfs_cache_set_names(lfs_cache *c, lfs_centry *e, lfs_viewset *names)
+{
+	if (e->names) {
+		lfs_viewset_free(names);
+		free(names);
+		return;
+	}
+	e->names = names;
+	reaccount(c, e);
+	evict(c);
+}
+
+void lfs_cache_set_thumb(lfs_cache *c, lfs_centry *e, uint8_t *png, size_t n)
+{
+	if (e->built) {
+		lfs_viewset_thumb_set(&e->vs, png, n);
+	} else {
+		free(e->thumb);
+		e->thumb = png;
+		e->thumb_n = n;
+	}
+	reaccount(c, e);
 	evict(c);
 }
 

@@ -11,8 +11,10 @@
  * the decoder's message of a failure. Plain and failed verdicts are cached
  * too so that directory listings never read a file twice. A model entry
  * starts as a header verdict (`built` false, no views: what listing a
- * folder needs) and gets its views in place (lfs_cache_fill()) when
- * something inside the model folder is first asked for.
+ * folder needs), may get the names of its views (lfs_cache_set_names(): what
+ * a listing inside the model folder needs) and a thumbnail drawn alone
+ * (lfs_cache_set_thumb()), and gets its views in place (lfs_cache_fill())
+ * when a view file inside the model folder is first asked for.
  *
  * Bound: least-recently-used entries are dropped while the total bytes the
  * entries hold in malloc (lfs_centry_held(): every allocation an entry owns,
@@ -62,6 +64,24 @@ typedef struct lfs_centry {
 	const lfs_format *format; /**< the format the header was detected as (model) */
 	bool built;           /**< vs is final; false: a header verdict, views not built yet.
 			       *   Set once, under the caller's lock (lfs_cache_fill()) */
+	/** Names of the views of a model whose views are not built yet
+	 *  (lfs_view_opts.names_only: every view listed, no bytes): what a
+	 *  listing of the model folder needs. NULL: none. Set once
+	 *  (lfs_cache_set_names()) and never changed while requests hold the
+	 *  entry: they walk it without the caller's lock. Freed with the entry,
+	 *  or by lfs_cache_fill() when no other request holds the entry. */
+	lfs_viewset *names;
+	/** thumbnail.png drawn before the views were built (NULL: none; PNG,
+	 *  thumb_n bytes): lfs_cache_fill() hands it to the views' pending
+	 *  thumbnail, so the full build does not draw it again. */
+	uint8_t *thumb;
+	size_t thumb_n;
+	/** The thumbnail without the views (fs_thumb.c): 0 not tried yet; 1 drawn
+	 *  (in thumb, or in vs once built); -1 nothing to draw. */
+	signed char thumb_early;
+	/** A request is drawing this entry's thumbnail right now (set and cleared
+	 *  under the caller's lock): others wait on lfs_cache.built. */
+	bool thumb_busy;
 	char *errmsg;         /**< decoder message when kind == LFS_SOURCE_FAILED */
 	size_t bytes;         /**< accounted size: lfs_centry_held() when it was made */
 	unsigned refs;        /**< requests using the entry right now */
@@ -72,6 +92,7 @@ typedef struct lfs_centry {
 typedef struct lfs_cbuild {
 	lfs_cache_key key;    /**< key.rel points at rel_buf */
 	char *rel_buf;
+	bool names;           /**< a names-only build (lfs_cache_names_begin()) */
 	struct lfs_cbuild *next;
 } lfs_cbuild;
 
@@ -118,7 +139,8 @@ lfs_centry *lfs_centry_new(const lfs_cache_key *k, lfs_source_kind kind, lfs_vie
 
 /**
  * Bytes entry @p e holds in malloc: the entry itself, its key's path, its
- * message, its array of views and each view's path and bytes, each at its
+ * message, its array of views and each view's path and bytes, its names-only
+ * set (struct, array, paths) and early thumbnail, each at its
  * malloc_usable_size() plus one chunk header, and two bucket slots. What
  * the cache's bound counts (docs/performance.md "Memory").
  */
@@ -143,11 +165,32 @@ lfs_centry *lfs_cache_put(lfs_cache *c, lfs_centry *e);
  */
 void lfs_cache_fill(lfs_cache *c, lfs_centry *e, lfs_centry *b);
 
+/**
+ * Give model entry @p e (not built, no names yet, a reference held by the
+ * caller) the names-only set @p names (malloc'd struct, owned from now on).
+ * Its accounted bytes grow by the set's. Evicts old entries afterwards.
+ */
+void lfs_cache_set_names(lfs_cache *c, lfs_centry *e, lfs_viewset *names);
+
+/**
+ * Give entry @p e (a reference held by the caller) the thumbnail @p png
+ * (@p n bytes, malloc'd, owned from now on): into its views' pending
+ * thumbnail when it is built (lfs_viewset_thumb_set()), else kept in
+ * e->thumb for lfs_cache_fill(). Accounted bytes follow. Evicts afterwards.
+ */
+void lfs_cache_set_thumb(lfs_cache *c, lfs_centry *e, uint8_t *png, size_t n);
+
 /** Drop a reference taken by lfs_cache_get()/lfs_cache_put(). */
 void lfs_cache_release(lfs_cache *c, lfs_centry *e);
 
-/** Is a build of @p k in progress? */
+/** Is a build of @p k (of its views, not a names-only one) in progress? */
 bool lfs_cache_is_building(const lfs_cache *c, const lfs_cache_key *k);
+
+/** Is a names-only build of @p k in progress? */
+bool lfs_cache_is_naming(const lfs_cache *c, const lfs_cache_key *k);
+
+/** lfs_cache_build_begin() of a names-only build (lfs_cache_is_naming()). */
+lfs_cbuild *lfs_cache_names_begin(lfs_cache *c, const lfs_cache_key *k);
 
 /**
  * Register a build of @p k (copied). Returns the token for

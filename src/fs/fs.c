@@ -355,7 +355,12 @@ int lfs_fs_readdir(lfs_fs *fs, uint64_t ino, off_t off, bool plus, lfs_fs_dirent
 		/* fsi_thumb_defer: a thumbnail not drawn yet is listed without
 		 * attributes rather than drawn (fs_thumb.h) */
 		fsi_thumb_defer = plus;
-		if (plus && !fsi_is_dot(d->name) && lfs_fs_lookup(fs, ino, d->name, &e) != 0)
+		/* A listing from view names only (s->bare): its files are listed
+		 * without attributes, as a vanished name; their sizes would need
+		 * the model's views built (docs/mount.md "Listing is cheap"). The
+		 * kernel looks a name up when something asks for its attributes. */
+		bool bare = s->bare && d->type != DT_DIR;
+		if (plus && !bare && !fsi_is_dot(d->name) && lfs_fs_lookup(fs, ino, d->name, &e) != 0)
 			memset(&e, 0, sizeof(e)); /* vanished meanwhile: list it without attributes */
 		fsi_thumb_defer = false;
 		if (!e.ino) {

@@ -233,6 +233,8 @@ struct dirsnap {
 	int64_t mtime_ns, ctime_ns;
 	struct dsent *ents;
 	size_t n;
+	bool bare;          /* from view names only (no sizes yet): READDIRPLUS lists its
+			     * files without attributes, so listing builds no views */
 };
 
 /*
@@ -358,7 +360,15 @@ struct srcinfo {
 	enum nkind kind;   /* K_DIR, K_FILE, K_LINK, K_OTHER, K_MODEL */
 	lfs_centry *ce;    /* K_FILE/K_MODEL: cache entry with a reference (or NULL); of a
 			    * model from fsi_classify(): maybe a header verdict without views */
+	const lfs_viewset *names; /* set by fsi_srcinfo_names() when ce's views are not built:
+			    * ce->names (view names, no bytes); NULL: use ce->vs */
 };
+
+/* The views a listing of @p si's model walks: its names-only set or its views. */
+static inline const lfs_viewset *fsi_si_vs(const struct srcinfo *si)
+{
+	return si->names ? si->names : &si->ce->vs;
+}
 
 /* Snapshot of what a node is (copied under the lock, used unlocked). */
 struct nodeinfo {
@@ -534,6 +544,8 @@ void fsi_srcinfo_release(lfs_fs *fs, struct srcinfo *si);
 lfs_centry *fsi_entry_for(lfs_fs *fs, const char *rel, const struct stat *st);
 int fsi_classify(lfs_fs *fs, const char *rel, struct srcinfo *si);
 int fsi_srcinfo_views(lfs_fs *fs, struct srcinfo *si);
+int fsi_srcinfo_names(lfs_fs *fs, struct srcinfo *si);
+bool fsi_names_fit(const lfs_fs *fs, int64_t size);
 int fsi_classify_node(lfs_fs *fs, const struct node *n, struct srcinfo *si);
 int fsi_openat_node(lfs_fs *fs, const struct node *n, int flags);
 void fsi_rename_begin(lfs_fs *fs);
@@ -587,6 +599,7 @@ void fsi_fill_view_file(struct stat *a, const struct stat *src, size_t size,
 		    const struct timespec *mtime, bool writable, uint64_t ino);
 void fsi_fill_ctl(lfs_fs *fs, struct stat *a, bool errors_file);
 int fsi_model_views(lfs_fs *fs, const struct node *model, struct srcinfo *si);
+int fsi_model_names(lfs_fs *fs, const struct node *model, struct srcinfo *si);
 int fsi_fill_gen(lfs_fs *fs, struct node *c, const struct srcinfo *si, struct stat *a);
 int fsi_gen_getattr(lfs_fs *fs, const struct nodeinfo *ni, struct stat *st);
 int fsi_open_write_erofs(lfs_fs *fs, const struct nodeinfo *ni);

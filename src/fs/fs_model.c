@@ -177,6 +177,33 @@ void fsi_fill_ctl(lfs_fs *fs, struct stat *a, bool errors_file)
 	}
 }
 
+/* What a request on a model folder needs of its entry. */
+enum need { NEED_VIEWS, NEED_NAMES };
+
+static int model_entry(lfs_fs *fs, const struct node *model, struct srcinfo *si, enum need need)
+{
+	int r = fsi_classify_node(fs, model, si);
+	if (r)
+		return r == ENOENT ? ESTALE : r;
+	if (si->kind != K_MODEL) {
+		fsi_srcinfo_release(fs, si);
+		return ESTALE;
+	}
+	/* The views are built here, on the first request inside the folder
+	 * that needs them; a listing needs only their names. */
+	r = need == NEED_VIEWS ? fsi_srcinfo_views(fs, si) : fsi_srcinfo_names(fs, si);
+	if (r) {
+		fsi_srcinfo_release(fs, si);
+		return r;
+	}
+	struct node *m = (struct node *)model; /* the node is ours; the views only read it */
+	fs_lock(fs);
+	m->src_dev = (uint64_t)si->st.st_dev;
+	m->src_ino = (uint64_t)si->st.st_ino;
+	fs_unlock(fs);
+	return 0;
+}
+
 /*
  * The current views of model folder @p model (a K_MODEL node): stats and
  * classifies its source again and builds its views when this version has
@@ -191,25 +218,87 @@ void fsi_fill_ctl(lfs_fs *fs, struct stat *a, bool errors_file)
  */
 int fsi_model_views(lfs_fs *fs, const struct node *model, struct srcinfo *si)
 {
+	return model_entry(fs, model, si, NEED_VIEWS);
+}
+
+/*
+ * The current view names of model folder @p model: as fsi_model_views(),
+ * but a model whose views are not built gets only their names (once per
+ * version; si->names, fsi_si_vs()): what listings and the attributes of
+ * view folders need. A view file's size needs fsi_model_views().
+ */
+int fsi_model_names(lfs_fs *fs, const struct node *model, struct srcinfo *si)
+{
+	return model_entry(fs, model, si, NEED_NAMES);
+}
+
+/*
+ * The entry of model folder @p model for its thumbnail.png. A model whose
+ * views are not built (and that fsi_names_fit()) gets the picture alone
+ * (fsi_thumb_early(): *early true, the bytes in si->ce->thumb or, once
+ * built, its views); otherwise the views are built (fsi_model_views(), then
+ * fsi_thumb_fill() draws it). ENOENT when the model has no thumbnail.
+ */
+static int thumb_entry(lfs_fs *fs, const struct node *model, struct srcinfo *si, bool *early)
+{
+	*early = false;
 	int r = fsi_classify_node(fs, model, si);
 	if (r)
 		return r == ENOENT ? ESTALE : r;
-	if (si->kind != K_MODEL) {
+	if (si->kind != K_MODEL || !si->ce) {
 		fsi_srcinfo_release(fs, si);
 		return ESTALE;
 	}
-	/* The views are built here, on the first request inside the folder. */
-	r = fsi_srcinfo_views(fs, si);
+	fs_lock(fs);
+	bool built = si->ce->built;
+	const lfs_viewset *nm = si->ce->names;
+	fs_unlock(fs);
+	if (built || !fsi_names_fit(fs, si->ce->key.size)) {
+		fsi_srcinfo_release(fs, si);
+		return fsi_model_views(fs, model, si);
+	}
+	if (nm && !lfs_viewset_find(nm, LFS_VIEWSET_THUMB_NAME))
+		r = ENOENT; /* listed without one */
+	else
+		r = fsi_thumb_early(fs, si->ce);
 	if (r) {
 		fsi_srcinfo_release(fs, si);
 		return r;
 	}
-	struct node *m = (struct node *)model; /* the node is ours; the views only read it */
+	*early = true;
+	struct node *m = (struct node *)model;
 	fs_lock(fs);
 	m->src_dev = (uint64_t)si->st.st_dev;
 	m->src_ino = (uint64_t)si->st.st_ino;
 	fs_unlock(fs);
 	return 0;
+}
+
+/*
+ * The thumbnail of entry @p ce drawn by fsi_thumb_early() (fs->mu held):
+ * ce->thumb, or the views' thumbnail once they are built (in @p tmp or in
+ * the views); NULL when there is none.
+ */
+static const lfs_view *early_thumb(const lfs_centry *ce, lfs_view *tmp)
+{
+	if (ce->thumb) {
+		memset(tmp, 0, sizeof(*tmp));
+		tmp->path = (char *)LFS_VIEWSET_THUMB_NAME;
+		tmp->data = (char *)ce->thumb;
+		tmp->size = ce->thumb_n;
+		tmp->kind = LFS_VIEW_THUMBNAIL;
+		return tmp;
+	}
+	if (!ce->built)
+		return NULL;
+	const lfs_view *v = lfs_viewset_find(&ce->vs, LFS_VIEWSET_THUMB_NAME);
+	return v && v->data ? v : NULL;
+}
+
+/* Is view path @p vpath the thumbnail of its model folder? */
+static bool is_thumb(const char *vpath)
+{
+	return strcmp(vpath, LFS_VIEWSET_THUMB_NAME) == 0;
 }
 
 /*
@@ -230,7 +319,11 @@ static int lookup_view(lfs_fs *fs, const struct nodeinfo *pi, const char *name, 
 	struct node *p = pi->node;
 	struct node *model = model_of(p);
 	struct srcinfo si;
-	int r = fsi_model_views(fs, model, &si);
+	bool early = false;
+	/* thumbnail.png may be drawn without the other views; anything else is
+	 * found among the names, and a view file (its size) needs the views */
+	int r = p->kind == K_MODEL && is_thumb(name) ? thumb_entry(fs, model, &si, &early)
+						   : fsi_model_names(fs, model, &si);
 	if (r)
 		return r;
 	char *vpath = fsi_join_view(p, name);
@@ -238,23 +331,33 @@ static int lookup_view(lfs_fs *fs, const struct nodeinfo *pi, const char *name, 
 		fsi_srcinfo_release(fs, &si);
 		return ENOMEM;
 	}
-	const lfs_viewset *vs = &si.ce->vs;
-	const lfs_view *v = lfs_viewset_find(vs, vpath);
+	const lfs_viewset *vs = early ? NULL : fsi_si_vs(&si);
+	const lfs_view *v = vs ? lfs_viewset_find(vs, vpath) : NULL;
+	if (v && si.names) {
+		fsi_srcinfo_release(fs, &si);
+		if ((r = fsi_model_views(fs, model, &si)) != 0) {
+			free(vpath);
+			return r;
+		}
+		vs = &si.ce->vs;
+		v = lfs_viewset_find(vs, vpath);
+	}
 	/* thumbnail.png is drawn when looked up (not by READDIRPLUS: listed bare) */
 	if (v && (r = fsi_thumb_fill(fs, si.ce, vpath)) != 0) {
 		fsi_srcinfo_release(fs, &si);
 		free(vpath);
 		return r == EAGAIN ? ENOENT : r;
 	}
-	bool isdir = !v && fsi_view_is_dir(vs, vpath);
+	bool isdir = vs && !v && fsi_view_is_dir(vs, vpath);
+	bool isview = v || early;
 	fs_lock(fs);
 	struct mstate *ms = fsi_ms_find(fs, model->rel);
 	struct node *c = NULL;
 	struct sname *sn;
-	if (v && fsi_hidden_active(fs, ms, vpath)) {
+	if (isview && fsi_hidden_active(fs, ms, vpath)) {
 		r = ENOENT; /* deleted, within its grace time */
-	} else if (v || isdir) {
-		c = fsi_child_for(fs, p, name, v ? K_VFILE : K_VDIR, model->src_dev, model->src_ino, vpath, &r);
+	} else if (isview || isdir) {
+		c = fsi_child_for(fs, p, name, isview ? K_VFILE : K_VDIR, model->src_dev, model->src_ino, vpath, &r);
 	} else if ((sn = fsi_sname_find(ms, vpath)) != NULL) {
 		c = fsi_scratch_node(fs, p, name, sn, &r);
 	} else if (p->kind == K_MODEL && strcmp(name, LFS_FS_MODEL_ERRORS_NAME) == 0 && ms && ms->errs) {
@@ -304,9 +407,10 @@ static int snap_build_view(lfs_fs *fs, const struct nodeinfo *ni, off_t off, uin
 	struct node *n = ni->node;
 	struct node *model = model_of(n);
 	struct srcinfo si;
-	int r = fsi_model_views(fs, model, &si);
+	int r = fsi_model_names(fs, model, &si);
 	if (r)
 		return r;
+	const lfs_viewset *vs = fsi_si_vs(&si);
 	const char *vpath = n->kind == K_MODEL ? "" : n->rel;
 	struct vlist_ctx c = { .model = model, .vpath = vpath };
 	c.s = calloc(1, sizeof(*c.s));
@@ -315,14 +419,15 @@ static int snap_build_view(lfs_fs *fs, const struct nodeinfo *ni, off_t off, uin
 		return ENOMEM;
 	}
 	c.s->refs = 1;
-	if (n->kind == K_VDIR && !fsi_view_is_dir(&si.ce->vs, vpath))
+	c.s->bare = si.names != NULL; /* no sizes yet: READDIRPLUS lists the files bare */
+	if (n->kind == K_VDIR && !fsi_view_is_dir(vs, vpath))
 		r = ESTALE;
 	if (!r)
 		r = fsi_snap_add(c.s, &c.cap, ".", 1, n->sino, DT_DIR);
 	if (!r)
 		r = fsi_snap_add(c.s, &c.cap, "..", 2, parent_ino, DT_DIR);
 	if (!r) {
-		view_children(&si.ce->vs, vpath, vlist_cb, &c);
+		view_children(vs, vpath, vlist_cb, &c);
 		r = c.err;
 	}
 	if (!r) {
@@ -357,7 +462,7 @@ static int snap_build_view(lfs_fs *fs, const struct nodeinfo *ni, off_t off, uin
 					     S_ISLNK(sn->obj->mode) ? DT_LNK : DT_REG);
 			}
 			if (!r && n->kind == K_MODEL && ms->errs &&
-			    !lfs_viewset_find(&si.ce->vs, LFS_FS_MODEL_ERRORS_NAME))
+			    !lfs_viewset_find(vs, LFS_FS_MODEL_ERRORS_NAME))
 				r = fsi_snap_add(c.s, &c.cap, LFS_FS_MODEL_ERRORS_NAME,
 					     strlen(LFS_FS_MODEL_ERRORS_NAME),
 					     fsi_view_ino(model, LFS_FS_MODEL_ERRORS_NAME), DT_REG);
@@ -399,15 +504,26 @@ static int snap_build_ctl(lfs_fs *fs, const struct nodeinfo *ni, off_t off, uint
 }
 
 
-/* Attributes of a generated node: from the model's current views. */
+/*
+ * Attributes of a generated node: from the model's current views; a view
+ * folder's from the names of the views (no build), thumbnail.png's from its
+ * picture alone while the views are not built (thumb_entry()).
+ */
 int fsi_gen_getattr(lfs_fs *fs, const struct nodeinfo *ni, struct stat *st)
 {
 	struct srcinfo si;
-	int r = fsi_model_views(fs, ni->model, &si);
+	bool early = false;
+	int r;
+	if (ni->kind == K_VFILE && ni->node->parent == ni->model && is_thumb(ni->node->rel))
+		r = thumb_entry(fs, ni->model, &si, &early);
+	else if (ni->kind == K_VDIR)
+		r = fsi_model_names(fs, ni->model, &si);
+	else
+		r = fsi_model_views(fs, ni->model, &si);
 	if (r)
-		return r;
+		return r == ENOENT && early == false && ni->kind == K_VFILE ? ESTALE : r;
 	/* thumbnail.png: its true size needs the picture (fs_thumb.h) */
-	if (ni->kind != K_VFILE || (r = fsi_thumb_fill(fs, si.ce, ni->node->rel)) == 0) {
+	if (early || ni->kind != K_VFILE || (r = fsi_thumb_fill(fs, si.ce, ni->node->rel)) == 0) {
 		fs_lock(fs);
 		r = fsi_fill_gen(fs, ni->node, &si, st);
 		fs_unlock(fs);
@@ -422,7 +538,10 @@ static int vfile_attr(lfs_fs *fs, struct node *c, const struct srcinfo *si, stru
 		      struct stat *a)
 {
 	(void)fs;
-	const lfs_view *v = lfs_viewset_find(&si->ce->vs, c->rel);
+	lfs_view tmp;
+	const lfs_view *v = si->names ? NULL : lfs_viewset_find(&si->ce->vs, c->rel);
+	if ((!v || !si->ce->built) && is_thumb(c->rel) && c->parent == c->model)
+		v = early_thumb(si->ce, &tmp); /* drawn before the views (thumb_entry()) */
 	if (!v)
 		return ESTALE;
 	struct overlay *o = fsi_ovl_find(ms, c->rel);
@@ -439,9 +558,10 @@ static int vdir_attr(lfs_fs *fs, struct node *c, const struct srcinfo *si, struc
 {
 	(void)fs;
 	(void)ms;
-	if (!fsi_view_is_dir(&si->ce->vs, c->rel))
+	const lfs_viewset *vs = fsi_si_vs(si);
+	if (!fsi_view_is_dir(vs, c->rel))
 		return ESTALE;
-	fsi_fill_virtual_dir(a, &si->st, &si->ce->vs, c->rel, c->sino);
+	fsi_fill_virtual_dir(a, &si->st, vs, c->rel, c->sino);
 	return 0;
 }
 
@@ -462,9 +582,33 @@ static int vfile_open_write(lfs_fs *fs, const struct nodeinfo *ni)
 static int vfile_read(lfs_fs *fs, const struct nodeinfo *ni, size_t size, off_t off, lfs_fs_read *r)
 {
 	struct srcinfo si;
-	int err = fsi_model_views(fs, ni->model, &si);
+	bool early = false;
+	int err = ni->node->parent == ni->model && is_thumb(ni->node->rel)
+			  ? thumb_entry(fs, ni->model, &si, &early)
+			  : fsi_model_views(fs, ni->model, &si);
 	if (err)
-		return err;
+		return err == ENOENT ? ESTALE : err;
+	if (early) {
+		/* thumbnail.png drawn before the views: its bytes stay with the
+		 * held entry (moved into its views when built, never freed) */
+		lfs_view tmp;
+		fs_lock(fs);
+		const lfs_view *t = early_thumb(si.ce, &tmp);
+		const char *data = t ? t->data : NULL;
+		size_t n = t ? t->size : 0;
+		fs_unlock(fs);
+		if (!data) {
+			fsi_srcinfo_release(fs, &si);
+			return ESTALE;
+		}
+		if ((uint64_t)off < n) {
+			r->data = data + off;
+			r->len = n - (size_t)off < size ? n - (size_t)off : size;
+		}
+		r->hold = si.ce;
+		r->hold_kind = HOLD_ENTRY;
+		return 0;
+	}
 	const lfs_view *v = lfs_viewset_find(&si.ce->vs, ni->node->rel);
 	if (!v) {
 		fsi_srcinfo_release(fs, &si);

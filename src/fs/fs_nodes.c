@@ -438,6 +438,12 @@ static lfs_centry *entry_verdict(lfs_fs *fs, const lfs_cache_key *k)
 	return got;
 }
 
+static double ms_since(const struct timespec *a)
+{
+	struct timespec b = fsi_now_mono();
+	return (double)(b.tv_sec - a->tv_sec) * 1e3 + (double)(b.tv_nsec - a->tv_nsec) / 1e6;
+}
+
 /*
  * The built entry of the file of key @p k (fs->mu not held): from the cache,
  * or built now (unlocked) and inserted — into the key's verdict entry when
@@ -476,6 +482,7 @@ static lfs_centry *entry_built(lfs_fs *fs, const lfs_cache_key *k)
 		fs_unlock(fs);
 		return NULL;
 	}
+	struct timespec t0 = fsi_now_mono();
 
 	lfs_texture_ctx tc;
 	lfs_texture_ctx_init(&tc, fs->rootfd, rel);
@@ -552,6 +559,8 @@ static lfs_centry *entry_built(lfs_fs *fs, const lfs_cache_key *k)
 	if (fresh && !failed && kind == LFS_SOURCE_MODEL && got->vs.over_budget)
 		over = lfs_errlog_add(&fs->errors, rel, "views over -o model_memory, not built: see README.txt in its folder");
 	fs_unlock(fs);
+	if (fresh && kind != LFS_SOURCE_PLAIN)
+		fsi_log(fs, LFS_LOG_DEBUG, "%s: views built in %.1f ms", rel, ms_since(&t0));
 	if (over)
 		fsi_log(fs, LFS_LOG_WARNING, "%s: its views need more than -o model_memory=%zu MiB: "
 			"shown as a folder with only README.txt", rel, fs->o.model_memory >> 20);
@@ -575,6 +584,123 @@ lfs_centry *fsi_entry_for(lfs_fs *fs, const char *rel, const struct stat *st)
 }
 
 /*
+ * May the model file of @p size bytes be listed from its view names alone?
+ * Only when its views surely fit -o model_memory (the file's bytes times
+ * LFS_VIEWSET_SUGGEST_PER_BYTE, the most the corpus measured, plus margin):
+ * a names-only build need not find out that the views would pass the bound
+ * (then the folder shows README.txt alone), so a larger model is listed
+ * from its built views, as before.
+ */
+bool fsi_names_fit(const lfs_fs *fs, int64_t size)
+{
+	size_t budget = fs->o.model_memory == SIZE_MAX ? 0 : fs->o.model_memory;
+	return !budget || (size >= 0 && (uint64_t)size <= budget / LFS_VIEWSET_SUGGEST_PER_BYTE);
+}
+
+/*
+ * The entry of the file of key @p k with the names of its views (fs->mu not
+ * held): a built entry when there is one, else the key's verdict entry
+ * given a names-only set (lfs_view_opts.names_only: no text is kept), built
+ * now unlocked, once per key (a request for a key being named or built
+ * waits for it). A model that fails to decode, passes -o model_memory or
+ * is too large for fsi_names_fit() gets the full build (entry_built()),
+ * whose views tell what the folder holds. NULL when the file cannot be read.
+ */
+static lfs_centry *entry_named(lfs_fs *fs, const lfs_cache_key *k)
+{
+	if (!fsi_names_fit(fs, k->size))
+		return entry_built(fs, k);
+	fs_lock(fs);
+	lfs_centry *e;
+	for (;;) {
+		e = lfs_cache_get(&fs->cache, k);
+		if (e && (entry_ready(e) || e->names))
+			break;
+		if (!lfs_cache_is_building(&fs->cache, k) && !lfs_cache_is_naming(&fs->cache, k))
+			break;
+		if (e)
+			lfs_cache_release(&fs->cache, e);
+		fs->cache.build_waits++;
+		pthread_cond_wait(&fs->cache.built, &fs->mu);
+	}
+	if (e && (entry_ready(e) || e->names)) {
+		fs_unlock(fs);
+		return e;
+	}
+	lfs_cbuild *token = lfs_cache_names_begin(&fs->cache, k);
+	if (e)
+		lfs_cache_release(&fs->cache, e);
+	fs_unlock(fs);
+	char *rel = strdup(k->rel);
+	lfs_viewset *nv = calloc(1, sizeof(*nv));
+	if (!rel || !nv) {
+		free(rel);
+		free(nv);
+		fs_lock(fs);
+		lfs_cache_build_end(&fs->cache, token);
+		fs_unlock(fs);
+		return NULL;
+	}
+	struct timespec t0 = fsi_now_mono();
+	lfs_view_opts vo = { .thumb_size = fs->o.thumb_size, .thumb_lazy = true, .names_only = true,
+			     .view_budget = fs->o.model_memory == SIZE_MAX ? 0 : fs->o.model_memory };
+	struct stat fst;
+	lfs_source_kind kind;
+	lfs_error err;
+	memset(&err, 0, sizeof(err));
+	lfs_err r = lfs_source_load_ex(fs->rootfd, rel, fs->o.max_model_size, &vo,
+				       LFS_SOURCE_KEEP_FAILED, &fst, &kind, nv, &err);
+	bool fallback = r == LFS_OK && (kind != LFS_SOURCE_MODEL || nv->over_budget);
+	if (r == LFS_OK && fallback)
+		lfs_viewset_free(nv);
+	lfs_centry *got = NULL;
+	if (r == LFS_OK && !fallback) {
+		lfs_cache_key fk = lfs_cache_key_of(&fst, rel);
+		fs_lock(fs);
+		got = lfs_cache_get(&fs->cache, &fk);
+		if (got && got->kind != LFS_SOURCE_MODEL) {
+			lfs_cache_release(&fs->cache, got); /* plain now: not these bytes */
+			got = NULL;
+			fallback = true;
+		} else if (got && !entry_ready(got) && !got->names) {
+			lfs_cache_set_names(&fs->cache, got, nv);
+			nv = NULL;
+		} else if (!got) {
+			lfs_centry *ne = lfs_centry_new(&fk, LFS_SOURCE_MODEL, NULL, NULL);
+			if (ne) {
+				ne->format = nv->format;
+				got = lfs_cache_put(&fs->cache, ne);
+				if (got && !entry_ready(got) && !got->names) {
+					lfs_cache_set_names(&fs->cache, got, nv);
+					nv = NULL;
+				}
+			}
+		}
+		lfs_cache_build_end(&fs->cache, token);
+		token = NULL;
+		fs_unlock(fs);
+	} else {
+		fs_lock(fs);
+		lfs_cache_build_end(&fs->cache, token);
+		token = NULL;
+		fs_unlock(fs);
+	}
+	if (nv) {
+		lfs_viewset_free(nv);
+		free(nv);
+	}
+	if (r != LFS_OK) {
+		fsi_log(fs, r == LFS_ERR_NOMEM ? LFS_LOG_ERR : LFS_LOG_DEBUG, "%s", err.msg);
+		free(rel);
+		return NULL;
+	}
+	if (got)
+		fsi_log(fs, LFS_LOG_DEBUG, "%s: view names listed in %.1f ms", rel, ms_since(&t0));
+	free(rel);
+	return fallback || !got ? entry_built(fs, k) : got;
+}
+
+/*
  * Stat and classify source path @p rel by its header (no views are built:
  * si->ce of a model may be a verdict; fsi_srcinfo_views() builds them).
  * Returns 0 or errno.
@@ -582,6 +708,7 @@ lfs_centry *fsi_entry_for(lfs_fs *fs, const char *rel, const struct stat *st)
 int fsi_classify(lfs_fs *fs, const char *rel, struct srcinfo *si)
 {
 	si->ce = NULL;
+	si->names = NULL;
 	if (fstatat(fs->rootfd, rel, &si->st, AT_SYMLINK_NOFOLLOW) != 0)
 		return errno;
 	switch (si->st.st_mode & S_IFMT) {
@@ -621,6 +748,7 @@ int fsi_srcinfo_views(lfs_fs *fs, struct srcinfo *si)
 {
 	if (si->kind != K_MODEL || !si->ce)
 		return ESTALE;
+	si->names = NULL;
 	fs_lock(fs);
 	bool ready = entry_ready(si->ce);
 	fs_unlock(fs);
@@ -638,6 +766,41 @@ int fsi_srcinfo_views(lfs_fs *fs, struct srcinfo *si)
 	}
 	si->st.st_size = b->key.size;
 	return 0;
+}
+
+/*
+ * Make si->ce (a model, from fsi_classify()) an entry a listing can walk:
+ * built, or given the names of its views (entry_named(); once per model
+ * version). si->names is then the names-only set to walk, NULL when the
+ * views are built (fsi_si_vs()). Returns as fsi_srcinfo_views().
+ */
+int fsi_srcinfo_names(lfs_fs *fs, struct srcinfo *si)
+{
+	si->names = NULL;
+	if (si->kind != K_MODEL || !si->ce)
+		return ESTALE;
+	fs_lock(fs);
+	bool ready = entry_ready(si->ce);
+	si->names = ready ? NULL : si->ce->names;
+	fs_unlock(fs);
+	if (ready || si->names)
+		return 0;
+	lfs_centry *b = entry_named(fs, &si->ce->key);
+	fsi_srcinfo_release(fs, si);
+	if (!b)
+		return EIO;
+	si->ce = b;
+	if (b->kind != LFS_SOURCE_MODEL) {
+		fsi_srcinfo_release(fs, si);
+		si->kind = K_FILE;
+		return ESTALE;
+	}
+	fs_lock(fs);
+	bool named = !entry_ready(b) && b->names;
+	si->names = named ? b->names : NULL;
+	fs_unlock(fs);
+	si->st.st_size = b->key.size;
+	return named ? 0 : fsi_srcinfo_views(fs, si); /* (a no-op when built) */
 }
 
 /*

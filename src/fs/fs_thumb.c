@@ -212,11 +212,12 @@ int fsi_thumb_fill(lfs_fs *fs, lfs_centry *ce, const char *vpath)
 			fs_unlock(fs);
 			return EAGAIN;
 		}
-		if (!ce->vs.thumb_busy)
+		if (!ce->thumb_busy)
 			break;
+		/* (also a thumbnail being drawn before the views: fsi_thumb_early) */
 		pthread_cond_wait(&fs->cache.built, &fs->mu);
 	}
-	ce->vs.thumb_busy = true;
+	ce->thumb_busy = true;
 	const lfs_format *f = ce->vs.format;
 	unsigned size = fs->o.thumb_size;
 	fs_unlock(fs);
@@ -269,7 +270,7 @@ int fsi_thumb_fill(lfs_fs *fs, lfs_centry *ce, const char *vpath)
 			from_cache ? "from the disk cache" : "rendered", ms_since(&t0));
 
 	fs_lock(fs);
-	ce->vs.thumb_busy = false;
+	ce->thumb_busy = false;
 	if (!r) {
 		/* the entry's accounted size grows by what malloc holds for the
 		 * picture (lfs_centry_held, cache.h bound) */
@@ -284,4 +285,109 @@ int fsi_thumb_fill(lfs_fs *fs, lfs_centry *ce, const char *vpath)
 	if (r)
 		free(png);
 	return r;
+}
+
+/*
+ * The thumbnail of model @p f's bytes @p data: *png (malloc'd) and 1 when
+ * drawn (disk cache or renderer; a drawable model the renderer fails on is
+ * the transparent stand-in, as fsi_thumb_fill()), -1 when the model has
+ * nothing to draw (the full build would not list thumbnail.png: no
+ * triangles, or it does not decode), 0 out of memory.
+ */
+static int draw_early(lfs_fs *fs, const lfs_format *f, const char *rel, const uint8_t *data,
+		      size_t n, const struct stat *st, uint8_t **png, size_t *pngn, bool *from_cache)
+{
+	unsigned size = fs->o.thumb_size;
+	char *abs = NULL, *uri = NULL;
+	if (asprintf(&abs, "%s/%s", fs->source, rel) >= 0)
+		uri = lfs_thumb_file_uri(abs);
+	free(abs);
+	if (!uri)
+		return 0;
+	lfs_error e;
+	memset(&e, 0, sizeof(e));
+	int got = 1;
+	lfs_err lr = produce(fs, f, rel, data, n, size, uri, (int64_t)st->st_mtime, png, pngn,
+			     from_cache, &e);
+	if (lr != LFS_OK && lr != LFS_ERR_NOMEM) {
+		if (lfs_views_thumb_drawable(f, data, n)) {
+			fsi_log(fs, LFS_LOG_WARNING, "%s: thumbnail not drawn (%s): shown transparent", rel,
+				e.msg[0] ? e.msg : lfs_err_name(lr));
+			lr = placeholder(size, uri, (int64_t)st->st_mtime, png, pngn, &e);
+		} else {
+			got = -1;
+		}
+	}
+	free(uri);
+	return got < 0 ? -1 : lr == LFS_OK ? 1 : 0;
+}
+
+int fsi_thumb_early(lfs_fs *fs, lfs_centry *ce)
+{
+	const lfs_format *f = ce->format;
+	if (!fs->o.thumb_size || !f || !f->thumb_scene || ce->kind != LFS_SOURCE_MODEL)
+		return ENOENT; /* no build would list one */
+	fs_lock(fs);
+	for (;;) {
+		if (ce->thumb_early) {
+			int was = ce->thumb_early;
+			fs_unlock(fs);
+			return was > 0 ? 0 : ENOENT;
+		}
+		if (fsi_thumb_defer) {
+			fs_unlock(fs);
+			return EAGAIN;
+		}
+		if (!ce->thumb_busy)
+			break;
+		pthread_cond_wait(&fs->cache.built, &fs->mu);
+	}
+	if (ce->built && !lfs_viewset_thumb_pending(&ce->vs)) {
+		/* built meanwhile, its thumbnail drawn or absent: the views answer */
+		bool listed = lfs_viewset_find(&ce->vs, LFS_VIEWSET_THUMB_NAME) != NULL;
+		fs_unlock(fs);
+		return listed ? 0 : ENOENT;
+	}
+	ce->thumb_busy = true;
+	fs_unlock(fs);
+
+	const char *rel = ce->key.rel; /* the entry's own copy; held by the caller */
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	uint8_t *data = NULL, *png = NULL;
+	size_t n = 0, pngn = 0;
+	struct stat st;
+	int r = EAGAIN;
+	for (int tries = 0; r == EAGAIN && tries < 4; tries++) /* EAGAIN: changed while read */
+		r = lfs_read_source(fs->rootfd, rel, fs->o.max_model_size, &data, &n, &st);
+	if (r == EFBIG || r == ENOENT || r == EAGAIN)
+		r = ESTALE;
+	int drawn = 0;
+	bool from_cache = false;
+	if (!r) {
+		/* drawn from the bytes as they are now (as fsi_thumb_fill) */
+		drawn = draw_early(fs, f, rel, data, n, &st, &png, &pngn, &from_cache);
+		if (!drawn)
+			r = ENOMEM;
+	}
+	free(data);
+	if (drawn)
+		fsi_log(fs, LFS_LOG_DEBUG, "%s: thumbnail %s in %.1f ms (views not built)", rel,
+			drawn < 0 ? "none to draw" : from_cache ? "from the disk cache" : "rendered",
+			ms_since(&t0));
+
+	fs_lock(fs);
+	ce->thumb_busy = false;
+	if (drawn) {
+		ce->thumb_early = (signed char)drawn;
+		if (drawn > 0)
+			lfs_cache_set_thumb(&fs->cache, ce, png, pngn); /* the views take it when built */
+		png = NULL;
+	}
+	pthread_cond_broadcast(&fs->cache.built);
+	fs_unlock(fs);
+	free(png);
+	if (r)
+		return r;
+	return drawn > 0 ? 0 : ENOENT;
 }

@@ -37,4 +37,21 @@ extern _Thread_local bool fsi_thumb_defer;
  */
 int fsi_thumb_fill(lfs_fs *fs, lfs_centry *ce, const char *vpath);
 
+/**
+ * thumbnail.png of model entry @p ce whose views are not built (a header
+ * verdict or a names-only entry, held by the caller): drawn from the model
+ * file's bytes without building any other view (disk cache first, as
+ * fsi_thumb_fill()), once per entry (others wait on fs->cache.built).
+ * The picture is kept in ce->thumb (lfs_cache_set_thumb()), where the full
+ * build of the views takes it (lfs_cache_fill(): no second render); when
+ * the views were built meanwhile it goes straight into their pending
+ * thumbnail. Runs without fs->mu.
+ * @return 0 (the bytes: ce->thumb, or the views' thumbnail once built);
+ *         ENOENT when the model has nothing to draw (no triangles, does not
+ *         decode, thumbnails off, a format without thumbnails: the full
+ *         build lists no thumbnail.png); EAGAIN under fsi_thumb_defer;
+ *         ESTALE when the model file is gone or too large now; ENOMEM.
+ */
+int fsi_thumb_early(lfs_fs *fs, lfs_centry *ce);
+
 #endif
