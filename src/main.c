@@ -107,8 +107,9 @@ static void usage(const char *prog)
 	       "                           -o clone_fd) / single thread (also -s)\n"
 	       "    -o kernel_open         answer OPEN/OPENDIR (default: zero-message open)\n"
 	       "    -o follow_cpu=MS       serve each request on the CPU of the process that\n"
-	       "                           sent it, re-reading that CPU every MS ms (default 5;\n"
-	       "                           0 = off, the scheduler places the threads)\n"
+	       "                           sent it, re-reading that CPU every MS ms (default 0 =\n"
+	       "                           off, the scheduler places the threads; 5 helps on a\n"
+	       "                           busy machine, hurts on an idle one)\n"
 	       "    -o unlink_grace=SEC    a deleted view stays absent this long (default 1)\n"
 	       "    -o edit_size=MIB       bound of in-memory edits and scratch files (default 512)\n"
 	       "    -o thumb_size=N        thumbnail.png edge: 128, 256 (default), 512, 1024; 0 = none\n"
@@ -187,7 +188,7 @@ int main(int argc, char *argv[])
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
 	struct lfs_options o = { .timeout = -1, .cache_mb = 256, .cache_entries = 200000,
 				 .max_model_mb = 256, .model_memory_mb = 256, .thumb_size = 256, .thumb_cache_mb = 64,
-				 .mt = 1, .follow_cpu_ms = 5 };
+				 .mt = 1, .follow_cpu_ms = 0 };
 	char *tcache = NULL;
 	struct fuse_cmdline_opts opts = { 0 };
 	struct fuse_session *se = NULL;
