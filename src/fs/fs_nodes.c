@@ -739,6 +739,26 @@ int fsi_classify(lfs_fs *fs, const char *rel, struct srcinfo *si)
 }
 
 /*
+ * Replace si->ce by entry @p b of the same file (entry_built() or
+ * entry_named(); NULL = not readable: EIO). A file that is no model any
+ * more gives ESTALE and si->kind K_FILE; else si->st's size is b's.
+ */
+static int take_entry(lfs_fs *fs, struct srcinfo *si, lfs_centry *b)
+{
+	fsi_srcinfo_release(fs, si);
+	if (!b)
+		return EIO;
+	si->ce = b;
+	if (b->kind != LFS_SOURCE_MODEL) {
+		fsi_srcinfo_release(fs, si);
+		si->kind = K_FILE;
+		return ESTALE;
+	}
+	si->st.st_size = b->key.size;
+	return 0;
+}
+
+/*
  * Make si->ce (a model, from fsi_classify()) an entry with views: built now
  * (once per model version) when it is a header verdict. Returns 0, ESTALE
  * when the file is no longer a model (it changed since), EIO when it cannot
@@ -754,18 +774,7 @@ int fsi_srcinfo_views(lfs_fs *fs, struct srcinfo *si)
 	fs_unlock(fs);
 	if (ready)
 		return 0;
-	lfs_centry *b = entry_built(fs, &si->ce->key);
-	fsi_srcinfo_release(fs, si);
-	if (!b)
-		return EIO;
-	si->ce = b;
-	if (b->kind != LFS_SOURCE_MODEL) {
-		fsi_srcinfo_release(fs, si);
-		si->kind = K_FILE;
-		return ESTALE;
-	}
-	si->st.st_size = b->key.size;
-	return 0;
+	return take_entry(fs, si, entry_built(fs, &si->ce->key));
 }
 
 /*
@@ -785,21 +794,14 @@ int fsi_srcinfo_names(lfs_fs *fs, struct srcinfo *si)
 	fs_unlock(fs);
 	if (ready || si->names)
 		return 0;
-	lfs_centry *b = entry_named(fs, &si->ce->key);
-	fsi_srcinfo_release(fs, si);
-	if (!b)
-		return EIO;
-	si->ce = b;
-	if (b->kind != LFS_SOURCE_MODEL) {
-		fsi_srcinfo_release(fs, si);
-		si->kind = K_FILE;
-		return ESTALE;
-	}
+	int r = take_entry(fs, si, entry_named(fs, &si->ce->key));
+	if (r)
+		return r;
+	lfs_centry *b = si->ce;
 	fs_lock(fs);
 	bool named = !entry_ready(b) && b->names;
 	si->names = named ? b->names : NULL;
 	fs_unlock(fs);
-	si->st.st_size = b->key.size;
 	return named ? 0 : fsi_srcinfo_views(fs, si); /* (a no-op when built) */
 }
 

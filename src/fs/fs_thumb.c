@@ -179,6 +179,19 @@ static lfs_err produce(lfs_fs *fs, const lfs_format *f, const char *rel, const u
 	return r;
 }
 
+/*
+ * The model file @p rel as it is now (lfs_read_source, retried while it
+ * changes under the read): 0, ESTALE when it is gone or no longer a model
+ * we decode (too big), or another errno.
+ */
+static int read_model_now(lfs_fs *fs, const char *rel, uint8_t **data, size_t *n, struct stat *st)
+{
+	int r = EAGAIN;
+	for (int tries = 0; r == EAGAIN && tries < 4; tries++) /* EAGAIN: changed while read */
+		r = lfs_read_source(fs->rootfd, rel, fs->o.max_model_size, data, n, st);
+	return r == EFBIG || r == ENOENT || r == EAGAIN ? ESTALE : r;
+}
+
 /* A transparent picture of edge @p size: the documented stand-in when the renderer draws nothing. */
 static lfs_err placeholder(unsigned size, const char *uri, int64_t mtime, uint8_t **png, size_t *pngn,
 			   lfs_error *err)
@@ -229,11 +242,7 @@ int fsi_thumb_fill(lfs_fs *fs, lfs_centry *ce, const char *vpath)
 	uint8_t *data = NULL, *png = NULL;
 	size_t n = 0, pngn = 0;
 	struct stat st;
-	int r = EAGAIN;
-	for (int tries = 0; r == EAGAIN && tries < 4; tries++) /* EAGAIN: changed while read */
-		r = lfs_read_source(fs->rootfd, rel, fs->o.max_model_size, &data, &n, &st);
-	if (r == EFBIG || r == ENOENT || r == EAGAIN)
-		r = ESTALE; /* gone, or no longer a model we decode */
+	int r = read_model_now(fs, rel, &data, &n, &st);
 	/* A file replaced since the views were built (a save racing with this
 	 * request) is drawn as it is now: the picture is of a newer version than
 	 * the entry's text views, which the next request rebuilds anyway;
@@ -357,11 +366,7 @@ int fsi_thumb_early(lfs_fs *fs, lfs_centry *ce)
 	uint8_t *data = NULL, *png = NULL;
 	size_t n = 0, pngn = 0;
 	struct stat st;
-	int r = EAGAIN;
-	for (int tries = 0; r == EAGAIN && tries < 4; tries++) /* EAGAIN: changed while read */
-		r = lfs_read_source(fs->rootfd, rel, fs->o.max_model_size, &data, &n, &st);
-	if (r == EFBIG || r == ENOENT || r == EAGAIN)
-		r = ESTALE;
+	int r = read_model_now(fs, rel, &data, &n, &st);
 	int drawn = 0;
 	bool from_cache = false;
 	if (!r) {

@@ -50,6 +50,34 @@ static lfs_err io_fail(lfs_error *err, const char *rel, const char *what)
 	return LFS_ERR_IO;
 }
 
+/*
+ * Open @p rel (under @p dirfd) as a candidate model file and fstat it into
+ * @p st. *fd is the open file, or -1 with LFS_OK when it is no candidate: a
+ * symlink, fifo or socket (stat'ed for the caller), not a regular file,
+ * empty, or larger than @p max_size.
+ */
+static lfs_err open_candidate(int dirfd, const char *rel, size_t max_size, struct stat *st, int *fd,
+			      lfs_error *err)
+{
+	*fd = openat(dirfd, rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (*fd < 0) {
+		if (fstatat(dirfd, rel, st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st->st_mode))
+			return LFS_OK;
+		return io_fail(err, rel, "open");
+	}
+	if (fstat(*fd, st) != 0) {
+		lfs_err r = io_fail(err, rel, "fstat");
+		close(*fd);
+		*fd = -1;
+		return r;
+	}
+	if (!S_ISREG(st->st_mode) || st->st_size <= 0 || (uint64_t)st->st_size > max_size) {
+		close(*fd);
+		*fd = -1;
+	}
+	return LFS_OK;
+}
+
 /* Files up to this size are detected in a per-thread buffer (lfs_source_detect()). */
 #define DETECT_SMALL ((size_t)64 << 10)
 
@@ -57,20 +85,12 @@ lfs_err lfs_source_detect(int dirfd, const char *rel, size_t max_size, struct st
 			  const lfs_format **fmt, lfs_error *err)
 {
 	*fmt = NULL;
-	int fd = openat(dirfd, rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0) {
-		if (fstatat(dirfd, rel, st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st->st_mode))
-			return LFS_OK;
-		return io_fail(err, rel, "open");
-	}
-	if (fstat(fd, st) != 0) {
-		lfs_err r = io_fail(err, rel, "fstat");
-		close(fd);
-		return r;
-	}
+	int fd;
+	lfs_err r0 = open_candidate(dirfd, rel, max_size, st, &fd, err);
+	if (r0 != LFS_OK || fd < 0)
+		return r0;
 	const char *name = lfs_source_basename(rel);
-	if (!S_ISREG(st->st_mode) || st->st_size <= 0 || (uint64_t)st->st_size > max_size ||
-	    !lfs_views_candidate(name)) {
+	if (!lfs_views_candidate(name)) {
 		close(fd);
 		return LFS_OK;
 	}
@@ -150,22 +170,10 @@ lfs_err lfs_source_load_ex(int dirfd, const char *rel, size_t max_size, const lf
 {
 	*kind = LFS_SOURCE_PLAIN;
 	memset(vs, 0, sizeof(*vs));
-	int fd = openat(dirfd, rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0) {
-		/* A symlink, fifo or socket is not a candidate; stat it for the caller. */
-		if (fstatat(dirfd, rel, st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st->st_mode))
-			return LFS_OK;
-		return io_fail(err, rel, "open");
-	}
-	if (fstat(fd, st) != 0) {
-		lfs_err r = io_fail(err, rel, "fstat");
-		close(fd);
-		return r;
-	}
-	if (!S_ISREG(st->st_mode) || st->st_size <= 0 || (uint64_t)st->st_size > max_size) {
-		close(fd);
-		return LFS_OK;
-	}
+	int fd;
+	lfs_err r0 = open_candidate(dirfd, rel, max_size, st, &fd, err);
+	if (r0 != LFS_OK || fd < 0)
+		return r0;
 	size_t n = (size_t)st->st_size;
 	uint8_t *buf = calloc(n, 1);
 	if (!buf) {
