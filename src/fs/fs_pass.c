@@ -23,7 +23,6 @@
 #include "replace.h"
 #include "source.h"
 
-#include "../formats/format.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -97,19 +96,6 @@ static void hold_close(int fd)
 		close(fd);
 }
 
-/* Could regular file @p name show as a model folder? (By extension: any format's.) */
-static bool model_name(const char *name)
-{
-	size_t len = strlen(name);
-	for (const lfs_format *const *f = lfs_formats; *f; f++)
-		for (const char *const *e = (*f)->extensions; *e; e++) {
-			size_t el = strlen(*e);
-			if (len > el && !strcasecmp(name + len - el, *e))
-				return true;
-		}
-	return false;
-}
-
 /*
  * Link count of source folder @p rel (@p root: the mount root) whose SOURCE
  * count is @p src_nlink. Exact (SOURCE's, plus /.legacyfs at the root) when
@@ -133,7 +119,7 @@ static nlink_t dir_nlink(lfs_fs *fs, const char *rel, bool root, nlink_t src_nli
 	bool ctl_shadows = false;
 	struct dirent *de;
 	while ((de = readdir(dp)) != NULL) {
-		if ((de->d_type == DT_REG || de->d_type == DT_UNKNOWN) && model_name(de->d_name)) {
+		if ((de->d_type == DT_REG || de->d_type == DT_UNKNOWN) && lfs_views_candidate(de->d_name)) {
 			n = 1;
 			break;
 		}

@@ -6,6 +6,7 @@
 #include "corpus.h"
 
 #include <dirent.h>
+#include <malloc.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -237,4 +238,22 @@ bool lfs_corpus_supermodel(void *ctx, const char *name, uint8_t **data, size_t *
 		return false;
 	*data = lfs_read_file(best, n);
 	return *data != NULL;
+}
+
+size_t lfs_malloc_in_use(void)
+{
+	struct mallinfo2 mi = mallinfo2();
+	return mi.uordblks + mi.hblkhd;
+}
+
+bool lfs_malloc_counts(void)
+{
+	size_t before = lfs_malloc_in_use();
+	char *p = malloc((size_t)1 << 20);
+	if (!p)
+		return false;
+	memset(p, 1, (size_t)1 << 20);
+	bool seen = lfs_malloc_in_use() >= before + ((size_t)1 << 20);
+	free(p);
+	return seen;
 }

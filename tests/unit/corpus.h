@@ -36,6 +36,12 @@ const char *lfs_base_name(const char *path);
 /** Read a whole file (malloc'd, NUL-terminated beyond @p len); NULL on error. */
 uint8_t *lfs_read_file(const char *path, size_t *len);
 
+/** Bytes malloc has handed out and not taken back (mallinfo2: main heap + mmapped chunks). */
+size_t lfs_malloc_in_use(void);
+
+/** Does mallinfo2 describe this process's allocator (not so under AddressSanitizer)? */
+bool lfs_malloc_counts(void);
+
 /**
  * Read a list file of paths relative to @p prefix (e.g. "nwn/binary.txt"
  * lists paths relative to "nwn/"), one a line, blank lines skipped. Returns

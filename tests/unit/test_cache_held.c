@@ -33,25 +33,6 @@
 #include "corpus.h"
 #include "fs/cache.h"
 
-/* Bytes malloc has handed out and not taken back (main heap and mmapped chunks). */
-static size_t in_use(void)
-{
-	struct mallinfo2 mi = mallinfo2();
-	return mi.uordblks + mi.hblkhd;
-}
-
-/* Does mallinfo2 describe this process's allocator (not so under AddressSanitizer)? */
-static bool malloc_counts(void)
-{
-	size_t before = in_use();
-	char *p = malloc((size_t)1 << 20);
-	assert_non_null(p);
-	memset(p, 1, (size_t)1 << 20);
-	bool seen = in_use() >= before + ((size_t)1 << 20);
-	free(p);
-	return seen;
-}
-
 /* One allocation as the test counts it: usable size plus glibc's chunk header. */
 static size_t usable(const void *p)
 {
@@ -140,7 +121,7 @@ static void test_accounted_is_held(void **state)
 	lfs_centry **kept = calloc(n, sizeof(*kept));
 	assert_non_null(kept);
 	size_t sum_acc = 0, sum_views = 0, models = 0;
-	size_t before = in_use();
+	size_t before = lfs_malloc_in_use();
 	for (size_t i = 0; i < n; i++) {
 		lfs_centry *e = entry_of(files[i], i, &vb);
 		if (!e)
@@ -155,11 +136,11 @@ static void test_accounted_is_held(void **state)
 	}
 	/* malloc's own count of every entry kept (free chunks malloc keeps for
 	 * reuse, e.g. in its thread cache, come and go: a few KiB of noise) */
-	size_t held = in_use() - before;
+	size_t held = lfs_malloc_in_use() - before;
 	assert_true(models > 200);
 	printf("# %zu models: view bytes %zu, accounted %zu, malloc in use %zu (held/accounted %.3f)\n",
 	       models, sum_views, sum_acc, held, (double)held / (double)sum_acc);
-	if (malloc_counts() && (held * 10 > sum_acc * 11 || sum_acc * 10 > held * 11))
+	if (lfs_malloc_counts() && (held * 10 > sum_acc * 11 || sum_acc * 10 > held * 11))
 		fail_msg("accounted %zu, malloc holds %zu", sum_acc, held);
 	for (size_t i = 0; i < models; i++)
 		lfs_centry_free(kept[i]);
@@ -175,8 +156,8 @@ static void test_eviction_keeps_bound(void **state)
 	size_t n = 0;
 	char **files = model_files(&n);
 	const size_t bound = (size_t)4 << 20;
-	bool counts = malloc_counts();
-	size_t before = in_use();
+	bool counts = lfs_malloc_counts();
+	size_t before = lfs_malloc_in_use();
 	lfs_cache c;
 	lfs_cache_init(&c, bound, 0);
 	size_t peak_acc = 0, peak_held = 0;
@@ -194,7 +175,7 @@ static void test_eviction_keeps_bound(void **state)
 		assert_true(c.bytes <= bound || c.bytes == newest);
 		if (c.bytes > peak_acc)
 			peak_acc = c.bytes;
-		size_t held = in_use() - before;
+		size_t held = lfs_malloc_in_use() - before;
 		if (held > peak_held)
 			peak_held = held;
 		if (c.n > 1 && counts && held * 10 > bound * 11 + (size_t)(c.nbuckets * sizeof(void *) * 10))

@@ -40,24 +40,6 @@ static void quiet(int level, const char *msg)
 	(void)msg;
 }
 
-static size_t in_use(void)
-{
-	struct mallinfo2 mi = mallinfo2();
-	return mi.uordblks + mi.hblkhd;
-}
-
-/* Does mallinfo2 describe this process's allocator (not so under AddressSanitizer)? */
-static bool malloc_counts(void)
-{
-	size_t before = in_use();
-	char *p = malloc((size_t)1 << 20);
-	assert_non_null(p);
-	memset(p, 1, (size_t)1 << 20);
-	bool seen = in_use() >= before + ((size_t)1 << 20);
-	free(p);
-	return seen;
-}
-
 struct names {
 	char **v;
 	size_t n, cap;
@@ -135,16 +117,16 @@ static void test_bytes_per_node(void **state)
 	lfs_fs_get_stats(fs, &s);
 	assert_int_equal(s.nodes, 3);
 
-	size_t before = in_use();
+	size_t before = lfs_malloc_in_use();
 	for (size_t i = 0; i < all.n; i++)
 		look_path(fs, all.v[i]);
-	size_t held = in_use() - before;
+	size_t held = lfs_malloc_in_use() - before;
 	lfs_fs_get_stats(fs, &s);
 	size_t nodes = s.nodes - 3;
 	assert_int_equal(nodes, all.n);
 	printf("# %zu nodes held: %zu bytes in malloc, %.1f bytes per node\n", nodes, held,
 	       (double)held / (double)nodes);
-	if (malloc_counts())
+	if (lfs_malloc_counts())
 		assert_true(held <= nodes * NODE_BYTES_MAX);
 	lfs_fs_free(fs);
 	for (size_t i = 0; i < all.n; i++)
