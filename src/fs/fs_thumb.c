@@ -204,6 +204,43 @@ static lfs_err placeholder(unsigned size, const char *uri, int64_t mtime, uint8_
 	return r;
 }
 
+/*
+ * The thumbnail of model @p f's bytes @p data: *png (malloc'd) and 1 when
+ * drawn (disk cache or renderer; a drawable model the renderer fails on is
+ * the transparent stand-in), -1 when the model has nothing to draw (the
+ * full build would not list thumbnail.png: no triangles, or it does not
+ * decode), 0 out of memory. @p listed: the views list thumbnail.png (it is
+ * drawable: a failed render is always the stand-in, never -1).
+ */
+static int draw_thumb(lfs_fs *fs, const lfs_format *f, const char *rel, const uint8_t *data,
+		      size_t n, const struct stat *st, bool listed, uint8_t **png, size_t *pngn,
+		      bool *from_cache)
+{
+	unsigned size = fs->o.thumb_size;
+	char *abs = NULL, *uri = NULL;
+	if (asprintf(&abs, "%s/%s", fs->source, rel) >= 0)
+		uri = lfs_thumb_file_uri(abs);
+	free(abs);
+	if (!uri)
+		return 0;
+	lfs_error e;
+	memset(&e, 0, sizeof(e));
+	int got = 1;
+	lfs_err lr = produce(fs, f, rel, data, n, size, uri, (int64_t)st->st_mtime, png, pngn,
+			     from_cache, &e);
+	if (lr != LFS_OK && lr != LFS_ERR_NOMEM) {
+		if (listed || lfs_views_thumb_drawable(f, data, n)) {
+			fsi_log(fs, LFS_LOG_WARNING, "%s: thumbnail not drawn (%s): shown transparent", rel,
+				e.msg[0] ? e.msg : lfs_err_name(lr));
+			lr = placeholder(size, uri, (int64_t)st->st_mtime, png, pngn, &e);
+		} else {
+			got = -1;
+		}
+	}
+	free(uri);
+	return got < 0 ? -1 : lr == LFS_OK ? 1 : 0;
+}
+
 static double ms_since(const struct timespec *a)
 {
 	struct timespec b;
@@ -232,7 +269,6 @@ int fsi_thumb_fill(lfs_fs *fs, lfs_centry *ce, const char *vpath)
 	}
 	ce->thumb_busy = true;
 	const lfs_format *f = ce->vs.format;
-	unsigned size = fs->o.thumb_size;
 	fs_unlock(fs);
 
 	/* ce->key.rel is the entry's own copy; the entry is held by the caller */
@@ -254,25 +290,8 @@ int fsi_thumb_fill(lfs_fs *fs, lfs_centry *ce, const char *vpath)
 		fsi_log(fs, LFS_LOG_DEBUG, "%s: changed since its views were built: thumbnail of the new bytes",
 			rel);
 	bool from_cache = false;
-	if (!r) {
-		char *abs = NULL, *uri = NULL;
-		if (asprintf(&abs, "%s/%s", fs->source, rel) >= 0)
-			uri = lfs_thumb_file_uri(abs);
-		free(abs);
-		lfs_error e;
-		memset(&e, 0, sizeof(e));
-		lfs_err lr = uri ? produce(fs, f, rel, data, n, size, uri, (int64_t)st.st_mtime, &png,
-					   &pngn, &from_cache, &e)
-				 : LFS_ERR_NOMEM;
-		if (lr != LFS_OK && lr != LFS_ERR_NOMEM) {
-			fsi_log(fs, LFS_LOG_WARNING, "%s: thumbnail not drawn (%s): shown transparent", rel,
-				e.msg[0] ? e.msg : lfs_err_name(lr));
-			lr = placeholder(size, uri, (int64_t)st.st_mtime, &png, &pngn, &e);
-		}
-		free(uri);
-		if (lr != LFS_OK)
-			r = ENOMEM;
-	}
+	if (!r && draw_thumb(fs, f, rel, data, n, &st, true, &png, &pngn, &from_cache) <= 0)
+		r = ENOMEM;
 	free(data);
 	if (!r)
 		fsi_log(fs, LFS_LOG_DEBUG, "%s: thumbnail %s in %.1f ms", rel,
@@ -294,41 +313,6 @@ int fsi_thumb_fill(lfs_fs *fs, lfs_centry *ce, const char *vpath)
 	if (r)
 		free(png);
 	return r;
-}
-
-/*
- * The thumbnail of model @p f's bytes @p data: *png (malloc'd) and 1 when
- * drawn (disk cache or renderer; a drawable model the renderer fails on is
- * the transparent stand-in, as fsi_thumb_fill()), -1 when the model has
- * nothing to draw (the full build would not list thumbnail.png: no
- * triangles, or it does not decode), 0 out of memory.
- */
-static int draw_early(lfs_fs *fs, const lfs_format *f, const char *rel, const uint8_t *data,
-		      size_t n, const struct stat *st, uint8_t **png, size_t *pngn, bool *from_cache)
-{
-	unsigned size = fs->o.thumb_size;
-	char *abs = NULL, *uri = NULL;
-	if (asprintf(&abs, "%s/%s", fs->source, rel) >= 0)
-		uri = lfs_thumb_file_uri(abs);
-	free(abs);
-	if (!uri)
-		return 0;
-	lfs_error e;
-	memset(&e, 0, sizeof(e));
-	int got = 1;
-	lfs_err lr = produce(fs, f, rel, data, n, size, uri, (int64_t)st->st_mtime, png, pngn,
-			     from_cache, &e);
-	if (lr != LFS_OK && lr != LFS_ERR_NOMEM) {
-		if (lfs_views_thumb_drawable(f, data, n)) {
-			fsi_log(fs, LFS_LOG_WARNING, "%s: thumbnail not drawn (%s): shown transparent", rel,
-				e.msg[0] ? e.msg : lfs_err_name(lr));
-			lr = placeholder(size, uri, (int64_t)st->st_mtime, png, pngn, &e);
-		} else {
-			got = -1;
-		}
-	}
-	free(uri);
-	return got < 0 ? -1 : lr == LFS_OK ? 1 : 0;
 }
 
 int fsi_thumb_early(lfs_fs *fs, lfs_centry *ce)
@@ -371,7 +355,7 @@ int fsi_thumb_early(lfs_fs *fs, lfs_centry *ce)
 	bool from_cache = false;
 	if (!r) {
 		/* drawn from the bytes as they are now (as fsi_thumb_fill) */
-		drawn = draw_early(fs, f, rel, data, n, &st, &png, &pngn, &from_cache);
+		drawn = draw_thumb(fs, f, rel, data, n, &st, false, &png, &pngn, &from_cache);
 		if (!drawn)
 			r = ENOMEM;
 	}
