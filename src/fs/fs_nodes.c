@@ -445,6 +445,32 @@ static double ms_since(const struct timespec *a)
 }
 
 /*
+ * fs->mu held. The entry of key @p k, held, when it is usable: built (or,
+ * with @p names, at least named). Otherwise NULL, and *token registers the
+ * caller's own build of it (a names-only one with @p names), to end with
+ * lfs_cache_build_end(). A build of the same version under way (with
+ * @p names, a names build too) is waited for rather than done twice;
+ * other models are not held up.
+ */
+static lfs_centry *entry_wait(lfs_fs *fs, const lfs_cache_key *k, bool names, lfs_cbuild **token)
+{
+	*token = NULL;
+	for (;;) {
+		lfs_centry *e = lfs_cache_get(&fs->cache, k);
+		if (e && (entry_ready(e) || (names && e->names)))
+			return e;
+		if (e)
+			lfs_cache_release(&fs->cache, e);
+		if (!lfs_cache_is_building(&fs->cache, k) && !(names && lfs_cache_is_naming(&fs->cache, k)))
+			break;
+		fs->cache.build_waits++;
+		pthread_cond_wait(&fs->cache.built, &fs->mu);
+	}
+	*token = names ? lfs_cache_names_begin(&fs->cache, k) : lfs_cache_build_begin(&fs->cache, k);
+	return NULL;
+}
+
+/*
  * The built entry of the file of key @p k (fs->mu not held): from the cache,
  * or built now (unlocked) and inserted — into the key's verdict entry when
  * there is one. One build per key: a request for a key being built waits
@@ -453,27 +479,11 @@ static double ms_since(const struct timespec *a)
  */
 static lfs_centry *entry_built(lfs_fs *fs, const lfs_cache_key *k)
 {
+	lfs_cbuild *token;
 	fs_lock(fs);
-	lfs_centry *e;
-	/* Another request building this very version: wait for its result
-	 * rather than decode the model twice (other models are not held up). */
-	for (;;) {
-		e = lfs_cache_get(&fs->cache, k);
-		if (e && entry_ready(e))
-			break;
-		if (!lfs_cache_is_building(&fs->cache, k))
-			break;
-		if (e)
-			lfs_cache_release(&fs->cache, e);
-		fs->cache.build_waits++;
-		pthread_cond_wait(&fs->cache.built, &fs->mu);
-	}
-	bool ready = e && entry_ready(e);
-	lfs_cbuild *token = ready ? NULL : lfs_cache_build_begin(&fs->cache, k);
-	if (e && !ready)
-		lfs_cache_release(&fs->cache, e);
+	lfs_centry *e = entry_wait(fs, k, false, &token);
 	fs_unlock(fs);
-	if (ready)
+	if (e)
 		return e;
 	char *rel = strdup(k->rel);
 	if (!rel) {
@@ -610,27 +620,12 @@ static lfs_centry *entry_named(lfs_fs *fs, const lfs_cache_key *k)
 {
 	if (!fsi_names_fit(fs, k->size))
 		return entry_built(fs, k);
+	lfs_cbuild *token;
 	fs_lock(fs);
-	lfs_centry *e;
-	for (;;) {
-		e = lfs_cache_get(&fs->cache, k);
-		if (e && (entry_ready(e) || e->names))
-			break;
-		if (!lfs_cache_is_building(&fs->cache, k) && !lfs_cache_is_naming(&fs->cache, k))
-			break;
-		if (e)
-			lfs_cache_release(&fs->cache, e);
-		fs->cache.build_waits++;
-		pthread_cond_wait(&fs->cache.built, &fs->mu);
-	}
-	if (e && (entry_ready(e) || e->names)) {
-		fs_unlock(fs);
-		return e;
-	}
-	lfs_cbuild *token = lfs_cache_names_begin(&fs->cache, k);
-	if (e)
-		lfs_cache_release(&fs->cache, e);
+	lfs_centry *e = entry_wait(fs, k, true, &token);
 	fs_unlock(fs);
+	if (e)
+		return e;
 	char *rel = strdup(k->rel);
 	lfs_viewset *nv = calloc(1, sizeof(*nv));
 	if (!rel || !nv) {
