@@ -36,6 +36,13 @@ static void put16(uint8_t *p, uint16_t v)
 	p[1] = (uint8_t)(v >> 8);
 }
 
+/* the offset an error names: the structure when it starts inside the file,
+ * else the header field that points outside it */
+static size_t err_at(size_t off, size_t n, size_t field)
+{
+	return off <= n ? off : field;
+}
+
 static bool known_type(const uint8_t *t)
 {
 	static const char k[][5] = { "ERF ", "MOD ", "SAV ", "HAK ", "NWM " };
@@ -154,13 +161,13 @@ lfs_err lfs_erf_decode(const uint8_t *data, size_t n, lfs_erf **out, lfs_error *
 
 	if (!lfs_rd_has_n(&r, off_keys, count, a->key_stride)) {
 		lfs_erf_free(a);
-		return lfs_fail(err, LFS_ERR_CORRUPT, off_keys, "ERF key list",
+		return lfs_fail(err, LFS_ERR_CORRUPT, err_at(off_keys, n, H_OFF_KEYS), "ERF key list",
 				"key list of %u entries × %zu bytes at offset %u does not fit in the "
 				"file (%zu bytes)", count, a->key_stride, off_keys, n);
 	}
 	if (!lfs_rd_has_n(&r, off_res, count, a->res_stride)) {
 		lfs_erf_free(a);
-		return lfs_fail(err, LFS_ERR_CORRUPT, off_res, "ERF resource list",
+		return lfs_fail(err, LFS_ERR_CORRUPT, err_at(off_res, n, H_OFF_RES), "ERF resource list",
 				"resource list of %u entries × %zu bytes at offset %u does not fit in "
 				"the file (%zu bytes)", count, a->res_stride, off_res, n);
 	}
@@ -170,7 +177,7 @@ lfs_err lfs_erf_decode(const uint8_t *data, size_t n, lfs_erf **out, lfs_error *
 	if (lang_count) {
 		if (!lfs_rd_has_n(&r, off_loc, lang_count, 8)) {
 			lfs_erf_free(a);
-			return lfs_fail(err, LFS_ERR_CORRUPT, off_loc, "ERF localized string list",
+			return lfs_fail(err, LFS_ERR_CORRUPT, err_at(off_loc, n, H_OFF_LOC), "ERF localized string list",
 					"%u localized strings at offset %u do not fit in the file (%zu bytes)",
 					lang_count, off_loc, n);
 		}
@@ -183,7 +190,7 @@ lfs_err lfs_erf_decode(const uint8_t *data, size_t n, lfs_erf **out, lfs_error *
 		if (!lfs_rd_u32(&r, pos, &id) || !lfs_rd_u32(&r, pos + 4, &sz) ||
 		    !lfs_rd_has(&r, pos + 8, sz)) {
 			lfs_erf_free(a);
-			return lfs_fail(err, LFS_ERR_CORRUPT, pos, "ERF localized string",
+			return lfs_fail(err, LFS_ERR_CORRUPT, err_at(pos, n, H_OFF_LOC), "ERF localized string",
 					"localized string %u at offset %zu runs past the end of the file "
 					"(%zu bytes)", i, pos, n);
 		}

@@ -22,6 +22,13 @@ enum {
 	BIF_ENTRY_E1 = 24,
 };
 
+/* the offset an error names: the structure when it starts inside the file,
+ * else the header field that points outside it */
+static size_t err_at(size_t off, size_t n, size_t field)
+{
+	return off <= n ? off : field;
+}
+
 void lfs_key_free(lfs_key *k)
 {
 	if (!k)
@@ -62,11 +69,11 @@ lfs_err lfs_key_decode(const uint8_t *data, size_t n, lfs_key **out, lfs_error *
 	uint32_t off_files = lfs_le32(data + 16), off_keys = lfs_le32(data + 20);
 	size_t stride = e1 ? KEY_ENTRY_E1 : KEY_ENTRY_V1;
 	if (!lfs_rd_has_n(&r, off_files, nb, KEY_FILE_ENTRY))
-		return lfs_fail(err, LFS_ERR_CORRUPT, off_files, "KEY file table",
+		return lfs_fail(err, LFS_ERR_CORRUPT, err_at(off_files, n, 16), "KEY file table",
 				"file table of %u BIFs at offset %u does not fit in the file (%zu bytes)",
 				nb, off_files, n);
 	if (!lfs_rd_has_n(&r, off_keys, nk, stride))
-		return lfs_fail(err, LFS_ERR_CORRUPT, off_keys, "KEY key table",
+		return lfs_fail(err, LFS_ERR_CORRUPT, err_at(off_keys, n, 20), "KEY key table",
 				"key table of %u entries × %zu bytes at offset %u does not fit in the "
 				"file (%zu bytes)", nk, stride, off_keys, n);
 	lfs_key *k = calloc(1, sizeof(*k));
@@ -87,7 +94,7 @@ lfs_err lfs_key_decode(const uint8_t *data, size_t n, lfs_key **out, lfs_error *
 		uint16_t name_n = lfs_le16(data + f + 8);
 		if (!lfs_rd_has(&r, name_off, name_n)) {
 			lfs_key_free(k);
-			return lfs_fail(err, LFS_ERR_CORRUPT, f, "KEY file entry",
+			return lfs_fail(err, LFS_ERR_CORRUPT, f + 4, "KEY file entry",
 					"BIF %u: file name of %u bytes at offset %u runs past the end of "
 					"the file (%zu bytes)", b, name_n, name_off, n);
 		}
@@ -166,7 +173,7 @@ lfs_err lfs_bif_decode(const uint8_t *data, size_t n, lfs_bif **out, lfs_error *
 				nf);
 	size_t stride = e1 ? BIF_ENTRY_E1 : BIF_ENTRY_V1;
 	if (!lfs_rd_has_n(&r, off, nv, stride))
-		return lfs_fail(err, LFS_ERR_CORRUPT, off, "BIF variable table",
+		return lfs_fail(err, LFS_ERR_CORRUPT, err_at(off, n, 16), "BIF variable table",
 				"variable table of %u entries × %zu bytes at offset %u does not fit in "
 				"the file (%zu bytes)", nv, stride, off, n);
 	lfs_bif *b = calloc(1, sizeof(*b));
@@ -236,7 +243,7 @@ lfs_err lfs_key_read(const lfs_key *key, uint32_t i, const lfs_bif *const *bifs,
 				kr->type, br->type, path, idx);
 	lfs_rd r = { b->data, b->size };
 	if (!lfs_rd_has(&r, br->offset, br->size))
-		return lfs_fail(err, LFS_ERR_CORRUPT, br->offset, "BIF payload",
+		return lfs_fail(err, LFS_ERR_CORRUPT, err_at(br->offset, b->size, SIZE_MAX), "BIF payload",
 				"%s (type %u): %u bytes at offset %u run past the end of BIF %s "
 				"(%zu bytes; truncated?)", kr->resref, kr->type, br->size, br->offset,
 				path, b->size);

@@ -1,0 +1,42 @@
+/**
+ * @file archive_corpus.h
+ * Test support for the archive codecs (no cmocka): the rows of
+ * CORPUS/archives/MANIFEST.tsv and the loose files that gen/inputs.tsv says
+ * the generated archives were built from. Both exit 77 (skip) when the
+ * corpus is absent.
+ */
+#ifndef LFS_TEST_ARCHIVE_CORPUS_H
+#define LFS_TEST_ARCHIVE_CORPUS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/** One MANIFEST.tsv row (columns file, format, entries). */
+typedef struct lfs_arch_row {
+	char path[512];	 /**< absolute: CORPUS/archives/<file> */
+	char file[256];	 /**< as listed, relative to archives/ */
+	char format[32]; /**< e.g. "HAK V1.0", "KEY E1", "BIFF V1" */
+	long entries;	 /**< the listed entry count */
+} lfs_arch_row;
+
+/** Every MANIFEST.tsv row (malloc'd array, *n rows); exits 77 without corpus. */
+lfs_arch_row *lfs_arch_manifest(size_t *n);
+
+/**
+ * The loose file that gen/inputs.tsv lists as @p name ("resref.ext" as in
+ * the archives), read from CORPUS/nwn/tree/<repository name>/<original
+ * path>: malloc'd bytes, *n the size; NULL when not listed or unreadable.
+ */
+uint8_t *lfs_arch_loose(const char *name, size_t *n);
+
+/**
+ * Does @p p (@p n bytes) equal input @p name of gen/inputs.tsv? Checks the
+ * listed size and SHA-256 (the inputs are not all in the corpus tree) and,
+ * when the loose file is there, its bytes too (*compared_loose is then set
+ * true; may be NULL). False (with a message on stderr) otherwise, or when
+ * @p name is not listed.
+ */
+bool lfs_arch_equals_input(const char *name, const uint8_t *p, size_t n, bool *compared_loose);
+
+#endif
