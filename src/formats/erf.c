@@ -143,7 +143,7 @@ lfs_err lfs_erf_decode(const uint8_t *data, size_t n, lfs_erf **out, lfs_error *
 	if (n < LFS_ERF_HEADER)
 		return lfs_fail(err, LFS_ERR_CORRUPT, 0, "ERF header",
 				"ERF header needs %u bytes, the file has %zu", LFS_ERF_HEADER, n);
-	uint32_t lang_count, loc_size, count, off_loc, off_keys, off_res;
+	uint32_t lang_count = 0, loc_size = 0, count = 0, off_loc = 0, off_keys = 0, off_res = 0;
 	lfs_rd_u32(&r, H_LANG_COUNT, &lang_count);
 	lfs_rd_u32(&r, H_LOC_SIZE, &loc_size);
 	lfs_rd_u32(&r, H_ENTRY_COUNT, &count);

@@ -15,7 +15,7 @@ lfs_err lfs_xres_decompress(const uint8_t *p, size_t n, size_t base, uint32_t ex
 			    uint8_t **out, size_t *out_n, lfs_error *err)
 {
 	lfs_rd r = { p, n };
-	uint32_t ver, alg, usize, sub, dict;
+	uint32_t ver = 0, alg = 0, usize = 0, sub = 0, dict = 0;
 	*out = NULL;
 	*out_n = 0;
 	if (!lfs_rd_has(&r, 0, 16) || memcmp(p, "XRES", 4))
