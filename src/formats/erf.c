@@ -158,18 +158,19 @@ lfs_err lfs_erf_decode(const uint8_t *data, size_t n, lfs_erf **out, lfs_error *
 	bool nwn2 = v == LFS_ERF_V11 &&
 		    !(count && off_res > off_keys && (off_res - off_keys) / count < 40);
 	set_version_layout(a, v, nwn2);
+	size_t ks = a->key_stride, rs = a->res_stride;
 
-	if (!lfs_rd_has_n(&r, off_keys, count, a->key_stride)) {
+	if (!lfs_rd_has_n(&r, off_keys, count, ks)) {
 		lfs_erf_free(a);
 		return lfs_fail(err, LFS_ERR_CORRUPT, err_at(off_keys, n, H_OFF_KEYS), "ERF key list",
 				"key list of %u entries × %zu bytes at offset %u does not fit in the "
-				"file (%zu bytes)", count, a->key_stride, off_keys, n);
+				"file (%zu bytes)", count, ks, off_keys, n);
 	}
-	if (!lfs_rd_has_n(&r, off_res, count, a->res_stride)) {
+	if (!lfs_rd_has_n(&r, off_res, count, rs)) {
 		lfs_erf_free(a);
 		return lfs_fail(err, LFS_ERR_CORRUPT, err_at(off_res, n, H_OFF_RES), "ERF resource list",
 				"resource list of %u entries × %zu bytes at offset %u does not fit in "
-				"the file (%zu bytes)", count, a->res_stride, off_res, n);
+				"the file (%zu bytes)", count, rs, off_res, n);
 	}
 
 	/* localized strings: LanguageCount × {id, size, bytes}; StringSize is trusted */
@@ -238,10 +239,11 @@ lfs_err lfs_erf_decode(const uint8_t *data, size_t n, lfs_erf **out, lfs_error *
 			e->compression = lfs_le32(data + q + 8);
 			e->usize = lfs_le32(data + q + 12);
 			if (e->compression > 1) {
+				uint32_t c = e->compression;
 				lfs_erf_free(a);
 				return lfs_fail(err, LFS_ERR_CORRUPT, q + 8, "ERF resource entry",
-						"entry %u (%s): compression %u at offset %zu is not 0 or 1",
-						i, e->resref, e->compression, q + 8);
+						"entry %u: compression %u at offset %zu is not 0 or 1", i,
+						c, q + 8);
 			}
 		}
 		if (!lfs_rd_has(&r, e->offset, e->size)) {
