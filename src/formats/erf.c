@@ -5,6 +5,7 @@
 #include "erf.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -411,8 +412,15 @@ lfs_err lfs_erf_read(const lfs_erf *a, uint32_t i, uint8_t **out, size_t *n, lfs
 	const lfs_erf_entry *e = &a->e[i];
 	if (e->compression == 1) {
 		lfs_err rc = lfs_xres_decompress(e->data, e->size, e->offset, e->usize, out, n, err);
-		if (rc)
+		if (rc) {
+			if (err) { /* name the entry too */
+				char m[sizeof(err->msg)];
+				snprintf(m, sizeof(m), "entry %u (%.32s, type %u): %.240s", i, e->resref,
+					 e->type, err->msg);
+				memcpy(err->msg, m, sizeof(m));
+			}
 			return rc;
+		}
 	} else {
 		*out = malloc(e->size ? e->size : 1);
 		if (!*out)

@@ -5,6 +5,7 @@
  */
 #include "keybif.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -250,8 +251,15 @@ lfs_err lfs_key_read(const lfs_key *key, uint32_t i, const lfs_bif *const *bifs,
 	const uint8_t *p = b->data + br->offset;
 	if (br->compression == 1) {
 		lfs_err rc = lfs_xres_decompress(p, br->size, br->offset, br->usize, out, n, err);
-		if (rc)
+		if (rc) {
+			if (err) { /* name the resource and the BIF too */
+				char m[sizeof(err->msg)];
+				snprintf(m, sizeof(m), "%.16s (type %u) in BIF %.80s: %.200s", kr->resref,
+					 kr->type, path, err->msg);
+				memcpy(err->msg, m, sizeof(m));
+			}
 			return rc;
+		}
 	} else if (br->compression == 0) {
 		*out = malloc(br->size ? br->size : 1);
 		if (!*out)

@@ -388,6 +388,30 @@ static void test_edits_keep_the_rest(void **state)
 	edit_and_check("gen/nwn_erf/small_e1.erf");
 }
 
+/* E1: a stored payload with one byte changed fails its SHA-1; the decoder
+ * itself still lists it (the check is on read). */
+static void test_e1_sha1_mismatch(void **state)
+{
+	(void)state;
+	uint8_t *d;
+	size_t n;
+	lfs_erf *a = load("gen/nwn_erf/small_e1.erf", &d, &n);
+	assert_int_equal(a->e[0].compression, 0);
+	uint32_t off = a->e[0].offset;
+	lfs_erf_free(a);
+	d[off] ^= 0x40;
+	lfs_error err = { 0 };
+	assert_int_equal(lfs_erf_decode(d, n, &a, &err), LFS_OK);
+	uint8_t *p;
+	size_t pn;
+	assert_int_equal(lfs_erf_read(a, 0, &p, &pn, &err), LFS_ERR_CORRUPT);
+	assert_non_null(strstr(err.msg, "SHA-1"));
+	assert_int_equal(lfs_erf_read(a, 1, &p, &pn, &err), LFS_OK);
+	free(p);
+	lfs_erf_free(a);
+	free(d);
+}
+
 /* A new archive from scratch round-trips through the decoder. */
 static void test_new_archive(void **state)
 {
@@ -480,6 +504,7 @@ int main(void)
 		cmocka_unit_test(test_resref_rules),
 		cmocka_unit_test(test_edits_keep_the_rest),
 		cmocka_unit_test(test_new_archive),
+		cmocka_unit_test(test_e1_sha1_mismatch),
 		cmocka_unit_test(test_hostile),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

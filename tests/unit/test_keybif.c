@@ -241,6 +241,65 @@ static void test_gen_sets(void **state)
 	check_gen_set("gen/nwn_key_pack/e1zstd", "gen_e1.key", true);
 }
 
+/* E1: a payload byte changed in the BIF is caught by the key's SHA-1. */
+static void test_e1_sha1_mismatch(void **state)
+{
+	(void)state;
+	char path[512];
+	const char *corpus = lfs_corpus_dir_or_skip();
+	uint8_t *kd;
+	size_t kn, n;
+	lfs_key *k = load_key(lfs_path(path, sizeof(path),
+				       "%s/archives/gen/nwn_key_pack/e1zstd/gen_e1.key", corpus), &kd, &kn);
+	uint8_t *d = lfs_read_file(lfs_path(path, sizeof(path),
+					    "%s/archives/gen/nwn_key_pack/e1zstd/data/textures.bif", corpus),
+				   &n);
+	assert_non_null(d);
+	lfs_bif *b;
+	lfs_error err = { 0 };
+	assert_int_equal(lfs_bif_decode(d, n, &b, &err), LFS_OK);
+	/* make resource 0 of textures.bif a stored copy of a wrong payload: same
+	 * size, one byte different, so only the SHA-1 can tell */
+	uint32_t i;
+	for (i = 0; i < k->n_res && k->res[i].res_id != (1u << 20); i++)
+		;
+	assert_true(i < k->n_res);
+	const lfs_bif *bifs[2] = { NULL, b };
+	uint8_t *p;
+	size_t pn;
+	assert_int_equal(lfs_key_read(k, i, bifs, &p, &pn, &err), LFS_OK);
+	uint8_t *fake = malloc(n + pn);
+	memcpy(fake, d, n);
+	memcpy(fake + n, p, pn);
+	fake[n] ^= 1;
+	lfs_bif *fb = calloc(1, sizeof(*fb));
+	*fb = *b;
+	fb->res = malloc(b->n * sizeof(*fb->res));
+	memcpy(fb->res, b->res, b->n * sizeof(*fb->res));
+	fb->res[0].offset = (uint32_t)n;
+	fb->res[0].size = fb->res[0].usize = (uint32_t)pn;
+	fb->res[0].compression = 0;
+	fb->data = fake;
+	fb->size = n + pn;
+	bifs[1] = fb;
+	uint8_t *q;
+	size_t qn;
+	assert_int_equal(lfs_key_read(k, i, bifs, &q, &qn, &err), LFS_ERR_CORRUPT);
+	assert_non_null(strstr(err.msg, "SHA-1"));
+	fake[n] ^= 1; /* the right bytes, stored: accepted */
+	assert_int_equal(lfs_key_read(k, i, bifs, &q, &qn, &err), LFS_OK);
+	assert_int_equal(qn, pn);
+	assert_memory_equal(q, p, pn);
+	free(q);
+	lfs_bif_free(fb);
+	free(fake);
+	free(p);
+	lfs_bif_free(b);
+	free(d);
+	lfs_key_free(k);
+	free(kd);
+}
+
 static void exercise_key(const uint8_t *d, size_t n)
 {
 	lfs_key *k = NULL;
@@ -248,6 +307,7 @@ static void exercise_key(const uint8_t *d, size_t n)
 	if (lfs_key_decode(d, n, &k, &err)) {
 		assert_null(k);
 		assert_true(err.msg[0]);
+		assert_true(err.offset == SIZE_MAX || err.offset <= n);
 		return;
 	}
 	for (uint32_t i = 0; i < k->n_res; i++) {
@@ -266,6 +326,7 @@ static void exercise_bif(const lfs_key *k, uint32_t slot, const uint8_t *d, size
 	if (lfs_bif_decode(d, n, &b, &err)) {
 		assert_null(b);
 		assert_true(err.msg[0]);
+		assert_true(err.offset == SIZE_MAX || err.offset <= n);
 		return;
 	}
 	const lfs_bif *bifs[2] = { NULL, NULL };
@@ -273,10 +334,12 @@ static void exercise_bif(const lfs_key *k, uint32_t slot, const uint8_t *d, size
 	for (uint32_t i = 0; i < k->n_res; i++) {
 		uint8_t *p;
 		size_t pn;
-		if (lfs_key_read(k, i, bifs, &p, &pn, &err) == LFS_OK)
+		if (lfs_key_read(k, i, bifs, &p, &pn, &err) == LFS_OK) {
 			free(p);
-		else
+		} else {
 			assert_true(err.msg[0]);
+			assert_non_null(strstr(err.msg, k->res[i].resref)); /* names the resource */
+		}
 	}
 	lfs_bif_free(b);
 }
@@ -355,6 +418,7 @@ int main(void)
 		cmocka_unit_test(test_keys_decode),
 		cmocka_unit_test(test_chitin_missing_and_truncated),
 		cmocka_unit_test(test_gen_sets),
+		cmocka_unit_test(test_e1_sha1_mismatch),
 		cmocka_unit_test(test_hostile),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
