@@ -390,7 +390,12 @@ lfs_err nwn_patch_finish(nwn_patch *a)
 		if (nwn_mdl_decode(a->img, a->n, &chk, &cerr) != LFS_OK)
 			e = lfs_fail(a->err, LFS_ERR_CORRUPT, cerr.offset, cerr.structure,
 				     "%s: the edited binary does not decode: %s", a->file, cerr.msg);
-		nwn_model_free(chk);
+		if (!e && a->keep_result) {
+			nwn_model_free(a->result);
+			a->result = chk; /* the decode of exactly img[0..n) */
+		} else {
+			nwn_model_free(chk);
+		}
 	}
 	return e;
 }
@@ -407,6 +412,7 @@ void nwn_patch_close(nwn_patch *a)
 	}
 	free(a->pend);
 	nwn_model_free(a->m);
+	nwn_model_free(a->result);
 	free(a->img);
 	memset(a, 0, sizeof(*a));
 }
