@@ -83,7 +83,8 @@ lfs_err nwn_apply_view(const uint8_t *orig, size_t n, const lfs_view *v, const c
  * nwn_apply_view() that also hands back the model the apply's own check
  * decoded from the new file (the apply_decoded of the NWN registry row):
  * *result (free with nwn_model_free; may be NULL) is the decode of exactly
- * *out on LFS_OK when the value path patched a byte; NULL when the text
+ * *out (its image NULL: nwn_mdl_decode_noimage) on LFS_OK when the value
+ * path patched a byte; NULL when the text
  * held no change, took the structural path (compile and merge), or on error.
  * @p result NULL: nwn_apply_view().
  */

@@ -52,7 +52,8 @@ typedef struct nwn_pend_keys {
 
 /** A patch in progress. Made by nwn_patch_open(), freed by nwn_patch_close(). */
 typedef struct nwn_patch {
-	nwn_model *m;     /**< the decoded original, updated as values are set */
+	nwn_model *m;     /**< the decoded original, updated as values are set;
+			   *   its image is taken as img (m->image NULL) */
 	uint8_t *img;     /**< the output: a copy of the input, patched (owned) */
 	size_t n;         /**< size of img */
 	size_t md0, raw0; /**< file offsets of model data / raw data */
@@ -66,7 +67,8 @@ typedef struct nwn_patch {
 	 *  img (in `result`) instead of freeing it. */
 	bool keep_result;
 	/** With keep_result, after a nwn_patch_finish() that changed a byte:
-	 *  the decode of exactly img[0..n) (owned; take it, else
+	 *  the decode of exactly img[0..n), without an image copy
+	 *  (nwn_mdl_decode_noimage; owned: take it, else
 	 *  nwn_patch_close() frees it); NULL otherwise. */
 	nwn_model *result;
 } nwn_patch;
