@@ -17,7 +17,9 @@
 # file back (the edit must have landed); that first read after a save is
 # timed apart: on the mount it builds the new version's views (a save builds
 # only the saved view's text, for the round-trip law), so the save's cost is
-# save + first read; both are reported. legacyfs: $LFS_LEGACYFS or
+# save + first read; both are reported, and the daemon's CPU time (user +
+# system, all threads, /proc/PID/stat) per save + first read, which load on
+# the machine disturbs less than wall time. legacyfs: $LFS_LEGACYFS or
 # build/src/legacyfs (else build-*/src/legacyfs).
 set -euo pipefail
 
@@ -63,7 +65,10 @@ echo "model $name ($(wc -c <"$tmp/src/$name") bytes), view $view ($(wc -c <"$n")
 
 ns() { date +%s%N; }
 : >"$tmp/t.mount" >"$tmp/t.native" >"$tmp/r.mount" >"$tmp/r.native"
+cpu() { awk '{ print $14 + $15 }' "/proc/$pid/stat"; }
+c0=""
 for i in $(seq 0 "$runs"); do
+	[ "$i" = 1 ] && c0=$(cpu) # after the warm-up
 	if [ $((i % 2)) = 0 ]; then from=$x to=$y; else from=$y to=$x; fi
 	for side in mount native; do
 		f=$m
@@ -79,10 +84,12 @@ for i in $(seq 0 "$runs"); do
 		[ "$i" = 0 ] || echo $(((c - b) / 1000)) >>"$tmp/r.$side"
 	done
 done
+c1=$(cpu)
 med() { sort -n "$1" | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : int((v[NR/2] + v[NR/2+1]) / 2)}'; }
 mm=$(med "$tmp/t.mount")
 nm=$(med "$tmp/t.native")
 echo "sed -i of one vertex, median of $runs (µs): mount $mm, native $nm, ratio $(awk -v a="$mm" -v b="$nm" 'BEGIN { printf "%.1f", a / b }') x"
 echo "first read after the save (grep -q of the saved file, median µs): mount $(med "$tmp/r.mount"), native $(med "$tmp/r.native")"
+echo "daemon CPU per save + first read (ms): $(awk -v c=$((c1 - c0)) -v n="$runs" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.1f", c * 1000 / hz / n }')"
 echo "mount runs (µs): $(sort -n "$tmp/t.mount" | tr '\n' ' ')"
 echo "native runs (µs): $(sort -n "$tmp/t.native" | tr '\n' ' ')"

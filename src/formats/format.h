@@ -199,6 +199,27 @@ typedef struct lfs_format {
 			 size_t tn, const lfs_siblings *sib, uint8_t **out, size_t *outn,
 			 lfs_error *err);
 
+	/**
+	 * Optional (NULL = apply alone): apply() that also hands back the model
+	 * it decoded from its own result to check it, so that the round-trip
+	 * law builds the saved view from it instead of decoding the same bytes
+	 * again. *result (free with free_model; the caller owns it) is the
+	 * decode of exactly *out (*outn bytes); NULL when the apply did not
+	 * decode its result (no change, or a path that does not) or on error.
+	 * Arguments and return values as apply().
+	 */
+	lfs_err (*apply_decoded)(const uint8_t *orig, size_t n, const lfs_view *v,
+				 const char *text, size_t tn, const lfs_siblings *sib, uint8_t **out,
+				 size_t *outn, void **result, lfs_error *err);
+
+	/**
+	 * Optional (NULL = build_views decodes the bytes): build_views() from a
+	 * model already decoded (by decode or apply_decoded), read only; the
+	 * views are those build_views() gives for the bytes it was decoded from.
+	 */
+	lfs_err (*build_views_model)(const void *model, const lfs_view_opts *opts,
+				     struct lfs_vlist *l, lfs_error *err);
+
 	/** Optional (NULL = no thumbnail): decode @p data and append its drawable
 	 *  triangles, materials and textures to @p s (src/views/thumb_models.h). */
 	lfs_err (*thumb_scene)(const uint8_t *data, size_t n, const lfs_view_opts *opts,

@@ -1317,6 +1317,13 @@ lfs_err lfs_law_check_keep(const lfs_format *f, const lfs_view *v, const char *t
 			   const uint8_t *out, size_t outn, char **reread, size_t *rn,
 			   lfs_error *err)
 {
+	return lfs_law_check_model(f, v, text, tn, out, outn, NULL, reread, rn, err);
+}
+
+lfs_err lfs_law_check_model(const lfs_format *f, const lfs_view *v, const char *text, size_t tn,
+			    const uint8_t *out, size_t outn, const void *model, char **reread,
+			    size_t *rn, lfs_error *err)
+{
 	if (reread) {
 		*reread = NULL;
 		*rn = 0;
@@ -1326,7 +1333,7 @@ lfs_err lfs_law_check_keep(const lfs_format *f, const lfs_view *v, const char *t
 	/* only the saved view is re-read: the others are not written */
 	lfs_view_opts o = { .only = v->path };
 	lfs_viewset vs;
-	lfs_err e = lfs_views_build_as(f, out, outn, &o, &vs, err);
+	lfs_err e = lfs_views_build_model(f, model, out, outn, &o, &vs, err);
 	if (e)
 		return e;
 	const lfs_view *w = lfs_viewset_find(&vs, v->path);

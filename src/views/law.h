@@ -109,6 +109,19 @@ lfs_err lfs_law_check_keep(const lfs_format *f, const lfs_view *v, const char *t
 			   lfs_error *err);
 
 /**
+ * lfs_law_check_keep() given the model the new bytes decode to: @p model
+ * (read only, not retained) must be @p f's decode of exactly @p out
+ * (@p outn bytes), e.g. the one the format's apply_decoded handed back;
+ * the view is then built from it (lfs_views_build_model()) instead of
+ * decoding @p out again. @p model NULL: lfs_law_check_keep(). The verdict
+ * and *reread are the same either way.
+ * @return as lfs_law_check().
+ */
+lfs_err lfs_law_check_model(const lfs_format *f, const lfs_view *v, const char *text, size_t tn,
+			    const uint8_t *out, size_t outn, const void *model, char **reread,
+			    size_t *rn, lfs_error *err);
+
+/**
  * Compare a saved text with the text the same view reads back as (@p kind
  * selects the comparison: MDL-style text with @p f's dialect, OBJ, CSV).
  * @p path names the view in messages.

@@ -308,8 +308,17 @@ lfs_err nwn_apply_view(const uint8_t *orig, size_t n, const lfs_view *v, const c
 		       size_t tn, const lfs_siblings *sib, uint8_t **out, size_t *outn,
 		       lfs_error *err)
 {
+	return nwn_apply_view_decoded(orig, n, v, text, tn, sib, out, outn, NULL, err);
+}
+
+lfs_err nwn_apply_view_decoded(const uint8_t *orig, size_t n, const lfs_view *v, const char *text,
+			       size_t tn, const lfs_siblings *sib, uint8_t **out, size_t *outn,
+			       nwn_model **result, lfs_error *err)
+{
 	*out = NULL;
 	*outn = 0;
+	if (result)
+		*result = NULL;
 	const char *viewpath = v->path ? v->path : "";
 	nwn_supermodel_lookup_fn lookup = sib ? sib->read : NULL;
 	void *lookup_ctx = sib ? sib->ctx : NULL;
@@ -351,12 +360,17 @@ lfs_err nwn_apply_view(const uint8_t *orig, size_t n, const lfs_view *v, const c
 		}
 		goto out;
 	}
+	a.p.keep_result = result != NULL;
 	if (!e)
 		e = nwn_patch_finish(&a.p);
 	if (!e) {
 		*out = a.p.img;
 		*outn = a.p.n;
 		a.p.img = NULL;
+		if (result) {
+			*result = a.p.result; /* the decode of exactly *out */
+			a.p.result = NULL;
+		}
 	}
 out:
 	nwn_patch_close(&a.p);

@@ -43,6 +43,7 @@
 
 #include "../common/error.h"
 #include "../formats/format.h"
+#include "../formats/nwn/nwn_mdl.h"
 #include "nwn_compile.h"
 
 /**
@@ -77,5 +78,18 @@
 lfs_err nwn_apply_view(const uint8_t *orig, size_t n, const lfs_view *v, const char *text,
 		       size_t tn, const lfs_siblings *sib, uint8_t **out, size_t *outn,
 		       lfs_error *err);
+
+/**
+ * nwn_apply_view() that also hands back the model the apply's own check
+ * decoded from the new file (the apply_decoded of the NWN registry row):
+ * *result (free with nwn_model_free; may be NULL) is the decode of exactly
+ * *out (its image NULL: nwn_mdl_decode_noimage) on LFS_OK when the value
+ * path patched a byte; NULL when the text
+ * held no change, took the structural path (compile and merge), or on error.
+ * @p result NULL: nwn_apply_view().
+ */
+lfs_err nwn_apply_view_decoded(const uint8_t *orig, size_t n, const lfs_view *v, const char *text,
+			       size_t tn, const lfs_siblings *sib, uint8_t **out, size_t *outn,
+			       nwn_model **result, lfs_error *err);
 
 #endif

@@ -220,6 +220,23 @@ static lfs_err nwn_build(const uint8_t *data, size_t n, const lfs_view_opts *opt
 	return r;
 }
 
+/* build_views of a model already decoded (the apply's checked result). */
+static lfs_err nwn_build_model(const void *model, const lfs_view_opts *opts, struct lfs_vlist *l,
+			       lfs_error *err)
+{
+	return model_views((const nwn_model *)model, opts, l, err);
+}
+
+static lfs_err nwn_apply_decoded_any(const uint8_t *orig, size_t n, const lfs_view *v,
+				     const char *text, size_t tn, const lfs_siblings *sib,
+				     uint8_t **out, size_t *outn, void **result, lfs_error *err)
+{
+	nwn_model *m = NULL;
+	lfs_err r = nwn_apply_view_decoded(orig, n, v, text, tn, sib, out, outn, &m, err);
+	*result = m;
+	return r;
+}
+
 LFS_FORMAT_CODEC(nwn, nwn_model, nwn_mdl_decode, nwn_mdl_encode, nwn_model_free)
 
 static lfs_err nwn_compile_text(const char *file, const uint8_t *text, size_t n,
@@ -287,6 +304,8 @@ const lfs_format lfs_format_nwn_mdl = {
 	.free_model = nwn_free_any,
 	.build_views = nwn_build,
 	.apply = nwn_apply_view,
+	.apply_decoded = nwn_apply_decoded_any,
+	.build_views_model = nwn_build_model,
 	.thumb_scene = nwn_thumb_scene,
 	.compile = nwn_compile_text,
 	.siblings = "the supermodel <supermodel>.mdl beside the model (part numbers of new nodes)",

@@ -145,8 +145,11 @@ static void keep_only(lfs_viewset *vs, const char *path)
 	vs->n_views = w;
 }
 
-static lfs_err build(const lfs_format *f, const char *name, const uint8_t *data, size_t n,
-		     const lfs_view_opts *opts, lfs_viewset *out, lfs_error *err)
+/* The views of @p data (@p n bytes) by format @p f; @p model: its decode
+ * (read only) when the caller holds it and f->build_views_model exists. */
+static lfs_err build_m(const lfs_format *f, const char *name, const uint8_t *data, size_t n,
+		       const void *model, const lfs_view_opts *opts, lfs_viewset *out,
+		       lfs_error *err)
 {
 	memset(out, 0, sizeof(*out));
 	size_t budget = opts ? opts->view_budget : 0, fixed = held_for(n);
@@ -157,7 +160,8 @@ static lfs_err build(const lfs_format *f, const char *name, const uint8_t *data,
 	l.only = opts ? opts->only : NULL;
 	l.names_only = opts && opts->names_only;
 	size_t old_limit = budget ? lfs_sb_set_limit(l.budget) : 0;
-	lfs_err r = f->build_views(data, n, opts, &l, err);
+	lfs_err r = model && f->build_views_model ? f->build_views_model(model, opts, &l, err)
+						  : f->build_views(data, n, opts, &l, err);
 	bool pending = false;
 	/* thumbnail.png not wanted (another view is): no scene, no render */
 	bool want_thumb = !l.only || strcmp(l.only, LFS_VIEWSET_THUMB_NAME) == 0;
@@ -269,13 +273,20 @@ lfs_err lfs_views_build(const char *name, const uint8_t *data, size_t n,
 	const lfs_format *f = lfs_format_for(name, data, n);
 	if (!f)
 		return not_a_model(name, err);
-	return build(f, name, data, n, opts, out, err);
+	return build_m(f, name, data, n, NULL, opts, out, err);
 }
 
 lfs_err lfs_views_build_as(const lfs_format *f, const uint8_t *data, size_t n,
 			   const lfs_view_opts *opts, lfs_viewset *out, lfs_error *err)
 {
-	return build(f, NULL, data, n, opts, out, err);
+	return build_m(f, NULL, data, n, NULL, opts, out, err);
+}
+
+lfs_err lfs_views_build_model(const lfs_format *f, const void *model, const uint8_t *data,
+			      size_t n, const lfs_view_opts *opts, lfs_viewset *out,
+			      lfs_error *err)
+{
+	return build_m(f, NULL, data, n, model, opts, out, err);
 }
 
 /* Line numbers (1-based, ascending, unique) the warnings in @p w name for
@@ -425,14 +436,20 @@ lfs_err lfs_view_apply_keep(const lfs_format *f, const uint8_t *orig, size_t n, 
 	if (!f->apply || !v->writable)
 		return lfs_fail(err, LFS_ERR_UNSUPPORTED, SIZE_MAX, NULL,
 				"%s: this view is read-only", v->path);
-	lfs_err r = f->apply(orig, n, v, text, tn, sib, out, outn, err);
+	/* the model the apply decoded from its result, if it hands it back:
+	 * the law builds the saved view from it (the bytes are decoded once) */
+	void *res = NULL;
+	lfs_err r = f->apply_decoded && f->free_model
+			    ? f->apply_decoded(orig, n, v, text, tn, sib, out, outn, &res, err)
+			    : f->apply(orig, n, v, text, tn, sib, out, outn, err);
 	/* the round-trip law; a result equal to @p orig reads back as v itself
 	 * (v was built from these very bytes), no need to build the views again */
 	bool same = !r && *outn == n && memcmp(*out, orig, n) == 0;
 	if (same)
 		r = lfs_law_compare(f, v->path, v->kind, text, tn, v->data, v->size, err);
 	else if (!r)
-		r = lfs_law_check_keep(f, v, text, tn, *out, *outn, reread ? &rd : NULL, &rdn, err);
+		r = lfs_law_check_model(f, v, text, tn, *out, *outn, res, reread ? &rd : NULL, &rdn,
+					err);
 	if (r == LFS_ERR_PARSE && *out && sib && sib->warn && sib->warn->count) {
 		/* statements dropped with a warning naming their line are not silent */
 		size_t xn = 0;
@@ -442,13 +459,16 @@ lfs_err lfs_view_apply_keep(const lfs_format *f, const uint8_t *orig, size_t n, 
 			memset(&e2, 0, sizeof(e2));
 			lfs_err r2 = same ? lfs_law_compare(f, v->path, v->kind, x, xn, v->data,
 							    v->size, &e2)
-					  : lfs_law_check_keep(f, v, x, xn, *out, *outn,
-							       reread && !rd ? &rd : NULL, &rdn, &e2);
+					  : lfs_law_check_model(f, v, x, xn, *out, *outn, res,
+								reread && !rd ? &rd : NULL, &rdn,
+								&e2);
 			if (r2 == LFS_OK)
 				r = LFS_OK;
 			free(x);
 		}
 	}
+	if (res)
+		f->free_model(res);
 	if (r) {
 		free(*out);
 		*out = NULL;

@@ -115,6 +115,18 @@ lfs_err lfs_views_build_as(const lfs_format *f, const uint8_t *data, size_t n,
 			   const lfs_view_opts *opts, lfs_viewset *out, lfs_error *err);
 
 /**
+ * lfs_views_build_as() of bytes whose decoded model the caller already
+ * holds: @p model (read only, not retained) must be @p f's decode of exactly
+ * @p data (@p n bytes; still needed for a thumbnail); the views come from
+ * @p model through f->build_views_model, or from @p data when the format
+ * has none or @p model is NULL. The result equals lfs_views_build_as() of
+ * @p data. @return as lfs_views_build().
+ */
+lfs_err lfs_views_build_model(const lfs_format *f, const void *model, const uint8_t *data,
+			      size_t n, const lfs_view_opts *opts, lfs_viewset *out,
+			      lfs_error *err);
+
+/**
  * Apply an edited view to a model file: the format's apply with view @p v
  * (a view of a set built from exactly @p orig, @p n bytes, by format @p f).
  *

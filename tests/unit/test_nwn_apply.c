@@ -30,7 +30,9 @@
 
 #include "common/strbuf.h"
 #include "formats/nwn/nwn_mdl.h"
+#include "views/law.h"
 #include "views/nwn_apply.h"
+#include "views/nwn_views.h"
 #include "views/nwn_ascii.h"
 #include "views/mdl_parse.h"
 #include "views/viewset.h"
@@ -654,6 +656,122 @@ static void test_obj_vertex_every_mesh(void **state)
 	}
 	printf("obj vertex edits: %zu meshes, each exactly the vertex + derived values\n", meshes);
 	assert_true(meshes >= 20);
+}
+
+/* The round-trip law of one save of view @p w (text @p t, @p tn bytes)
+ * whose bytes are @p out (@p on) with the model the apply decoded from them,
+ * @p res, handed over, and decoding @p out itself: the same verdict, the
+ * same message, the same re-read text. Returns the verdict. */
+static lfs_err law_both(const lfs_view *w, const char *t, size_t tn, const uint8_t *out,
+			size_t on, const nwn_model *res)
+{
+	const lfs_format *f = &lfs_format_nwn_mdl;
+	lfs_error e1, e2;
+	memset(&e1, 0, sizeof(e1));
+	memset(&e2, 0, sizeof(e2));
+	char *r1 = NULL, *r2 = NULL;
+	size_t n1 = 0, n2 = 0;
+	lfs_err v1 = lfs_law_check_model(f, w, t, tn, out, on, res, &r1, &n1, &e1);
+	lfs_err v2 = lfs_law_check_keep(f, w, t, tn, out, on, &r2, &n2, &e2);
+	assert_int_equal(v1, v2);
+	if (v1 != LFS_OK)
+		assert_string_equal(e1.msg, e2.msg);
+	assert_int_equal(n1, n2);
+	assert_true((r1 == NULL) == (r2 == NULL));
+	if (r1)
+		assert_memory_equal(r1, r2, n1);
+	free(r1);
+	free(r2);
+	return v1;
+}
+
+/*
+ * The law given the model the apply decoded (nwn_apply_view_decoded(),
+ * lfs_law_check_model()) reaches the verdict of the law decoding the bytes,
+ * for a good save (a vertex moved through meshes/<node>.obj and through
+ * model.mdl: accepted) and a bad one (the saved text states another value
+ * than the bytes hold: refused at the same line and column), on every
+ * corpus binary with a mesh. The handed model is the decode of the result.
+ */
+static void test_law_handed_model(void **state)
+{
+	(void)state;
+	size_t good = 0, bad = 0;
+	for (size_t i = 0; i < g_count; i++) {
+		item it;
+		load(i, &it);
+		/* the first mesh with faces whose OBJ is named after its node */
+		const nwn_node *n = NULL;
+		const lfs_view *w = NULL;
+		uint32_t ni = 0;
+		char path[600];
+		for (; ni < it.m->geom.n_nodes && !w; ni++) {
+			n = &it.m->geom.nodes[ni];
+			const nwn_mesh *me = n->mesh;
+			if (!me || !me->verts || !me->n_verts || !me->faces || !me->n_faces ||
+			    strchr(n->name, '%'))
+				continue;
+			snprintf(path, sizeof(path), "meshes/%s.obj", n->name);
+			w = lfs_viewset_find(&it.vs, path);
+		}
+		if (!w) {
+			unload(&it);
+			continue;
+		}
+		ni--;
+		uint32_t v = n->mesh->faces[0].v[1];
+		float nv[3];
+		memcpy(nv, n->mesh->verts + 3 * v, 12);
+		nv[1] += 0.375f;
+		unsigned line = find_line(w->data, w->size, 1, "v ");
+		assert_true(line > 0);
+		char repl[200];
+		snprintf(repl, sizeof(repl), "v %.9g %.9g %.9g", (double)nv[0], (double)nv[1],
+			 (double)nv[2]);
+		size_t en, bn;
+		char *ed = replace_line(w->data, w->size, line + v, repl, &en);
+		snprintf(repl, sizeof(repl), "v %.9g %.9g %.9g", (double)nv[0],
+			 (double)(nv[1] + 0.5f), (double)nv[2]);
+		char *bd = replace_line(w->data, w->size, line + v, repl, &bn);
+
+		uint8_t *out = NULL;
+		size_t on = 0;
+		nwn_model *res = NULL;
+		lfs_error err;
+		assert_int_equal(nwn_apply_view_decoded(it.data, it.n, w, ed, en, NULL, &out, &on,
+							&res, &err),
+				 LFS_OK);
+		assert_non_null(res); /* a byte changed: the check's model comes back */
+		nwn_model *chk = NULL;
+		assert_int_equal(nwn_mdl_decode(out, on, &chk, &err), LFS_OK);
+		assert_int_equal(res->geom.n_nodes, chk->geom.n_nodes);
+		assert_memory_equal(res->geom.nodes[ni].mesh->verts, chk->geom.nodes[ni].mesh->verts,
+				    12 * (size_t)chk->geom.nodes[ni].mesh->n_verts);
+		nwn_model_free(chk);
+		assert_int_equal(law_both(w, ed, en, out, on, res), LFS_OK);
+		assert_int_equal(law_both(w, bd, bn, out, on, res), LFS_ERR_PARSE);
+
+		/* model.mdl: the same bytes read as the whole-model text */
+		const lfs_view *mv = lfs_viewset_find(&it.vs, "model.mdl");
+		assert_non_null(mv);
+		size_t tn;
+		char *good_mdl = gen_mdl(res, &tn);
+		assert_int_equal(law_both(mv, good_mdl, tn, out, on, res), LFS_OK);
+		free(good_mdl);
+		char *orig_mdl = gen_mdl(it.m, &tn); /* the old vertex: not what the bytes hold */
+		assert_int_equal(law_both(mv, orig_mdl, tn, out, on, res), LFS_ERR_PARSE);
+		free(orig_mdl);
+
+		nwn_model_free(res);
+		free(out);
+		free(ed);
+		free(bd);
+		unload(&it);
+		good += 2;
+		bad += 2;
+	}
+	printf("law with a handed model: %zu good and %zu bad saves, the same verdicts\n", good, bad);
+	assert_true(good >= 20); /* 14 corpus binaries have such a mesh */
 }
 
 /* ---- structural edits and errors ----------------------------------------------- */
@@ -2128,6 +2246,7 @@ int main(void)
 		cmocka_unit_test(test_retyped_mdl),
 		cmocka_unit_test(test_value_edits),
 		cmocka_unit_test(test_obj_vertex_every_mesh),
+		cmocka_unit_test(test_law_handed_model),
 		cmocka_unit_test(test_structural_keys),
 		cmocka_unit_test(test_structural_edits),
 		cmocka_unit_test(test_structural_supermodel),

@@ -349,6 +349,14 @@ bool nwn_mdl_is_binary(const uint8_t *data, size_t n);
  */
 lfs_err nwn_mdl_decode(const uint8_t *data, size_t n, nwn_model **out, lfs_error *err);
 
+/**
+ * nwn_mdl_decode() without the private copy of the input: the model's
+ * `image` is NULL (image_size 0), so nwn_mdl_encode() of it lays the file
+ * out without the image's pad and string-tail bytes. For a model that is
+ * only read (views, a decode check): it saves a copy of the whole file.
+ */
+lfs_err nwn_mdl_decode_noimage(const uint8_t *data, size_t n, nwn_model **out, lfs_error *err);
+
 /** Free a model from nwn_mdl_decode(); NULL is fine. */
 void nwn_model_free(nwn_model *m);
 

@@ -893,7 +893,21 @@ void nwn_model_free(nwn_model *m)
 	free(box);
 }
 
+static lfs_err decode_model(const uint8_t *data, size_t n, bool keep_image, nwn_model **out,
+			    lfs_error *err);
+
 lfs_err nwn_mdl_decode(const uint8_t *data, size_t n, nwn_model **out, lfs_error *err)
+{
+	return decode_model(data, n, true, out, err);
+}
+
+lfs_err nwn_mdl_decode_noimage(const uint8_t *data, size_t n, nwn_model **out, lfs_error *err)
+{
+	return decode_model(data, n, false, out, err);
+}
+
+static lfs_err decode_model(const uint8_t *data, size_t n, bool keep_image, nwn_model **out,
+			    lfs_error *err)
 {
 	*out = NULL;
 	lfs_rd f = { data, n };
@@ -923,15 +937,17 @@ lfs_err nwn_mdl_decode(const uint8_t *data, size_t n, nwn_model **out, lfs_error
 		.box = box,
 	};
 	lfs_err e = LFS_OK;
-	m->image = malloc(n ? n : 1);
+	m->image = keep_image ? malloc(n ? n : 1) : NULL;
 	d.seen = calloc((size_t)a / 8 + 1, 1);
 	d.seen_aabb = calloc((size_t)a / 8 + 1, 1);
-	if (!m->image || !d.seen || !d.seen_aabb) {
+	if ((keep_image && !m->image) || !d.seen || !d.seen_aabb) {
 		e = NOMEM(&d);
 		goto fail;
 	}
-	memcpy(m->image, data, n);
-	m->image_size = n;
+	if (keep_image) {
+		memcpy(m->image, data, n);
+		m->image_size = n;
+	}
 	m->model_size = a;
 	m->raw_size = b;
 

@@ -368,11 +368,15 @@ lfs_err nwn_patch_open(nwn_patch *a, const uint8_t *orig, size_t n, const char *
 		return e;
 	a->md0 = 12;
 	a->raw0 = 12 + (size_t)a->m->model_size;
-	a->img = malloc(n ? n : 1);
+	/* the output starts as the decoder's private copy of @p orig: the value
+	 * path never reads a->m->image (only the encoder does, and relayout
+	 * decodes img afresh), so the file is copied once, not twice */
+	a->img = a->m->image;
+	a->m->image = NULL;
+	a->m->image_size = 0;
 	a->trk = calloc(a->m->geom.n_nodes + 1, sizeof(*a->trk));
 	if (!a->img || !a->trk)
 		return lfs_nomem(err, "apply view");
-	memcpy(a->img, orig, n);
 	return LFS_OK;
 }
 
@@ -385,12 +389,17 @@ lfs_err nwn_patch_finish(nwn_patch *a)
 		e = nwn_patch_relayout(a);
 	if (!e && a->changed) {
 		/* the patched file must still decode */
-		nwn_model *chk = NULL;
+		nwn_model *chk = NULL; /* only read: no copy of the file */
 		lfs_error cerr;
-		if (nwn_mdl_decode(a->img, a->n, &chk, &cerr) != LFS_OK)
+		if (nwn_mdl_decode_noimage(a->img, a->n, &chk, &cerr) != LFS_OK)
 			e = lfs_fail(a->err, LFS_ERR_CORRUPT, cerr.offset, cerr.structure,
 				     "%s: the edited binary does not decode: %s", a->file, cerr.msg);
-		nwn_model_free(chk);
+		if (!e && a->keep_result) {
+			nwn_model_free(a->result);
+			a->result = chk; /* the decode of exactly img[0..n) */
+		} else {
+			nwn_model_free(chk);
+		}
 	}
 	return e;
 }
@@ -407,6 +416,7 @@ void nwn_patch_close(nwn_patch *a)
 	}
 	free(a->pend);
 	nwn_model_free(a->m);
+	nwn_model_free(a->result);
 	free(a->img);
 	memset(a, 0, sizeof(*a));
 }

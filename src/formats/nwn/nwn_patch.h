@@ -52,7 +52,8 @@ typedef struct nwn_pend_keys {
 
 /** A patch in progress. Made by nwn_patch_open(), freed by nwn_patch_close(). */
 typedef struct nwn_patch {
-	nwn_model *m;     /**< the decoded original, updated as values are set */
+	nwn_model *m;     /**< the decoded original, updated as values are set;
+			   *   its image is taken as img (m->image NULL) */
 	uint8_t *img;     /**< the output: a copy of the input, patched (owned) */
 	size_t n;         /**< size of img */
 	size_t md0, raw0; /**< file offsets of model data / raw data */
@@ -62,6 +63,14 @@ typedef struct nwn_patch {
 	bool changed;        /**< a byte differs from the input */
 	nwn_pend_keys *pend;
 	uint32_t n_pend, cap_pend;
+	/** Set before nwn_patch_finish(): keep the model its check decodes from
+	 *  img (in `result`) instead of freeing it. */
+	bool keep_result;
+	/** With keep_result, after a nwn_patch_finish() that changed a byte:
+	 *  the decode of exactly img[0..n), without an image copy
+	 *  (nwn_mdl_decode_noimage; owned: take it, else
+	 *  nwn_patch_close() frees it); NULL otherwise. */
+	nwn_model *result;
 } nwn_patch;
 
 /** Node @p i of the patched model's geometry (i < m->geom.n_nodes). */
@@ -74,7 +83,8 @@ static inline nwn_node *nwn_patch_node(const nwn_patch *p, uint32_t i)
  * patch still has to be closed. @p file names the view in messages. */
 lfs_err nwn_patch_open(nwn_patch *a, const uint8_t *orig, size_t n, const char *file, lfs_error *err);
 /** Rewrite derived values of tracked meshes, re-lay key count changes, and
- * check that the result decodes (LFS_ERR_CORRUPT otherwise). */
+ * check that the result decodes (LFS_ERR_CORRUPT otherwise); with
+ * keep_result that decoded model is kept in `result`. */
 lfs_err nwn_patch_finish(nwn_patch *a);
 /** Free everything the patch owns (img included: take it first). */
 void nwn_patch_close(nwn_patch *a);
