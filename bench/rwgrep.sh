@@ -18,6 +18,7 @@
 #   same      grep and every daemon thread on CPU 0: the round-trip floor
 #   other     grep on CPU 0, the daemons on CPU 1: the cross-CPU ceiling
 # Runs per placement: $LFS_BENCH_RUNS (default 11; unpinned uses 2x that).
+# Placements measured: $LFS_BENCH_PLACES (default "unpinned same other").
 # Prints one markdown table: median ms and ratio of medians, and the worst
 # run's ratio. Work folder under build dir $LFS_BUILD (default build).
 set -euo pipefail
@@ -86,7 +87,7 @@ echo "rwgrep.sh: $(date -u +%FT%H:%MZ), nproc $(nproc), load $(cut -d' ' -f1-3 /
 echo
 echo "| placement | runs | native ms | rw ms | rw / native | rw worst | ro ms | ro / native | ro worst |"
 echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
-for place in unpinned same other; do
+for place in ${LFS_BENCH_PLACES:-unpinned same other}; do
 	n=$runs gcpu=
 	case $place in
 	unpinned) pin_daemons "$allcpus"; n=$((runs * 2)) ;;

@@ -37,6 +37,7 @@ struct lfs_options {
 	int kernel_open;
 	double follow_cpu_ms; /* loop/threads: re-read the requester's CPU this often; 0 = off */
 	unsigned slice_us;    /* loop/threads: EEVDF slice of request threads; 0 = kernel's */
+	unsigned poll_us;     /* loop: a thread polls /dev/fuse this long after a request; 0 = off */
 	int ro; /* "-o ro" seen (also passed on to the kernel) */
 	double unlink_grace;
 	unsigned edit_mb;
@@ -63,6 +64,7 @@ static const struct fuse_opt lfs_opts[] = {
 	LFS_OPT("zero_open", kernel_open, 0),
 	LFS_OPT("follow_cpu=%lf", follow_cpu_ms, 0),
 	LFS_OPT("request_slice=%u", slice_us, 0),
+	LFS_OPT("poll_us=%u", poll_us, 0),
 	LFS_OPT("unlink_grace=%lf", unlink_grace, 0),
 	LFS_OPT("edit_size=%u", edit_mb, 0),
 	LFS_OPT("thumb_size=%u", thumb_size, 0),
@@ -330,7 +332,12 @@ int main(int argc, char *argv[])
 	 * faster only for warm small-file reads (docs/performance.md "Threads").
 	 * -s or -o st: single thread.
 	 */
-	if (o.mt && !opts.singlethread) {
+	if (o.mt && !opts.singlethread && o.poll_us && !opts.clone_fd) {
+		/* our own loop: one thread polls after a request (fuse_ll.h lfs_ll_loop) */
+		fuse_log(FUSE_LOG_INFO, "legacyfs: multi-threaded loop, at most %u threads, "
+			 "polling %u us after a request\n", opts.max_threads, o.poll_us);
+		ret = lfs_ll_loop(&ll, opts.max_threads, opts.max_idle_threads, o.poll_us) < 0;
+	} else if (o.mt && !opts.singlethread) {
 		struct fuse_loop_config *cfg = fuse_loop_cfg_create();
 		if (!cfg) {
 			ret = 1;
