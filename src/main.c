@@ -190,7 +190,7 @@ int main(int argc, char *argv[])
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
 	struct lfs_options o = { .timeout = -1, .cache_mb = 256, .cache_entries = 200000,
 				 .max_model_mb = 256, .model_memory_mb = 256, .thumb_size = 256, .thumb_cache_mb = 64,
-				 .mt = 1, .follow_cpu_ms = 0 };
+				 .mt = 1, .follow_cpu_ms = 0, .poll_us = 200 };
 	char *tcache = NULL;
 	struct fuse_cmdline_opts opts = { 0 };
 	struct fuse_session *se = NULL;
