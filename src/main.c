@@ -112,6 +112,9 @@ static void usage(const char *prog)
 	       "                           sent it, re-reading that CPU every MS ms (default 0 =\n"
 	       "                           off, the scheduler places the threads; 5 helps on a\n"
 	       "                           busy machine, hurts on an idle one)\n"
+	       "    -o poll_us=US          after a request, one thread polls /dev/fuse US us\n"
+	       "                           before it sleeps, yielding to other work (default\n"
+	       "                           200; 0 = libfuse's loop; not with -o st, clone_fd)\n"
 	       "    -o unlink_grace=SEC    a deleted view stays absent this long (default 1)\n"
 	       "    -o edit_size=MIB       bound of in-memory edits and scratch files (default 512)\n"
 	       "    -o thumb_size=N        thumbnail.png edge: 128, 256 (default), 512, 1024; 0 = none\n"
@@ -330,7 +333,10 @@ int main(int argc, char *argv[])
 	 * then holds up only the requests that need that model, and concurrent
 	 * saves of different models overlap; the single-threaded loop is ~20%
 	 * faster only for warm small-file reads (docs/performance.md "Threads").
-	 * -s or -o st: single thread.
+	 * -s or -o st: single thread. -o poll_us (default 200): our own
+	 * multi-threaded loop where the latest thread to serve a request polls
+	 * the fd a while before it sleeps (lfs_ll_loop, docs/performance.md
+	 * "Read-write grep"); -o poll_us=0 or -o clone_fd: libfuse's loop.
 	 */
 	if (o.mt && !opts.singlethread && o.poll_us && !opts.clone_fd) {
 		/* our own loop: one thread polls after a request (fuse_ll.h lfs_ll_loop) */
