@@ -18,8 +18,14 @@
 #   same      grep and every daemon thread on CPU 0: the round-trip floor
 #   other     grep on CPU 0, the daemons on CPU 1: the cross-CPU ceiling
 # Runs per placement: $LFS_BENCH_RUNS (default 11; unpinned uses 2x that).
+# Placements measured: $LFS_BENCH_PLACES (default "unpinned same other").
 # Prints one markdown table: median ms and ratio of medians, and the worst
 # run's ratio. Work folder under build dir $LFS_BUILD (default build).
+#
+# A/B mode: LFS_BENCH_AB='OPTS1;OPTS2;...' mounts SOURCE once per option set
+# instead (plus $LFS_MOUNT_OPTS), and every run (2 x LFS_BENCH_RUNS,
+# unpinned) times grep on native and on each mount in turn; prints per
+# option set the median, min and max of the per-run ratio mount / native.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -35,7 +41,7 @@ rw=$work/rw ro=$work/ro native=$work/native
 mkdir -p "$rw" "$ro"
 pids=()
 cleanup() {
-	for m in "$rw" "$ro"; do
+	for m in "$rw" "$ro" "$work"/ab*; do
 		if mountpoint -q "$m" 2>/dev/null; then
 			fusermount3 -u "$m" 2>/dev/null || fusermount3 -uz "$m" || true
 		fi
@@ -58,10 +64,6 @@ mount_it() { # MNT OPTS...
 	echo "rwgrep.sh: mount did not appear" >&2
 	exit 1
 }
-mount_it "$rw"
-mount_it "$ro" -o ro
-cp -r "$rw/." "$native"
-nfiles=$(find "$native" -type f | wc -l)
 
 ms() { # DIR [taskset CPU] -> wall ms of one grep
 	local t0 t1
@@ -79,6 +81,41 @@ pin_daemons() { # CPU list
 }
 median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
+if [ -n "${LFS_BENCH_AB:-}" ]; then
+	IFS=';' read -r -a sets <<<"$LFS_BENCH_AB"
+	mnts=()
+	for i in "${!sets[@]}"; do
+		mkdir -p "$work/ab$i"
+		# shellcheck disable=SC2086  # an option set is a list of words
+		mount_it "$work/ab$i" ${sets[$i]}
+		mnts+=("$work/ab$i")
+	done
+	cp -r "${mnts[0]}/." "$native"
+	for d in "$native" "${mnts[@]}" "$native" "${mnts[@]}"; do ms "$d" >/dev/null; done
+	echo "rwgrep.sh A/B: $(date -u +%FT%H:%MZ), nproc $(nproc), load $(cut -d' ' -f1-3 /proc/loadavg), source $src"
+	: >"$work/t"
+	for _ in $(seq $((runs * 2))); do
+		line=$(ms "$native")
+		for m in "${mnts[@]}"; do line="$line $(ms "$m")"; done
+		echo "$line" >>"$work/t"
+	done
+	echo "load after: $(cut -d' ' -f1-3 /proc/loadavg); native median $(cut -d' ' -f1 "$work/t" | median) ms"
+	echo
+	echo "| options | runs | mount / native median | min | max |"
+	echo "| --- | ---: | ---: | ---: | ---: |"
+	for i in "${!sets[@]}"; do
+		awk -v c=$((i + 2)) '{ print $c / $1 }' "$work/t" | sort -g |
+			awk -v o="${sets[$i]}" '{ a[NR] = $1 } END {
+				printf "| `%s` | %d | %.2f x | %.2f x | %.2f x |\n", o, NR, (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2, a[1], a[NR] }'
+	done
+	for m in "${mnts[@]}"; do fusermount3 -u "$m" 2>/dev/null || fusermount3 -uz "$m" || true; done
+	exit 0
+fi
+mount_it "$rw"
+mount_it "$ro" -o ro
+cp -r "$rw/." "$native"
+nfiles=$(find "$native" -type f | wc -l)
+
 for d in "$native" "$rw" "$ro" "$native" "$rw" "$ro"; do ms "$d" >/dev/null; done
 
 allcpus=0-$(($(nproc) - 1))
@@ -86,7 +123,7 @@ echo "rwgrep.sh: $(date -u +%FT%H:%MZ), nproc $(nproc), load $(cut -d' ' -f1-3 /
 echo
 echo "| placement | runs | native ms | rw ms | rw / native | rw worst | ro ms | ro / native | ro worst |"
 echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
-for place in unpinned same other; do
+for place in ${LFS_BENCH_PLACES:-unpinned same other}; do
 	n=$runs gcpu=
 	case $place in
 	unpinned) pin_daemons "$allcpus"; n=$((runs * 2)) ;;

@@ -39,6 +39,20 @@ typedef struct lfs_ll {
 /** The operation table (points at static functions of fuse_ll.c). */
 const struct fuse_lowlevel_ops *lfs_ll_ops(void);
 
+/**
+ * The multi-threaded session loop with an adaptive poll (`-o poll_us=N`,
+ * docs/mount.md): like libfuse 3.14's fuse_session_loop_mt() (a thread is
+ * started whenever none is left waiting for a request, up to @p max_threads;
+ * a thread ends when more than @p max_idle wait, UINT_MAX = never), except
+ * that after serving a request one thread at a time, the spinner, polls the
+ * /dev/fuse fd without sleeping for up to @p poll_us microseconds before it
+ * blocks in read(2) like the others. The fd stays blocking (its open file
+ * description is shared by every thread): the spinner uses poll(2) with a
+ * zero timeout. Returns 0 when the session ended normally (unmount, signal),
+ * else a negative errno.
+ */
+int lfs_ll_loop(lfs_ll *ll, unsigned max_threads, unsigned max_idle, unsigned poll_us);
+
 /** Notification callbacks for lfs_fs_watch_start(); @p ll must outlive the watcher. */
 void lfs_ll_notify(lfs_ll *ll, lfs_fs_notify *out);
 

@@ -37,6 +37,7 @@ struct lfs_options {
 	int kernel_open;
 	double follow_cpu_ms; /* loop/threads: re-read the requester's CPU this often; 0 = off */
 	unsigned slice_us;    /* loop/threads: EEVDF slice of request threads; 0 = kernel's */
+	unsigned poll_us;     /* loop: a thread polls /dev/fuse this long after a request; 0 = off */
 	int ro; /* "-o ro" seen (also passed on to the kernel) */
 	double unlink_grace;
 	unsigned edit_mb;
@@ -63,6 +64,7 @@ static const struct fuse_opt lfs_opts[] = {
 	LFS_OPT("zero_open", kernel_open, 0),
 	LFS_OPT("follow_cpu=%lf", follow_cpu_ms, 0),
 	LFS_OPT("request_slice=%u", slice_us, 0),
+	LFS_OPT("poll_us=%u", poll_us, 0),
 	LFS_OPT("unlink_grace=%lf", unlink_grace, 0),
 	LFS_OPT("edit_size=%u", edit_mb, 0),
 	LFS_OPT("thumb_size=%u", thumb_size, 0),
@@ -110,6 +112,9 @@ static void usage(const char *prog)
 	       "                           sent it, re-reading that CPU every MS ms (default 0 =\n"
 	       "                           off, the scheduler places the threads; 5 helps on a\n"
 	       "                           busy machine, hurts on an idle one)\n"
+	       "    -o poll_us=US          after a request, one thread polls /dev/fuse US us\n"
+	       "                           before it sleeps, yielding to other work (default\n"
+	       "                           200; 0 = libfuse's loop; not with -o st, clone_fd)\n"
 	       "    -o unlink_grace=SEC    a deleted view stays absent this long (default 1)\n"
 	       "    -o edit_size=MIB       bound of in-memory edits and scratch files (default 512)\n"
 	       "    -o thumb_size=N        thumbnail.png edge: 128, 256 (default), 512, 1024; 0 = none\n"
@@ -188,7 +193,7 @@ int main(int argc, char *argv[])
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
 	struct lfs_options o = { .timeout = -1, .cache_mb = 256, .cache_entries = 200000,
 				 .max_model_mb = 256, .model_memory_mb = 256, .thumb_size = 256, .thumb_cache_mb = 64,
-				 .mt = 1, .follow_cpu_ms = 0 };
+				 .mt = 1, .follow_cpu_ms = 0, .poll_us = 200 };
 	char *tcache = NULL;
 	struct fuse_cmdline_opts opts = { 0 };
 	struct fuse_session *se = NULL;
@@ -328,9 +333,17 @@ int main(int argc, char *argv[])
 	 * then holds up only the requests that need that model, and concurrent
 	 * saves of different models overlap; the single-threaded loop is ~20%
 	 * faster only for warm small-file reads (docs/performance.md "Threads").
-	 * -s or -o st: single thread.
+	 * -s or -o st: single thread. -o poll_us (default 200): our own
+	 * multi-threaded loop where the latest thread to serve a request polls
+	 * the fd a while before it sleeps (lfs_ll_loop, docs/performance.md
+	 * "Read-write grep"); -o poll_us=0 or -o clone_fd: libfuse's loop.
 	 */
-	if (o.mt && !opts.singlethread) {
+	if (o.mt && !opts.singlethread && o.poll_us && !opts.clone_fd) {
+		/* our own loop: one thread polls after a request (fuse_ll.h lfs_ll_loop) */
+		fuse_log(FUSE_LOG_INFO, "legacyfs: multi-threaded loop, at most %u threads, "
+			 "polling %u us after a request\n", opts.max_threads, o.poll_us);
+		ret = lfs_ll_loop(&ll, opts.max_threads, opts.max_idle_threads, o.poll_us) < 0;
+	} else if (o.mt && !opts.singlethread) {
 		struct fuse_loop_config *cfg = fuse_loop_cfg_create();
 		if (!cfg) {
 			ret = 1;
