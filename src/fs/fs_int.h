@@ -242,17 +242,26 @@ struct dirsnap {
  *  - Model-side nodes (kinds whose ops have in_model: K_VDIR, K_VFILE,
  *    K_SCRATCH, K_MERR; one per generated file the kernel looked up, so tens
  *    of thousands on a big tree) are allocated with the common part only,
- *    NODE_MODEL_SIZE bytes: every field up to `src_dev`.
+ *    NODE_MODEL_SIZE bytes (every field up to `rel_inline`), followed in the
+ *    same allocation by the node's path as it was made (node_inline_path()):
+ *    one malloc chunk per generated file, path included.
  *  - Every other node (SOURCE folders and files, model folders, the root,
- *    /.legacyfs) has the source part too (sizeof(struct node)).
+ *    /.legacyfs) has the source part too (sizeof(struct node)); its path is
+ *    a separate allocation.
  * A node's kind changes only between model-side kinds (a scratch file renamed
  * onto a view, a view renamed to a scratch name), so node_has_src() never
  * changes for a node. The fields of the source part are read and written
  * only for nodes with node_has_src().
  *
  * `name` is the last component of `rel` for every node but the root: it
- * points into rel's allocation (name_in_rel) unless the two were set apart
- * (fsi_node_set_path()); free them with fsi_node_free_path(), never one by one.
+ * points into rel's bytes (name_in_rel) unless the two were set apart
+ * (fsi_node_set_path()). `rel` is the inline path (rel_inline) until a
+ * rename gives the node a new one (its own allocation; the inline bytes stay,
+ * unused, for the node's life: requests may still read them). Free them with
+ * fsi_node_free_path(), never one by one.
+ *
+ * Bytes of a model-side node on x86-64: 92 + the path's length + 1, in one
+ * malloc chunk (8 bytes of header, 16-byte steps); docs/performance.md "Memory".
  */
 struct node {
 	/* ---- common part: every node ---- */
@@ -266,14 +275,24 @@ struct node {
 	char *_Atomic rel;
 	struct node *model;  /* K_VDIR/K_VFILE/K_SCRATCH/K_MERR: the model folder */
 	uint64_t sino;       /* st_ino reported */
-	uint64_t nlookup;
-	struct node *first_child, *next_sib, *prev_sib;
+	struct node *next_sib, *prev_sib;
 	struct node *hnext;  /* name hash chain */
-	struct sobj *sobj;   /* K_SCRATCH: the object (one reference) */
+	/* By kind: a scratch file has no children, a folder no scratch object
+	 * (node_first_child() reads the list for any kind). */
+	union {
+		struct node *first_child; /* every kind but K_SCRATCH */
+		struct sobj *sobj;        /* K_SCRATCH: the object (one reference; NULL
+					   * while the kind changes to or from it) */
+	};
 	uint32_t id;         /* slot in fs->slots: the FUSE node id */
+	/* The kernel's lookup count (FUSE: 64-bit); saturates at UINT32_MAX and
+	 * is then never lowered (node_hold(), lfs_fs_forget()): a node looked up
+	 * four billion times without a forget stays until unmount. */
+	uint32_t nlookup;
 	enum nkind kind;     /* one byte (packed) */
 	bool hashed;
-	bool name_in_rel;    /* name points into rel's allocation (not a separate one) */
+	bool name_in_rel;    /* name points into rel's bytes (not a separate allocation) */
+	bool rel_inline;     /* rel is the path stored after the common part (model-side only) */
 
 	/* ---- source part: only nodes with node_has_src() ---- */
 	uint64_t src_dev, src_ino; /* source object this node shows */
@@ -292,8 +311,27 @@ struct node {
 	int64_t nl_mtime, nl_ctime;
 };
 
-/* Bytes of a model-side node: the common part of struct node. */
-#define NODE_MODEL_SIZE offsetof(struct node, src_dev)
+/* Bytes of the common part of struct node (a model-side node without its inline path). */
+#define NODE_MODEL_SIZE (offsetof(struct node, rel_inline) + sizeof(bool))
+
+/* Where a model-side node's inline path is (just after the common part). */
+static inline char *node_inline_path(struct node *n)
+{
+	return (char *)n + NODE_MODEL_SIZE;
+}
+
+/* First child of @p n (NULL for a scratch file: its union holds the object). */
+static inline struct node *node_first_child(const struct node *n)
+{
+	return n->kind == K_SCRATCH ? NULL : n->first_child;
+}
+
+/* One more lookup of @p n by the kernel (fs->mu held; saturating, see nlookup). */
+static inline void node_hold(struct node *n)
+{
+	if (n->nlookup != UINT32_MAX)
+		n->nlookup++;
+}
 
 struct lfs_fs {
 	pthread_mutex_t mu;

@@ -714,7 +714,7 @@ static int ctl_lookup(lfs_fs *fs, const struct nodeinfo *p, const char *name, lf
 		return ENOENT;
 	fs_lock(fs);
 	struct node *c = fs->slots[ERRORS_ID];
-	c->nlookup++;
+	node_hold(c);
 	e->ino = c->id;
 	e->generation = c->gen;
 	fsi_fill_ctl(fs, &e->attr, true);

@@ -268,14 +268,15 @@ static char *rel_tail(char *rel, const char *name)
 	return rel + rl - nl;
 }
 
-/* Free node @p n's path and name (the name only when it is its own allocation). */
+/* Free node @p n's path and name (each only when it is its own allocation). */
 void fsi_node_free_path(struct node *n)
 {
 	if (!n->name_in_rel)
 		free(n->name);
-	free(n->rel);
+	if (!n->rel_inline)
+		free(n->rel);
 	n->name = n->rel = NULL;
-	n->name_in_rel = false;
+	n->name_in_rel = n->rel_inline = false;
 }
 
 /*
@@ -294,23 +295,53 @@ int fsi_node_set_path(lfs_fs *fs, struct node *n, const char *name, char *rel)
 		return ENOMEM;
 	}
 	/* Requests may be reading the old strings without fs->mu: retired,
-	 * freed when they have ended (fsi_retire). */
+	 * freed when they have ended (fsi_retire). An inline path is part of
+	 * the node: it stays until the node is freed. */
 	if (!n->name_in_rel)
 		fsi_retire(fs, n->name);
-	fsi_retire(fs, n->rel);
+	if (!n->rel_inline)
+		fsi_retire(fs, n->rel);
 	n->rel = rel;
 	n->name = nm;
+	n->name_in_rel = tail != NULL;
+	n->rel_inline = false;
+	return 0;
+}
+
+/*
+ * Give the new model-side node @p n (no path yet) its inline path, a copy
+ * of @p rel made at node_inline_path() (room allocated by the caller), and
+ * the name @p name: pointing into it when it is its last component, else
+ * copied. 0 or ENOMEM.
+ */
+static int node_set_inline(struct node *n, const char *name, const char *rel)
+{
+	char *in = node_inline_path(n);
+	memcpy(in, rel, strlen(rel) + 1);
+	char *tail = rel_tail(in, name);
+	char *nm = tail ? tail : strdup(name);
+	if (!nm)
+		return ENOMEM;
+	n->rel = in;
+	n->name = nm;
+	n->rel_inline = true;
 	n->name_in_rel = tail != NULL;
 	return 0;
 }
 
-/* Make a node in slot @p id (or a fresh id when 0) and link it under @p parent. */
+/*
+ * Make a node in slot @p id (or a fresh id when 0) and link it under @p parent
+ * (fs->mu held). @p rel_owned: its path (owned, freed here on failure; may be
+ * NULL); a model-side node copies it inline (struct node) and frees it.
+ */
 struct node *fsi_node_new(lfs_fs *fs, uint64_t id, enum nkind kind, struct node *parent,
 		      const char *name, char *rel_owned)
 {
-	/* model-side nodes without the source part (struct node) */
+	/* model-side nodes: the common part and the path, one allocation (struct node) */
 	bool src = !fsi_kind_ops(kind)->in_model;
-	struct node *n = calloc(1, src ? sizeof(struct node) : NODE_MODEL_SIZE);
+	bool in = !src && rel_owned;
+	struct node *n = calloc(1, src ? sizeof(struct node)
+				       : NODE_MODEL_SIZE + (in ? strlen(rel_owned) + 1 : 0));
 	if (!n) {
 		free(rel_owned);
 		return NULL;
@@ -320,7 +351,14 @@ struct node *fsi_node_new(lfs_fs *fs, uint64_t id, enum nkind kind, struct node 
 		n->wd = -1;
 		n->held_fd = -1;
 	}
-	if (fsi_node_set_path(fs, n, name, rel_owned) != 0 || (!id && fsi_alloc_id(fs, &id) != 0)) {
+	int pr;
+	if (in) {
+		pr = node_set_inline(n, name, rel_owned);
+		free(rel_owned);
+	} else {
+		pr = fsi_node_set_path(fs, n, name, rel_owned);
+	}
+	if (pr != 0 || (!id && fsi_alloc_id(fs, &id) != 0)) {
 		fsi_node_free_path(n);
 		free(n);
 		return NULL;
@@ -357,7 +395,7 @@ void fsi_node_free(lfs_fs *fs, struct node *n)
 		if (n->held_fd >= 0)
 			close(n->held_fd);
 	}
-	if (n->sobj)
+	if (n->kind == K_SCRATCH && n->sobj)
 		fsi_sobj_unref(fs, n->sobj);
 	fsi_node_free_path(n);
 	free(n);
@@ -371,7 +409,7 @@ static bool pinned(const struct node *n)
 /* Free @p n and then its ancestors while nothing references them. */
 static void maybe_free(lfs_fs *fs, struct node *n)
 {
-	while (n && !pinned(n) && n->nlookup == 0 && !n->first_child) {
+	while (n && !pinned(n) && n->nlookup == 0 && !node_first_child(n)) {
 		struct node *p = n->parent;
 		fsi_nh_remove(fs, n);
 		if (p)
@@ -975,7 +1013,9 @@ void lfs_fs_forget(lfs_fs *fs, uint64_t ino, uint64_t nlookup)
 	fs_lock(fs);
 	struct node *n = get_node(fs, ino);
 	if (n) {
-		n->nlookup = n->nlookup > nlookup ? n->nlookup - nlookup : 0;
+		/* a saturated count (node_hold) stays: the node lives until unmount */
+		if (n->nlookup != UINT32_MAX)
+			n->nlookup = n->nlookup > nlookup ? n->nlookup - (uint32_t)nlookup : 0;
 		maybe_free(fs, n);
 	}
 	fs_unlock(fs);
@@ -1104,7 +1144,7 @@ int fsi_give_entry(lfs_fs *fs, struct node *c, const struct srcinfo *si, lfs_fs_
 	int r = fsi_fill_gen(fs, c, si, &e->attr);
 	if (r)
 		return r;
-	c->nlookup++;
+	node_hold(c);
 	e->ino = c->id;
 	e->generation = c->gen;
 	fsi_entry_timeouts(fs, c, e);
