@@ -53,6 +53,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
 
 #include "cache.h"
@@ -253,25 +254,25 @@ struct dirsnap {
  * changes for a node. The fields of the source part are read and written
  * only for nodes with node_has_src().
  *
- * `name` is the last component of `rel` for every node but the root: it
- * points into rel's bytes (name_in_rel) unless the two were set apart
- * (fsi_node_set_path()). `rel` is the inline path (rel_inline) until a
- * rename gives the node a new one (its own allocation; the inline bytes stay,
- * unused, for the node's life: requests may still read them). Free them with
- * fsi_node_free_path(), never one by one.
+ * A node's name in its parent is not stored: it is the last component of
+ * `rel` (node_name(); fixed names for the root and /.legacyfs, whose rel is
+ * "." or NULL). `rel` is the inline path (rel_inline) until a rename gives
+ * the node a new one (its own allocation; the inline bytes stay, unused,
+ * for the node's life: requests may still read them). Free it with
+ * fsi_node_free_path().
  *
- * Bytes of a model-side node on x86-64: 92 + the path's length + 1, in one
+ * Bytes of a model-side node on x86-64: 84 + the path's length + 1, in one
  * malloc chunk (8 bytes of header, 16-byte steps); docs/performance.md "Memory".
  */
 struct node {
 	/* ---- common part: every node ---- */
 	uint64_t gen;
 	struct node *parent;
-	/* name in parent, and the source path (or the view path for K_VDIR/K_VFILE).
-	 * Requests read both without fs->mu (atomic loads); a rename stores new
-	 * strings under fs->mu and hands the old ones to fsi_retire(), which frees
-	 * them once every request that could have loaded them has ended. */
-	char *_Atomic name;
+	/* The source path (or the view path for model-side nodes; the name in
+	 * the parent is its last component, node_name()). Requests read it
+	 * without fs->mu (one atomic load); a rename stores a new string under
+	 * fs->mu and hands the old one to fsi_retire(), which frees it once every
+	 * request that could have loaded it has ended. */
 	char *_Atomic rel;
 	struct node *model;  /* K_VDIR/K_VFILE/K_SCRATCH/K_MERR: the model folder */
 	uint64_t sino;       /* st_ino reported */
@@ -291,7 +292,6 @@ struct node {
 	uint32_t nlookup;
 	enum nkind kind;     /* one byte (packed) */
 	bool hashed;
-	bool name_in_rel;    /* name points into rel's bytes (not a separate allocation) */
 	bool rel_inline;     /* rel is the path stored after the common part (model-side only) */
 
 	/* ---- source part: only nodes with node_has_src() ---- */
@@ -318,6 +318,27 @@ struct node {
 static inline char *node_inline_path(struct node *n)
 {
 	return (char *)n + NODE_MODEL_SIZE;
+}
+
+/*
+ * The name of @p n in its parent: the last component of its path, read with
+ * one atomic load (valid while the path is: see `rel`); "" for the root.
+ */
+static inline const char *node_name(const struct node *n)
+{
+	switch (n->kind) {
+	case K_ROOT:
+		return "";
+	case K_CTLDIR:
+		return LFS_FS_CTL_NAME;
+	case K_CTLERR:
+		return LFS_FS_ERRORS_NAME;
+	default:
+		break;
+	}
+	const char *r = n->rel;
+	const char *s = strrchr(r, '/');
+	return s ? s + 1 : r;
 }
 
 /* First child of @p n (NULL for a scratch file: its union holds the object). */

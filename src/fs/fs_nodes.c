@@ -133,7 +133,7 @@ struct node *fsi_find_child(lfs_fs *fs, struct node *parent, const char *name)
 	if (!fs->nh_size)
 		return NULL;
 	for (struct node *n = fs->nh[name_hash(parent, name) & (fs->nh_size - 1)]; n; n = n->hnext)
-		if (n->parent == parent && strcmp(n->name, name) == 0)
+		if (n->parent == parent && strcmp(node_name(n), name) == 0)
 			return n;
 	return NULL;
 }
@@ -142,7 +142,7 @@ void fsi_nh_remove(lfs_fs *fs, struct node *n)
 {
 	if (!n->hashed)
 		return;
-	struct node **pp = &fs->nh[name_hash(n->parent, n->name) & (fs->nh_size - 1)];
+	struct node **pp = &fs->nh[name_hash(n->parent, node_name(n)) & (fs->nh_size - 1)];
 	while (*pp && *pp != n)
 		pp = &(*pp)->hnext;
 	if (*pp)
@@ -154,7 +154,9 @@ void fsi_nh_remove(lfs_fs *fs, struct node *n)
 
 static int nh_insert(lfs_fs *fs, struct node *n)
 {
-	if (fs->nh_count + 1 > fs->nh_size) {
+	/* Up to two nodes per bucket on average: half the table of one per
+	 * bucket, chains still short (the table is a share of every node). */
+	if (fs->nh_count + 1 > 2 * fs->nh_size) {
 		/* Double the table (a power of two) and rehash in place: a chain
 		 * of bucket i moves to i or i + old size only. */
 		size_t old = fs->nh_size, ns = old;
@@ -166,7 +168,7 @@ static int nh_insert(lfs_fs *fs, struct node *n)
 			fs->nh[i] = NULL;
 			while (m) {
 				struct node *nx = m->hnext;
-				size_t h = name_hash(m->parent, m->name) & (ns - 1);
+				size_t h = name_hash(m->parent, node_name(m)) & (ns - 1);
 				m->hnext = fs->nh[h];
 				fs->nh[h] = m;
 				m = nx;
@@ -174,7 +176,7 @@ static int nh_insert(lfs_fs *fs, struct node *n)
 		}
 		fs->nh_size = ns;
 	}
-	size_t h = name_hash(n->parent, n->name) & (fs->nh_size - 1);
+	size_t h = name_hash(n->parent, node_name(n)) & (fs->nh_size - 1);
 	n->hnext = fs->nh[h];
 	fs->nh[h] = n;
 	n->hashed = true;
@@ -255,77 +257,50 @@ static void sib_link(struct node *n, struct node *parent)
 }
 
 /*
- * Where @p name starts as the last component of path @p rel ("a/b/name" or
- * "name"), NULL when it is not one.
+ * Is @p name the last component of path @p rel ("a/b/name" or "name")? The
+ * root ("" in ".") and the control nodes (no path) are named by their kind.
  */
-static char *rel_tail(char *rel, const char *name)
+static bool name_is_tail(enum nkind kind, const char *rel, const char *name)
 {
+	if (kind == K_ROOT || kind == K_CTLDIR || kind == K_CTLERR)
+		return true;
+	if (!rel)
+		return false;
 	size_t rl = strlen(rel), nl = strlen(name);
 	if (nl == 0 || nl > rl || memcmp(rel + rl - nl, name, nl) != 0)
-		return NULL;
-	if (rl > nl && rel[rl - nl - 1] != '/')
-		return NULL;
-	return rel + rl - nl;
+		return false;
+	return rl == nl || rel[rl - nl - 1] == '/';
 }
 
-/* Free node @p n's path and name (each only when it is its own allocation). */
+/* Free node @p n's path (when it is its own allocation). */
 void fsi_node_free_path(struct node *n)
 {
-	if (!n->name_in_rel)
-		free(n->name);
 	if (!n->rel_inline)
 		free(n->rel);
-	n->name = n->rel = NULL;
-	n->name_in_rel = n->rel_inline = false;
+	n->rel = NULL;
+	n->rel_inline = false;
 }
 
 /*
- * Give @p n the path @p rel (owned; may be NULL) and the name @p name
- * (fs->mu held): name points into rel when it is rel's last component, else
- * it is copied. The old strings are retired (fsi_retire: freed once the
- * requests that may hold them have ended). 0, or ENOMEM (then @p rel is freed and @p n
- * keeps its old path).
+ * Give @p n the path @p rel (owned; may be NULL for the control nodes), whose
+ * last component is @p name, the node's name (node_name()) (fs->mu held). The
+ * old path is retired (fsi_retire: freed once the requests that may hold it
+ * have ended). 0, or EINVAL when @p name is not rel's last component (then
+ * @p rel is freed and @p n keeps its old path).
  */
 int fsi_node_set_path(lfs_fs *fs, struct node *n, const char *name, char *rel)
 {
-	char *tail = rel ? rel_tail(rel, name) : NULL;
-	char *nm = tail ? tail : strdup(name);
-	if (!nm) {
+	if (!name_is_tail(n->kind, rel, name)) {
 		free(rel);
-		return ENOMEM;
+		return EINVAL;
 	}
-	/* Requests may be reading the old strings without fs->mu: retired,
-	 * freed when they have ended (fsi_retire). An inline path is part of
-	 * the node: it stays until the node is freed. */
-	if (!n->name_in_rel)
-		fsi_retire(fs, n->name);
+	/* Requests may be reading the old path without fs->mu: retired, freed
+	 * when they have ended (fsi_retire). An inline path is part of the
+	 * node: it stays until the node is freed. */
 	if (!n->rel_inline)
 		fsi_retire(fs, n->rel);
 	n->rel = rel;
-	n->name = nm;
-	n->name_in_rel = tail != NULL;
 	n->rel_inline = false;
-	return 0;
-}
-
-/*
- * Give the new model-side node @p n (no path yet) its inline path, a copy
- * of @p rel made at node_inline_path() (room allocated by the caller), and
- * the name @p name: pointing into it when it is its last component, else
- * copied. 0 or ENOMEM.
- */
-static int node_set_inline(struct node *n, const char *name, const char *rel)
-{
-	char *in = node_inline_path(n);
-	memcpy(in, rel, strlen(rel) + 1);
-	char *tail = rel_tail(in, name);
-	char *nm = tail ? tail : strdup(name);
-	if (!nm)
-		return ENOMEM;
-	n->rel = in;
-	n->name = nm;
-	n->rel_inline = true;
-	n->name_in_rel = tail != NULL;
 	return 0;
 }
 
@@ -352,9 +327,14 @@ struct node *fsi_node_new(lfs_fs *fs, uint64_t id, enum nkind kind, struct node 
 		n->held_fd = -1;
 	}
 	int pr;
-	if (in) {
-		pr = node_set_inline(n, name, rel_owned);
+	if (in && name_is_tail(kind, rel_owned, name)) {
+		/* the path inline, after the common part */
+		char *ip = node_inline_path(n);
+		memcpy(ip, rel_owned, strlen(rel_owned) + 1);
 		free(rel_owned);
+		n->rel = ip;
+		n->rel_inline = true;
+		pr = 0;
 	} else {
 		pr = fsi_node_set_path(fs, n, name, rel_owned);
 	}
@@ -1156,9 +1136,9 @@ static void update_rels(lfs_fs *fs, struct node *n)
 	for (struct node *c = n->first_child; c; c = c->next_sib) {
 		if (!node_ops_of(c)->source)
 			continue;
-		char *r = fsi_join_rel(n->rel, c->name);
+		char *r = fsi_join_rel(n->rel, node_name(c));
 		if (r)
-			fsi_node_set_path(fs, c, c->name, r); /* c->name is copied before it is retired */
+			fsi_node_set_path(fs, c, node_name(c), r); /* its name is checked before its old path is retired */
 		update_rels(fs, c);
 	}
 }
