@@ -274,7 +274,6 @@ struct node {
 	 * fs->mu and hands the old one to fsi_retire(), which frees it once every
 	 * request that could have loaded it has ended. */
 	char *_Atomic rel;
-	struct node *model;  /* K_VDIR/K_VFILE/K_SCRATCH/K_MERR: the model folder */
 	uint64_t sino;       /* st_ino reported */
 	struct node *next_sib, *prev_sib;
 	struct node *hnext;  /* name hash chain */
@@ -433,7 +432,7 @@ static inline const lfs_viewset *fsi_si_vs(const struct srcinfo *si)
 struct nodeinfo {
 	enum nkind kind;
 	struct node *node;  /* valid while the kernel holds the inode (see lookup) */
-	struct node *model;
+	struct node *model; /* model-side kinds: model_of(node) when taken; else NULL */
 };
 
 /* Where a name in a model folder points (views held: release with mloc_put). */
@@ -556,10 +555,23 @@ static inline bool node_has_src(const struct node *n)
 	return !node_ops_of(n)->in_model;
 }
 
-/* The model folder of a model-side node (the node itself for a model folder). */
+/*
+ * The model folder of a model-side node (the node itself for a model
+ * folder; NULL for any other node): its nearest K_MODEL ancestor, not
+ * stored in the node. fs->mu held (the walk reads parents, which renames
+ * change); without it use struct nodeinfo's model (ni_model()).
+ */
 static inline struct node *model_of(struct node *n)
 {
-	return n->kind == K_MODEL ? n : n->model;
+	while (n && n->kind != K_MODEL)
+		n = n->parent;
+	return n;
+}
+
+/* model_of() the node of snapshot @p ni, without fs->mu. */
+static inline struct node *ni_model(const struct nodeinfo *ni)
+{
+	return ni->kind == K_MODEL ? ni->node : ni->model;
 }
 
 /* Lock helpers: fs->mu protects tables, cache and editing state. */
@@ -695,7 +707,7 @@ void fsi_scratch_put(lfs_fs *fs, struct mstate *ms, const char *vpath, const cha
 void fsi_ms_free(lfs_fs *fs, struct mstate *ms);
 void fsi_vdir_of(const char *vpath, char *buf, size_t bufsz);
 bool fsi_pbase_peek(struct mstate *ms, const char *vpath, uint64_t *hash);
-int fsi_view_change(lfs_fs *fs, struct node *nd, const char *buf, size_t size, uint64_t off,
+int fsi_view_change(lfs_fs *fs, const struct nodeinfo *ni, const char *buf, size_t size, uint64_t off,
 		uint64_t newsize, pid_t writer);
 struct sobj *fsi_sobj_with(lfs_fs *fs, mode_t mode, uid_t uid, gid_t gid, const char *data, size_t n,
 		       int *err);

@@ -311,13 +311,13 @@ int fsi_fill_gen(lfs_fs *fs, struct node *c, const struct srcinfo *si, struct st
 	const struct node_ops *ops = node_ops_of(c);
 	if (!ops->gen_attr)
 		return EINVAL;
-	return ops->gen_attr(fs, c, si, fsi_ms_find(fs, c->model->rel), a);
+	return ops->gen_attr(fs, c, si, fsi_ms_find(fs, model_of(c)->rel), a);
 }
 
 static int lookup_view(lfs_fs *fs, const struct nodeinfo *pi, const char *name, lfs_fs_entry *e)
 {
 	struct node *p = pi->node;
-	struct node *model = model_of(p);
+	struct node *model = ni_model(pi);
 	struct srcinfo si;
 	bool early = false;
 	/* thumbnail.png may be drawn without the other views; anything else is
@@ -405,7 +405,7 @@ static int snap_build_view(lfs_fs *fs, const struct nodeinfo *ni, off_t off, uin
 	(void)off;
 	*out = NULL;
 	struct node *n = ni->node;
-	struct node *model = model_of(n);
+	struct node *model = ni_model(ni);
 	struct srcinfo si;
 	int r = fsi_model_names(fs, model, &si);
 	if (r)
@@ -540,7 +540,7 @@ static int vfile_attr(lfs_fs *fs, struct node *c, const struct srcinfo *si, stru
 	(void)fs;
 	lfs_view tmp;
 	const lfs_view *v = si->names ? NULL : lfs_viewset_find(&si->ce->vs, c->rel);
-	if ((!v || !si->ce->built) && is_thumb(c->rel) && c->parent == c->model)
+	if ((!v || !si->ce->built) && is_thumb(c->rel) && c->parent->kind == K_MODEL)
 		v = early_thumb(si->ce, &tmp); /* drawn before the views (thumb_entry()) */
 	if (!v)
 		return ESTALE;
@@ -644,7 +644,7 @@ static int vfile_read(lfs_fs *fs, const struct nodeinfo *ni, size_t size, off_t 
 static int vfile_write(lfs_fs *fs, const struct nodeinfo *ni, const char *buf, size_t size,
 		       off_t off, const lfs_fs_ctx *ctx, size_t *written)
 {
-	int r = fsi_view_change(fs, ni->node, buf, size, (uint64_t)off, 0, fsi_tgid_of(ctx ? ctx->pid : 0));
+	int r = fsi_view_change(fs, ni, buf, size, (uint64_t)off, 0, fsi_tgid_of(ctx ? ctx->pid : 0));
 	if (!r)
 		*written = size;
 	return r;
@@ -655,7 +655,7 @@ static int vfile_setattr(lfs_fs *fs, const struct nodeinfo *ni, const struct sta
 {
 	if (!(to_set & LFS_SET_SIZE))
 		return 0;
-	return a->st_size < 0 ? EINVAL : fsi_view_change(fs, ni->node, NULL, 0, 0, (uint64_t)a->st_size, 0);
+	return a->st_size < 0 ? EINVAL : fsi_view_change(fs, ni, NULL, 0, 0, (uint64_t)a->st_size, 0);
 }
 
 static int vfile_flush(lfs_fs *fs, const struct nodeinfo *ni, const lfs_fs_ctx *ctx)
@@ -663,7 +663,7 @@ static int vfile_flush(lfs_fs *fs, const struct nodeinfo *ni, const lfs_fs_ctx *
 	struct node *n = ni->node;
 	/* Cheap first: most closes are of views nobody wrote (grep). */
 	fs_lock(fs);
-	struct mstate *ms = fs->mstates ? fsi_ms_find(fs, n->model->rel) : NULL;
+	struct mstate *ms = fs->mstates ? fsi_ms_find(fs, ni->model->rel) : NULL;
 	struct overlay *o = fsi_ovl_find(ms, n->rel);
 	bool written = o && o->written;
 	fs_unlock(fs);

@@ -977,8 +977,7 @@ struct node *fsi_child_for(lfs_fs *fs, struct node *parent, const char *name, en
 			c->src_ino = ino;
 		}
 		if (ops->in_model) {
-			c->model = model_of(parent);
-			c->sino = kind == K_SCRATCH ? ino : fsi_view_ino(c->model, c->rel);
+			c->sino = kind == K_SCRATCH ? ino : fsi_view_ino(model_of(parent), c->rel);
 		} else {
 			c->sino = ino;
 		}
@@ -1084,7 +1083,7 @@ int fsi_node_info(lfs_fs *fs, uint64_t ino, struct nodeinfo *ni)
 	if (n) {
 		ni->kind = n->kind;
 		ni->node = n;
-		ni->model = n->model;
+		ni->model = node_has_src(n) ? NULL : model_of(n);
 	}
 	fs_unlock(fs);
 	return n ? 0 : ESTALE;
