@@ -364,8 +364,9 @@ struct lfs_fs {
 
 	struct node **slots; /* by id */
 	size_t nslots;
-	uint32_t *free_ids;
+	uint32_t *free_ids;  /* ids given back (maybe_free), reused first */
 	size_t nfree, free_cap;
+	size_t next_id;      /* ids from here to nslots were never used */
 	size_t nnodes;
 	uint64_t last_gen;   /* generation of the newest node: (id, gen) never repeats */
 

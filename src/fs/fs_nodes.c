@@ -194,36 +194,35 @@ void fsi_snap_unref(struct dirsnap *s)
 	free(s);
 }
 
+/*
+ * A free node id (fs->mu held): one given back, else the next never used
+ * (the slot table doubles when full). Afterwards free_ids has room to give
+ * one id back without allocating (lfs_fs_new() does). 0 or ENOMEM.
+ */
 int fsi_alloc_id(lfs_fs *fs, uint64_t *id)
 {
 	if (fs->nfree) {
 		*id = fs->free_ids[--fs->nfree];
 		return 0;
 	}
-	/* ids are 32-bit (struct node): 2^31 slots would take 16 GiB of table alone */
-	if (fs->nslots > UINT32_MAX / 2)
+	if (fs->free_cap == 0 && !lfs_grow((void **)&fs->free_ids, &fs->free_cap, 1, sizeof(*fs->free_ids)))
 		return ENOMEM;
-	size_t ns = fs->nslots ? fs->nslots * 2 : 1024;
-	struct node **s = realloc(fs->slots, ns * sizeof(*s));
-	if (!s)
-		return ENOMEM;
-	fs->slots = s;
-	for (size_t i = fs->nslots; i < ns; i++)
-		s[i] = NULL;
-	size_t first = fs->nslots < FIRST_FREE_ID ? FIRST_FREE_ID : fs->nslots;
-	/* Push in reverse so low ids come out first. */
-	/* Room for every id to be free at once (maybe_free relies on it). */
-	if (fs->free_cap < ns) {
-		uint32_t *f = realloc(fs->free_ids, ns * sizeof(*f));
-		if (!f)
+	if (fs->next_id < FIRST_FREE_ID)
+		fs->next_id = FIRST_FREE_ID;
+	if (fs->next_id >= fs->nslots) {
+		/* ids are 32-bit (struct node): 2^31 slots would take 16 GiB of table alone */
+		if (fs->nslots > UINT32_MAX / 2)
 			return ENOMEM;
-		fs->free_ids = f;
-		fs->free_cap = ns;
+		size_t ns = fs->nslots ? fs->nslots * 2 : 1024;
+		struct node **s = realloc(fs->slots, ns * sizeof(*s));
+		if (!s)
+			return ENOMEM;
+		fs->slots = s;
+		for (size_t i = fs->nslots; i < ns; i++)
+			s[i] = NULL;
+		fs->nslots = ns;
 	}
-	for (size_t i = ns; i-- > first;)
-		fs->free_ids[fs->nfree++] = (uint32_t)i;
-	fs->nslots = ns;
-	*id = fs->free_ids[--fs->nfree];
+	*id = fs->next_id++;
 	return 0;
 }
 
@@ -395,9 +394,12 @@ static void maybe_free(lfs_fs *fs, struct node *n)
 		if (p)
 			sib_unlink(n);
 		fs->slots[n->id] = NULL;
-		if (fs->nfree < fs->free_cap)
+		/* The list of free ids grows as ids come back (it holds the most
+		 * ever free at once, not one entry per slot); out of memory, the id
+		 * is not reused (its slot stays NULL). */
+		if (fs->nfree < fs->free_cap ||
+		    lfs_grow((void **)&fs->free_ids, &fs->free_cap, fs->nfree + 1, sizeof(*fs->free_ids)))
 			fs->free_ids[fs->nfree++] = n->id;
-		/* else: the id is leaked (cannot happen: free_cap covers every id) */
 		fs->nnodes--;
 		fsi_node_free(fs, n);
 		n = p;
