@@ -622,7 +622,6 @@ int fsi_rename_commit(lfs_fs *fs, struct mstate *ms, struct mloc *a, struct mloc
 				fsi_sobj_unref(fs, sn->sobj);
 				sn->sobj = NULL;
 				sn->kind = K_VFILE;
-				sn->sino = fsi_view_ino(a->model, b->vpath);
 				fsi_node_move(fs, sn, np, newname, b->vpath);
 			}
 		}

@@ -1067,7 +1067,7 @@ static int merr_attr(lfs_fs *fs, struct node *c, const struct srcinfo *si, struc
 	(void)fs;
 	struct timespec t;
 	size_t n = merr_render(ms, NULL, &t);
-	fsi_fill_view_file(a, &si->st, n, &t, false, c->sino);
+	fsi_fill_view_file(a, &si->st, n, &t, false, fsi_node_sino(c));
 	a->st_mode = S_IFREG | 0444;
 	return 0;
 }

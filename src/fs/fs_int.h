@@ -261,7 +261,7 @@ struct dirsnap {
  * for the node's life: requests may still read them). Free it with
  * fsi_node_free_path().
  *
- * Bytes of a model-side node on x86-64: 84 + the path's length + 1, in one
+ * Bytes of a model-side node on x86-64: 67 + the path's length + 1, in one
  * malloc chunk (8 bytes of header, 16-byte steps); docs/performance.md "Memory".
  */
 struct node {
@@ -274,7 +274,6 @@ struct node {
 	 * fs->mu and hands the old one to fsi_retire(), which frees it once every
 	 * request that could have loaded it has ended. */
 	char *_Atomic rel;
-	uint64_t sino;       /* st_ino reported */
 	struct node *next_sib, *prev_sib;
 	struct node *hnext;  /* name hash chain */
 	/* By kind: a scratch file has no children, a folder no scratch object
@@ -294,6 +293,7 @@ struct node {
 	bool rel_inline;     /* rel is the path stored after the common part (model-side only) */
 
 	/* ---- source part: only nodes with node_has_src() ---- */
+	uint64_t sino;       /* st_ino reported (model-side nodes: fsi_node_sino()) */
 	uint64_t src_dev, src_ino; /* source object this node shows */
 	int wd;              /* inotify watch, -1 = none */
 	struct node *wnext;  /* watch hash chain */
@@ -599,6 +599,7 @@ extern _Thread_local pid_t fsi_req_pid;
 /* fs_nodes.c */
 int64_t fsi_ts_ns(const struct timespec *t);
 uint64_t fsi_view_ino(const struct node *model, const char *vpath);
+uint64_t fsi_node_sino(struct node *n);
 char *fsi_join_rel(const char *parent_rel, const char *name);
 char *fsi_join_view(const struct node *parent, const char *name);
 bool fsi_is_dot(const char *name);

@@ -413,6 +413,9 @@ static int snap_build_view(lfs_fs *fs, const struct nodeinfo *ni, off_t off, uin
 	const lfs_viewset *vs = fsi_si_vs(&si);
 	const char *vpath = n->kind == K_MODEL ? "" : n->rel;
 	struct vlist_ctx c = { .model = model, .vpath = vpath };
+	fs_lock(fs);
+	uint64_t dot_ino = fsi_node_sino(n);
+	fs_unlock(fs);
 	c.s = calloc(1, sizeof(*c.s));
 	if (!c.s) {
 		fsi_srcinfo_release(fs, &si);
@@ -423,7 +426,7 @@ static int snap_build_view(lfs_fs *fs, const struct nodeinfo *ni, off_t off, uin
 	if (n->kind == K_VDIR && !fsi_view_is_dir(vs, vpath))
 		r = ESTALE;
 	if (!r)
-		r = fsi_snap_add(c.s, &c.cap, ".", 1, n->sino, DT_DIR);
+		r = fsi_snap_add(c.s, &c.cap, ".", 1, dot_ino, DT_DIR);
 	if (!r)
 		r = fsi_snap_add(c.s, &c.cap, "..", 2, parent_ino, DT_DIR);
 	if (!r) {
@@ -547,9 +550,9 @@ static int vfile_attr(lfs_fs *fs, struct node *c, const struct srcinfo *si, stru
 	struct overlay *o = fsi_ovl_find(ms, c->rel);
 	bool w = v && v->writable;
 	if (o)
-		fsi_fill_view_file(a, &si->st, o->text.len, &o->mtime, w, c->sino);
+		fsi_fill_view_file(a, &si->st, o->text.len, &o->mtime, w, fsi_node_sino(c));
 	else
-		fsi_fill_view_file(a, &si->st, v->size, NULL, w, c->sino);
+		fsi_fill_view_file(a, &si->st, v->size, NULL, w, fsi_node_sino(c));
 	return 0;
 }
 
@@ -561,7 +564,7 @@ static int vdir_attr(lfs_fs *fs, struct node *c, const struct srcinfo *si, struc
 	const lfs_viewset *vs = fsi_si_vs(si);
 	if (!fsi_view_is_dir(vs, c->rel))
 		return ESTALE;
-	fsi_fill_virtual_dir(a, &si->st, vs, c->rel, c->sino);
+	fsi_fill_virtual_dir(a, &si->st, vs, c->rel, fsi_node_sino(c));
 	return 0;
 }
 

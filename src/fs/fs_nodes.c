@@ -72,6 +72,22 @@ uint64_t fsi_view_ino(const struct node *model, const char *vpath)
 	return h;
 }
 
+/*
+ * st_ino of node @p n (fs->mu held: model_of() walks parents). A source
+ * node (and the root, /.legacyfs) keeps the number it was made with; a
+ * scratch file shows its object's (0 while it has none: a kind change under
+ * way); a generated file or folder (and errors.txt) is fsi_view_ino() of its
+ * model folder and view path, worked out when asked (not stored: struct node).
+ */
+uint64_t fsi_node_sino(struct node *n)
+{
+	if (node_has_src(n))
+		return n->sino;
+	if (n->kind == K_SCRATCH)
+		return n->sobj ? n->sobj->sino : 0;
+	return fsi_view_ino(model_of(n), n->rel);
+}
+
 /* parent_rel + "/" + name (or name under the root). NULL: too long / no memory. */
 char *fsi_join_rel(const char *parent_rel, const char *name)
 {
@@ -939,11 +955,11 @@ void fsi_entry_timeouts(lfs_fs *fs, struct node *n, lfs_fs_entry *e)
  * Does node @p c show object (@p dev, @p ino)? A source node: that source
  * object; a scratch node (no source part): the scratch object numbered @p ino.
  */
-static bool shows(const struct node *c, uint64_t dev, uint64_t ino)
+static bool shows(struct node *c, uint64_t dev, uint64_t ino)
 {
 	if (node_has_src(c))
 		return c->src_dev == dev && c->src_ino == ino;
-	return c->sino == ino;
+	return fsi_node_sino(c) == ino;
 }
 
 /* Find the hashed child (@p parent, @p name) of @p kind showing source (dev, ino), or make it. */
@@ -977,12 +993,9 @@ struct node *fsi_child_for(lfs_fs *fs, struct node *parent, const char *name, en
 		if (node_has_src(c)) {
 			c->src_dev = dev;
 			c->src_ino = ino;
-		}
-		if (ops->in_model) {
-			c->sino = kind == K_SCRATCH ? ino : fsi_view_ino(model_of(parent), c->rel);
-		} else {
 			c->sino = ino;
 		}
+		/* model-side nodes: st_ino worked out when asked (fsi_node_sino) */
 		if (kind == K_DIR)
 			fsi_add_watch(fs, c);
 	}

@@ -338,7 +338,6 @@ static int model_rename(lfs_fs *fs, struct node *p, const char *name, struct nod
 					x->kind = K_SCRATCH;
 					x->sobj = obj;
 					obj->refs++;
-					x->sino = obj->sino;
 					fsi_node_move(fs, x, np, newname, b.vpath);
 				}
 			}
