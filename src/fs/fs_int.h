@@ -261,6 +261,12 @@ struct dirsnap {
  * for the node's life: requests may still read them). Free it with
  * fsi_node_free_path().
  *
+ * Not stored either, for the tens of thousands of model-side nodes: their
+ * model folder (model_of(): the nearest K_MODEL ancestor, fs->mu held) and
+ * their st_ino (fsi_node_sino(): worked out from the model folder's path and
+ * the view path, or the scratch object's); the list of children shares a word
+ * with the scratch object; lookup counts are 32-bit (saturating).
+ *
  * Bytes of a model-side node on x86-64: 67 + the path's length + 1, in one
  * malloc chunk (8 bytes of header, 16-byte steps); docs/performance.md "Memory".
  */
