@@ -49,12 +49,14 @@ static void quiet(int level, const char *msg)
 struct names {
 	char **v;
 	bool *gen; /* the name is a generated file or folder (st_ino with bit 63: a view inode) */
+	uint64_t *ino; /* st_ino the listing gave */
 	size_t n, cap;
 };
 
 struct listing {
 	struct names *out;
 	const char *prefix;
+	uint64_t dot, dotdot; /* st_ino listed for "." and ".." */
 };
 
 static int collect(void *ctx, const char *name, const lfs_fs_entry *e, off_t next)
@@ -62,6 +64,10 @@ static int collect(void *ctx, const char *name, const lfs_fs_entry *e, off_t nex
 	(void)e;
 	(void)next;
 	struct listing *l = ctx;
+	if (strcmp(name, ".") == 0)
+		l->dot = (uint64_t)e->attr.st_ino;
+	if (strcmp(name, "..") == 0)
+		l->dotdot = (uint64_t)e->attr.st_ino;
 	if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || strcmp(name, ".legacyfs") == 0)
 		return 0;
 	struct names *o = l->out;
@@ -69,22 +75,34 @@ static int collect(void *ctx, const char *name, const lfs_fs_entry *e, off_t nex
 		o->cap = o->cap ? o->cap * 2 : 256;
 		o->v = realloc(o->v, o->cap * sizeof(*o->v));
 		o->gen = realloc(o->gen, o->cap * sizeof(*o->gen));
+		o->ino = realloc(o->ino, o->cap * sizeof(*o->ino));
 		assert_non_null(o->v);
 		assert_non_null(o->gen);
+		assert_non_null(o->ino);
 	}
 	char *p = NULL;
 	assert_true(asprintf(&p, "%s%s%s", l->prefix, *l->prefix ? "/" : "", name) > 0);
 	o->gen[o->n] = false;
+	o->ino[o->n] = (uint64_t)e->attr.st_ino;
 	o->v[o->n++] = p;
 	return 0;
 }
 
-/* Every path below @p dir (node @p ino, path @p prefix), depth first, into @p out. */
-static void list_tree(lfs_fs *fs, uint64_t ino, const char *prefix, struct names *out)
+/*
+ * Every path below folder @p ino (path @p prefix, st_ino @p self, its
+ * parent's @p parent), depth first, into @p out. The inode numbers agree:
+ * a generated name's from the listing, its lookup and its getattr (worked
+ * out when asked, never stored: fsi_node_sino()), and "." and ".." of every
+ * listing with the folder's and its parent's.
+ */
+static void list_tree(lfs_fs *fs, uint64_t ino, const char *prefix, uint64_t self, uint64_t parent,
+		      struct names *out)
 {
 	size_t first = out->n;
-	struct listing l = { out, prefix };
+	struct listing l = { out, prefix, 0, 0 };
 	assert_int_equal(lfs_fs_readdir(fs, ino, 0, false, collect, &l), 0);
+	assert_true(l.dot == self);
+	assert_true(l.dotdot == parent);
 	size_t last = out->n;
 	for (size_t i = first; i < last; i++) {
 		lfs_fs_entry e;
@@ -92,8 +110,15 @@ static void list_tree(lfs_fs *fs, uint64_t ino, const char *prefix, struct names
 		name = name ? name + 1 : out->v[i];
 		assert_int_equal(lfs_fs_lookup(fs, ino, name, &e), 0);
 		out->gen[i] = ((uint64_t)e.attr.st_ino >> 63) != 0;
+		if (out->gen[i]) {
+			struct stat st;
+			double t;
+			assert_int_equal(lfs_fs_getattr(fs, e.ino, &st, &t), 0);
+			assert_true((uint64_t)st.st_ino == (uint64_t)e.attr.st_ino);
+			assert_true((uint64_t)e.attr.st_ino == out->ino[i]);
+		}
 		if (S_ISDIR(e.attr.st_mode))
-			list_tree(fs, e.ino, out->v[i], out);
+			list_tree(fs, e.ino, out->v[i], (uint64_t)e.attr.st_ino, self, out);
 		lfs_fs_forget(fs, e.ino, 1);
 	}
 }
@@ -122,7 +147,10 @@ static void test_bytes_per_node(void **state)
 	assert_int_equal(lfs_fs_new(src, &o, &fs), 0);
 	/* every view built and cached, every path known; nothing held */
 	struct names all = { 0 };
-	list_tree(fs, LFS_FS_ROOT_ID, "", &all);
+	struct stat rst;
+	double rt;
+	assert_int_equal(lfs_fs_getattr(fs, LFS_FS_ROOT_ID, &rst, &rt), 0);
+	list_tree(fs, LFS_FS_ROOT_ID, "", (uint64_t)rst.st_ino, (uint64_t)rst.st_ino, &all);
 	assert_true(all.n > 10000);
 	lfs_fs_stats s;
 	lfs_fs_get_stats(fs, &s);
@@ -160,6 +188,7 @@ static void test_bytes_per_node(void **state)
 		free(all.v[i]);
 	free(all.v);
 	free(all.gen);
+	free(all.ino);
 }
 
 int main(void)
