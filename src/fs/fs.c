@@ -342,7 +342,7 @@ int lfs_fs_readdir(lfs_fs *fs, uint64_t ino, off_t off, bool plus, lfs_fs_dirent
 	if (!ops->snap)
 		return ENOTDIR;
 	fs_lock(fs);
-	uint64_t parent_ino = ni.node->parent ? ni.node->parent->sino : ni.node->sino;
+	uint64_t parent_ino = fsi_node_sino(ni.node->parent ? ni.node->parent : ni.node);
 	fs_unlock(fs);
 	struct dirsnap *s = NULL;
 	r = ops->snap(fs, &ni, off, parent_ino, &s);

@@ -519,7 +519,7 @@ pid_t fsi_tgid_of(pid_t tid)
 int fsi_commit_overlay(lfs_fs *fs, struct node *nd, bool fsync, pid_t closer)
 {
 	fs_lock(fs);
-	struct node *model = nd->model;
+	struct node *model = model_of(nd);
 	struct mstate *ms = fsi_ms_find(fs, model->rel);
 	struct overlay *o = fsi_ovl_find(ms, nd->rel);
 	bool need = o && (fsync ? (o->written || o->modified) :
@@ -622,7 +622,6 @@ int fsi_rename_commit(lfs_fs *fs, struct mstate *ms, struct mloc *a, struct mloc
 				fsi_sobj_unref(fs, sn->sobj);
 				sn->sobj = NULL;
 				sn->kind = K_VFILE;
-				sn->sino = fsi_view_ino(a->model, b->vpath);
 				fsi_node_move(fs, sn, np, newname, b->vpath);
 			}
 		}

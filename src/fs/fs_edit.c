@@ -857,11 +857,12 @@ static int edit_buf_change(lfs_fs *fs, lfs_membuf *b, const char *buf, size_t si
 }
 
 /* Make/extend the overlay of view node @p nd: a write, or a truncation (buf == NULL). */
-int fsi_view_change(lfs_fs *fs, struct node *nd, const char *buf, size_t size, uint64_t off,
+int fsi_view_change(lfs_fs *fs, const struct nodeinfo *ni, const char *buf, size_t size, uint64_t off,
 		uint64_t newsize, pid_t writer)
 {
+	struct node *nd = ni->node;
 	struct srcinfo si;
-	int r = fsi_model_views(fs, nd->model, &si);
+	int r = fsi_model_views(fs, ni->model, &si);
 	if (r)
 		return r;
 	const lfs_view *v = lfs_viewset_find(&si.ce->vs, nd->rel);
@@ -874,7 +875,7 @@ int fsi_view_change(lfs_fs *fs, struct node *nd, const char *buf, size_t size, u
 		return EROFS;
 	}
 	fs_lock(fs);
-	struct mstate *ms = fsi_ms_get(fs, nd->model->rel);
+	struct mstate *ms = fsi_ms_get(fs, ni->model->rel);
 	struct overlay *o = ms ? fsi_ovl_find(ms, nd->rel) : NULL;
 	if (!ms)
 		r = ENOMEM;
@@ -1066,7 +1067,7 @@ static int merr_attr(lfs_fs *fs, struct node *c, const struct srcinfo *si, struc
 	(void)fs;
 	struct timespec t;
 	size_t n = merr_render(ms, NULL, &t);
-	fsi_fill_view_file(a, &si->st, n, &t, false, c->sino);
+	fsi_fill_view_file(a, &si->st, n, &t, false, fsi_node_sino(c));
 	a->st_mode = S_IFREG | 0444;
 	return 0;
 }
@@ -1087,7 +1088,7 @@ static int merr_setattr(lfs_fs *fs, const struct nodeinfo *ni, const struct stat
 {
 	if ((to_set & LFS_SET_SIZE) && attr->st_size == 0) {
 		fs_lock(fs);
-		struct mstate *ms = fsi_ms_find(fs, ni->node->model->rel);
+		struct mstate *ms = fsi_ms_find(fs, ni->model->rel);
 		if (ms)
 			fsi_merr_clear_all(ms);
 		fs_unlock(fs);

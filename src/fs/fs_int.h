@@ -53,6 +53,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
 
 #include "cache.h"
@@ -242,40 +243,63 @@ struct dirsnap {
  *  - Model-side nodes (kinds whose ops have in_model: K_VDIR, K_VFILE,
  *    K_SCRATCH, K_MERR; one per generated file the kernel looked up, so tens
  *    of thousands on a big tree) are allocated with the common part only,
- *    NODE_MODEL_SIZE bytes: every field up to `src_dev`.
+ *    NODE_MODEL_SIZE bytes (every field up to `rel_inline`), followed in the
+ *    same allocation by the node's path as it was made (node_inline_path()):
+ *    one malloc chunk per generated file, path included.
  *  - Every other node (SOURCE folders and files, model folders, the root,
- *    /.legacyfs) has the source part too (sizeof(struct node)).
+ *    /.legacyfs) has the source part too (sizeof(struct node)); its path is
+ *    a separate allocation.
  * A node's kind changes only between model-side kinds (a scratch file renamed
  * onto a view, a view renamed to a scratch name), so node_has_src() never
  * changes for a node. The fields of the source part are read and written
  * only for nodes with node_has_src().
  *
- * `name` is the last component of `rel` for every node but the root: it
- * points into rel's allocation (name_in_rel) unless the two were set apart
- * (fsi_node_set_path()); free them with fsi_node_free_path(), never one by one.
+ * A node's name in its parent is not stored: it is the last component of
+ * `rel` (node_name(); fixed names for the root and /.legacyfs, whose rel is
+ * "." or NULL). `rel` is the inline path (rel_inline) until a rename gives
+ * the node a new one (its own allocation; the inline bytes stay, unused,
+ * for the node's life: requests may still read them). Free it with
+ * fsi_node_free_path().
+ *
+ * Not stored either, for the tens of thousands of model-side nodes: their
+ * model folder (model_of(): the nearest K_MODEL ancestor, fs->mu held) and
+ * their st_ino (fsi_node_sino(): worked out from the model folder's path and
+ * the view path, or the scratch object's); the list of children shares a word
+ * with the scratch object; lookup counts are 32-bit (saturating).
+ *
+ * Bytes of a model-side node on x86-64: 67 + the path's length + 1, in one
+ * malloc chunk (8 bytes of header, 16-byte steps); docs/performance.md "Memory".
  */
 struct node {
 	/* ---- common part: every node ---- */
 	uint64_t gen;
 	struct node *parent;
-	/* name in parent, and the source path (or the view path for K_VDIR/K_VFILE).
-	 * Requests read both without fs->mu (atomic loads); a rename stores new
-	 * strings under fs->mu and hands the old ones to fsi_retire(), which frees
-	 * them once every request that could have loaded them has ended. */
-	char *_Atomic name;
+	/* The source path (or the view path for model-side nodes; the name in
+	 * the parent is its last component, node_name()). Requests read it
+	 * without fs->mu (one atomic load); a rename stores a new string under
+	 * fs->mu and hands the old one to fsi_retire(), which frees it once every
+	 * request that could have loaded it has ended. */
 	char *_Atomic rel;
-	struct node *model;  /* K_VDIR/K_VFILE/K_SCRATCH/K_MERR: the model folder */
-	uint64_t sino;       /* st_ino reported */
-	uint64_t nlookup;
-	struct node *first_child, *next_sib, *prev_sib;
+	struct node *next_sib, *prev_sib;
 	struct node *hnext;  /* name hash chain */
-	struct sobj *sobj;   /* K_SCRATCH: the object (one reference) */
+	/* By kind: a scratch file has no children, a folder no scratch object
+	 * (node_first_child() reads the list for any kind). */
+	union {
+		struct node *first_child; /* every kind but K_SCRATCH */
+		struct sobj *sobj;        /* K_SCRATCH: the object (one reference; NULL
+					   * while the kind changes to or from it) */
+	};
 	uint32_t id;         /* slot in fs->slots: the FUSE node id */
+	/* The kernel's lookup count (FUSE: 64-bit); saturates at UINT32_MAX and
+	 * is then never lowered (node_hold(), lfs_fs_forget()): a node looked up
+	 * four billion times without a forget stays until unmount. */
+	uint32_t nlookup;
 	enum nkind kind;     /* one byte (packed) */
 	bool hashed;
-	bool name_in_rel;    /* name points into rel's allocation (not a separate one) */
+	bool rel_inline;     /* rel is the path stored after the common part (model-side only) */
 
 	/* ---- source part: only nodes with node_has_src() ---- */
+	uint64_t sino;       /* st_ino reported (model-side nodes: fsi_node_sino()) */
 	uint64_t src_dev, src_ino; /* source object this node shows */
 	int wd;              /* inotify watch, -1 = none */
 	struct node *wnext;  /* watch hash chain */
@@ -292,8 +316,48 @@ struct node {
 	int64_t nl_mtime, nl_ctime;
 };
 
-/* Bytes of a model-side node: the common part of struct node. */
-#define NODE_MODEL_SIZE offsetof(struct node, src_dev)
+/* Bytes of the common part of struct node (a model-side node without its inline path). */
+#define NODE_MODEL_SIZE (offsetof(struct node, rel_inline) + sizeof(bool))
+
+/* Where a model-side node's inline path is (just after the common part). */
+static inline char *node_inline_path(struct node *n)
+{
+	return (char *)n + NODE_MODEL_SIZE;
+}
+
+/*
+ * The name of @p n in its parent: the last component of its path, read with
+ * one atomic load (valid while the path is: see `rel`); "" for the root.
+ */
+static inline const char *node_name(const struct node *n)
+{
+	switch (n->kind) {
+	case K_ROOT:
+		return "";
+	case K_CTLDIR:
+		return LFS_FS_CTL_NAME;
+	case K_CTLERR:
+		return LFS_FS_ERRORS_NAME;
+	default:
+		break;
+	}
+	const char *r = n->rel;
+	const char *s = strrchr(r, '/');
+	return s ? s + 1 : r;
+}
+
+/* First child of @p n (NULL for a scratch file: its union holds the object). */
+static inline struct node *node_first_child(const struct node *n)
+{
+	return n->kind == K_SCRATCH ? NULL : n->first_child;
+}
+
+/* One more lookup of @p n by the kernel (fs->mu held; saturating, see nlookup). */
+static inline void node_hold(struct node *n)
+{
+	if (n->nlookup != UINT32_MAX)
+		n->nlookup++;
+}
 
 struct lfs_fs {
 	pthread_mutex_t mu;
@@ -306,8 +370,9 @@ struct lfs_fs {
 
 	struct node **slots; /* by id */
 	size_t nslots;
-	uint32_t *free_ids;
+	uint32_t *free_ids;  /* ids given back (maybe_free), reused first */
 	size_t nfree, free_cap;
+	size_t next_id;      /* ids from here to nslots were never used */
 	size_t nnodes;
 	uint64_t last_gen;   /* generation of the newest node: (id, gen) never repeats */
 
@@ -374,7 +439,7 @@ static inline const lfs_viewset *fsi_si_vs(const struct srcinfo *si)
 struct nodeinfo {
 	enum nkind kind;
 	struct node *node;  /* valid while the kernel holds the inode (see lookup) */
-	struct node *model;
+	struct node *model; /* model-side kinds: model_of(node) when taken; else NULL */
 };
 
 /* Where a name in a model folder points (views held: release with mloc_put). */
@@ -497,10 +562,23 @@ static inline bool node_has_src(const struct node *n)
 	return !node_ops_of(n)->in_model;
 }
 
-/* The model folder of a model-side node (the node itself for a model folder). */
+/*
+ * The model folder of a model-side node (the node itself for a model
+ * folder; NULL for any other node): its nearest K_MODEL ancestor, not
+ * stored in the node. fs->mu held (the walk reads parents, which renames
+ * change); without it use struct nodeinfo's model (ni_model()).
+ */
 static inline struct node *model_of(struct node *n)
 {
-	return n->kind == K_MODEL ? n : n->model;
+	while (n && n->kind != K_MODEL)
+		n = n->parent;
+	return n;
+}
+
+/* model_of() the node of snapshot @p ni, without fs->mu. */
+static inline struct node *ni_model(const struct nodeinfo *ni)
+{
+	return ni->kind == K_MODEL ? ni->node : ni->model;
 }
 
 /* Lock helpers: fs->mu protects tables, cache and editing state. */
@@ -527,6 +605,7 @@ extern _Thread_local pid_t fsi_req_pid;
 /* fs_nodes.c */
 int64_t fsi_ts_ns(const struct timespec *t);
 uint64_t fsi_view_ino(const struct node *model, const char *vpath);
+uint64_t fsi_node_sino(struct node *n);
 char *fsi_join_rel(const char *parent_rel, const char *name);
 char *fsi_join_view(const struct node *parent, const char *name);
 bool fsi_is_dot(const char *name);
@@ -636,7 +715,7 @@ void fsi_scratch_put(lfs_fs *fs, struct mstate *ms, const char *vpath, const cha
 void fsi_ms_free(lfs_fs *fs, struct mstate *ms);
 void fsi_vdir_of(const char *vpath, char *buf, size_t bufsz);
 bool fsi_pbase_peek(struct mstate *ms, const char *vpath, uint64_t *hash);
-int fsi_view_change(lfs_fs *fs, struct node *nd, const char *buf, size_t size, uint64_t off,
+int fsi_view_change(lfs_fs *fs, const struct nodeinfo *ni, const char *buf, size_t size, uint64_t off,
 		uint64_t newsize, pid_t writer);
 struct sobj *fsi_sobj_with(lfs_fs *fs, mode_t mode, uid_t uid, gid_t gid, const char *data, size_t n,
 		       int *err);

@@ -311,13 +311,13 @@ int fsi_fill_gen(lfs_fs *fs, struct node *c, const struct srcinfo *si, struct st
 	const struct node_ops *ops = node_ops_of(c);
 	if (!ops->gen_attr)
 		return EINVAL;
-	return ops->gen_attr(fs, c, si, fsi_ms_find(fs, c->model->rel), a);
+	return ops->gen_attr(fs, c, si, fsi_ms_find(fs, model_of(c)->rel), a);
 }
 
 static int lookup_view(lfs_fs *fs, const struct nodeinfo *pi, const char *name, lfs_fs_entry *e)
 {
 	struct node *p = pi->node;
-	struct node *model = model_of(p);
+	struct node *model = ni_model(pi);
 	struct srcinfo si;
 	bool early = false;
 	/* thumbnail.png may be drawn without the other views; anything else is
@@ -405,7 +405,7 @@ static int snap_build_view(lfs_fs *fs, const struct nodeinfo *ni, off_t off, uin
 	(void)off;
 	*out = NULL;
 	struct node *n = ni->node;
-	struct node *model = model_of(n);
+	struct node *model = ni_model(ni);
 	struct srcinfo si;
 	int r = fsi_model_names(fs, model, &si);
 	if (r)
@@ -413,6 +413,9 @@ static int snap_build_view(lfs_fs *fs, const struct nodeinfo *ni, off_t off, uin
 	const lfs_viewset *vs = fsi_si_vs(&si);
 	const char *vpath = n->kind == K_MODEL ? "" : n->rel;
 	struct vlist_ctx c = { .model = model, .vpath = vpath };
+	fs_lock(fs);
+	uint64_t dot_ino = fsi_node_sino(n);
+	fs_unlock(fs);
 	c.s = calloc(1, sizeof(*c.s));
 	if (!c.s) {
 		fsi_srcinfo_release(fs, &si);
@@ -423,7 +426,7 @@ static int snap_build_view(lfs_fs *fs, const struct nodeinfo *ni, off_t off, uin
 	if (n->kind == K_VDIR && !fsi_view_is_dir(vs, vpath))
 		r = ESTALE;
 	if (!r)
-		r = fsi_snap_add(c.s, &c.cap, ".", 1, n->sino, DT_DIR);
+		r = fsi_snap_add(c.s, &c.cap, ".", 1, dot_ino, DT_DIR);
 	if (!r)
 		r = fsi_snap_add(c.s, &c.cap, "..", 2, parent_ino, DT_DIR);
 	if (!r) {
@@ -540,16 +543,16 @@ static int vfile_attr(lfs_fs *fs, struct node *c, const struct srcinfo *si, stru
 	(void)fs;
 	lfs_view tmp;
 	const lfs_view *v = si->names ? NULL : lfs_viewset_find(&si->ce->vs, c->rel);
-	if ((!v || !si->ce->built) && is_thumb(c->rel) && c->parent == c->model)
+	if ((!v || !si->ce->built) && is_thumb(c->rel) && c->parent->kind == K_MODEL)
 		v = early_thumb(si->ce, &tmp); /* drawn before the views (thumb_entry()) */
 	if (!v)
 		return ESTALE;
 	struct overlay *o = fsi_ovl_find(ms, c->rel);
 	bool w = v && v->writable;
 	if (o)
-		fsi_fill_view_file(a, &si->st, o->text.len, &o->mtime, w, c->sino);
+		fsi_fill_view_file(a, &si->st, o->text.len, &o->mtime, w, fsi_node_sino(c));
 	else
-		fsi_fill_view_file(a, &si->st, v->size, NULL, w, c->sino);
+		fsi_fill_view_file(a, &si->st, v->size, NULL, w, fsi_node_sino(c));
 	return 0;
 }
 
@@ -561,7 +564,7 @@ static int vdir_attr(lfs_fs *fs, struct node *c, const struct srcinfo *si, struc
 	const lfs_viewset *vs = fsi_si_vs(si);
 	if (!fsi_view_is_dir(vs, c->rel))
 		return ESTALE;
-	fsi_fill_virtual_dir(a, &si->st, vs, c->rel, c->sino);
+	fsi_fill_virtual_dir(a, &si->st, vs, c->rel, fsi_node_sino(c));
 	return 0;
 }
 
@@ -644,7 +647,7 @@ static int vfile_read(lfs_fs *fs, const struct nodeinfo *ni, size_t size, off_t 
 static int vfile_write(lfs_fs *fs, const struct nodeinfo *ni, const char *buf, size_t size,
 		       off_t off, const lfs_fs_ctx *ctx, size_t *written)
 {
-	int r = fsi_view_change(fs, ni->node, buf, size, (uint64_t)off, 0, fsi_tgid_of(ctx ? ctx->pid : 0));
+	int r = fsi_view_change(fs, ni, buf, size, (uint64_t)off, 0, fsi_tgid_of(ctx ? ctx->pid : 0));
 	if (!r)
 		*written = size;
 	return r;
@@ -655,7 +658,7 @@ static int vfile_setattr(lfs_fs *fs, const struct nodeinfo *ni, const struct sta
 {
 	if (!(to_set & LFS_SET_SIZE))
 		return 0;
-	return a->st_size < 0 ? EINVAL : fsi_view_change(fs, ni->node, NULL, 0, 0, (uint64_t)a->st_size, 0);
+	return a->st_size < 0 ? EINVAL : fsi_view_change(fs, ni, NULL, 0, 0, (uint64_t)a->st_size, 0);
 }
 
 static int vfile_flush(lfs_fs *fs, const struct nodeinfo *ni, const lfs_fs_ctx *ctx)
@@ -663,7 +666,7 @@ static int vfile_flush(lfs_fs *fs, const struct nodeinfo *ni, const lfs_fs_ctx *
 	struct node *n = ni->node;
 	/* Cheap first: most closes are of views nobody wrote (grep). */
 	fs_lock(fs);
-	struct mstate *ms = fs->mstates ? fsi_ms_find(fs, n->model->rel) : NULL;
+	struct mstate *ms = fs->mstates ? fsi_ms_find(fs, ni->model->rel) : NULL;
 	struct overlay *o = fsi_ovl_find(ms, n->rel);
 	bool written = o && o->written;
 	fs_unlock(fs);
@@ -714,7 +717,7 @@ static int ctl_lookup(lfs_fs *fs, const struct nodeinfo *p, const char *name, lf
 		return ENOENT;
 	fs_lock(fs);
 	struct node *c = fs->slots[ERRORS_ID];
-	c->nlookup++;
+	node_hold(c);
 	e->ino = c->id;
 	e->generation = c->gen;
 	fsi_fill_ctl(fs, &e->attr, true);

@@ -72,6 +72,22 @@ uint64_t fsi_view_ino(const struct node *model, const char *vpath)
 	return h;
 }
 
+/*
+ * st_ino of node @p n (fs->mu held: model_of() walks parents). A source
+ * node (and the root, /.legacyfs) keeps the number it was made with; a
+ * scratch file shows its object's (0 while it has none: a kind change under
+ * way); a generated file or folder (and errors.txt) is fsi_view_ino() of its
+ * model folder and view path, worked out when asked (not stored: struct node).
+ */
+uint64_t fsi_node_sino(struct node *n)
+{
+	if (node_has_src(n))
+		return n->sino;
+	if (n->kind == K_SCRATCH)
+		return n->sobj ? n->sobj->sino : 0;
+	return fsi_view_ino(model_of(n), n->rel);
+}
+
 /* parent_rel + "/" + name (or name under the root). NULL: too long / no memory. */
 char *fsi_join_rel(const char *parent_rel, const char *name)
 {
@@ -133,7 +149,7 @@ struct node *fsi_find_child(lfs_fs *fs, struct node *parent, const char *name)
 	if (!fs->nh_size)
 		return NULL;
 	for (struct node *n = fs->nh[name_hash(parent, name) & (fs->nh_size - 1)]; n; n = n->hnext)
-		if (n->parent == parent && strcmp(n->name, name) == 0)
+		if (n->parent == parent && strcmp(node_name(n), name) == 0)
 			return n;
 	return NULL;
 }
@@ -142,7 +158,7 @@ void fsi_nh_remove(lfs_fs *fs, struct node *n)
 {
 	if (!n->hashed)
 		return;
-	struct node **pp = &fs->nh[name_hash(n->parent, n->name) & (fs->nh_size - 1)];
+	struct node **pp = &fs->nh[name_hash(n->parent, node_name(n)) & (fs->nh_size - 1)];
 	while (*pp && *pp != n)
 		pp = &(*pp)->hnext;
 	if (*pp)
@@ -154,7 +170,9 @@ void fsi_nh_remove(lfs_fs *fs, struct node *n)
 
 static int nh_insert(lfs_fs *fs, struct node *n)
 {
-	if (fs->nh_count + 1 > fs->nh_size) {
+	/* Up to two nodes per bucket on average: half the table of one per
+	 * bucket, chains still short (the table is a share of every node). */
+	if (fs->nh_count + 1 > 2 * fs->nh_size) {
 		/* Double the table (a power of two) and rehash in place: a chain
 		 * of bucket i moves to i or i + old size only. */
 		size_t old = fs->nh_size, ns = old;
@@ -166,7 +184,7 @@ static int nh_insert(lfs_fs *fs, struct node *n)
 			fs->nh[i] = NULL;
 			while (m) {
 				struct node *nx = m->hnext;
-				size_t h = name_hash(m->parent, m->name) & (ns - 1);
+				size_t h = name_hash(m->parent, node_name(m)) & (ns - 1);
 				m->hnext = fs->nh[h];
 				fs->nh[h] = m;
 				m = nx;
@@ -174,7 +192,7 @@ static int nh_insert(lfs_fs *fs, struct node *n)
 		}
 		fs->nh_size = ns;
 	}
-	size_t h = name_hash(n->parent, n->name) & (fs->nh_size - 1);
+	size_t h = name_hash(n->parent, node_name(n)) & (fs->nh_size - 1);
 	n->hnext = fs->nh[h];
 	fs->nh[h] = n;
 	n->hashed = true;
@@ -192,36 +210,35 @@ void fsi_snap_unref(struct dirsnap *s)
 	free(s);
 }
 
+/*
+ * A free node id (fs->mu held): one given back, else the next never used
+ * (the slot table doubles when full). Afterwards free_ids has room to give
+ * one id back without allocating (lfs_fs_new() does). 0 or ENOMEM.
+ */
 int fsi_alloc_id(lfs_fs *fs, uint64_t *id)
 {
 	if (fs->nfree) {
 		*id = fs->free_ids[--fs->nfree];
 		return 0;
 	}
-	/* ids are 32-bit (struct node): 2^31 slots would take 16 GiB of table alone */
-	if (fs->nslots > UINT32_MAX / 2)
+	if (fs->free_cap == 0 && !lfs_grow((void **)&fs->free_ids, &fs->free_cap, 1, sizeof(*fs->free_ids)))
 		return ENOMEM;
-	size_t ns = fs->nslots ? fs->nslots * 2 : 1024;
-	struct node **s = realloc(fs->slots, ns * sizeof(*s));
-	if (!s)
-		return ENOMEM;
-	fs->slots = s;
-	for (size_t i = fs->nslots; i < ns; i++)
-		s[i] = NULL;
-	size_t first = fs->nslots < FIRST_FREE_ID ? FIRST_FREE_ID : fs->nslots;
-	/* Push in reverse so low ids come out first. */
-	/* Room for every id to be free at once (maybe_free relies on it). */
-	if (fs->free_cap < ns) {
-		uint32_t *f = realloc(fs->free_ids, ns * sizeof(*f));
-		if (!f)
+	if (fs->next_id < FIRST_FREE_ID)
+		fs->next_id = FIRST_FREE_ID;
+	if (fs->next_id >= fs->nslots) {
+		/* ids are 32-bit (struct node): 2^31 slots would take 16 GiB of table alone */
+		if (fs->nslots > UINT32_MAX / 2)
 			return ENOMEM;
-		fs->free_ids = f;
-		fs->free_cap = ns;
+		size_t ns = fs->nslots ? fs->nslots * 2 : 1024;
+		struct node **s = realloc(fs->slots, ns * sizeof(*s));
+		if (!s)
+			return ENOMEM;
+		fs->slots = s;
+		for (size_t i = fs->nslots; i < ns; i++)
+			s[i] = NULL;
+		fs->nslots = ns;
 	}
-	for (size_t i = ns; i-- > first;)
-		fs->free_ids[fs->nfree++] = (uint32_t)i;
-	fs->nslots = ns;
-	*id = fs->free_ids[--fs->nfree];
+	*id = fs->next_id++;
 	return 0;
 }
 
@@ -255,62 +272,66 @@ static void sib_link(struct node *n, struct node *parent)
 }
 
 /*
- * Where @p name starts as the last component of path @p rel ("a/b/name" or
- * "name"), NULL when it is not one.
+ * Is @p name the last component of path @p rel ("a/b/name" or "name")? The
+ * root ("" in ".") and the control nodes (no path) are named by their kind.
  */
-static char *rel_tail(char *rel, const char *name)
+static bool name_is_tail(enum nkind kind, const char *rel, const char *name)
 {
+	if (kind == K_ROOT || kind == K_CTLDIR || kind == K_CTLERR)
+		return true;
+	if (!rel)
+		return false;
 	size_t rl = strlen(rel), nl = strlen(name);
 	if (nl == 0 || nl > rl || memcmp(rel + rl - nl, name, nl) != 0)
-		return NULL;
-	if (rl > nl && rel[rl - nl - 1] != '/')
-		return NULL;
-	return rel + rl - nl;
+		return false;
+	return rl == nl || rel[rl - nl - 1] == '/';
 }
 
-/* Free node @p n's path and name (the name only when it is its own allocation). */
+/* Free node @p n's path (when it is its own allocation). */
 void fsi_node_free_path(struct node *n)
 {
-	if (!n->name_in_rel)
-		free(n->name);
-	free(n->rel);
-	n->name = n->rel = NULL;
-	n->name_in_rel = false;
+	if (!n->rel_inline)
+		free(n->rel);
+	n->rel = NULL;
+	n->rel_inline = false;
 }
 
 /*
- * Give @p n the path @p rel (owned; may be NULL) and the name @p name
- * (fs->mu held): name points into rel when it is rel's last component, else
- * it is copied. The old strings are retired (fsi_retire: freed once the
- * requests that may hold them have ended). 0, or ENOMEM (then @p rel is freed and @p n
- * keeps its old path).
+ * Give @p n the path @p rel (owned; may be NULL for the control nodes), whose
+ * last component is @p name, the node's name (node_name()) (fs->mu held). The
+ * old path is retired (fsi_retire: freed once the requests that may hold it
+ * have ended). 0, or EINVAL when @p name is not rel's last component (then
+ * @p rel is freed and @p n keeps its old path).
  */
 int fsi_node_set_path(lfs_fs *fs, struct node *n, const char *name, char *rel)
 {
-	char *tail = rel ? rel_tail(rel, name) : NULL;
-	char *nm = tail ? tail : strdup(name);
-	if (!nm) {
+	if (!name_is_tail(n->kind, rel, name)) {
 		free(rel);
-		return ENOMEM;
+		return EINVAL;
 	}
-	/* Requests may be reading the old strings without fs->mu: retired,
-	 * freed when they have ended (fsi_retire). */
-	if (!n->name_in_rel)
-		fsi_retire(fs, n->name);
-	fsi_retire(fs, n->rel);
+	/* Requests may be reading the old path without fs->mu: retired, freed
+	 * when they have ended (fsi_retire). An inline path is part of the
+	 * node: it stays until the node is freed. */
+	if (!n->rel_inline)
+		fsi_retire(fs, n->rel);
 	n->rel = rel;
-	n->name = nm;
-	n->name_in_rel = tail != NULL;
+	n->rel_inline = false;
 	return 0;
 }
 
-/* Make a node in slot @p id (or a fresh id when 0) and link it under @p parent. */
+/*
+ * Make a node in slot @p id (or a fresh id when 0) and link it under @p parent
+ * (fs->mu held). @p rel_owned: its path (owned, freed here on failure; may be
+ * NULL); a model-side node copies it inline (struct node) and frees it.
+ */
 struct node *fsi_node_new(lfs_fs *fs, uint64_t id, enum nkind kind, struct node *parent,
 		      const char *name, char *rel_owned)
 {
-	/* model-side nodes without the source part (struct node) */
+	/* model-side nodes: the common part and the path, one allocation (struct node) */
 	bool src = !fsi_kind_ops(kind)->in_model;
-	struct node *n = calloc(1, src ? sizeof(struct node) : NODE_MODEL_SIZE);
+	bool in = !src && rel_owned;
+	struct node *n = calloc(1, src ? sizeof(struct node)
+				       : NODE_MODEL_SIZE + (in ? strlen(rel_owned) + 1 : 0));
 	if (!n) {
 		free(rel_owned);
 		return NULL;
@@ -320,7 +341,19 @@ struct node *fsi_node_new(lfs_fs *fs, uint64_t id, enum nkind kind, struct node 
 		n->wd = -1;
 		n->held_fd = -1;
 	}
-	if (fsi_node_set_path(fs, n, name, rel_owned) != 0 || (!id && fsi_alloc_id(fs, &id) != 0)) {
+	int pr;
+	if (in && name_is_tail(kind, rel_owned, name)) {
+		/* the path inline, after the common part */
+		char *ip = node_inline_path(n);
+		memcpy(ip, rel_owned, strlen(rel_owned) + 1);
+		free(rel_owned);
+		n->rel = ip;
+		n->rel_inline = true;
+		pr = 0;
+	} else {
+		pr = fsi_node_set_path(fs, n, name, rel_owned);
+	}
+	if (pr != 0 || (!id && fsi_alloc_id(fs, &id) != 0)) {
 		fsi_node_free_path(n);
 		free(n);
 		return NULL;
@@ -357,7 +390,7 @@ void fsi_node_free(lfs_fs *fs, struct node *n)
 		if (n->held_fd >= 0)
 			close(n->held_fd);
 	}
-	if (n->sobj)
+	if (n->kind == K_SCRATCH && n->sobj)
 		fsi_sobj_unref(fs, n->sobj);
 	fsi_node_free_path(n);
 	free(n);
@@ -371,15 +404,18 @@ static bool pinned(const struct node *n)
 /* Free @p n and then its ancestors while nothing references them. */
 static void maybe_free(lfs_fs *fs, struct node *n)
 {
-	while (n && !pinned(n) && n->nlookup == 0 && !n->first_child) {
+	while (n && !pinned(n) && n->nlookup == 0 && !node_first_child(n)) {
 		struct node *p = n->parent;
 		fsi_nh_remove(fs, n);
 		if (p)
 			sib_unlink(n);
 		fs->slots[n->id] = NULL;
-		if (fs->nfree < fs->free_cap)
+		/* The list of free ids grows as ids come back (it holds the most
+		 * ever free at once, not one entry per slot); out of memory, the id
+		 * is not reused (its slot stays NULL). */
+		if (fs->nfree < fs->free_cap ||
+		    lfs_grow((void **)&fs->free_ids, &fs->free_cap, fs->nfree + 1, sizeof(*fs->free_ids)))
 			fs->free_ids[fs->nfree++] = n->id;
-		/* else: the id is leaked (cannot happen: free_cap covers every id) */
 		fs->nnodes--;
 		fsi_node_free(fs, n);
 		n = p;
@@ -919,11 +955,11 @@ void fsi_entry_timeouts(lfs_fs *fs, struct node *n, lfs_fs_entry *e)
  * Does node @p c show object (@p dev, @p ino)? A source node: that source
  * object; a scratch node (no source part): the scratch object numbered @p ino.
  */
-static bool shows(const struct node *c, uint64_t dev, uint64_t ino)
+static bool shows(struct node *c, uint64_t dev, uint64_t ino)
 {
 	if (node_has_src(c))
 		return c->src_dev == dev && c->src_ino == ino;
-	return c->sino == ino;
+	return fsi_node_sino(c) == ino;
 }
 
 /* Find the hashed child (@p parent, @p name) of @p kind showing source (dev, ino), or make it. */
@@ -957,13 +993,9 @@ struct node *fsi_child_for(lfs_fs *fs, struct node *parent, const char *name, en
 		if (node_has_src(c)) {
 			c->src_dev = dev;
 			c->src_ino = ino;
-		}
-		if (ops->in_model) {
-			c->model = model_of(parent);
-			c->sino = kind == K_SCRATCH ? ino : fsi_view_ino(c->model, c->rel);
-		} else {
 			c->sino = ino;
 		}
+		/* model-side nodes: st_ino worked out when asked (fsi_node_sino) */
 		if (kind == K_DIR)
 			fsi_add_watch(fs, c);
 	}
@@ -975,7 +1007,9 @@ void lfs_fs_forget(lfs_fs *fs, uint64_t ino, uint64_t nlookup)
 	fs_lock(fs);
 	struct node *n = get_node(fs, ino);
 	if (n) {
-		n->nlookup = n->nlookup > nlookup ? n->nlookup - nlookup : 0;
+		/* a saturated count (node_hold) stays: the node lives until unmount */
+		if (n->nlookup != UINT32_MAX)
+			n->nlookup = n->nlookup > nlookup ? n->nlookup - (uint32_t)nlookup : 0;
 		maybe_free(fs, n);
 	}
 	fs_unlock(fs);
@@ -1064,7 +1098,7 @@ int fsi_node_info(lfs_fs *fs, uint64_t ino, struct nodeinfo *ni)
 	if (n) {
 		ni->kind = n->kind;
 		ni->node = n;
-		ni->model = n->model;
+		ni->model = node_has_src(n) ? NULL : model_of(n);
 	}
 	fs_unlock(fs);
 	return n ? 0 : ESTALE;
@@ -1104,7 +1138,7 @@ int fsi_give_entry(lfs_fs *fs, struct node *c, const struct srcinfo *si, lfs_fs_
 	int r = fsi_fill_gen(fs, c, si, &e->attr);
 	if (r)
 		return r;
-	c->nlookup++;
+	node_hold(c);
 	e->ino = c->id;
 	e->generation = c->gen;
 	fsi_entry_timeouts(fs, c, e);
@@ -1116,9 +1150,9 @@ static void update_rels(lfs_fs *fs, struct node *n)
 	for (struct node *c = n->first_child; c; c = c->next_sib) {
 		if (!node_ops_of(c)->source)
 			continue;
-		char *r = fsi_join_rel(n->rel, c->name);
+		char *r = fsi_join_rel(n->rel, node_name(c));
 		if (r)
-			fsi_node_set_path(fs, c, c->name, r); /* c->name is copied before it is retired */
+			fsi_node_set_path(fs, c, node_name(c), r); /* its name is checked before its old path is retired */
 		update_rels(fs, c);
 	}
 }

@@ -228,7 +228,7 @@ static int lookup_source(lfs_fs *fs, const struct nodeinfo *pi, const char *name
 		bool same = old && old->kind == K_DIR && old->src_ino == (uint64_t)si.st.st_ino &&
 			    old->src_dev == (uint64_t)si.st.st_dev && old->nlookup > 0;
 		if (same)
-			old->nlookup++; /* kept alive over the unlocked count */
+			node_hold(old); /* kept alive over the unlocked count */
 		fs_unlock(fs);
 		nl = folder_nlink(fs, same ? old : NULL, rel, false, &si.st);
 		if (same)
@@ -238,7 +238,7 @@ static int lookup_source(lfs_fs *fs, const struct nodeinfo *pi, const char *name
 	struct node *c = fsi_child_for(fs, p, name, si.kind, (uint64_t)si.st.st_dev,
 				   (uint64_t)si.st.st_ino, rel, &r);
 	if (c) {
-		c->nlookup++;
+		node_hold(c);
 		e->ino = c->id;
 		e->generation = c->gen;
 		fill_source(&e->attr, &si, nl);
@@ -564,7 +564,7 @@ static int lookup_root(lfs_fs *fs, const struct nodeinfo *p, const char *name, l
 		return lookup_source(fs, p, name, e);
 	fs_lock(fs);
 	struct node *c = fs->slots[CTL_ID];
-	c->nlookup++;
+	node_hold(c);
 	e->ino = c->id;
 	e->generation = c->gen;
 	fsi_fill_ctl(fs, &e->attr, false);
@@ -761,7 +761,7 @@ static int pass_link(lfs_fs *fs, const struct nodeinfo *ni, const struct nodeinf
 		fs_unlock(fs);
 		return lfs_fs_lookup(fs, np->node->id, newname, e); /* changed under us: as it is now */
 	}
-	c->nlookup++;
+	node_hold(c);
 	e->ino = c->id;
 	e->generation = c->gen;
 	e->attr = st;

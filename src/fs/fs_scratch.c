@@ -23,7 +23,9 @@ static int mloc_get(lfs_fs *fs, struct node *dir, const char *name, struct mloc 
 	if (fsi_is_dot(name) || strchr(name, '/') || !name[0])
 		return EINVAL;
 	m->dir = dir;
+	fs_lock(fs);
 	m->model = model_of(dir);
+	fs_unlock(fs);
 	int r = fsi_model_views(fs, m->model, &m->si);
 	if (r)
 		return r;
@@ -336,7 +338,6 @@ static int model_rename(lfs_fs *fs, struct node *p, const char *name, struct nod
 					x->kind = K_SCRATCH;
 					x->sobj = obj;
 					obj->refs++;
-					x->sino = obj->sino;
 					fsi_node_move(fs, x, np, newname, b.vpath);
 				}
 			}
@@ -357,7 +358,10 @@ static int model_link(lfs_fs *fs, struct node *src, struct node *np, const char 
 	int r = mloc_get(fs, np, newname, &b);
 	if (r)
 		return r;
-	if (b.model != src->model) {
+	fs_lock(fs);
+	bool other = b.model != model_of(src);
+	fs_unlock(fs);
+	if (other) {
 		mloc_put(fs, &b);
 		return EXDEV;
 	}

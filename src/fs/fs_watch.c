@@ -147,7 +147,7 @@ static void watch_event(lfs_fs *fs, const struct inotify_event *ev, struct inval
 				n->dirty_gen++;
 			fsi_inval_add(l, n->id, NULL);
 			if (n->hashed && n->parent && n->kind != K_CTLDIR && n->kind != K_CTLERR)
-				fsi_inval_add(l, n->parent->id, n->name);
+				fsi_inval_add(l, n->parent->id, node_name(n));
 		}
 		return;
 	}
@@ -164,7 +164,7 @@ static void watch_event(lfs_fs *fs, const struct inotify_event *ev, struct inval
 		d->dirty_gen++;
 		fsi_inval_add(l, d->id, NULL);
 		if (d->parent)
-			fsi_inval_add(l, d->parent->id, d->name);
+			fsi_inval_add(l, d->parent->id, node_name(d));
 		return;
 	}
 	if (!ev->len || !ev->name[0])
