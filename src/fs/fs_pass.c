@@ -375,7 +375,6 @@ static void prefetch_start(lfs_fs *fs, const char *rel, const struct dirsnap *s)
 	bool started = j && j->dfd >= 0 && pthread_attr_init(&at) == 0;
 	if (started) {
 		pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-		pthread_attr_setstacksize(&at, 64 << 10);
 		started = pthread_create(&t, &at, prefetch_main, j) == 0;
 		pthread_attr_destroy(&at);
 	}
