@@ -367,9 +367,10 @@ static void prefetch_start(lfs_fs *fs, const char *rel, const struct dirsnap *s)
 			break;
 		j->n++;
 	}
-	j = j && j->n ? j : (free(j), NULL); /* nothing to read */
 	if (j)
-		j->dfd = openat(fs->rootfd, *rel ? rel : ".", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		j->dfd = j->n ? openat(fs->rootfd, *rel ? rel : ".", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+			      : -1; /* nothing to read */
+	size_t n = j ? j->n : 0; /* j belongs to the thread once it runs */
 	pthread_attr_t at;
 	pthread_t t;
 	bool started = j && j->dfd >= 0 && pthread_attr_init(&at) == 0;
@@ -378,8 +379,10 @@ static void prefetch_start(lfs_fs *fs, const char *rel, const struct dirsnap *s)
 		started = pthread_create(&t, &at, prefetch_main, j) == 0;
 		pthread_attr_destroy(&at);
 	}
-	if (started)
+	if (started) {
+		fsi_log(fs, LFS_LOG_DEBUG, "%s: header prefetch of %zu files started", rel, n);
 		return;
+	}
 	if (j) {
 		for (size_t i = 0; i < j->n; i++)
 			free(j->names[i]);

@@ -11,7 +11,8 @@
 #  - d_type of a model file before its lookup is DT_UNKNOWN, of the plain
 #    file and the sub-folder SOURCE's;
 #  - `ls -l` afterwards shows each model as a folder, the ASCII MDL as a
-#    file, reading each candidate's header once; a second listing after it
+#    file, reading each candidate's header once; its first lookup started
+#    the background prefetch of the 41 headers; a second listing after it
 #    reads none again, and its d_types are the real ones (the kernel holds
 #    the looked-up names).
 . "$(dirname "$0")/lib.sh"
@@ -91,6 +92,8 @@ grep -q '^-.* ascii\.mdl$' "$WORK/ls-l" && grep -q '^-.* notes\.txt$' "$WORK/ls-
 	lfs_ok "ls -l: ascii.mdl and notes.txt are files" || lfs_fail "ls -l: $(grep -e ascii -e notes "$WORK/ls-l")"
 n=$(reads)
 [ "$n" = 41 ] && lfs_ok "stat read each of the 41 candidates' headers once" || lfs_fail "$n header reads after ls -l"
+grep -q ': header prefetch of 41 files started' "$MNT.log" && lfs_ok "the first lookup started the prefetch of the 41 headers" ||
+	lfs_fail "no prefetch of the 41 headers: $(grep 'header prefetch' "$MNT.log")"
 models=$(grep -c ': header read (nwn' "$MNT.log" || true)
 [ "$models" = 40 ] || lfs_fail "$models headers read as NWN models"
 
