@@ -360,6 +360,15 @@ int lfs_fs_readdir(lfs_fs *fs, uint64_t ino, off_t off, bool plus, lfs_fs_dirent
 		 * the model's views built (docs/mount.md "Listing is cheap"). The
 		 * kernel looks a name up when something asks for its attributes. */
 		bool bare = s->bare && d->type != DT_DIR;
+		/* A candidate model file not classified yet (d_type DT_UNKNOWN:
+		 * fs_pass.c snap_build_source): listed without attributes too, so
+		 * a listing reads no header; its lookup classifies it. Unless the
+		 * kernel has looked it up since (a node of the name): then as any. */
+		if (plus && d->type == DT_UNKNOWN && !bare) {
+			fs_lock(fs);
+			bare = !fsi_find_child(fs, ni.node, d->name);
+			fs_unlock(fs);
+		}
 		if (plus && !bare && !fsi_is_dot(d->name) && lfs_fs_lookup(fs, ino, d->name, &e) != 0)
 			memset(&e, 0, sizeof(e)); /* vanished meanwhile: list it without attributes */
 		fsi_thumb_defer = false;

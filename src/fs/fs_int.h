@@ -236,6 +236,8 @@ struct dirsnap {
 	size_t n;
 	bool bare;          /* from view names only (no sizes yet): READDIRPLUS lists its
 			     * files without attributes, so listing builds no views */
+	bool prefetch;      /* source folder: has unclassified candidates (DT_UNKNOWN) whose
+			     * headers the first lookup prefetches (fs_pass.c prefetch_start) */
 };
 
 /*

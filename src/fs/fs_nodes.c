@@ -461,6 +461,7 @@ static lfs_centry *entry_verdict(lfs_fs *fs, const lfs_cache_key *k)
 		fsi_log(fs, r == LFS_ERR_NOMEM ? LFS_LOG_ERR : LFS_LOG_DEBUG, "%s", err.msg);
 		return NULL;
 	}
+	fsi_log(fs, LFS_LOG_DEBUG, "%s: header read (%s)", k->rel, f ? f->name : "plain");
 	lfs_cache_key fk = lfs_cache_key_of(&fst, k->rel);
 	e = lfs_centry_new(&fk, f ? LFS_SOURCE_MODEL : LFS_SOURCE_PLAIN, NULL, NULL);
 	if (!e) {

@@ -25,6 +25,8 @@
 
 
 #include <dirent.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <errno.h>
 #include <strings.h>
 #include <fcntl.h>
@@ -206,6 +208,35 @@ static void fill_source(struct stat *a, const struct srcinfo *si, nlink_t nl)
 		a->st_nlink = nl;
 }
 
+static void prefetch_start(lfs_fs *fs, const char *rel, const struct dirsnap *s);
+
+/*
+ * The first lookup of a candidate model name in source folder @p p since
+ * its listing: start the header prefetch of the listing's unclassified
+ * candidates (once per listing). fs->mu not held.
+ */
+static void prefetch_due(lfs_fs *fs, struct node *p)
+{
+	fs_lock(fs);
+	struct dirsnap *s = p->snap;
+	bool due = s && s->prefetch;
+	char *rel = NULL;
+	if (due) {
+		s->prefetch = false;
+		s->refs++;
+		rel = strdup(p->rel);
+	}
+	fs_unlock(fs);
+	if (!due)
+		return;
+	if (rel)
+		prefetch_start(fs, rel, s);
+	free(rel);
+	fs_lock(fs);
+	fsi_snap_unref(s);
+	fs_unlock(fs);
+}
+
 static int lookup_source(lfs_fs *fs, const struct nodeinfo *pi, const char *name, lfs_fs_entry *e)
 {
 	struct node *p = pi->node;
@@ -214,6 +245,8 @@ static int lookup_source(lfs_fs *fs, const struct nodeinfo *pi, const char *name
 	char *rel = fsi_join_rel(p->rel, name);
 	if (!rel)
 		return ENAMETOOLONG;
+	if (lfs_views_candidate(name))
+		prefetch_due(fs, p);
 	struct srcinfo si;
 	int r = fsi_classify(fs, rel, &si);
 	if (r) {
@@ -265,32 +298,128 @@ static bool source_matches(const struct node *n, const struct srcinfo *si)
 	       (uint64_t)si->st.st_dev == n->src_dev;
 }
 
+/* A header prefetch of the not yet classified files of one listing (prefetch_main). */
+struct prefetch_job {
+	int dfd;       /* the folder, our own fd */
+	size_t n;
+	char **names;
+};
+
+/* Prefetch threads running now: at most PREFETCH_MAX, later listings go without. */
+#define PREFETCH_MAX 2
+static atomic_int prefetch_running;
+
 /*
- * Start reading, all at once, the headers of the files of listing @p s
- * (from entry @p from; folder fd @p dfd) that could be models by their
- * name: POSIX_FADV_WILLNEED queues their first pages, so
- * the classification that follows waits for the disk about once instead of
- * once per file (a cold folder of thousands of models: docs/performance.md
- * "Listing (lazy views)"). On a warm page cache it costs three system calls
- * per candidate, and runs only when a listing is read anew. Only a hint:
- * errors are ignored.
+ * Start reading, all at once, the headers of the files of a job:
+ * POSIX_FADV_WILLNEED queues their first pages, so the lookups that
+ * classify them wait for the disk about once instead of once per file (a
+ * cold folder of thousands of models: docs/performance.md "Listing (lazy
+ * views)"). Runs on its own detached thread, holding nothing of the fs (its
+ * own folder fd and names), so it never blocks a request nor the unmount.
+ * Only a hint: errors are ignored.
  */
-static void prefetch_headers(int dfd, const struct dirsnap *s, size_t from)
+static void *prefetch_main(void *arg)
 {
-	for (size_t i = from; i < s->n; i++) {
-		const struct dsent *d = &s->ents[i];
-		if ((d->type != DT_REG && d->type != DT_UNKNOWN) || !lfs_views_candidate(d->name))
-			continue;
-		int fd = openat(dfd, d->name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-		if (fd < 0)
-			continue;
-		/* not a regular file (d_type DT_UNKNOWN): ESPIPE or nothing, harmless */
-		(void)posix_fadvise(fd, 0, LFS_SOURCE_HEADER_BYTES, POSIX_FADV_WILLNEED);
-		close(fd);
+	struct prefetch_job *j = arg;
+	for (size_t i = 0; i < j->n; i++) {
+		int fd = openat(j->dfd, j->names[i], O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+		if (fd >= 0) {
+			/* not a regular file (d_type DT_UNKNOWN): ESPIPE or nothing, harmless */
+			(void)posix_fadvise(fd, 0, LFS_SOURCE_HEADER_BYTES, POSIX_FADV_WILLNEED);
+			close(fd);
+		}
+		free(j->names[i]);
 	}
+	close(j->dfd);
+	free(j->names);
+	free(j);
+	atomic_fetch_sub(&prefetch_running, 1);
+	return NULL;
 }
 
-/* Read source folder @p n into a new listing (unlocked; files are classified by their header). */
+/*
+ * Start the header prefetch of the entries of listing @p s that are not
+ * classified yet (d_type DT_UNKNOWN, candidates by name) in source folder
+ * @p rel, on a background thread (prefetch_main). Called on the first
+ * lookup that classifies one of them, so a listing nothing asks the types
+ * of (a plain `ls`) reads no file at all. fs->mu not held; @p s held.
+ */
+static void prefetch_start(lfs_fs *fs, const char *rel, const struct dirsnap *s)
+{
+	if (atomic_fetch_add(&prefetch_running, 1) >= PREFETCH_MAX) {
+		atomic_fetch_sub(&prefetch_running, 1);
+		return;
+	}
+	struct prefetch_job *j = calloc(1, sizeof(*j));
+	size_t cap = 0;
+	for (size_t i = 0; j && i < s->n; i++) {
+		if (s->ents[i].type != DT_UNKNOWN || !lfs_views_candidate(s->ents[i].name))
+			continue;
+		if (j->n == cap) {
+			size_t nc = cap ? cap * 2 : 64;
+			char **nn = realloc(j->names, nc * sizeof(*nn));
+			if (!nn)
+				break;
+			j->names = nn;
+			cap = nc;
+		}
+		if (!(j->names[j->n] = strdup(s->ents[i].name)))
+			break;
+		j->n++;
+	}
+	if (j)
+		j->dfd = j->n ? openat(fs->rootfd, *rel ? rel : ".", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+			      : -1; /* nothing to read */
+	size_t n = j ? j->n : 0; /* j belongs to the thread once it runs */
+	pthread_attr_t at;
+	pthread_t t;
+	bool started = j && j->dfd >= 0 && pthread_attr_init(&at) == 0;
+	if (started) {
+		pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+		started = pthread_create(&t, &at, prefetch_main, j) == 0;
+		pthread_attr_destroy(&at);
+	}
+	if (started) {
+		fsi_log(fs, LFS_LOG_DEBUG, "%s: header prefetch of %zu files started", rel, n);
+		return;
+	}
+	if (j) {
+		for (size_t i = 0; i < j->n; i++)
+			free(j->names[i]);
+		if (j->dfd >= 0)
+			close(j->dfd);
+		free(j->names);
+		free(j);
+	}
+	atomic_fetch_sub(&prefetch_running, 1);
+}
+
+/*
+ * Is candidate @p d of folder @p n one the mount has classified before: a
+ * node of the same name and SOURCE inode (the kernel looked it up), so its
+ * verdict is in the cache and classifying it again costs a stat, no header
+ * read? fs->mu not held.
+ */
+static bool known_child(lfs_fs *fs, struct node *n, const struct dsent *d)
+{
+	fs_lock(fs);
+	struct node *c = fsi_find_child(fs, n, d->name);
+	bool known = c && (c->kind == K_MODEL || c->kind == K_FILE) && c->src_ino == d->ino;
+	fs_unlock(fs);
+	return known;
+}
+
+/*
+ * Read source folder @p n into a new listing (unlocked). Nothing is read
+ * per file (docs/mount.md "Listing is cheap"): a file no format claims by
+ * its name keeps SOURCE's d_type; a candidate model file is listed as
+ * DT_UNKNOWN (and, in READDIRPLUS, without attributes: lfs_fs_readdir),
+ * so the kernel looks it up, and the lookup classifies it by its header,
+ * only when something asks for its type. Candidates the mount has looked
+ * up before (known_child) and entries SOURCE gives no type for are
+ * classified now as before (a cached verdict, or a stat). d_ino is SOURCE's
+ * d_ino, which is the st_ino the later stat of the name reports.
+ */
 static int snap_build_source(lfs_fs *fs, struct node *n, uint64_t parent_ino, uint64_t gen,
 			     struct dirsnap **out)
 {
@@ -339,14 +468,20 @@ static int snap_build_source(lfs_fs *fs, struct node *n, uint64_t parent_ino, ui
 	}
 	if (!err && errno)
 		err = errno;
-	if (!err)
-		prefetch_headers(dirfd(dp), s, first_sorted);
 	closedir(dp);
-	/* Regular files (and unknown types): folder-or-file by their header. */
 	for (size_t i = first_sorted; !err && i < s->n; i++) {
 		struct dsent *d = &s->ents[i];
 		if (d->type != DT_REG && d->type != DT_UNKNOWN)
 			continue;
+		if (lfs_views_candidate(d->name)) {
+			if (!known_child(fs, n, d)) {
+				d->type = DT_UNKNOWN; /* folder or file: the lookup tells */
+				s->prefetch = true;
+				continue;
+			}
+		} else if (d->type == DT_REG) {
+			continue; /* a plain file by its name */
+		}
 		char *rel = fsi_join_rel(n->rel, d->name);
 		if (!rel)
 			continue;

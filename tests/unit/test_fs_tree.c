@@ -147,13 +147,24 @@ static void walk(lfs_fs *fs, uint64_t dir, const char *src, bool plus, struct wa
 	for (size_t i = 2; i < b.n; i++) {
 		struct ent *x = &b.v[i];
 		lfs_fs_entry e;
+		/* A candidate model file the mount has not classified yet is listed
+		 * without a type (DT_UNKNOWN) nor, in READDIRPLUS, attributes: the
+		 * listing reads no header (docs/mount.md "Listing is cheap"). */
+		bool untyped = x->type == 0;
+		if (untyped) {
+			assert_non_null(src);
+			assert_int_equal(x->ino, 0);
+		}
 		assert_int_equal(lfs_fs_lookup(fs, dir, x->name, &e), 0);
-		if (plus) {
+		if (plus && !untyped) {
 			assert_int_equal(x->ino, e.ino); /* same node for both */
 			lfs_fs_forget(fs, x->ino, 1);
 		}
-		assert_int_equal(x->type, e.attr.st_mode & S_IFMT);
-		assert_int_equal(x->st_ino, (uint64_t)e.attr.st_ino);
+		if (untyped)
+			assert_true(S_ISDIR(e.attr.st_mode) || S_ISREG(e.attr.st_mode));
+		else
+			assert_int_equal(x->type, e.attr.st_mode & S_IFMT);
+		assert_int_equal(x->st_ino, (uint64_t)e.attr.st_ino); /* d_ino == st_ino */
 		struct stat st;
 		double to;
 		assert_int_equal(lfs_fs_getattr(fs, e.ino, &st, &to), 0);
@@ -315,16 +326,17 @@ static void test_corrupt_and_changes(void **state)
 
 	lfs_fs *fs = mount_fs(tmp, 1 << 20);
 	struct stat st;
-	/* the corrupt file: a model folder by its header (listing decodes
-	 * nothing); inside, README.txt with the message and the original bytes */
+	/* the corrupt file: a model folder by its header (listing reads and
+	 * decodes nothing: both are untyped until looked up); inside,
+	 * README.txt with the message and the original bytes */
 	struct batch ls = list_dir(fs, LFS_FS_ROOT_ID, false);
 	bool seen = false;
 	for (size_t i = 0; i < ls.n; i++)
 		if (strcmp(ls.v[i].name, "bad.mdl") == 0) {
 			seen = true;
-			assert_int_equal(ls.v[i].type, S_IFDIR);
+			assert_int_equal(ls.v[i].type, 0);
 		} else if (strcmp(ls.v[i].name, "good.mdl") == 0) {
-			assert_int_equal(ls.v[i].type, S_IFDIR);
+			assert_int_equal(ls.v[i].type, 0);
 		}
 	free(ls.v);
 	assert_true(seen);
