@@ -31,6 +31,7 @@ struct lfs_options {
 	unsigned cache_mb;
 	unsigned cache_entries;
 	unsigned max_model_mb;
+	int list_classify;    /* candidates a listing classifies by header, at most */
 	unsigned model_memory_mb;
 	int nowatch;
 	int mt;
@@ -55,6 +56,7 @@ static const struct fuse_opt lfs_opts[] = {
 	LFS_OPT("cache_size=%u", cache_mb, 0),
 	LFS_OPT("cache_entries=%u", cache_entries, 0),
 	LFS_OPT("max_model_size=%u", max_model_mb, 0),
+	LFS_OPT("list_classify=%d", list_classify, 0),
 	LFS_OPT("model_memory=%u", model_memory_mb, 0),
 	LFS_OPT("nowatch", nowatch, 1),
 	LFS_OPT("watch", nowatch, 0),
@@ -103,6 +105,9 @@ static void usage(const char *prog)
 	       "    -o cache_size=MIB      bound of the in-memory view cache (default 256)\n"
 	       "    -o cache_entries=N     bound of cached files (default 200000)\n"
 	       "    -o max_model_size=MIB  never decode larger files (default 256)\n"
+	       "    -o list_classify=N     a folder listing reads the headers of at most N\n"
+	       "                           candidate model files (default 256); the others\n"
+	       "                           show their type when looked up (0 = none)\n"
 	       "    -o model_memory=MIB    memory the views of one model may take (default 256;\n"
 	       "                           0 = no bound); a model over it shows only README.txt\n"
 	       "    -o mt / -o st          multi-threaded loop (default; see -o max_threads,\n"
@@ -192,7 +197,7 @@ int main(int argc, char *argv[])
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
 	struct lfs_options o = { .timeout = -1, .cache_mb = 256, .cache_entries = 200000,
-				 .max_model_mb = 256, .model_memory_mb = 256, .thumb_size = 256, .thumb_cache_mb = 64,
+				 .max_model_mb = 256, .list_classify = 256, .model_memory_mb = 256, .thumb_size = 256, .thumb_cache_mb = 64,
 				 .mt = 1, .follow_cpu_ms = 0, .poll_us = 200 };
 	char *tcache = NULL;
 	struct fuse_cmdline_opts opts = { 0 };
@@ -255,6 +260,10 @@ int main(int argc, char *argv[])
 			opts.mountpoint, o.source);
 		goto out;
 	}
+	if (o.list_classify < 0) {
+		fprintf(stderr, "legacyfs: -o list_classify=%d: must be 0 or more\n", o.list_classify);
+		goto out;
+	}
 	if (o.timeout < 0)
 		o.timeout = o.nowatch ? 1.0 : 86400.0;
 
@@ -285,6 +294,7 @@ int main(int argc, char *argv[])
 		.cache_bytes = (size_t)o.cache_mb << 20,
 		.cache_entries = o.cache_entries,
 		.max_model_size = (size_t)o.max_model_mb << 20,
+		.list_classify = (unsigned)o.list_classify,
 		.model_memory = o.model_memory_mb ? (size_t)o.model_memory_mb << 20 : SIZE_MAX,
 		.watch = !o.nowatch,
 		.debug = opts.debug,

@@ -71,6 +71,11 @@ typedef struct lfs_fs_opts {
 	size_t model_memory;   /**< bound of the views of one model, bytes (0 = 256 MiB,
 				*   SIZE_MAX = none): a model over it shows only a
 				*   README.txt saying so (viewset.h, docs/mount.md) */
+	/** Candidate model files (by name) a listing of a SOURCE folder classifies
+	 *  by their header, at most; the others are listed untyped (DT_UNKNOWN,
+	 *  no attributes) and classified when looked up. 0 = none at listing
+	 *  (docs/mount.md "Listing is cheap"). */
+	unsigned list_classify;
 	bool watch;            /**< watch SOURCE with inotify (lfs_fs_watch_start) */
 	bool debug;            /**< also produce LFS_LOG_DEBUG messages (one per READ, ...) */
 	double unlink_grace;   /**< seconds a deleted view stays absent (0 = default 1 s; docs/editing.md) */

@@ -410,9 +410,39 @@ static bool known_child(lfs_fs *fs, struct node *n, const struct dsent *d)
 }
 
 /*
+ * How many of the candidates of listing @p s (entries from @p from, SOURCE
+ * folder fd @p dfd of node @p n) the listing classifies itself: at most
+ * @p max, counted in listing order (known_child() ones included). Their
+ * first pages are asked of the disk all at once first (POSIX_FADV_WILLNEED),
+ * so the classification that follows waits for the disk about once instead
+ * of once per file; only a hint, errors are ignored. Small folders are thus
+ * listed typed, as `find` and `ls --color` want, and a folder of thousands
+ * costs at most @p max header reads (docs/mount.md "Listing is cheap").
+ */
+static unsigned classify_now(int dfd, const struct dirsnap *s, size_t from, unsigned max)
+{
+	unsigned k = 0;
+	for (size_t i = from; i < s->n && k < max; i++) {
+		const struct dsent *d = &s->ents[i];
+		if ((d->type != DT_REG && d->type != DT_UNKNOWN) || !lfs_views_candidate(d->name))
+			continue;
+		k++;
+		int fd = openat(dfd, d->name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+		if (fd < 0)
+			continue;
+		/* not a regular file (d_type DT_UNKNOWN): ESPIPE or nothing, harmless */
+		(void)posix_fadvise(fd, 0, LFS_SOURCE_HEADER_BYTES, POSIX_FADV_WILLNEED);
+		close(fd);
+	}
+	return k;
+}
+
+/*
  * Read source folder @p n into a new listing (unlocked). Nothing is read
- * per file (docs/mount.md "Listing is cheap"): a file no format claims by
- * its name keeps SOURCE's d_type; a candidate model file is listed as
+ * per file beyond the first fs->o.list_classify candidates (docs/mount.md
+ * "Listing is cheap"): a file no format claims by its name keeps SOURCE's
+ * d_type; the first list_classify candidate model files are classified by
+ * their header (classify_now); any further one is listed as
  * DT_UNKNOWN (and, in READDIRPLUS, without attributes: lfs_fs_readdir),
  * so the kernel looks it up, and the lookup classifies it by its header,
  * only when something asks for its type. Candidates the mount has looked
@@ -468,13 +498,21 @@ static int snap_build_source(lfs_fs *fs, struct node *n, uint64_t parent_ino, ui
 	}
 	if (!err && errno)
 		err = errno;
+	/* The first fs->o.list_classify candidates not known yet are classified
+	 * now (their headers asked of the disk together first: classify_now),
+	 * the rest are left to their lookup. */
+	unsigned budget = fs->o.list_classify;
+	if (!err && budget)
+		budget = classify_now(dirfd(dp), s, first_sorted, budget);
 	closedir(dp);
 	for (size_t i = first_sorted; !err && i < s->n; i++) {
 		struct dsent *d = &s->ents[i];
 		if (d->type != DT_REG && d->type != DT_UNKNOWN)
 			continue;
 		if (lfs_views_candidate(d->name)) {
-			if (!known_child(fs, n, d)) {
+			if (budget) {
+				budget--;
+			} else if (!known_child(fs, n, d)) {
 				d->type = DT_UNKNOWN; /* folder or file: the lookup tells */
 				s->prefetch = true;
 				continue;

@@ -1,5 +1,9 @@
 #!/bin/bash
-# A plain listing reads no model file (docs/mount.md "Listing is cheap").
+# A plain listing reads no model file beyond its classification budget
+# (-o list_classify, docs/mount.md "Listing is cheap"). Parts 1-4 mount
+# with -o list_classify=0 (no header read at listing); part 5 checks the
+# budget: the default (256) lists the 41 candidates typed, list_classify=10
+# types exactly 10 of them and leaves 31 to their lookup.
 # The daemon runs with -d: it logs "<file>: header read (<format>|plain)"
 # once per header classification (fs_nodes.c entry_verdict); the checks
 # count those lines. SOURCE: 40 corpus NWN binaries, one ASCII MDL (a
@@ -32,7 +36,7 @@ echo notes >"$SRC/notes.txt"
 
 reads() { grep -c ': header read (' "$MNT.log" || true; }
 
-lfs_mount "$SRC" "$MNT" -d
+lfs_mount "$SRC" "$MNT" -d -o list_classify=0
 
 # -- 1. getdents only: every name, no header read
 names=$(python3 -c 'import os, sys; print(" ".join(sorted(os.listdir(sys.argv[1]))))' "$MNT")
@@ -108,4 +112,25 @@ bad=$(awk '($1 ~ /^m[0-9]+\.mdl$/ && $3 != 4) || ($1 == "ascii.mdl" && $3 != 8)'
 [ -z "$bad" ] && lfs_ok "after their lookups, models are listed DT_DIR, ascii.mdl DT_REG" ||
 	lfs_fail "d_type after lookups: $(head -3 <<<"$bad")"
 lfs_umount "$MNT"
+
+# -- 5. the listing's budget: default 256 classifies all 41 candidates at
+#    listing (typed, one header read each); list_classify=10 exactly 10
+budget() { # OPTS... : mount, list with readdir(3) only, print "typed untyped reads"
+	rm -f "$MNT.log"
+	lfs_mount "$SRC" "$MNT" -d "$@"
+	dents "$MNT" >"$WORK/dents3"
+	local typed untyped
+	typed=$(awk '$1 ~ /^m[0-9]+\.mdl$|^ascii\.mdl$/ && $3 != 0' "$WORK/dents3" | wc -l)
+	untyped=$(awk '$1 ~ /^m[0-9]+\.mdl$|^ascii\.mdl$/ && $3 == 0' "$WORK/dents3" | wc -l)
+	echo "$typed $untyped $(reads)"
+	bad=$(awk '($1 ~ /^m[0-9]+\.mdl$/ && $3 != 4 && $3 != 0) || ($1 == "ascii.mdl" && $3 != 8 && $3 != 0)' "$WORK/dents3")
+	[ -z "$bad" ] || lfs_fail "wrong d_type at listing ($*): $bad"
+	lfs_umount "$MNT"
+}
+got=$(budget)
+[ "$got" = "41 0 41" ] && lfs_ok "default budget: all 41 candidates typed at listing, 41 header reads" ||
+	lfs_fail "default budget: typed/untyped/reads = $got"
+got=$(budget -o list_classify=10)
+[ "$got" = "10 31 10" ] && lfs_ok "list_classify=10: 10 typed, 31 untyped, 10 header reads" ||
+	lfs_fail "list_classify=10: typed/untyped/reads = $got"
 lfs_finish
