@@ -67,6 +67,68 @@ static const uint64_t pow10_tab[20] = {
 	100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull,
 };
 
+/*
+ * Write the p-digit significand @p D (10^(p-1) <= D <= 10^p; 10^p when
+ * rounding carried into a new digit) with decimal exponent @p X (the value
+ * is D * 10^(X - p + 1)) exactly as "%.<p>g" prints it: trailing zeros
+ * dropped, fixed notation for -4 <= exponent < p, else d.ddde+XX.
+ */
+static size_t put_g(char *buf, bool neg, uint64_t D, int p, int X)
+{
+	if (D == pow10_tab[p]) { /* rounding carried into a new digit */
+		D /= 10;
+		X++;
+	}
+	char dig[10];
+	for (int i = p - 1; i >= 0; i--) {
+		dig[i] = (char)('0' + D % 10);
+		D /= 10;
+	}
+	int nd = p;
+	while (nd > 1 && dig[nd - 1] == '0')
+		nd--;
+	char *o = buf;
+	if (neg)
+		*o++ = '-';
+	if (X >= -4 && X < p) {
+		if (X < 0) {
+			*o++ = '0';
+			*o++ = '.';
+			for (int i = 0; i < -X - 1; i++)
+				*o++ = '0';
+			memcpy(o, dig, (size_t)nd);
+			o += nd;
+		} else if (nd <= X + 1) { /* an integer: digits, then zeros */
+			memcpy(o, dig, (size_t)nd);
+			o += nd;
+			for (int i = nd; i <= X; i++)
+				*o++ = '0';
+		} else {
+			memcpy(o, dig, (size_t)X + 1);
+			o += X + 1;
+			*o++ = '.';
+			memcpy(o, dig + X + 1, (size_t)(nd - X - 1));
+			o += nd - X - 1;
+		}
+	} else {
+		*o++ = dig[0];
+		if (nd > 1) {
+			*o++ = '.';
+			memcpy(o, dig + 1, (size_t)nd - 1);
+			o += nd - 1;
+		}
+		*o++ = 'e';
+		*o++ = X < 0 ? '-' : '+';
+		int ax = X < 0 ? -X : X;
+		if (ax >= 100)
+			*o++ = (char)('0' + ax / 100);
+		*o++ = (char)('0' + ax / 10 % 10);
+		*o++ = (char)('0' + ax % 10);
+	}
+	*o = '\0';
+	return (size_t)(o - buf);
+}
+
 static u128 pow10_128(int n)
 {
 	return pow10_tab[n];
@@ -170,65 +232,118 @@ static size_t fmt_fast(char *buf, float f)
 	}
 	if (!have)
 		return 0;
-	{
-		/* format like "%.<p>g" */
-		int x = X;
-		if (D == pow10_128(p)) { /* rounding carried into a new digit */
-			D /= 10;
-			x++;
-		}
-		char dig[16];
-		int nd = 0;
-		uint64_t dv = (uint64_t)D;
-		char rev[16];
-		do {
-			rev[nd++] = (char)('0' + dv % 10);
-			dv /= 10;
-		} while (dv);
-		while (nd < p) /* D has exactly p digits unless leading zeros (impossible) */
-			rev[nd++] = '0';
-		for (int i = 0; i < nd; i++)
-			dig[i] = rev[nd - 1 - i];
-		while (nd > 1 && dig[nd - 1] == '0')
-			nd--;
-		char *o = buf;
-		if (signbit(f))
-			*o++ = '-';
-		if (x >= -4 && x < p) {
-			if (x < 0) {
-				*o++ = '0';
-				*o++ = '.';
-				for (int i = 0; i < -x - 1; i++)
-					*o++ = '0';
-				for (int i = 0; i < nd; i++)
-					*o++ = dig[i];
-			} else {
-				for (int i = 0; i < nd; i++) {
-					if (i == x + 1)
-						*o++ = '.';
-					*o++ = dig[i];
-				}
-				for (int i = nd; i <= x; i++)
-					*o++ = '0';
-			}
-		} else {
-			*o++ = dig[0];
-			if (nd > 1) {
-				*o++ = '.';
-				for (int i = 1; i < nd; i++)
-					*o++ = dig[i];
-			}
-			*o++ = 'e';
-			*o++ = x < 0 ? '-' : '+';
-			int ax = x < 0 ? -x : x;
-			if (ax >= 100)
-				*o++ = (char)('0' + ax / 100);
-			*o++ = (char)('0' + ax / 10 % 10);
-			*o++ = (char)('0' + ax % 10);
-		}
-		*o = '\0';
-		return (size_t)(o - buf);
+	return put_g(buf, signbit(f), D, p, X);
+}
+
+/* 5^0 .. 5^16 (5^15 < 2^35: m * 5^k < 2^59 for k <= 15) */
+static const uint64_t pow5_tab[17] = {
+	1ull, 5ull, 25ull, 125ull, 625ull, 3125ull, 15625ull, 78125ull, 390625ull,
+	1953125ull, 9765625ull, 48828125ull, 244140625ull, 1220703125ull,
+	6103515625ull, 30517578125ull, 152587890625ull,
+};
+
+/*
+ * The fast path in 64-bit integers, for non-integer normal floats with
+ * 1e-7 <= |f| < 2^23 that are not a power of two (fmt_fast() below does
+ * those: their rounding interval is narrower below than above, where the
+ * "p digits read back" test need not be monotonic in p and the result is
+ * what the reference's binary search finds).
+ *
+ * f = m / 2^s; on the 9-digit scale v9 = |f| * 10^k, k = 8 - X (10^X <=
+ * |f| < 10^(X+1)), v9 = m * 5^k / 2^(s-k): N = m * 5^k < 2^59, so V =
+ * floor(v9) and the fraction r / 2^(s-k) come from one 64-bit product and
+ * a shift. f's rounding interval on that scale, (4N -+ 2 * 5^k) / 2^(s-k+2)
+ * (bounds included when m is even: strtof rounds ties to even), is turned
+ * once into the integers [lo, hi] it contains. The fewest digits p0 any
+ * value in it has is found by dropping decimal digits of lo (rounded up)
+ * and hi (rounded down) while a multiple of 10^j is left between them;
+ * "%.<p>g" prints the correctly rounded p digits, which read back iff
+ * they lie in [lo, hi]; that is checked from p0 on (the interval is
+ * symmetric, so the p+1-digit rounding, never farther from v9 than the
+ * p-digit one, reads back whenever that does: the first p that works is
+ * the reference's). Returns 0 outside the range.
+ */
+static size_t fmt_fast64(char *buf, float f)
+{
+	uint32_t u = lfs_f32_bits(f);
+	int bexp = (int)((u >> 23) & 0xFF);
+	uint32_t frac = u & 0x7FFFFF;
+	/* 2^-24 <= |f| < 2^23: X from -8 (rejected below) to 6 */
+	if (bexp < 103 || bexp > 149 || frac == 0)
+		return 0;
+	uint64_t m = frac | 0x800000;
+	int s = 150 - bexp; /* |f| = m / 2^s, 1 <= s <= 47 */
+	int X = ((bexp - 127) * 1233) >> 12; /* floor(e2 log10 2) for |e2| <= 24 */
+	int k, sh;
+	uint64_t N, V;
+	for (int iter = 0;; iter++) {
+		if (X < -7 || X > 7 || iter == 3)
+			return 0;
+		k = 8 - X;
+		N = m * pow5_tab[k];
+		sh = s - k;
+		V = sh > 0 ? N >> sh : N << -sh;
+		if (V >= 1000000000u)
+			X++;
+		else if (V < 100000000u)
+			X--;
+		else
+			break;
 	}
+	/* rounding interval [lo, hi] of the integers on the 9-digit scale */
+	uint64_t A, W, r, half;
+	int shift;
+	if (sh > 0) {
+		A = 4 * N;
+		W = 2 * pow5_tab[k];
+		shift = sh + 2;
+		r = N & (((uint64_t)1 << sh) - 1);
+		half = (uint64_t)1 << (sh - 1);
+	} else {
+		A = 4 * V;
+		W = 2 * (pow5_tab[k] << -sh);
+		shift = 2;
+		r = 0;
+		half = 1;
+	}
+	uint64_t mask = ((uint64_t)1 << shift) - 1;
+	bool odd = m & 1;
+	uint64_t hn = A + W, ln = A - W;
+	uint64_t hi = hn >> shift, lo = (ln + mask) >> shift;
+	if (odd && !(hn & mask))
+		hi--;
+	if (odd && !(ln & mask))
+		lo++;
+	/* p0: 9 - the most decimal digits a value in [lo, hi] can end in zeros */
+	int p = 9;
+	for (uint64_t a = lo, b = hi; p > 1;) {
+		uint64_t a2 = (a + 9) / 10, b2 = b / 10;
+		if (a2 > b2)
+			break;
+		a = a2;
+		b = b2;
+		p--;
+	}
+	uint32_t V32 = (uint32_t)V;
+	for (; p <= 9; p++) {
+		uint32_t P = (uint32_t)pow10_tab[9 - p];
+		uint32_t q = V32 / P, rem = V32 % P;
+		/* fraction of v9 / P beyond q: (rem + r / 2^sh) / P, against 1/2 */
+		uint64_t x = 2 * (uint64_t)rem;
+		bool up;
+		if (x > P)
+			up = true;
+		else if (x + 1 < P)
+			up = false;
+		else if (x == P)
+			up = r != 0 || (q & 1);
+		else /* x == P - 1 (P = 1): r / 2^sh against 1/2 */
+			up = r > half || (r == half && (q & 1));
+		uint64_t D = (uint64_t)q + up, c = D * P;
+		if (c >= lo && c <= hi)
+			return put_g(buf, signbit(f), D, p, X);
+	}
+	return 0;
 }
 
 size_t lfs_fmt_float(char buf[LFS_FLOAT_BUFSZ], float f)
@@ -251,7 +366,9 @@ size_t lfs_fmt_float(char buf[LFS_FLOAT_BUFSZ], float f)
 		buf[o] = '\0';
 		return o;
 	}
-	size_t n = fmt_fast(buf, f);
+	size_t n = fmt_fast64(buf, f);
+	if (!n)
+		n = fmt_fast(buf, f);
 	return n ? n : lfs_fmt_float_ref(buf, f);
 }
 
