@@ -79,11 +79,19 @@ static size_t put_g(char *buf, bool neg, uint64_t D, int p, int X)
 		D /= 10;
 		X++;
 	}
+	static const char pairs[201] =
+		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
 	char dig[10];
-	for (int i = p - 1; i >= 0; i--) {
-		dig[i] = (char)('0' + D % 10);
-		D /= 10;
+	uint32_t d32 = (uint32_t)D; /* < 10^9 */
+	int left = p;
+	for (; left >= 2; left -= 2) {
+		memcpy(dig + left - 2, pairs + 2 * (d32 % 100), 2);
+		d32 /= 100;
 	}
+	if (left == 1)
+		dig[0] = (char)('0' + d32);
 	int nd = p;
 	while (nd > 1 && dig[nd - 1] == '0')
 		nd--;
@@ -242,6 +250,22 @@ static const uint64_t pow5_tab[17] = {
 	6103515625ull, 30517578125ull, 152587890625ull,
 };
 
+/* v / 10^e for 0 <= e <= 8, each a division by a constant (a multiply) */
+static inline uint32_t div_pow10(uint32_t v, int e)
+{
+	switch (e) {
+	case 0: return v;
+	case 1: return v / 10;
+	case 2: return v / 100;
+	case 3: return v / 1000;
+	case 4: return v / 10000;
+	case 5: return v / 100000;
+	case 6: return v / 1000000;
+	case 7: return v / 10000000;
+	default: return v / 100000000;
+	}
+}
+
 /*
  * The fast path in 64-bit integers, for non-integer normal floats with
  * 1e-7 <= |f| < 2^23 that are not a power of two (fmt_fast() below does
@@ -327,7 +351,7 @@ static size_t fmt_fast64(char *buf, float f)
 	uint32_t V32 = (uint32_t)V;
 	for (; p <= 9; p++) {
 		uint32_t P = (uint32_t)pow10_tab[9 - p];
-		uint32_t q = V32 / P, rem = V32 % P;
+		uint32_t q = div_pow10(V32, 9 - p), rem = V32 - q * P;
 		/* fraction of v9 / P beyond q: (rem + r / 2^sh) / P, against 1/2 */
 		uint64_t x = 2 * (uint64_t)rem;
 		bool up;
