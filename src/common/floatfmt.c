@@ -104,26 +104,23 @@ static size_t put_g(char *buf, bool neg, uint64_t D, int p, int X)
 			*o++ = '.';
 			for (int i = 0; i < -X - 1; i++)
 				*o++ = '0';
-			memcpy(o, dig, (size_t)nd);
-			o += nd;
-		} else if (nd <= X + 1) { /* an integer: digits, then zeros */
-			memcpy(o, dig, (size_t)nd);
-			o += nd;
+			for (int i = 0; i < nd; i++)
+				*o++ = dig[i];
+		} else { /* digits with the point after X + 1 of them (none in an integer) */
+			for (int i = 0; i < nd; i++) {
+				if (i == X + 1)
+					*o++ = '.';
+				*o++ = dig[i];
+			}
 			for (int i = nd; i <= X; i++)
 				*o++ = '0';
-		} else {
-			memcpy(o, dig, (size_t)X + 1);
-			o += X + 1;
-			*o++ = '.';
-			memcpy(o, dig + X + 1, (size_t)(nd - X - 1));
-			o += nd - X - 1;
 		}
 	} else {
 		*o++ = dig[0];
 		if (nd > 1) {
 			*o++ = '.';
-			memcpy(o, dig + 1, (size_t)nd - 1);
-			o += nd - 1;
+			for (int i = 1; i < nd; i++)
+				*o++ = dig[i];
 		}
 		*o++ = 'e';
 		*o++ = X < 0 ? '-' : '+';
