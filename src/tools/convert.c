@@ -219,12 +219,29 @@ static unsigned g_thumb_size = 256;
  * @p thumb_size, 0 = none); @p only (NULL = every view): that view alone
  * (lfs_view_opts.only); @p names_only: every view named, no bytes
  * (lfs_view_opts.names_only). Returns an exit status. */
+static int load_q(const char *model, const char *root, size_t max_size, unsigned thumb_size,
+		  const char *only, bool names_only, bool quiet, lfs_viewset *vs);
+
 static int load_ex(const char *model, const char *root, size_t max_size, unsigned thumb_size,
 		   const char *only, bool names_only, lfs_viewset *vs)
 {
+	return load_q(model, root, max_size, thumb_size, only, names_only, false, vs);
+}
+
+/* cat's guess of the text view's name: the one the last model of this
+ * thread had (every format has one text view, of a fixed name: model.mdl,
+ * model.txt, anim.txt); "" = none yet. */
+static _Thread_local char t_text_view[64];
+
+/* load_ex() that prints no message when @p quiet (cat's guess, redone
+ * with messages when it fails) */
+static int load_q(const char *model, const char *root, size_t max_size, unsigned thumb_size,
+		  const char *only, bool names_only, bool quiet, lfs_viewset *vs)
+{
+#define QPRINTF(...) do { if (!quiet) eprintf(__VA_ARGS__); } while (0)
 	char *mreal = realpath(model, NULL);
 	if (!mreal) {
-		eprintf("%s: error: %s\n", model, strerror(errno));
+		QPRINTF("%s: error: %s\n", model, strerror(errno));
 		return EXIT_ERR;
 	}
 	char *rreal;
@@ -241,7 +258,7 @@ static int load_ex(const char *model, const char *root, size_t max_size, unsigne
 		}
 	}
 	if (!rreal) {
-		eprintf("%s: error: %s\n", root ? root : model, strerror(errno));
+		QPRINTF("%s: error: %s\n", root ? root : model, strerror(errno));
 		free(mreal);
 		return EXIT_ERR;
 	}
@@ -254,14 +271,14 @@ static int load_ex(const char *model, const char *root, size_t max_size, unsigne
 	else if (strncmp(mreal, rreal, rl) == 0 && mreal[rl] == '/')
 		rel = mreal + rl + 1;
 	if (!rel || !*rel) {
-		eprintf("%s: error: is not inside --root %s\n", model, rreal);
+		QPRINTF("%s: error: is not inside --root %s\n", model, rreal);
 		free(mreal);
 		free(rreal);
 		return EXIT_USAGE;
 	}
 	int rootfd = open(rreal, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0) {
-		eprintf("%s: error: %s\n", rreal, strerror(errno));
+		QPRINTF("%s: error: %s\n", rreal, strerror(errno));
 		free(mreal);
 		free(rreal);
 		return EXIT_ERR;
@@ -287,19 +304,20 @@ static int load_ex(const char *model, const char *root, size_t max_size, unsigne
 	close(rootfd);
 	int status = 0;
 	if (r != LFS_OK) {
-		eprintf("%s: error: %s\n", model, err.msg);
+		QPRINTF("%s: error: %s\n", model, err.msg);
 		status = EXIT_ERR;
 	} else if (kind == LFS_SOURCE_FAILED) {
-		eprintf("%s: error: looks like a model but does not decode "
+		QPRINTF("%s: error: looks like a model but does not decode "
 			"(a mount shows the original file): %s\n", model, err.msg);
 		status = EXIT_ERR;
 	} else if (kind == LFS_SOURCE_PLAIN) {
-		eprintf("%s: error: not a model (a mount shows it unchanged)\n", model);
+		QPRINTF("%s: error: not a model (a mount shows it unchanged)\n", model);
 		status = EXIT_NOTMODEL;
 	}
 	free(mreal);
 	free(rreal);
 	return status;
+#undef QPRINTF
 }
 
 /* load_ex() of every view. */
@@ -643,6 +661,29 @@ out:
 	return status;
 }
 
+/* cat's output of view @p v of @p vs (NULL: none, an error): to stdout, or
+ * into the thread's capture (which then owns @p vs). Frees @p vs otherwise.
+ * Exit status. */
+static int cat_write(const char *model, const char *vpath, lfs_viewset *vs, const lfs_view *v)
+{
+	int status = 0;
+	if (!v) {
+		eprintf("%s: error: no view %s (see `legacyfs-convert list`)\n", model, vpath);
+		status = EXIT_ERR;
+	} else if (t_cap) {
+		/* parallel batch: the main thread writes it in order and frees vs */
+		t_cap->vs = *vs;
+		t_cap->view = v;
+		t_cap->has_vs = true;
+		return 0;
+	} else if (write_all(STDOUT_FILENO, v->data, v->size) != 0) {
+		eprintf("stdout: error: %s\n", strerror(errno));
+		status = EXIT_ERR;
+	}
+	lfs_viewset_free(vs);
+	return status;
+}
+
 /* cat of one MODEL: view @p vpath (NULL: the model's first LFS_VIEW_TEXT
  * view, e.g. model.mdl) to stdout. Exit status. */
 static int cat_one(const char *model, const char *vpath, const char *root, size_t max_size,
@@ -651,6 +692,19 @@ static int cat_one(const char *model, const char *vpath, const char *root, size_
 	lfs_viewset vs;
 	char *text = NULL;
 	int status;
+	if (!vpath && t_text_view[0]) {
+		/* a batch: one build of the view the last model's text view was
+		 * called (each format has one text view, of a fixed name); when
+		 * that is not this model's text view, or the build fails, the
+		 * names-only build below finds the name and prints any message */
+		status = load_q(model, root, max_size, 0, t_text_view, false, true, &vs);
+		if (!status) {
+			const lfs_view *v = lfs_viewset_find(&vs, t_text_view);
+			if (v && v->kind == LFS_VIEW_TEXT)
+				return cat_write(model, t_text_view, &vs, v);
+			lfs_viewset_free(&vs);
+		}
+	}
 	if (!vpath) {
 		/* the name of the text view from a names-only build (no view
 		 * written), then that view alone */
@@ -671,31 +725,15 @@ static int cat_one(const char *model, const char *vpath, const char *root, size_
 			return EXIT_ERR;
 		}
 		vpath = text;
+		if (strlen(text) < sizeof(t_text_view))
+			strcpy(t_text_view, text);
 	}
 	/* only the view printed is built; the thumbnail is rendered only when
 	 * it is the view asked for */
 	bool thumb = strcmp(vpath, "thumbnail.png") == 0;
 	status = load_ex(model, root, max_size, thumb ? thumb_size : 0, vpath, false, &vs);
-	if (status) {
-		free(text);
-		return status;
-	}
-	const lfs_view *v = lfs_viewset_find(&vs, vpath);
-	if (!v) {
-		eprintf("%s: error: no view %s (see `legacyfs-convert list`)\n", model, vpath);
-		status = EXIT_ERR;
-	} else if (t_cap) {
-		/* parallel batch: the main thread writes it in order and frees vs */
-		t_cap->vs = vs;
-		t_cap->view = v;
-		t_cap->has_vs = true;
-		free(text);
-		return 0;
-	} else if (write_all(STDOUT_FILENO, v->data, v->size) != 0) {
-		eprintf("stdout: error: %s\n", strerror(errno));
-		status = EXIT_ERR;
-	}
-	lfs_viewset_free(&vs);
+	if (!status)
+		status = cat_write(model, vpath, &vs, lfs_viewset_find(&vs, vpath));
 	free(text);
 	return status;
 }
