@@ -247,22 +247,6 @@ static const uint64_t pow5_tab[17] = {
 	6103515625ull, 30517578125ull, 152587890625ull,
 };
 
-/* v / 10^e for 0 <= e <= 8, each a division by a constant (a multiply) */
-static inline uint32_t div_pow10(uint32_t v, int e)
-{
-	switch (e) {
-	case 0: return v;
-	case 1: return v / 10;
-	case 2: return v / 100;
-	case 3: return v / 1000;
-	case 4: return v / 10000;
-	case 5: return v / 100000;
-	case 6: return v / 1000000;
-	case 7: return v / 10000000;
-	default: return v / 100000000;
-	}
-}
-
 /*
  * The fast path in 64-bit integers, for non-integer normal floats with
  * 1e-7 <= |f| < 2^23 that are not a power of two (fmt_fast() below does
@@ -337,18 +321,19 @@ static size_t fmt_fast64(char *buf, float f)
 		lo++;
 	/* p0: 9 - the most decimal digits a value in [lo, hi] can end in zeros */
 	int p = 9;
+	uint32_t V32 = (uint32_t)V, vq = V32; /* vq = V / 10^(9-p) */
 	for (uint64_t a = lo, b = hi; p > 1;) {
 		uint64_t a2 = (a + 9) / 10, b2 = b / 10;
 		if (a2 > b2)
 			break;
 		a = a2;
 		b = b2;
+		vq /= 10;
 		p--;
 	}
-	uint32_t V32 = (uint32_t)V;
-	for (; p <= 9; p++) {
+	for (int p0 = p; p <= 9; p++) {
 		uint32_t P = (uint32_t)pow10_tab[9 - p];
-		uint32_t q = div_pow10(V32, 9 - p), rem = V32 - q * P;
+		uint32_t q = p == p0 ? vq : V32 / P, rem = V32 - q * P;
 		/* fraction of v9 / P beyond q: (rem + r / 2^sh) / P, against 1/2 */
 		uint64_t x = 2 * (uint64_t)rem;
 		bool up;
@@ -369,18 +354,22 @@ static size_t fmt_fast64(char *buf, float f)
 
 size_t lfs_fmt_float(char buf[LFS_FLOAT_BUFSZ], float f)
 {
-	if (isnan(f) || isinf(f))
+	uint32_t u = lfs_f32_bits(f);
+	uint32_t bexp = (u >> 23) & 0xFF, frac = u & 0x7FFFFF;
+	if (bexp == 0xFF) /* inf, nan */
 		return lfs_fmt_float_ref(buf, f);
-	if (fabsf(f) < 16777216.0f && f == (float)(int32_t)f) {
-		/* integers (and +-0) without printf: very common in model text */
+	/* integers below 2^24 (and +-0) without printf: very common in model
+	 * text; |f| = m / 2^(150 - bexp) is one when those low bits of m are 0 */
+	if ((bexp == 0 && frac == 0) ||
+	    (bexp >= 127 && bexp <= 150 && !(frac & ((1u << (150 - bexp)) - 1)))) {
+		uint32_t v = bexp ? (frac | 0x800000) >> (150 - bexp) : 0;
 		char rev[12];
 		size_t n = 0, o = 0;
-		uint32_t v = (uint32_t)fabsf(f);
 		do {
 			rev[n++] = (char)('0' + v % 10);
 			v /= 10;
 		} while (v);
-		if (signbit(f))
+		if (u >> 31)
 			buf[o++] = '-';
 		while (n)
 			buf[o++] = rev[--n];
