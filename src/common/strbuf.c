@@ -109,6 +109,11 @@ void lfs_sb_printf(lfs_sb *sb, const char *fmt, ...)
 
 void lfs_sb_float(lfs_sb *sb, float f)
 {
+	if (!sb->failed && sb->cap - sb->len >= LFS_FLOAT_BUFSZ) {
+		/* room for any float and its NUL: format in place (no copy) */
+		sb->len += lfs_fmt_float(sb->data + sb->len, f);
+		return;
+	}
 	char buf[LFS_FLOAT_BUFSZ];
 	size_t n = lfs_fmt_float(buf, f);
 	lfs_sb_put(sb, buf, n);
@@ -117,8 +122,12 @@ void lfs_sb_float(lfs_sb *sb, float f)
 void lfs_sb_floats(lfs_sb *sb, const float *f, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		if (i)
-			lfs_sb_putc(sb, ' ');
+		if (i) {
+			if (!sb->failed && sb->cap - sb->len > LFS_FLOAT_BUFSZ)
+				sb->data[sb->len++] = ' '; /* the float's NUL follows */
+			else
+				lfs_sb_putc(sb, ' ');
+		}
 		lfs_sb_float(sb, f[i]);
 	}
 }

@@ -16,6 +16,10 @@
  * a failing file gets its message (`FILE: error: ...`, `FILE:LINE:COL:
  * error: ...` for a bad text) and the batch goes on; a progress line
  * ("[i/n] MODEL", rewritten with "\r") is shown when stderr is a terminal.
+ * `-j N` does N models at a time on N threads (default: the online CPUs);
+ * each worker keeps its model's messages and cat's view (struct capture)
+ * and the main thread writes them in argument order, so stdout, stderr,
+ * the files and the exit status are those of `-j 1`.
  *
  * It uses the same classification and view building as the mount
  * (src/fs/source.c, src/fs/texture.c), so `extract` reproduces the mount's
@@ -41,6 +45,7 @@
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,13 +85,79 @@ static void progress(size_t i, size_t n, const char *model)
 	g_progress_shown = true;
 }
 
-/* A message on stderr, below the progress line (which it clears first). */
+/* A growing byte buffer (owned; NULL p = empty). */
+struct obuf {
+	char *p;
+	size_t len, cap;
+	bool oom; /* an append failed: the text is cut short */
+};
+
+static void obuf_add(struct obuf *b, const char *s, size_t n)
+{
+	if (b->oom || !n)
+		return;
+	if (b->len + n > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+		while (cap < b->len + n)
+			cap *= 2;
+		char *q = realloc(b->p, cap);
+		if (!q) {
+			b->oom = true;
+			return;
+		}
+		b->p = q;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+}
+
+/* What one model of a parallel batch (-j N, N > 1) produced, kept until the
+ * main thread writes it in argument order: its stderr text, the view cat
+ * writes to stdout (the viewset it lives in is freed after writing), the
+ * exit status. */
+struct capture {
+	struct obuf err;
+	lfs_viewset vs;   /* cat: the built views (has_vs) */
+	const lfs_view *view; /* cat: the one to write, in vs */
+	bool has_vs;
+	int status;
+	bool done; /* set by the worker under batch_pool.mu */
+};
+
+/* The capture of the model this thread is doing (NULL: write directly, the
+ * sequential batch and the one-model commands). */
+static _Thread_local struct capture *t_cap;
+
+/* @p n bytes of a message to stderr, or into the thread's capture. */
+static void err_write(const char *s, size_t n)
+{
+	if (t_cap) {
+		obuf_add(&t_cap->err, s, n);
+		return;
+	}
+	progress_clear();
+	fwrite(s, 1, n, stderr);
+}
+
+/* A message on stderr, below the progress line (which it clears first); in
+ * a worker of a parallel batch, into its capture (written in order later). */
 __attribute__((format(printf, 1, 2))) static void eprintf(const char *fmt, ...)
 {
-	progress_clear();
 	va_list ap;
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	if (t_cap) {
+		char *s = NULL;
+		int n = vasprintf(&s, fmt, ap);
+		if (n > 0)
+			obuf_add(&t_cap->err, s, (size_t)n);
+		else
+			t_cap->err.oom = true;
+		free(s);
+	} else {
+		progress_clear();
+		vfprintf(stderr, fmt, ap);
+	}
 	va_end(ap);
 }
 
@@ -123,6 +194,9 @@ static void usage(FILE *f)
 		"                  a failing file is reported (FILE: error: ...) and the\n"
 		"                  batch goes on; a progress line is shown on a terminal\n"
 		"  -v, --view VIEWPATH  the view `cat` writes for each MODEL\n"
+		"  -j, --jobs N    batch: do N models at a time on N threads (default: the\n"
+		"                  number of online CPUs; 1 = one after the other); the\n"
+		"                  output, messages and exit status are the same for any N\n"
 		"  -q, --quiet     no progress line\n"
 		"  -s, --size N    thumbnail edge (next of 128/256/512/1024 at or above N)\n"
 		"  --thumb-size N  thumbnail.png edge as the mount's -o thumb_size (default 256, 0 = none)\n"
@@ -145,12 +219,29 @@ static unsigned g_thumb_size = 256;
  * @p thumb_size, 0 = none); @p only (NULL = every view): that view alone
  * (lfs_view_opts.only); @p names_only: every view named, no bytes
  * (lfs_view_opts.names_only). Returns an exit status. */
+static int load_q(const char *model, const char *root, size_t max_size, unsigned thumb_size,
+		  const char *only, bool names_only, bool quiet, lfs_viewset *vs);
+
 static int load_ex(const char *model, const char *root, size_t max_size, unsigned thumb_size,
 		   const char *only, bool names_only, lfs_viewset *vs)
 {
+	return load_q(model, root, max_size, thumb_size, only, names_only, false, vs);
+}
+
+/* cat's guess of the text view's name: the one the last model of this
+ * thread had (every format has one text view, of a fixed name: model.mdl,
+ * model.txt, anim.txt); "" = none yet. */
+static _Thread_local char t_text_view[64];
+
+/* load_ex() that prints no message when @p quiet (cat's guess, redone
+ * with messages when it fails) */
+static int load_q(const char *model, const char *root, size_t max_size, unsigned thumb_size,
+		  const char *only, bool names_only, bool quiet, lfs_viewset *vs)
+{
+#define QPRINTF(...) do { if (!quiet) eprintf(__VA_ARGS__); } while (0)
 	char *mreal = realpath(model, NULL);
 	if (!mreal) {
-		eprintf("%s: error: %s\n", model, strerror(errno));
+		QPRINTF("%s: error: %s\n", model, strerror(errno));
 		return EXIT_ERR;
 	}
 	char *rreal;
@@ -167,7 +258,7 @@ static int load_ex(const char *model, const char *root, size_t max_size, unsigne
 		}
 	}
 	if (!rreal) {
-		eprintf("%s: error: %s\n", root ? root : model, strerror(errno));
+		QPRINTF("%s: error: %s\n", root ? root : model, strerror(errno));
 		free(mreal);
 		return EXIT_ERR;
 	}
@@ -180,14 +271,14 @@ static int load_ex(const char *model, const char *root, size_t max_size, unsigne
 	else if (strncmp(mreal, rreal, rl) == 0 && mreal[rl] == '/')
 		rel = mreal + rl + 1;
 	if (!rel || !*rel) {
-		eprintf("%s: error: is not inside --root %s\n", model, rreal);
+		QPRINTF("%s: error: is not inside --root %s\n", model, rreal);
 		free(mreal);
 		free(rreal);
 		return EXIT_USAGE;
 	}
 	int rootfd = open(rreal, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0) {
-		eprintf("%s: error: %s\n", rreal, strerror(errno));
+		QPRINTF("%s: error: %s\n", rreal, strerror(errno));
 		free(mreal);
 		free(rreal);
 		return EXIT_ERR;
@@ -213,19 +304,20 @@ static int load_ex(const char *model, const char *root, size_t max_size, unsigne
 	close(rootfd);
 	int status = 0;
 	if (r != LFS_OK) {
-		eprintf("%s: error: %s\n", model, err.msg);
+		QPRINTF("%s: error: %s\n", model, err.msg);
 		status = EXIT_ERR;
 	} else if (kind == LFS_SOURCE_FAILED) {
-		eprintf("%s: error: looks like a model but does not decode "
+		QPRINTF("%s: error: looks like a model but does not decode "
 			"(a mount shows the original file): %s\n", model, err.msg);
 		status = EXIT_ERR;
 	} else if (kind == LFS_SOURCE_PLAIN) {
-		eprintf("%s: error: not a model (a mount shows it unchanged)\n", model);
+		QPRINTF("%s: error: not a model (a mount shows it unchanged)\n", model);
 		status = EXIT_NOTMODEL;
 	}
 	free(mreal);
 	free(rreal);
 	return status;
+#undef QPRINTF
 }
 
 /* load_ex() of every view. */
@@ -341,10 +433,8 @@ static int write_result(const char *out, const uint8_t *res, size_t rn, const st
  * before an error, if any, as a compiler prints them). */
 static void print_warnings(const lfs_warnings *w)
 {
-	if (w->len) {
-		progress_clear();
-		fwrite(w->text, 1, w->len, stderr);
-	}
+	if (w->len)
+		err_write(w->text, w->len);
 	size_t shown = 0;
 	for (size_t i = 0; i < w->len; i++)
 		shown += w->text[i] == '\n';
@@ -571,6 +661,29 @@ out:
 	return status;
 }
 
+/* cat's output of view @p v of @p vs (NULL: none, an error): to stdout, or
+ * into the thread's capture (which then owns @p vs). Frees @p vs otherwise.
+ * Exit status. */
+static int cat_write(const char *model, const char *vpath, lfs_viewset *vs, const lfs_view *v)
+{
+	int status = 0;
+	if (!v) {
+		eprintf("%s: error: no view %s (see `legacyfs-convert list`)\n", model, vpath);
+		status = EXIT_ERR;
+	} else if (t_cap) {
+		/* parallel batch: the main thread writes it in order and frees vs */
+		t_cap->vs = *vs;
+		t_cap->view = v;
+		t_cap->has_vs = true;
+		return 0;
+	} else if (write_all(STDOUT_FILENO, v->data, v->size) != 0) {
+		eprintf("stdout: error: %s\n", strerror(errno));
+		status = EXIT_ERR;
+	}
+	lfs_viewset_free(vs);
+	return status;
+}
+
 /* cat of one MODEL: view @p vpath (NULL: the model's first LFS_VIEW_TEXT
  * view, e.g. model.mdl) to stdout. Exit status. */
 static int cat_one(const char *model, const char *vpath, const char *root, size_t max_size,
@@ -579,6 +692,19 @@ static int cat_one(const char *model, const char *vpath, const char *root, size_
 	lfs_viewset vs;
 	char *text = NULL;
 	int status;
+	if (!vpath && t_text_view[0]) {
+		/* a batch: one build of the view the last model's text view was
+		 * called (each format has one text view, of a fixed name); when
+		 * that is not this model's text view, or the build fails, the
+		 * names-only build below finds the name and prints any message */
+		status = load_q(model, root, max_size, 0, t_text_view, false, true, &vs);
+		if (!status) {
+			const lfs_view *v = lfs_viewset_find(&vs, t_text_view);
+			if (v && v->kind == LFS_VIEW_TEXT)
+				return cat_write(model, t_text_view, &vs, v);
+			lfs_viewset_free(&vs);
+		}
+	}
 	if (!vpath) {
 		/* the name of the text view from a names-only build (no view
 		 * written), then that view alone */
@@ -599,24 +725,15 @@ static int cat_one(const char *model, const char *vpath, const char *root, size_
 			return EXIT_ERR;
 		}
 		vpath = text;
+		if (strlen(text) < sizeof(t_text_view))
+			strcpy(t_text_view, text);
 	}
 	/* only the view printed is built; the thumbnail is rendered only when
 	 * it is the view asked for */
 	bool thumb = strcmp(vpath, "thumbnail.png") == 0;
 	status = load_ex(model, root, max_size, thumb ? thumb_size : 0, vpath, false, &vs);
-	if (status) {
-		free(text);
-		return status;
-	}
-	const lfs_view *v = lfs_viewset_find(&vs, vpath);
-	if (!v) {
-		eprintf("%s: error: no view %s (see `legacyfs-convert list`)\n", model, vpath);
-		status = EXIT_ERR;
-	} else if (write_all(STDOUT_FILENO, v->data, v->size) != 0) {
-		eprintf("stdout: error: %s\n", strerror(errno));
-		status = EXIT_ERR;
-	}
-	lfs_viewset_free(&vs);
+	if (!status)
+		status = cat_write(model, vpath, &vs, lfs_viewset_find(&vs, vpath));
 	free(text);
 	return status;
 }
@@ -641,6 +758,7 @@ struct run {
 	const char *root, *view, *dest;
 	size_t max_size;
 	unsigned thumb_px; /* thumbnail's -s */
+	size_t jobs;       /* -j: worker threads of a batch (1 = the main thread alone) */
 };
 
 /* One file of a batch: the output path below r->dest is
@@ -675,10 +793,89 @@ static int batch_one(const struct run *r, const char *model)
 	return do_compile(model, out, r->max_size);
 }
 
+/* Model @p i of a batch: refused when an earlier input has its file name
+ * (with -d both would write the same output), else batch_one(). */
+static int batch_model(const struct run *r, char **models, size_t i)
+{
+	if (r->dest) {
+		const char *bi = strrchr(models[i], '/');
+		bi = bi ? bi + 1 : models[i];
+		for (size_t j = 0; j < i; j++) {
+			const char *bj = strrchr(models[j], '/');
+			if (strcmp(bi, bj ? bj + 1 : models[j]) == 0) {
+				eprintf("%s: error: same file name as %s: its output would "
+					"replace that one's (not done)\n", models[i], models[j]);
+				return EXIT_ERR;
+			}
+		}
+	}
+	return batch_one(r, models[i]);
+}
+
+/* The workers of a parallel batch: each takes the next model index, does it
+ * into caps[i] and marks it done; the main thread writes the captures in
+ * argument order. A worker stays at most `window` models ahead of the
+ * writer (the captured views of cat are held until written). */
+struct batch_pool {
+	const struct run *r;
+	char **models;
+	size_t n, next, written, window;
+	struct capture *caps;
+	pthread_mutex_t mu;
+	pthread_cond_t done_cv; /* a capture is done */
+	pthread_cond_t room_cv; /* the writer moved on */
+};
+
+static void *batch_worker(void *arg)
+{
+	struct batch_pool *bp = arg;
+	pthread_mutex_lock(&bp->mu);
+	for (;;) {
+		while (bp->next < bp->n && bp->next >= bp->written + bp->window)
+			pthread_cond_wait(&bp->room_cv, &bp->mu);
+		if (bp->next >= bp->n)
+			break;
+		size_t i = bp->next++;
+		pthread_mutex_unlock(&bp->mu);
+		t_cap = &bp->caps[i];
+		int st = batch_model(bp->r, bp->models, i);
+		t_cap = NULL;
+		pthread_mutex_lock(&bp->mu);
+		bp->caps[i].status = st;
+		bp->caps[i].done = true;
+		pthread_cond_broadcast(&bp->done_cv);
+	}
+	pthread_mutex_unlock(&bp->mu);
+	return NULL;
+}
+
+/* Write capture @p c of @p model (messages, then cat's view) and free it.
+ * Returns the model's exit status. */
+static int batch_emit(struct capture *c, const char *model)
+{
+	int st = c->status;
+	if (c->err.len)
+		err_write(c->err.p, c->err.len);
+	if (c->err.oom)
+		eprintf("%s: error: out of memory for its messages\n", model);
+	if (c->has_vs) {
+		if (write_all(STDOUT_FILENO, c->view->data, c->view->size) != 0) {
+			eprintf("stdout: error: %s\n", strerror(errno));
+			st = EXIT_ERR;
+		}
+		lfs_viewset_free(&c->vs);
+	}
+	free(c->err.p);
+	return st;
+}
+
 /* Many models in one process: each is done on its own; a failure is
  * reported and the batch goes on. Two inputs with the same file name would
- * write the same output: the later one fails. Exit status: 0 all done, 1
- * some failed, 3 the only failures were files that are not models. */
+ * write the same output: the later one fails. With r->jobs > 1 the models
+ * are done on that many threads and everything is written in argument
+ * order, as with one (the same stdout, messages, files, exit status).
+ * Exit status: 0 all done, 1 some failed, 3 the only failures were files
+ * that are not models. */
 static int batch(const struct run *r, char **models, size_t n)
 {
 	if (r->dest && mkdir(r->dest, 0755) != 0 && errno != EEXIST) {
@@ -699,28 +896,56 @@ static int batch(const struct run *r, char **models, size_t n)
 	g_progress = g_progress && n > 1 && isatty(STDERR_FILENO) &&
 		     !(r->cmd == CMD_CAT && isatty(STDOUT_FILENO));
 	size_t failed = 0, notmodel = 0;
+	size_t jobs = r->jobs < n ? r->jobs : n;
+	struct batch_pool bp = { .r = r, .models = models, .n = n, .window = 4 * jobs };
+	pthread_t *th = NULL;
+	size_t started = 0;
+	if (jobs > 1) {
+		bp.caps = calloc(n, sizeof(*bp.caps));
+		th = calloc(jobs, sizeof(*th));
+		if (bp.caps && th) {
+			pthread_mutex_init(&bp.mu, NULL);
+			pthread_cond_init(&bp.done_cv, NULL);
+			pthread_cond_init(&bp.room_cv, NULL);
+			while (started < jobs &&
+			       pthread_create(&th[started], NULL, batch_worker, &bp) == 0)
+				started++;
+		}
+		if (!started) { /* no memory or no thread: one at a time */
+			free(bp.caps);
+			bp.caps = NULL;
+		}
+	}
 	for (size_t i = 0; i < n; i++) {
 		progress(i, n, models[i]);
-		int st = 0;
-		if (r->dest) {
-			const char *bi = strrchr(models[i], '/');
-			bi = bi ? bi + 1 : models[i];
-			for (size_t j = 0; j < i && !st; j++) {
-				const char *bj = strrchr(models[j], '/');
-				if (strcmp(bi, bj ? bj + 1 : models[j]) == 0) {
-					eprintf("%s: error: same file name as %s: its output would "
-						"replace that one's (not done)\n", models[i], models[j]);
-					st = EXIT_ERR;
-				}
-			}
+		int st;
+		if (started) {
+			pthread_mutex_lock(&bp.mu);
+			while (!bp.caps[i].done)
+				pthread_cond_wait(&bp.done_cv, &bp.mu);
+			pthread_mutex_unlock(&bp.mu);
+			st = batch_emit(&bp.caps[i], models[i]);
+			pthread_mutex_lock(&bp.mu);
+			bp.written = i + 1;
+			pthread_cond_broadcast(&bp.room_cv);
+			pthread_mutex_unlock(&bp.mu);
+		} else {
+			st = batch_model(r, models, i);
 		}
-		if (!st)
-			st = batch_one(r, models[i]);
 		if (st) {
 			failed++;
 			notmodel += st == EXIT_NOTMODEL;
 		}
 	}
+	if (started) {
+		for (size_t k = 0; k < started; k++)
+			pthread_join(th[k], NULL);
+		pthread_cond_destroy(&bp.room_cv);
+		pthread_cond_destroy(&bp.done_cv);
+		pthread_mutex_destroy(&bp.mu);
+	}
+	free(bp.caps);
+	free(th);
 	progress_clear();
 	if (failed && n > 1)
 		eprintf("legacyfs-convert: %zu of %zu files failed\n", failed, n);
@@ -738,6 +963,7 @@ static int parse_uint(const char *s, unsigned long max, unsigned long *v)
 int main(int argc, char **argv)
 {
 	enum { OPT_ROOT = 256, OPT_THUMB_SIZE, OPT_MAX_SIZE };
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -746,18 +972,20 @@ int main(int argc, char **argv)
 		{ "view", required_argument, NULL, 'v' },
 		{ "size", required_argument, NULL, 's' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "jobs", required_argument, NULL, 'j' },
 		{ "root", required_argument, NULL, OPT_ROOT },
 		{ "thumb-size", required_argument, NULL, OPT_THUMB_SIZE },
 		{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct run r = { .max_size = (size_t)256 << 20, .thumb_px = 256 };
+	struct run r = { .max_size = (size_t)256 << 20, .thumb_px = 256,
+			 .jobs = ncpu > 1 ? (size_t)ncpu : 1 };
 	const char *out = NULL;
 	bool size_given = false;
 	g_progress = true;
 	int c;
 	unsigned long v;
-	while ((c = getopt_long(argc, argv, "hVo:d:v:s:q", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hVo:d:v:s:qj:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			usage(stdout);
@@ -776,6 +1004,13 @@ int main(int argc, char **argv)
 			break;
 		case 'q':
 			g_progress = false;
+			break;
+		case 'j':
+			if (parse_uint(optarg, 1024, &v) || v == 0) {
+				eprintf("legacyfs-convert: bad --jobs %s (1 to 1024)\n", optarg);
+				return EXIT_USAGE;
+			}
+			r.jobs = v;
 			break;
 		case 's':
 			/* thumbnailers pass the size they want; render the next

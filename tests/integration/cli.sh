@@ -4,7 +4,9 @@
 # 1 error, 2 usage, 3 not a model), list/cat/extract agreeing with each other,
 # and the batch forms (many models in one process: cat, extract -d,
 # compile -d, thumbnail -d) giving exactly the per-file outputs, a bad file
-# reported without stopping the batch.
+# reported without stopping the batch, and -j 4 (a batch on 4 threads)
+# giving byte for byte what -j 1 gives (all corpus binaries; a batch with
+# failures in the middle: the same stderr lines in the same order, exit).
 . "$(dirname "$0")/lib.sh"
 lfs_require_corpus
 lfs_workdir cli
@@ -135,6 +137,52 @@ expect_rc 1 "$CONVERT" cat "${models[0]}" "$WORK/broken.mdl" "${models[4]}"
 expect_rc 3 "$CONVERT" cat "${models[0]}" "$LFS_CORPUS/nwn/ascii.txt"
 expect_rc 1 "$CONVERT" extract -d "$WORK/xd" "${models[0]}" "${models[0]}"
 grep -q 'same file name' "$WORK/err" || lfs_fail "two inputs of one name not refused"
+
+# ---- -j N: the models of a batch on N threads, output as with -j 1 ----
+# every corpus binary: cat's stdout and extract's folders byte for byte
+mapfile -t allbin < <(sed "s|^|$LFS_CORPUS/nwn/|" "$LFS_CORPUS/nwn/binary.txt")
+for j in 1 4; do
+	expect_rc 0 "$CONVERT" cat -j "$j" "${allbin[@]}"
+	mv "$WORK/out" "$WORK/cat.j$j"
+	[ -s "$WORK/err" ] && lfs_fail "cat -j $j wrote to stderr: $(head -c 200 "$WORK/err")"
+done
+[ "$(wc -c <"$WORK/cat.j1")" -gt 1000000 ] || lfs_fail "cat of ${#allbin[@]} binaries: only $(wc -c <"$WORK/cat.j1") bytes"
+cmp -s "$WORK/cat.j1" "$WORK/cat.j4" && lfs_ok "cat -j 4 of ${#allbin[@]} binaries = cat -j 1" ||
+	lfs_fail "cat -j 4 differs from cat -j 1"
+mapfile -t uniqbin < <(printf '%s\n' "${allbin[@]}" | awk -F/ '!seen[$NF]++')
+expect_rc 0 "$CONVERT" extract -j 1 --thumb-size 0 -d "$WORK/xj1" "${uniqbin[@]}"
+expect_rc 0 "$CONVERT" extract --jobs=4 --thumb-size 0 -d "$WORK/xj4" "${uniqbin[@]}"
+[ "$(ls "$WORK/xj4" | wc -l)" = "${#uniqbin[@]}" ] || lfs_fail "extract -j 4 wrote $(ls "$WORK/xj4" | wc -l) folders of ${#uniqbin[@]}"
+diff -r "$WORK/xj1" "$WORK/xj4" >/dev/null && lfs_ok "extract -j 4 of ${#uniqbin[@]} binaries = extract -j 1" ||
+	lfs_fail "extract -j 4 differs from -j 1: $(diff -rq "$WORK/xj1" "$WORK/xj4" | head -3)"
+rm -rf "$WORK/xj1" "$WORK/xj4" "$WORK/cat.j1" "$WORK/cat.j4"
+# a batch with failures in the middle (broken, missing, not a model, a
+# repeated file name): the same stdout, stderr lines in the same order, exit
+bad=("${models[0]}" "$WORK/broken.mdl" "${models[4]}" "$WORK/does-not-exist.mdl" "${models[8]}"
+	"$LFS_CORPUS/nwn/ascii.txt" "${models[1]}" "${models[0]}" "${models[9]}")
+for j in 1 4; do
+	expect_rc 1 "$CONVERT" cat -j "$j" "${bad[@]}"
+	mv "$WORK/out" "$WORK/bcat.out.j$j"
+	mv "$WORK/err" "$WORK/bcat.err.j$j"
+	expect_rc 1 "$CONVERT" extract -j "$j" --thumb-size 0 -d "$WORK/bx$j" "${bad[@]}"
+	mv "$WORK/err" "$WORK/bx.err.j$j"
+	expect_rc 1 "$CONVERT" thumbnail -j "$j" -d "$WORK/bt$j" "${bad[@]}"
+	mv "$WORK/err" "$WORK/bt.err.j$j"
+	expect_rc 1 "$CONVERT" compile -j "$j" -d "$WORK/bc$j" "${asc[@]}" "$WORK/broken.mdl" "${asc[0]}"
+	mv "$WORK/err" "$WORK/bc.err.j$j"
+done
+grep -q "^$WORK/broken.mdl: error: " "$WORK/bcat.err.j4" && grep -q "3 of 9 files failed" "$WORK/bcat.err.j4" ||
+	lfs_fail "cat -j 4 with failures: $(cat "$WORK/bcat.err.j4")"
+grep -q 'same file name' "$WORK/bx.err.j4" || lfs_fail "extract -j 4: repeated name not refused"
+for k in bcat.out bcat.err bx.err bt.err bc.err; do
+	cmp -s "$WORK/$k.j1" "$WORK/$k.j4" || lfs_fail "-j 4 with failures: $k differs from -j 1: $(diff "$WORK/$k.j1" "$WORK/$k.j4" | head -4)"
+done
+for d in bx bt bc; do
+	diff -r "$WORK/${d}1" "$WORK/${d}4" >/dev/null || lfs_fail "-j 4 with failures: $d folders differ"
+done
+lfs_ok "-j 4 with failures in the middle = -j 1 (stdout, stderr in order, files, exit 1)"
+expect_rc 2 "$CONVERT" cat -j 0 "${models[0]}"
+expect_rc 2 "$CONVERT" cat -j x "${models[0]}"
 expect_rc 2 "$CONVERT" cat -d "$WORK/x2" "${models[0]}"
 expect_rc 2 "$CONVERT" list -s 256 "${models[0]}"
 expect_rc 2 "$CONVERT" --no-such-option list "${models[0]}"

@@ -5,6 +5,8 @@
  * Properties checked on every float of the corpus binaries' raw blocks and on
  * a million pseudo-random bit patterns: the text reads back to the same 32
  * bits, and no shorter "%.*g" precision would (so the text is the shortest).
+ * The fast paths give the reference's text on all of these and on a dense
+ * sweep of their whole exponent range (test_fast_path_sweep).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -132,6 +134,52 @@ static void test_random_bit_patterns(void **state)
 	}
 }
 
+/* lfs_fmt_float() against the reference alone (the sweep below is too
+ * large for check_one's extra strtof/snprintf); also negated when @p both
+ * (the sign is one bit the paths copy: checked on a part). */
+static void check_same(uint32_t u, bool both)
+{
+	char buf[LFS_FLOAT_BUFSZ], ref[LFS_FLOAT_BUFSZ];
+	for (int sign = 0; sign < 1 + both; sign++) {
+		float f = lfs_f32_from_bits(u | (uint32_t)sign << 31);
+		size_t n = lfs_fmt_float(buf, f);
+		lfs_fmt_float_ref(ref, f);
+		if (strcmp(buf, ref))
+			fail_msg("0x%08x: fast path printed %s, reference %s", lfs_f32_bits(f), buf, ref);
+		assert_int_equal(n, strlen(buf));
+	}
+}
+
+/*
+ * The 64-bit fast path's whole range, densely: binary exponents 2^-26 ..
+ * 2^25 (its range 2^-24 <= |f| < 2^23 and two octaves beyond each end),
+ * every 97th bit pattern (97 is odd and prime: every residue of the low
+ * bits is visited), and at each exponent's edges the first and last 64
+ * patterns; each decimal power 10^-8 .. 10^8 and its 64 neighbours on
+ * either side (where the decimal exponent X changes). ~4.5 million values.
+ */
+static void test_fast_path_sweep(void **state)
+{
+	(void)state;
+	const uint32_t first = 101u << 23, last = (152u << 23) - 1;
+	size_t count = 0;
+	for (uint32_t u = first; u <= last; u += 97, count++)
+		check_same(u, (count & 15) == 0);
+	for (uint32_t e = 101; e <= 152; e++)
+		for (uint32_t i = 0; i < 64; i++) {
+			check_same(e << 23 | i, true);
+			check_same(e << 23 | (0x7FFFFF - i), true);
+			count += 2;
+		}
+	for (int x = -8; x <= 8; x++) {
+		uint32_t c = lfs_f32_bits((float)pow(10.0, x));
+		for (uint32_t i = 0; i <= 128; i++, count++)
+			check_same(c - 64 + i, true);
+	}
+	printf("fast path sweep: %zu values\n", count);
+	assert_true(count > 2000000);
+}
+
 /* Every 4-byte word of the corpus binaries' raw blocks, read as a float. */
 static void test_corpus_floats(void **state)
 {
@@ -163,6 +211,7 @@ int main(void)
 		cmocka_unit_test(test_known_values),
 		cmocka_unit_test(test_random_bit_patterns),
 		cmocka_unit_test(test_corpus_floats),
+		cmocka_unit_test(test_fast_path_sweep),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
