@@ -182,8 +182,12 @@ static lfs_err build_erf(struct abuild *b, const uint8_t *data, size_t n, lfs_er
 			b->l.failed = 1;
 			break;
 		}
-		/* A model's folder needs its bytes even for a listing (its views' names). */
-		bool need = !b->l.names_only || en->type == LFS_RESTYPE_MDL;
+		/* A model's folder needs its bytes even for a listing (its views'
+		 * names); an E1 payload is read (decompressed, SHA-1 checked) so that
+		 * a listing leaves out what the full build leaves out. A V1 payload's
+		 * bounds were checked by the decoder: its read cannot fail. */
+		bool need = !b->l.names_only || en->type == LFS_RESTYPE_MDL ||
+			    a->version == LFS_ERF_E10;
 		uint8_t *p = NULL;
 		size_t pn = 0;
 		if (need) {
