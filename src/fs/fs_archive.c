@@ -75,6 +75,20 @@ const lfs_format *lfs_archive_detect(const char *name, const uint8_t *data, size
 	return header_ok(data, n, is_key_name(name)) ? &lfs_archive_format : NULL;
 }
 
+/* A texture resource of the archive (for map_Kd of the models inside). */
+struct atex {
+	char resref[33]; /* as stored */
+	unsigned rank;   /* 0 tga, 1 dds, 2 plt: the order of lfs_texture_lookup_fn */
+	const char *fname;
+};
+
+/* A `.mdl` resource whose folder is built once every name is known. */
+struct amodel {
+	const char *fname;
+	uint8_t *data;
+	size_t n;
+};
+
 /* One archive folder being built. */
 struct abuild {
 	lfs_vlist l;
@@ -82,6 +96,10 @@ struct abuild {
 	const lfs_view_opts *opts;
 	lfs_sb *problems;
 	const char *arch; /* the archive's base name, for messages */
+	struct atex *tex;
+	size_t ntex, tex_cap;
+	struct amodel *mdl;
+	size_t nmdl, mdl_cap;
 };
 
 static void problem(struct abuild *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -119,54 +137,115 @@ static const char *resource_name(struct abuild *b, const char *resref, uint16_t 
 	return lfs_nameset_add(&b->names, raw);
 }
 
+/* Rank of a texture type in the lookup order (tga, dds, plt), or -1. */
+static int tex_rank(uint16_t type)
+{
+	return type == LFS_RESTYPE_TGA ? 0 : type == LFS_RESTYPE_DDS ? 1 : type == 6 ? 2 : -1;
+}
+
+/*
+ * lfs_texture_lookup_fn of a model inside the archive (@p ctx: the build):
+ * a texture resource of the same archive whose ResRef equals @p resref
+ * ignoring case (tga, then dds, then plt), as "../<its name>" (the model's
+ * folder is inside the archive's); else the lookup the archive itself was
+ * given (loose files beside the archive and above), one level further up.
+ */
+static bool tex_lookup(void *ctx, const char *resref, char *out, size_t outsz)
+{
+	struct abuild *b = ctx;
+	const struct atex *best = NULL;
+	for (size_t i = 0; i < b->ntex; i++)
+		if (strcasecmp(b->tex[i].resref, resref) == 0 && (!best || b->tex[i].rank < best->rank))
+			best = &b->tex[i];
+	if (best)
+		return snprintf(out, outsz, "../%s", best->fname) < (int)outsz;
+	char up[PATH_MAX];
+	if (!b->opts || !b->opts->texture_lookup ||
+	    !b->opts->texture_lookup(b->opts->texture_ctx, resref, up, sizeof(up)))
+		return false;
+	return snprintf(out, outsz, "../%s", up) < (int)outsz;
+}
+
 /*
  * Add resource @p fname with payload @p p (@p n bytes; NULL with
- * names_only when not read): a model folder when it is a `.mdl` the
- * registry decodes, else a plain read-only file.
+ * names_only when not read). A `.mdl` payload that the registry detects as
+ * a model is kept (copied) for build_models(); anything else is a plain
+ * read-only file, and a texture is remembered for tex_lookup().
  */
-static void add_resource(struct abuild *b, const char *fname, uint16_t type, const uint8_t *p,
-			 size_t n)
+static void add_resource(struct abuild *b, const char *resref, const char *fname, uint16_t type,
+			 const uint8_t *p, size_t n)
 {
-	if (type == LFS_RESTYPE_MDL && p && n) {
-		char mname[LFS_RESREF_MAX_NWN2 + 8];
-		snprintf(mname, sizeof(mname), "model.mdl");
-		if (lfs_format_for(mname, p, n)) {
-			lfs_view_opts so = { .view_budget = b->opts ? b->opts->view_budget : 0,
-					     .names_only = b->opts && b->opts->names_only };
-			lfs_viewset sub;
-			lfs_error e;
-			memset(&e, 0, sizeof(e));
-			lfs_err r = lfs_views_build(mname, p, n, &so, &sub, &e);
-			if (r == LFS_OK && !sub.over_budget) {
-				char path[PATH_MAX];
-				for (size_t i = 0; i < sub.n_views && !b->l.failed; i++) {
-					lfs_view *v = &sub.views[i];
-					snprintf(path, sizeof(path), "%s/%s", fname, v->path);
-					lfs_sb sb = { 0 };
-					if (v->size)
-						lfs_sb_put(&sb, v->data, v->size);
-					lfs_vlist_add(&b->l, path, v->kind, v->target, false, &sb);
-				}
-				lfs_viewset_free(&sub);
-				return;
-			}
-			if (r == LFS_OK) {
-				lfs_viewset_free(&sub);
-				problem(b, "%s: model views over -o model_memory: listed as a plain file",
-					fname);
-			} else if (r == LFS_ERR_NOMEM) {
-				b->l.failed = 1;
-				return;
-			} else {
-				problem(b, "%s: looks like a model but does not decode, listed as a plain "
-					"file: %s", fname, e.msg);
-			}
+	if (type == LFS_RESTYPE_MDL && p && n && lfs_format_for("model.mdl", p, n)) {
+		uint8_t *c = malloc(n);
+		if (!c || !lfs_grow((void **)&b->mdl, &b->mdl_cap, b->nmdl + 1, sizeof(*b->mdl))) {
+			free(c);
+			b->l.failed = 1;
+			return;
 		}
+		memcpy(c, p, n);
+		b->mdl[b->nmdl++] = (struct amodel){ fname, c, n };
+		return;
+	}
+	int rank = tex_rank(type);
+	if (rank >= 0 && resref[0]) {
+		if (!lfs_grow((void **)&b->tex, &b->tex_cap, b->ntex + 1, sizeof(*b->tex))) {
+			b->l.failed = 1;
+			return;
+		}
+		struct atex *t = &b->tex[b->ntex++];
+		snprintf(t->resref, sizeof(t->resref), "%s", resref);
+		t->rank = (unsigned)rank;
+		t->fname = fname;
 	}
 	lfs_sb sb = { 0 };
 	if (p && n && !b->l.names_only)
 		lfs_sb_put(&sb, p, n);
 	lfs_vlist_add(&b->l, fname, LFS_VIEW_NOTICE, LFS_VIEW_WHOLE, false, &sb);
+}
+
+/*
+ * Model @p m as the folder "<fname>/" of its views, built from its bytes as
+ * a loose model file's (read-only here; map_Kd through tex_lookup(); no
+ * thumbnail); a model that does not decode, or passes -o model_memory, as a
+ * plain file (reported).
+ */
+static void build_model(struct abuild *b, const struct amodel *m)
+{
+	lfs_view_opts so = { .view_budget = b->opts ? b->opts->view_budget : 0,
+			     .names_only = b->opts && b->opts->names_only,
+			     .texture_lookup = tex_lookup,
+			     .texture_ctx = b };
+	lfs_viewset sub;
+	lfs_error e;
+	memset(&e, 0, sizeof(e));
+	lfs_err r = lfs_views_build("model.mdl", m->data, m->n, &so, &sub, &e);
+	if (r == LFS_OK && !sub.over_budget) {
+		char path[PATH_MAX];
+		for (size_t i = 0; i < sub.n_views && !b->l.failed; i++) {
+			lfs_view *v = &sub.views[i];
+			snprintf(path, sizeof(path), "%s/%s", m->fname, v->path);
+			lfs_sb sb = { 0 };
+			if (v->size)
+				lfs_sb_put(&sb, v->data, v->size);
+			lfs_vlist_add(&b->l, path, v->kind, v->target, false, &sb);
+		}
+		lfs_viewset_free(&sub);
+		return;
+	}
+	if (r == LFS_OK) {
+		lfs_viewset_free(&sub);
+		problem(b, "%s: model views over -o model_memory: listed as a plain file", m->fname);
+	} else if (r == LFS_ERR_NOMEM) {
+		b->l.failed = 1;
+		return;
+	} else {
+		problem(b, "%s: looks like a model but does not decode, listed as a plain file: %s",
+			m->fname, e.msg);
+	}
+	lfs_sb sb = { 0 };
+	if (!b->l.names_only)
+		lfs_sb_put(&sb, m->data, m->n);
+	lfs_vlist_add(&b->l, m->fname, LFS_VIEW_NOTICE, LFS_VIEW_WHOLE, false, &sb);
 }
 
 static lfs_err build_erf(struct abuild *b, const uint8_t *data, size_t n, lfs_error *err)
@@ -203,7 +282,7 @@ static lfs_err build_erf(struct abuild *b, const uint8_t *data, size_t n, lfs_er
 				continue;
 			}
 		}
-		add_resource(b, fname, en->type, p, pn);
+		add_resource(b, en->resref, fname, en->type, p, pn);
 		free(p);
 	}
 	lfs_erf_free(a);
@@ -356,7 +435,7 @@ static lfs_err build_key(struct abuild *b, int dirfd, const char *dir, size_t ma
 		if (!fname)
 			b->l.failed = 1;
 		else
-			add_resource(b, fname, kr->type, p, pn);
+			add_resource(b, kr->resref, fname, kr->type, p, pn);
 		free(p);
 	}
 	for (uint32_t i = 0; i < k->n_bifs; i++)
@@ -391,6 +470,13 @@ lfs_err lfs_archive_build(int dirfd, const char *dir, const char *name, const ui
 	b.l.names_only = opts && opts->names_only;
 	lfs_err r = is_key_name(name) ? build_key(&b, dirfd, dir, max_bif, data, n, err)
 				      : build_erf(&b, data, n, err);
+	for (size_t i = 0; i < b.nmdl; i++) {
+		if (r == LFS_OK && !b.l.failed)
+			build_model(&b, &b.mdl[i]);
+		free(b.mdl[i].data);
+	}
+	free(b.mdl);
+	free(b.tex);
 	lfs_nameset_free(&b.names);
 	if (r == LFS_OK && b.l.failed)
 		r = lfs_nomem(err, "archive folder");

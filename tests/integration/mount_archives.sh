@@ -11,7 +11,8 @@
 #  - every resource of the generated archives (HAK V1/E1, KEY/BIF V1/E1)
 #    equals the loose input file gen/inputs.tsv names (its sha256, and the
 #    loose copy in the corpus tree when there is one); each binary model is a
-#    folder whose model.mdl equals `legacyfs-convert cat` of the loose model;
+#    folder whose model.mdl equals `legacyfs-convert cat` of the loose model
+#    and whose model.mtl names the archive's own textures (map_Kd ../x.tga);
 #  - writes, creates, deletes, renames and mkdir inside an archive fail;
 #  - the truncated BIF's unreadable resources and the missing BIF's are
 #    absent and reported in /.legacyfs/errors, as are the real MOD's broken
@@ -123,6 +124,22 @@ while IFS=$'\t' read -r input rr _ _ opath sha _ mdlkind inhak bif; do
 done <"$A/gen/inputs.tsv"
 [ "$checked" -ge 136 ] || lfs_fail "only $checked generated resources checked"
 lfs_ok "generated HAK V1/E1 and KEY/BIF V1/E1: $checked resources equal their inputs"
+
+# Textures of the models inside: map_Kd names the archive's own texture
+# resource, relative to the model's folder, and that file exists.
+nk=0
+for m in gen/models_v1.hak gen/models_e1zstd.hak gen/kv1/gen_v1.key gen/ke1/gen_e1.key; do
+	for mtl in "$MNT/$m"/*.mdl/model.mtl; do
+		while read -r _ t; do
+			[ -f "$(dirname "$mtl")/$t" ] || lfs_fail "$mtl: map_Kd $t: no such file"
+			nk=$((nk + 1))
+		done < <(grep '^map_Kd ' "$mtl")
+	done
+done
+grep -qx 'map_Kd ../c_aribeth.tga' "$MNT/gen/models_v1.hak/c_aribeth.mdl/model.mtl" ||
+	lfs_fail "c_aribeth.mdl/model.mtl does not name ../c_aribeth.tga"
+[ "$nk" -ge 32 ] || lfs_fail "only $nk map_Kd lines in the archives' models"
+lfs_ok "models inside archives: $nk map_Kd lines, each naming a texture of the archive"
 
 # 3. Read-only.
 H="$MNT/gen/models_v1.hak"

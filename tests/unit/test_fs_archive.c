@@ -5,7 +5,8 @@
  * the names-only build lists the same paths as the full build, broken
  * entries are named broken-<index>.<ext> and reported; the generated
  * HAK V1/E1 and KEY/BIF V1/E1 sets give every input's bytes (gen/inputs.tsv)
- * and each binary model as a read-only folder with model.mdl; truncated and
+ * and each binary model as a read-only folder with model.mdl (its model.mtl
+ * naming the archive's own texture); truncated and
  * bit-flipped archives build or fail cleanly (ASan/UBSan in CI), their
  * listing (names only) naming exactly what the full build holds.
  * Deterministic (testrng.h; LFS_TEST_SEED replays).
@@ -162,6 +163,10 @@ static void check_generated(const char *path)
 			fail_msg("%s: %s differs from its input", path, v->path);
 		plain++;
 	}
+	const lfs_view *mtl = find(&vs, "c_aribeth.mdl/model.mtl");
+	assert_non_null(mtl);
+	assert_non_null(strstr(mtl->data, "map_Kd ../c_aribeth.tga\n"));
+	assert_non_null(find(&vs, "c_aribeth.tga"));
 	assert_int_equal(models, 6);    /* the 6 binary models; the 3 ASCII ones are files */
 	assert_int_equal(plain, 35 - 6);
 	lfs_sb_free(&probs);
