@@ -508,6 +508,33 @@ static lfs_centry *entry_wait(lfs_fs *fs, const lfs_cache_key *k, bool names, lf
 }
 
 /*
+ * Add each line of @p probs (problems inside a file that still loads: an
+ * archive's broken entries and missing BIFs, fs_archive.h) to
+ * /.legacyfs/errors as "<rel>: <line>" (once: the list drops repeats), log
+ * the new ones, and free @p probs. fs->mu not held.
+ */
+static void add_problems(lfs_fs *fs, const char *rel, lfs_sb *probs)
+{
+	if (!probs->len || !lfs_sb_ok(probs)) {
+		lfs_sb_free(probs);
+		return;
+	}
+	lfs_sb_putc(probs, '\0');
+	for (char *p = probs->data; p && *p;) {
+		char *e = strchr(p, '\n');
+		if (e)
+			*e = '\0';
+		fs_lock(fs);
+		bool added = lfs_errlog_add(&fs->errors, rel, p);
+		fs_unlock(fs);
+		if (added)
+			fsi_log(fs, LFS_LOG_WARNING, "%s: %s", rel, p);
+		p = e ? e + 1 : NULL;
+	}
+	lfs_sb_free(probs);
+}
+
+/*
  * The built entry of the file of key @p k (fs->mu not held): from the cache,
  * or built now (unlocked) and inserted — into the key's verdict entry when
  * there is one. One build per key: a request for a key being built waits
@@ -549,9 +576,11 @@ static lfs_centry *entry_built(lfs_fs *fs, const lfs_cache_key *k)
 	lfs_viewset vs;
 	lfs_error err;
 	memset(&err, 0, sizeof(err));
-	lfs_err r = lfs_source_load_ex(fs->rootfd, rel, fs->o.max_model_size, &vo,
-				       LFS_SOURCE_KEEP_FAILED, &fst, &kind, &vs, &err);
+	lfs_sb probs = { 0 };
+	lfs_err r = lfs_source_load_w(fs->rootfd, rel, fs->o.max_model_size, &vo,
+				      LFS_SOURCE_KEEP_FAILED, &probs, &fst, &kind, &vs, &err);
 	lfs_texture_ctx_free(&tc);
+	add_problems(fs, rel, &probs);
 	free(uri);
 	if (r != LFS_OK) {
 		fs_lock(fs);
@@ -680,8 +709,10 @@ static lfs_centry *entry_named(lfs_fs *fs, const lfs_cache_key *k)
 	lfs_source_kind kind;
 	lfs_error err;
 	memset(&err, 0, sizeof(err));
-	lfs_err r = lfs_source_load_ex(fs->rootfd, rel, fs->o.max_model_size, &vo,
-				       LFS_SOURCE_KEEP_FAILED, &fst, &kind, nv, &err);
+	lfs_sb probs = { 0 };
+	lfs_err r = lfs_source_load_w(fs->rootfd, rel, fs->o.max_model_size, &vo,
+				      LFS_SOURCE_KEEP_FAILED, &probs, &fst, &kind, nv, &err);
+	add_problems(fs, rel, &probs);
 	bool fallback = r == LFS_OK && (kind != LFS_SOURCE_MODEL || nv->over_budget);
 	if (r == LFS_OK && fallback)
 		lfs_viewset_free(nv);
@@ -758,7 +789,7 @@ int fsi_classify(lfs_fs *fs, const char *rel, struct srcinfo *si)
 	}
 	si->kind = K_FILE;
 	if (si->st.st_size <= 0 || (uint64_t)si->st.st_size > fs->o.max_model_size ||
-	    !lfs_views_candidate(lfs_source_basename(rel)))
+	    !lfs_source_candidate(lfs_source_basename(rel)))
 		return 0;
 	lfs_cache_key k = lfs_cache_key_of(&si->st, rel);
 	si->ce = entry_verdict(fs, &k);

@@ -121,7 +121,7 @@ static nlink_t dir_nlink(lfs_fs *fs, const char *rel, bool root, nlink_t src_nli
 	bool ctl_shadows = false;
 	struct dirent *de;
 	while ((de = readdir(dp)) != NULL) {
-		if ((de->d_type == DT_REG || de->d_type == DT_UNKNOWN) && lfs_views_candidate(de->d_name)) {
+		if ((de->d_type == DT_REG || de->d_type == DT_UNKNOWN) && lfs_source_candidate(de->d_name)) {
 			n = 1;
 			break;
 		}
@@ -245,7 +245,7 @@ static int lookup_source(lfs_fs *fs, const struct nodeinfo *pi, const char *name
 	char *rel = fsi_join_rel(p->rel, name);
 	if (!rel)
 		return ENAMETOOLONG;
-	if (lfs_views_candidate(name))
+	if (lfs_source_candidate(name))
 		prefetch_due(fs, p);
 	struct srcinfo si;
 	int r = fsi_classify(fs, rel, &si);
@@ -353,7 +353,7 @@ static void prefetch_start(lfs_fs *fs, const char *rel, const struct dirsnap *s)
 	struct prefetch_job *j = calloc(1, sizeof(*j));
 	size_t cap = 0;
 	for (size_t i = 0; j && i < s->n; i++) {
-		if (s->ents[i].type != DT_UNKNOWN || !lfs_views_candidate(s->ents[i].name))
+		if (s->ents[i].type != DT_UNKNOWN || !lfs_source_candidate(s->ents[i].name))
 			continue;
 		if (j->n == cap) {
 			size_t nc = cap ? cap * 2 : 64;
@@ -424,7 +424,7 @@ static unsigned classify_now(int dfd, const struct dirsnap *s, size_t from, unsi
 	unsigned k = 0;
 	for (size_t i = from; i < s->n && k < max; i++) {
 		const struct dsent *d = &s->ents[i];
-		if ((d->type != DT_REG && d->type != DT_UNKNOWN) || !lfs_views_candidate(d->name))
+		if ((d->type != DT_REG && d->type != DT_UNKNOWN) || !lfs_source_candidate(d->name))
 			continue;
 		k++;
 		int fd = openat(dfd, d->name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
@@ -509,7 +509,7 @@ static int snap_build_source(lfs_fs *fs, struct node *n, uint64_t parent_ino, ui
 		struct dsent *d = &s->ents[i];
 		if (d->type != DT_REG && d->type != DT_UNKNOWN)
 			continue;
-		if (lfs_views_candidate(d->name)) {
+		if (lfs_source_candidate(d->name)) {
 			if (budget) {
 				budget--;
 			} else if (!known_child(fs, n, d)) {

@@ -3,6 +3,7 @@
  * Source file classification and view building (see source.h).
  */
 #include "source.h"
+#include "fs_archive.h"
 #include "replace.h"
 #include "../common/mem.h"
 #include "../common/strbuf.h"
@@ -90,7 +91,7 @@ lfs_err lfs_source_detect(int dirfd, const char *rel, size_t max_size, struct st
 	if (r0 != LFS_OK || fd < 0)
 		return r0;
 	const char *name = lfs_source_basename(rel);
-	if (!lfs_views_candidate(name)) {
+	if (!lfs_source_candidate(name)) {
 		close(fd);
 		return LFS_OK;
 	}
@@ -111,7 +112,7 @@ lfs_err lfs_source_detect(int dirfd, const char *rel, size_t max_size, struct st
 	int saved = errno;
 	close(fd);
 	if (got >= 0)
-		*fmt = lfs_format_for(name, buf, n);
+		*fmt = lfs_source_format_for(name, buf, n);
 	if (buf == small)
 		memset(small, 0, head);
 	else
@@ -168,6 +169,36 @@ lfs_err lfs_source_load_ex(int dirfd, const char *rel, size_t max_size, const lf
 			   unsigned flags, struct stat *st, lfs_source_kind *kind, lfs_viewset *vs,
 			   lfs_error *err)
 {
+	return lfs_source_load_w(dirfd, rel, max_size, vopts, flags, NULL, st, kind, vs, err);
+}
+
+bool lfs_source_candidate(const char *name)
+{
+	return lfs_views_candidate(name) || lfs_archive_candidate(name);
+}
+
+const lfs_format *lfs_source_format_for(const char *name, const uint8_t *data, size_t n)
+{
+	const lfs_format *f = lfs_format_for(name, data, n);
+	return f ? f : lfs_archive_detect(name, data, n);
+}
+
+/* The folder part of @p rel ("" for a name at the top), into @p buf. */
+static const char *dir_of(const char *rel, char *buf, size_t bufsz)
+{
+	const char *s = strrchr(rel, '/');
+	size_t len = s ? (size_t)(s - rel) : 0;
+	if (len >= bufsz)
+		len = 0;
+	memcpy(buf, rel, len);
+	buf[len] = '\0';
+	return buf;
+}
+
+lfs_err lfs_source_load_w(int dirfd, const char *rel, size_t max_size, const lfs_view_opts *vopts,
+			  unsigned flags, lfs_sb *problems, struct stat *st, lfs_source_kind *kind,
+			  lfs_viewset *vs, lfs_error *err)
+{
 	*kind = LFS_SOURCE_PLAIN;
 	memset(vs, 0, sizeof(*vs));
 	int fd;
@@ -189,14 +220,15 @@ lfs_err lfs_source_load_ex(int dirfd, const char *rel, size_t max_size, const lf
 		return r;
 	}
 	const char *name = lfs_source_basename(rel);
-	const lfs_format *f = lfs_format_for(name, buf, n);
+	const lfs_format *f = lfs_source_format_for(name, buf, n);
 	if (f == NULL) {
 		free(buf);
 		close(fd);
 		return LFS_OK;
 	}
 	size_t total = (size_t)got;
-	bool fits = lfs_views_may_fit(n, vopts);
+	bool archive = f == &lfs_archive_format;
+	bool fits = archive || lfs_views_may_fit(n, vopts); /* an archive: its models each */
 	if (!fits && total == head)
 		total = n; /* over the memory budget: the build only names it (viewset.h) */
 	else if (total == head && head < n) {
@@ -220,7 +252,10 @@ lfs_err lfs_source_load_ex(int dirfd, const char *rel, size_t max_size, const lf
 	}
 	lfs_error e;
 	memset(&e, 0, sizeof(e));
-	lfs_err r = lfs_views_build(name, buf, n, vopts, vs, &e);
+	char dir[PATH_MAX];
+	lfs_err r = archive ? lfs_archive_build(dirfd, dir_of(rel, dir, sizeof(dir)), name, buf, n,
+						max_size, vopts, vs, problems, &e)
+			    : lfs_views_build(name, buf, n, vopts, vs, &e);
 	if (r == LFS_OK) {
 		free(buf);
 		*kind = LFS_SOURCE_MODEL;

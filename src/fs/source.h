@@ -34,6 +34,7 @@
 #include <sys/stat.h>
 
 #include "../common/error.h"
+#include "../common/strbuf.h"
 #include "../views/viewset.h"
 
 /** Bytes of a candidate read before lfs_format_for() is asked. */
@@ -95,6 +96,29 @@ lfs_err lfs_source_detect(int dirfd, const char *rel, size_t max_size, struct st
 lfs_err lfs_source_load_ex(int dirfd, const char *rel, size_t max_size, const lfs_view_opts *vopts,
 			   unsigned flags, struct stat *st, lfs_source_kind *kind, lfs_viewset *vs,
 			   lfs_error *err);
+
+/**
+ * lfs_source_load_ex() that also collects what went wrong inside a file
+ * that still loads: one line per problem into @p problems (may be NULL).
+ * Only archives have such problems (fs_archive.h: broken entries, missing
+ * or truncated BIFs); the mount adds each line to /.legacyfs/errors.
+ */
+lfs_err lfs_source_load_w(int dirfd, const char *rel, size_t max_size, const lfs_view_opts *vopts,
+			  unsigned flags, lfs_sb *problems, struct stat *st, lfs_source_kind *kind,
+			  lfs_viewset *vs, lfs_error *err);
+
+/**
+ * Could the file named @p name (base name) be shown as a folder: a model
+ * format's extension (lfs_views_candidate()) or an archive's
+ * (lfs_archive_candidate(), fs_archive.h)?
+ */
+bool lfs_source_candidate(const char *name);
+
+/**
+ * lfs_format_for(), then the archive pseudo-format (lfs_archive_detect()):
+ * what the mount shows a file as, by its name and header.
+ */
+const lfs_format *lfs_source_format_for(const char *name, const uint8_t *data, size_t n);
 
 /** Last path component of @p rel (pointer into it). */
 const char *lfs_source_basename(const char *rel);

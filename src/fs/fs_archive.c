@@ -1,0 +1,531 @@
+/**
+ * @file fs_archive.c
+ * NWN resource archives (ERF family, KEY/BIF) as folders of their
+ * resources: detection by header and the build of an archive's folder
+ * (fs_archive.h, docs/archives.md). Read-only: nothing here writes.
+ */
+#define _GNU_SOURCE
+#include "fs_archive.h"
+
+#include "../common/mem.h"
+#include "../formats/erf.h"
+#include "../formats/keybif.h"
+#include "../formats/restype.h"
+#include "../views/names.h"
+#include "../views/vlist.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *const archive_exts[] = { ".erf", ".hak", ".mod", ".sav", ".nwm", ".key", NULL };
+
+bool lfs_archive_candidate(const char *name)
+{
+	size_t ln = strlen(name);
+	for (size_t i = 0; archive_exts[i]; i++) {
+		size_t le = strlen(archive_exts[i]);
+		if (ln > le && strcasecmp(name + ln - le, archive_exts[i]) == 0)
+			return true;
+	}
+	return false;
+}
+
+static bool is_key_name(const char *name)
+{
+	size_t ln = strlen(name);
+	return ln > 4 && strcasecmp(name + ln - 4, ".key") == 0;
+}
+
+/* Header test (BioWare "Encapsulated Resource File Format" header; "Key and
+ * BIF File Formats" §2.2; neverwinter.nim's E1 tags). */
+static bool header_ok(const uint8_t *d, size_t n, bool key)
+{
+	if (key)
+		return n >= 64 && (memcmp(d, "KEY V1  ", 8) == 0 || memcmp(d, "KEY E1  ", 8) == 0);
+	if (n < LFS_ERF_HEADER)
+		return false;
+	static const char *const types[] = { "ERF ", "HAK ", "MOD ", "SAV ", "NWM " };
+	static const char *const vers[] = { "V1.0", "V1.1", "E1.0" };
+	bool t = false, v = false;
+	for (size_t i = 0; i < 5; i++)
+		t |= memcmp(d, types[i], 4) == 0;
+	for (size_t i = 0; i < 3; i++)
+		v |= memcmp(d + 4, vers[i], 4) == 0;
+	return t && v;
+}
+
+static bool archive_detect_bytes(const uint8_t *data, size_t n)
+{
+	return header_ok(data, n, false) || header_ok(data, n, true);
+}
+
+const lfs_format *lfs_archive_detect(const char *name, const uint8_t *data, size_t n)
+{
+	if (!lfs_archive_candidate(name))
+		return NULL;
+	return header_ok(data, n, is_key_name(name)) ? &lfs_archive_format : NULL;
+}
+
+/* A texture resource of the archive (for map_Kd of the models inside). */
+struct atex {
+	char resref[33]; /* as stored */
+	unsigned rank;   /* 0 tga, 1 dds, 2 plt: the order of lfs_texture_lookup_fn */
+	const char *fname;
+};
+
+/* A `.mdl` resource whose folder is built once every name is known. */
+struct amodel {
+	const char *fname;
+	uint8_t *data;
+	size_t n;
+};
+
+/* One archive folder being built. */
+struct abuild {
+	lfs_vlist l;
+	lfs_nameset names;
+	const lfs_view_opts *opts;
+	lfs_sb *problems;
+	const char *arch; /* the archive's base name, for messages */
+	struct atex *tex;
+	size_t ntex, tex_cap;
+	struct amodel *mdl;
+	size_t nmdl, mdl_cap;
+};
+
+static void problem(struct abuild *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void problem(struct abuild *b, const char *fmt, ...)
+{
+	if (!b->problems)
+		return;
+	char line[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	lfs_sb_puts(b->problems, line);
+	lfs_sb_putc(b->problems, '\n');
+}
+
+/*
+ * The file name of resource @p resref / @p type (index @p idx in its
+ * archive): "resref.ext" (restype.h; `type<N>` for a type outside the
+ * table), made safe and unique in the folder (names.h: a repeated name gets
+ * "~N"). A broken entry (empty ResRef, or type 0) is named
+ * "broken-<idx>.<ext>" ('-' never occurs in a valid ResRef) and reported.
+ */
+static const char *resource_name(struct abuild *b, const char *resref, uint16_t type, uint32_t idx)
+{
+	char ext[16], raw[64];
+	lfs_restype_name(type, ext, sizeof(ext));
+	if (!resref[0] || type == 0) {
+		snprintf(raw, sizeof(raw), "broken-%u.%s", idx, ext);
+		problem(b, "entry %u: broken (%s, type %u): listed as %s", idx,
+			resref[0] ? "ResRef kept" : "empty ResRef", type, raw);
+	} else {
+		snprintf(raw, sizeof(raw), "%s.%s", resref, ext);
+	}
+	return lfs_nameset_add(&b->names, raw);
+}
+
+/* Rank of a texture type in the lookup order (tga, dds, plt), or -1. */
+static int tex_rank(uint16_t type)
+{
+	return type == LFS_RESTYPE_TGA ? 0 : type == LFS_RESTYPE_DDS ? 1 : type == 6 ? 2 : -1;
+}
+
+/*
+ * lfs_texture_lookup_fn of a model inside the archive (@p ctx: the build):
+ * a texture resource of the same archive whose ResRef equals @p resref
+ * ignoring case (tga, then dds, then plt), as "../<its name>" (the model's
+ * folder is inside the archive's); else the lookup the archive itself was
+ * given (loose files beside the archive and above), one level further up.
+ */
+static bool tex_lookup(void *ctx, const char *resref, char *out, size_t outsz)
+{
+	struct abuild *b = ctx;
+	const struct atex *best = NULL;
+	for (size_t i = 0; i < b->ntex; i++)
+		if (strcasecmp(b->tex[i].resref, resref) == 0 && (!best || b->tex[i].rank < best->rank))
+			best = &b->tex[i];
+	if (best)
+		return snprintf(out, outsz, "../%s", best->fname) < (int)outsz;
+	char up[PATH_MAX];
+	if (!b->opts || !b->opts->texture_lookup ||
+	    !b->opts->texture_lookup(b->opts->texture_ctx, resref, up, sizeof(up)))
+		return false;
+	return snprintf(out, outsz, "../%s", up) < (int)outsz;
+}
+
+/*
+ * Add resource @p fname with payload @p p (@p n bytes; NULL with
+ * names_only when not read). A `.mdl` payload that the registry detects as
+ * a model is kept (copied) for build_models(); anything else is a plain
+ * read-only file, and a texture is remembered for tex_lookup().
+ */
+static void add_resource(struct abuild *b, const char *resref, const char *fname, uint16_t type,
+			 const uint8_t *p, size_t n)
+{
+	if (type == LFS_RESTYPE_MDL && p && n && lfs_format_for("model.mdl", p, n)) {
+		uint8_t *c = malloc(n);
+		if (!c || !lfs_grow((void **)&b->mdl, &b->mdl_cap, b->nmdl + 1, sizeof(*b->mdl))) {
+			free(c);
+			b->l.failed = 1;
+			return;
+		}
+		memcpy(c, p, n);
+		b->mdl[b->nmdl++] = (struct amodel){ fname, c, n };
+		return;
+	}
+	int rank = tex_rank(type);
+	if (rank >= 0 && resref[0]) {
+		if (!lfs_grow((void **)&b->tex, &b->tex_cap, b->ntex + 1, sizeof(*b->tex))) {
+			b->l.failed = 1;
+			return;
+		}
+		struct atex *t = &b->tex[b->ntex++];
+		snprintf(t->resref, sizeof(t->resref), "%s", resref);
+		t->rank = (unsigned)rank;
+		t->fname = fname;
+	}
+	lfs_sb sb = { 0 };
+	if (p && n && !b->l.names_only)
+		lfs_sb_put(&sb, p, n);
+	lfs_vlist_add(&b->l, fname, LFS_VIEW_NOTICE, LFS_VIEW_WHOLE, false, &sb);
+}
+
+/*
+ * Model @p m as the folder "<fname>/" of its views, built from its bytes as
+ * a loose model file's (read-only here; map_Kd through tex_lookup(); no
+ * thumbnail); a model that does not decode, or passes -o model_memory, as a
+ * plain file (reported).
+ */
+static void build_model(struct abuild *b, const struct amodel *m)
+{
+	lfs_view_opts so = { .view_budget = b->opts ? b->opts->view_budget : 0,
+			     .names_only = b->opts && b->opts->names_only,
+			     .texture_lookup = tex_lookup,
+			     .texture_ctx = b };
+	lfs_viewset sub;
+	lfs_error e;
+	memset(&e, 0, sizeof(e));
+	lfs_err r = lfs_views_build("model.mdl", m->data, m->n, &so, &sub, &e);
+	if (r == LFS_OK && !sub.over_budget) {
+		char path[PATH_MAX];
+		for (size_t i = 0; i < sub.n_views && !b->l.failed; i++) {
+			lfs_view *v = &sub.views[i];
+			snprintf(path, sizeof(path), "%s/%s", m->fname, v->path);
+			lfs_sb sb = { 0 };
+			if (v->size)
+				lfs_sb_put(&sb, v->data, v->size);
+			lfs_vlist_add(&b->l, path, v->kind, v->target, false, &sb);
+		}
+		lfs_viewset_free(&sub);
+		return;
+	}
+	if (r == LFS_OK) {
+		lfs_viewset_free(&sub);
+		problem(b, "%s: model views over -o model_memory: listed as a plain file", m->fname);
+	} else if (r == LFS_ERR_NOMEM) {
+		b->l.failed = 1;
+		return;
+	} else {
+		problem(b, "%s: looks like a model but does not decode, listed as a plain file: %s",
+			m->fname, e.msg);
+	}
+	lfs_sb sb = { 0 };
+	if (!b->l.names_only)
+		lfs_sb_put(&sb, m->data, m->n);
+	lfs_vlist_add(&b->l, m->fname, LFS_VIEW_NOTICE, LFS_VIEW_WHOLE, false, &sb);
+}
+
+static lfs_err build_erf(struct abuild *b, const uint8_t *data, size_t n, lfs_error *err)
+{
+	lfs_erf *a = NULL;
+	lfs_err r = lfs_erf_decode(data, n, &a, err);
+	if (r != LFS_OK)
+		return r;
+	for (uint32_t i = 0; i < a->n && !b->l.failed; i++) {
+		const lfs_erf_entry *en = &a->e[i];
+		const char *fname = resource_name(b, en->resref, en->type, i);
+		if (!fname) {
+			b->l.failed = 1;
+			break;
+		}
+		/* A model's folder needs its bytes even for a listing (its views'
+		 * names); an E1 payload is read (decompressed, SHA-1 checked) so that
+		 * a listing leaves out what the full build leaves out. A V1 payload's
+		 * bounds were checked by the decoder: its read cannot fail. */
+		bool need = !b->l.names_only || en->type == LFS_RESTYPE_MDL ||
+			    a->version == LFS_ERF_E10;
+		uint8_t *p = NULL;
+		size_t pn = 0;
+		if (need) {
+			lfs_error e;
+			memset(&e, 0, sizeof(e));
+			lfs_err rr = lfs_erf_read(a, i, &p, &pn, &e);
+			if (rr == LFS_ERR_NOMEM) {
+				b->l.failed = 1;
+				break;
+			}
+			if (rr != LFS_OK) {
+				problem(b, "%s (entry %u): cannot be read, left out: %s", fname, i, e.msg);
+				continue;
+			}
+		}
+		add_resource(b, en->resref, fname, en->type, p, pn);
+		free(p);
+	}
+	lfs_erf_free(a);
+	return LFS_OK;
+}
+
+/*
+ * Open @p path (relative to folder fd @p dfd, '/'-separated) for reading,
+ * each component as written or else the one entry whose name equals it
+ * ignoring case (the game's own lookup is case-insensitive:
+ * docs/archives.md). Returns an fd or -1.
+ */
+static int open_ci(int dfd, const char *path)
+{
+	char buf[PATH_MAX];
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
+		return -1;
+	int cur = dup(dfd);
+	char *save = NULL;
+	char *comp = strtok_r(buf, "/", &save);
+	while (cur >= 0 && comp) {
+		char *next = strtok_r(NULL, "/", &save);
+		if (!strcmp(comp, ".") || !strcmp(comp, "..") || !*comp) {
+			close(cur);
+			return -1;
+		}
+		int fl = (next ? O_DIRECTORY : 0) | O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK;
+		int fd = openat(cur, comp, fl);
+		if (fd < 0 && errno == ENOENT) {
+			int d2 = dup(cur);
+			DIR *d = d2 >= 0 ? fdopendir(d2) : NULL;
+			if (!d && d2 >= 0)
+				close(d2);
+			struct dirent *de;
+			while (d && (de = readdir(d)) != NULL) {
+				if (strcasecmp(de->d_name, comp) == 0) {
+					fd = openat(cur, de->d_name, fl);
+					break;
+				}
+			}
+			if (d)
+				closedir(d);
+		}
+		close(cur);
+		cur = fd;
+		comp = next;
+	}
+	return cur;
+}
+
+/* Read BIF @p path (relative to @p dirfd / @p dir) whole; NULL with *why set. */
+static uint8_t *read_bif(int dirfd, const char *dir, const char *path, size_t max, size_t *n,
+			 const char **why)
+{
+	int dfd = *dir ? openat(dirfd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : dup(dirfd);
+	if (dfd < 0) {
+		*why = strerror(errno);
+		return NULL;
+	}
+	int fd = open_ci(dfd, path);
+	close(dfd);
+	if (fd < 0) {
+		*why = "missing";
+		return NULL;
+	}
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		*why = "not a regular file";
+		return NULL;
+	}
+	if ((uint64_t)st.st_size > max) {
+		close(fd);
+		*why = "larger than -o max_model_size, not read";
+		return NULL;
+	}
+	size_t sz = (size_t)st.st_size, got = 0;
+	uint8_t *buf = malloc(sz ? sz : 1);
+	while (buf && got < sz) {
+		ssize_t k = pread(fd, buf + got, sz - got, (off_t)got);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		got += (size_t)k;
+	}
+	if (!buf)
+		*why = "out of memory";
+	*n = got;
+	close(fd);
+	return buf;
+}
+
+static lfs_err build_key(struct abuild *b, int dirfd, const char *dir, size_t max_bif,
+			 const uint8_t *data, size_t n, lfs_error *err)
+{
+	lfs_key *k = NULL;
+	lfs_err r = lfs_key_decode(data, n, &k, err);
+	if (r != LFS_OK)
+		return r;
+	uint8_t **raw = calloc(k->n_bifs ? k->n_bifs : 1, sizeof(*raw));
+	lfs_bif **bifs = calloc(k->n_bifs ? k->n_bifs : 1, sizeof(*bifs));
+	uint32_t *absent = calloc(k->n_bifs ? k->n_bifs : 1, sizeof(*absent));
+	char (*first)[sizeof(((lfs_error *)0)->msg)] = calloc(k->n_bifs ? k->n_bifs : 1, sizeof(*first));
+	if (!raw || !bifs || !absent || !first) {
+		r = lfs_nomem(err, "BIF table");
+		goto out;
+	}
+	for (uint32_t i = 0; i < k->n_bifs; i++) {
+		size_t bn = 0;
+		const char *why = NULL;
+		raw[i] = read_bif(dirfd, dir, k->bifs[i].path, max_bif, &bn, &why);
+		if (!raw[i]) {
+			problem(b, "%s: %s: its resources are absent", k->bifs[i].path, why);
+			continue;
+		}
+		lfs_error e;
+		memset(&e, 0, sizeof(e));
+		if (lfs_bif_decode(raw[i], bn, &bifs[i], &e) != LFS_OK) {
+			problem(b, "%s: does not decode, its resources are absent: %s", k->bifs[i].path,
+				e.msg);
+			bifs[i] = NULL;
+		}
+	}
+	for (uint32_t i = 0; i < k->n_res && !b->l.failed; i++) {
+		const lfs_key_res *kr = &k->res[i];
+		uint32_t bi = lfs_key_bif_of(kr->res_id);
+		if (bi < k->n_bifs && !bifs[bi])
+			continue; /* reported once for its BIF */
+		uint8_t *p = NULL;
+		size_t pn = 0;
+		lfs_error e;
+		memset(&e, 0, sizeof(e));
+		lfs_err rr = lfs_key_read(k, i, (const lfs_bif *const *)bifs, &p, &pn, &e);
+		if (rr == LFS_ERR_NOMEM) {
+			b->l.failed = 1;
+			break;
+		}
+		if (rr != LFS_OK) {
+			if (bi < k->n_bifs) {
+				if (!absent[bi]++)
+					snprintf(first[bi], sizeof(first[bi]), "%s", e.msg);
+			} else {
+				problem(b, "%s.%u: BIF index %u beyond the file table: absent", kr->resref,
+					kr->type, bi);
+			}
+			continue;
+		}
+		const char *fname = resource_name(b, kr->resref, kr->type, i);
+		if (!fname)
+			b->l.failed = 1;
+		else
+			add_resource(b, kr->resref, fname, kr->type, p, pn);
+		free(p);
+	}
+	for (uint32_t i = 0; i < k->n_bifs; i++)
+		if (absent[i])
+			problem(b, "%s: truncated or damaged: %u of its resources are absent (first: %s)",
+				k->bifs[i].path, absent[i], first[i]);
+	r = LFS_OK;
+out:
+	for (uint32_t i = 0; raw && bifs && i < k->n_bifs; i++) {
+		lfs_bif_free(bifs[i]);
+		free(raw[i]);
+	}
+	free(raw);
+	free(bifs);
+	free(absent);
+	free(first);
+	lfs_key_free(k);
+	return r;
+}
+
+lfs_err lfs_archive_build(int dirfd, const char *dir, const char *name, const uint8_t *data,
+			  size_t n, size_t max_bif, const lfs_view_opts *opts, lfs_viewset *vs,
+			  lfs_sb *problems, lfs_error *err)
+{
+	memset(vs, 0, sizeof(*vs));
+	struct abuild b;
+	memset(&b, 0, sizeof(b));
+	lfs_nameset_init(&b.names);
+	b.opts = opts;
+	b.problems = problems;
+	b.arch = name;
+	b.l.names_only = opts && opts->names_only;
+	lfs_err r = is_key_name(name) ? build_key(&b, dirfd, dir, max_bif, data, n, err)
+				      : build_erf(&b, data, n, err);
+	for (size_t i = 0; i < b.nmdl; i++) {
+		if (r == LFS_OK && !b.l.failed)
+			build_model(&b, &b.mdl[i]);
+		free(b.mdl[i].data);
+	}
+	free(b.mdl);
+	free(b.tex);
+	lfs_nameset_free(&b.names);
+	if (r == LFS_OK && b.l.failed)
+		r = lfs_nomem(err, "archive folder");
+	if (r != LFS_OK) {
+		lfs_vlist_discard(&b.l);
+		return r;
+	}
+	lfs_vlist_finish(&b.l, vs);
+	vs->format = &lfs_archive_format;
+	vs->names_only = opts && opts->names_only;
+	return LFS_OK;
+}
+
+/* build_views of the row: an ERF from its bytes (a KEY has no BIFs here). */
+static lfs_err row_build(const uint8_t *data, size_t n, const lfs_view_opts *opts,
+			 struct lfs_vlist *l, lfs_error *err)
+{
+	(void)data;
+	(void)n;
+	(void)opts;
+	(void)l;
+	return lfs_fail(err, LFS_ERR_UNSUPPORTED, SIZE_MAX, NULL,
+			"archives are built by lfs_archive_build() (src/fs/fs_archive.c)");
+}
+
+static lfs_err row_decode(const uint8_t *data, size_t n, void **model, lfs_error *err)
+{
+	lfs_erf *a = NULL;
+	lfs_err r = lfs_erf_decode(data, n, &a, err);
+	*model = a;
+	return r;
+}
+
+static lfs_err row_encode(const void *model, uint8_t **out, size_t *n, lfs_error *err)
+{
+	return lfs_erf_encode(model, out, n, err);
+}
+
+static void row_free(void *model)
+{
+	lfs_erf_free(model);
+}
+
+const lfs_format lfs_archive_format = {
+	.name = "nwn-archive",
+	.extensions = archive_exts,
+	.detect = archive_detect_bytes,
+	.decode = row_decode,
+	.encode = row_encode,
+	.free_model = row_free,
+	.build_views = row_build,
+};

@@ -1,0 +1,80 @@
+/**
+ * @file fs_archive.h
+ * NWN resource archives shown as folders: an ERF-family file (.erf .hak
+ * .mod .sav .nwm) or a KEY (.key, with the BIFs it names) becomes a folder
+ * of its resources (docs/archives.md).
+ *
+ * How: an archive is classified like a model file (source.c asks
+ * lfs_archive_detect() after the format registry), and its "views" are its
+ * resources, built by lfs_archive_build(): one read-only file `resref.ext`
+ * per resource (the payload, E1 payloads decompressed and their SHA-1
+ * checked), and, for a `.mdl` resource whose payload is a model the
+ * registry decodes, a read-only folder `resref.mdl/` holding that model's
+ * views, built from the payload bytes exactly as a loose model file's are.
+ * The whole tree of one archive version is one entry of the mount's view
+ * cache (keyed by the archive file's stat and path), so a changed archive
+ * is listed and built again, like a changed model file.
+ *
+ * The layer: the archive pseudo-format lives in src/fs, not in the views
+ * registry, because a KEY needs other files (its BIFs, by path relative to
+ * the KEY's folder). It uses formats/ (erf.h, keybif.h, restype.h) and
+ * views/ (viewset.h, vlist.h, names.h); no FUSE.
+ */
+#ifndef LFS_FS_FS_ARCHIVE_H
+#define LFS_FS_FS_ARCHIVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/error.h"
+#include "../common/strbuf.h"
+#include "../views/viewset.h"
+
+/**
+ * The archive pseudo-format: name "nwn-archive", the archive extensions,
+ * lfs_archive_detect()'s header test; no codec, no apply (every resource is
+ * read-only), no thumbnail. Its `build_views` builds an ERF (a KEY needs
+ * lfs_archive_build() for its BIFs). Never in the views registry.
+ */
+extern const lfs_format lfs_archive_format;
+
+/** Is @p name (a base name) an archive's by its extension (case-insensitive)? */
+bool lfs_archive_candidate(const char *name);
+
+/**
+ * Header test of a file named @p name (@p data, @p n bytes: at least the
+ * header, zero-filled beyond what was read): &lfs_archive_format when the
+ * extension is an archive's and the header is an ERF one ("ERF ", "HAK ",
+ * "MOD ", "SAV ", "NWM " with "V1.0", "V1.1" or "E1.0") or a KEY one
+ * ("KEY V1  ", "KEY E1  "); NULL otherwise.
+ */
+const lfs_format *lfs_archive_detect(const char *name, const uint8_t *data, size_t n);
+
+/**
+ * Build the folder of the archive @p name, whose bytes are @p data (@p n
+ * bytes), into @p vs (free with lfs_viewset_free()): every resource as a
+ * read-only view (kind LFS_VIEW_NOTICE, whole payload), every `.mdl`
+ * resource that is a model as a folder of its views (read-only, no
+ * thumbnail, no map_Kd lines yet). Honours opts->names_only (listed, no
+ * bytes; ERF payloads not read) and gives each inner model
+ * opts->view_budget. A KEY reads its BIFs relative to the folder @p dir
+ * (relative to @p dirfd; "" = @p dirfd itself), matching each path
+ * component case-insensitively when the exact name is absent; BIFs over
+ * @p max_bif bytes are not read.
+ *
+ * @param problems  out (may be NULL): one line per problem, "what\n": broken
+ *                  entries (empty ResRef, type 0; listed under a documented
+ *                  name), entries that cannot be read (left out), missing or
+ *                  truncated BIFs (their resources left out), models that do
+ *                  not decode (listed as plain files). The mount adds each
+ *                  line to /.legacyfs/errors.
+ * @return LFS_OK; LFS_ERR_NOTFORMAT / LFS_ERR_UNSUPPORTED / LFS_ERR_CORRUPT
+ *         when the archive's own tables do not decode (err names offset and
+ *         structure); LFS_ERR_NOMEM.
+ */
+lfs_err lfs_archive_build(int dirfd, const char *dir, const char *name, const uint8_t *data,
+			  size_t n, size_t max_bif, const lfs_view_opts *opts, lfs_viewset *vs,
+			  lfs_sb *problems, lfs_error *err);
+
+#endif
