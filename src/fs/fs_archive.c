@@ -391,14 +391,24 @@ static lfs_err build_key(struct abuild *b, int dirfd, const char *dir, size_t ma
 		r = lfs_nomem(err, "BIF table");
 		goto out;
 	}
+	/* Every BIF is read whole, so their sum is bounded too (by the same
+	 * max_model_size): a game install's chitin.key names gigabytes of BIFs;
+	 * the ones past the bound are absent and reported (docs/archives.md). */
+	size_t total = 0;
 	for (uint32_t i = 0; i < k->n_bifs; i++) {
 		size_t bn = 0;
 		const char *why = NULL;
-		raw[i] = read_bif(dirfd, dir, k->bifs[i].path, max_bif, &bn, &why);
+		raw[i] = total < max_bif ? read_bif(dirfd, dir, k->bifs[i].path, max_bif - total, &bn, &why)
+					 : NULL;
+		if (!raw[i] && !why)
+			why = "the key's BIFs together pass -o max_model_size, not read";
+		else if (!raw[i] && strcmp(why, "larger than -o max_model_size, not read") == 0)
+			why = "larger than what -o max_model_size leaves for the key's BIFs, not read";
 		if (!raw[i]) {
 			problem(b, "%s: %s: its resources are absent", k->bifs[i].path, why);
 			continue;
 		}
+		total += bn;
 		lfs_error e;
 		memset(&e, 0, sizeof(e));
 		if (lfs_bif_decode(raw[i], bn, &bifs[i], &e) != LFS_OK) {
