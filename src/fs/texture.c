@@ -428,6 +428,11 @@ static bool index_find(int rootfd, const char *resref, char **out, unsigned *roo
 	return ok;
 }
 
+bool lfs_texture_name(const char *name)
+{
+	return name && ext_rank(name) >= 0;
+}
+
 void lfs_texture_index_invalidate(int rootfd)
 {
 	pthread_mutex_lock(&g_mu);

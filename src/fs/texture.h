@@ -83,6 +83,9 @@ bool lfs_texture_lookup(void *ctx, const char *resref, char *out, size_t outsz);
  */
 int lfs_texture_set_respath(const char *dirs);
 
+/** Does file name @p name end in a texture extension (.tga, .dds, .plt, any case)? */
+bool lfs_texture_name(const char *name);
+
 /** Make the next lookup under root @p rootfd rebuild the SOURCE-wide index. */
 void lfs_texture_index_invalidate(int rootfd);
 
