@@ -10,7 +10,9 @@
  *    row order (stored bottom row first) and partial edge blocks;
  *  - sizes: truncated by one byte, zero and over-8192 edges, unknown formats;
  *  - corpus: every .dds under nwn/tree decodes; truncated and bit-flipped
- *    copies never crash (run under ASan in CI).
+ *    copies never crash (run under ASan in CI); row order: rollnw's
+ *    textures exist both as TGA and as BioWare DDS, and the decoded DDS
+ *    matches the TGA (top row first) better than its mirror image does.
  */
 #define _XOPEN_SOURCE 700
 #include <setjmp.h>
@@ -396,6 +398,56 @@ static void test_corpus(void **state)
 	assert_true(bioware > 0);
 }
 
+/* Mean absolute RGB difference of TGA @p t and DDS @p d sampled at the TGA's size. */
+static double diff(const uint8_t *t, uint32_t tw, uint32_t th, const uint8_t *d, uint32_t dw,
+		   uint32_t dh, bool mirror)
+{
+	double sum = 0;
+	for (uint32_t y = 0; y < th; y++)
+		for (uint32_t x = 0; x < tw; x++) {
+			uint32_t X = x * dw / tw, Y = (mirror ? th - 1 - y : y) * dh / th;
+			for (int k = 0; k < 3; k++)
+				sum += abs((int)t[(y * tw + x) * 4 + k] - (int)d[(Y * dw + X) * 4 + k]);
+		}
+	return sum / ((double)tw * th * 3);
+}
+
+static void test_corpus_row_order(void **state)
+{
+	(void)state;
+	const char *c = getenv("LFS_CORPUS");
+	struct stat st;
+	if (!c || stat(c, &st) != 0 || !S_ISDIR(st.st_mode))
+		skip();
+	static const char *const names[] = { "c_aribeth", "c_drgshad_bod", "c_drgshad_wing",
+					     "ttd01_cliff01" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char pt[4096], pd[4096];
+		lfs_path(pt, sizeof(pt), "%s/nwn/tree/rollnw/tests/test_data/renderer/nwn_dump_user/"
+			 "development/tga/%s.tga", c, names[i]);
+		lfs_path(pd, sizeof(pd), "%s/nwn/tree/rollnw/tests/test_data/renderer/nwn_dump_user/"
+			 "development/dds/%s.dds", c, names[i]);
+		size_t nt, nd;
+		uint8_t *t = lfs_read_file(pt, &nt), *d = lfs_read_file(pd, &nd), *rt, *rd;
+		if (!t || !d) {
+			free(t);
+			free(d);
+			skip();
+		}
+		uint32_t tw, th, dw, dh;
+		assert_true(lfs_thumb_decode_tga(t, nt, &rt, &tw, &th));
+		assert_true(lfs_thumb_decode_dds(d, nd, &rd, &dw, &dh));
+		double as_is = diff(rt, tw, th, rd, dw, dh, false), mirrored = diff(rt, tw, th, rd, dw, dh, true);
+		print_message("%s: TGA %ux%u, DDS %ux%u: mean difference %.1f, mirrored %.1f\n", names[i],
+			      tw, th, dw, dh, as_is, mirrored);
+		assert_true(as_is < mirrored);
+		free(rt);
+		free(rd);
+		free(t);
+		free(d);
+	}
+}
+
 int main(void)
 {
 	lfs_rng_seed(&g_rng, "thumb_dds", 0xD5D5D5D5ull);
@@ -403,7 +455,7 @@ int main(void)
 		cmocka_unit_test(test_dxt1_four_colour), cmocka_unit_test(test_dxt1_three_colour),
 		cmocka_unit_test(test_dxt3_alpha),	 cmocka_unit_test(test_dxt5_alpha),
 		cmocka_unit_test(test_bioware_files),	 cmocka_unit_test(test_standard_files),
-		cmocka_unit_test(test_corpus),
+		cmocka_unit_test(test_corpus),		 cmocka_unit_test(test_corpus_row_order),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
