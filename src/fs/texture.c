@@ -167,10 +167,12 @@ struct texroot {
 	dev_t dev;
 	ino_t ino;
 	unsigned gen, built_gen; /* invalidations seen / the one the index reflects */
+	bool building;           /* a lookup is building the index (outside g_mu) */
 	struct texindex *idx;
 };
 
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_cv = PTHREAD_COND_INITIALIZER;
 static struct texroot *g_roots;
 static size_t g_nroots, g_caproots;
 static char **g_respath;
@@ -371,15 +373,23 @@ static bool index_find(int rootfd, const char *resref, char **out, unsigned *roo
 	for (size_t i = 0; i <= rl; i++)
 		key[i] = (char)(resref[i] >= 'A' && resref[i] <= 'Z' ? resref[i] - 'A' + 'a' : resref[i]);
 	pthread_mutex_lock(&g_mu);
-	struct texroot *r = root_of(rootfd, true);
-	if (!r) {
-		pthread_mutex_unlock(&g_mu);
-		return false;
+	struct texroot *r;
+	for (;;) {
+		r = root_of(rootfd, true);
+		if (!r) {
+			pthread_mutex_unlock(&g_mu);
+			return false;
+		}
+		if (!r->building)
+			break;
+		/* one build per root at a time: wait for it */
+		pthread_cond_wait(&g_cv, &g_mu);
 	}
 	unsigned want = r->gen + g_respath_gen;
 	if (!r->idx || r->built_gen != want) {
 		/* build outside the lock (a big SOURCE takes a while); a concurrent
 		 * invalidation makes the result stale and the next lookup rebuild */
+		r->building = true;
 		char **rp = NULL;
 		size_t nrp = 0;
 		if (g_nrespath && (rp = calloc(g_nrespath, sizeof(*rp))) != NULL)
@@ -394,10 +404,13 @@ static bool index_find(int rootfd, const char *resref, char **out, unsigned *roo
 			free(rp[i]);
 		free(rp);
 		pthread_mutex_lock(&g_mu);
-		r = NULL;
+		r = NULL; /* g_roots may have moved; roots are never removed */
 		for (size_t i = 0; i < g_nroots; i++)
 			if (g_roots[i].dev == dev && g_roots[i].ino == ino)
 				r = &g_roots[i];
+		if (r)
+			r->building = false;
+		pthread_cond_broadcast(&g_cv);
 		if (!r || !x) {
 			pthread_mutex_unlock(&g_mu);
 			index_free(x);

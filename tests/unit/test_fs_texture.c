@@ -17,6 +17,7 @@
 #include <string.h>
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -192,6 +193,36 @@ static void test_index_invalidate(void **state)
 	assert_null(find("a/m.mdl", "fresh"));
 }
 
+static void *lookups(void *arg)
+{
+	int *bad = arg;
+	for (int i = 0; i < 200; i++) {
+		char out[512];
+		lfs_texture_ctx c;
+		lfs_texture_ctx_init(&c, rootfd, "a/m.mdl");
+		if (!lfs_texture_lookup(&c, "iron", out, sizeof(out)) || strcmp(out, "../../M2/iron.tga"))
+			(*bad)++;
+		lfs_texture_ctx_free(&c);
+	}
+	return NULL;
+}
+
+/* Lookups on several threads while the index is invalidated: every one answers. */
+static void test_index_threads(void **state)
+{
+	(void)state;
+	pthread_t th[4];
+	int bad[4] = { 0 };
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, lookups, &bad[i]), 0);
+	for (int i = 0; i < 50; i++)
+		lfs_texture_index_invalidate(rootfd);
+	for (int i = 0; i < 4; i++) {
+		pthread_join(th[i], NULL);
+		assert_int_equal(bad[i], 0);
+	}
+}
+
 static void test_respath(void **state)
 {
 	(void)state;
@@ -244,6 +275,7 @@ int main(void)
 		cmocka_unit_test(test_listing_cache),
 		cmocka_unit_test(test_index),
 		cmocka_unit_test(test_index_invalidate),
+		cmocka_unit_test(test_index_threads),
 		cmocka_unit_test(test_respath),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
