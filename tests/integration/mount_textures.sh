@@ -80,6 +80,24 @@ n=$(colour_px "$MNT/A/box.mdl/thumbnail.png")
 	lfs_fail "sibling folder: thumbnail has $n colour pixels"
 lfs_umount "$MNT"
 
+# the watcher keeps the index current: a texture that arrives in a watched
+# sibling folder is named once the model is rebuilt (here: touched)
+mv "$SRC/B/LFS_Crate.tga" "$WORK/crate.tga"
+lfs_mount "$SRC" "$MNT" -o nothumb_cache
+ls "$MNT/B" >/dev/null
+grep -q map_Kd "$MNT/A/box.mdl/model.mtl" && lfs_fail "watch: map_Kd before the texture came"
+cp "$WORK/crate.tga" "$SRC/B/late.tga.part" && mv "$SRC/B/late.tga.part" "$SRC/B/lfs_crate.tga"
+touch "$SRC/A/box.mdl"
+ok=0
+for i in $(seq 50); do
+	grep -q '^map_Kd ../../B/lfs_crate.tga$' "$MNT/A/box.mdl/model.mtl" 2>/dev/null && { ok=1; break; }
+	sleep 0.1
+done
+[ "$ok" = 1 ] && lfs_ok "watch: a texture added to a sibling folder is named after the rebuild" ||
+	lfs_fail "watch: model.mtl: $(grep map_Kd "$MNT/A/box.mdl/model.mtl")"
+lfs_umount "$MNT"
+mv "$SRC/B/lfs_crate.tga" "$SRC/B/LFS_Crate.tga"
+
 # the texture outside SOURCE: -o respath, absolute path; convert --respath agrees
 mv "$SRC/B/LFS_Crate.tga" "$WORK/res/lfs_crate.tga"
 if timeout 10 "$LEGACYFS" -f -o respath="$WORK/nonexistent" "$SRC" "$MNT" 2>"$WORK/bad.log"; then
