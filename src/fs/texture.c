@@ -221,12 +221,15 @@ static void index_add(struct texindex *x, const char *prefix, const char *rel, c
 	e->key = strndup(name, nl - 4);
 	/* the folder: "<prefix>/<rel>", "<prefix>", "<rel>" or "" (the root) */
 	char *path = NULL;
-	if (asprintf(&path, "%s%s%s", prefix ? prefix : "", prefix && *rel ? "/" : "", rel) < 0) {
+	size_t pfl = prefix ? strlen(prefix) : 0;
+	bool psep = pfl && *rel && prefix[pfl - 1] != '/'; /* respath "/" */
+	if (asprintf(&path, "%s%s%s", prefix ? prefix : "", psep ? "/" : "", rel) < 0) {
 		free(e->key);
 		return;
 	}
 	char *full = NULL;
-	if (!e->key || asprintf(&full, "%s%s%s", path, *path ? "/" : "", name) < 0) {
+	size_t fl = strlen(path);
+	if (!e->key || asprintf(&full, "%s%s%s", path, fl && path[fl - 1] != '/' ? "/" : "", name) < 0) {
 		free(e->key);
 		free(path);
 		return;
@@ -240,7 +243,7 @@ static void index_add(struct texindex *x, const char *prefix, const char *rel, c
 	e->ext = rk;
 	e->depth = depth;
 	/* "override" counts only for folders inside the root, not the prefix */
-	size_t skip = prefix ? strlen(prefix) + 1 : 0;
+	size_t skip = prefix ? pfl + psep : 0;
 	e->ovr = (e->dirlen > skip && is_override(full + skip, e->dirlen - skip)) ? 0 : 1;
 	x->n++;
 }

@@ -172,7 +172,7 @@ static void usage(FILE *f)
 		"       legacyfs-convert apply   [--max-size MIB] MODEL VIEWPATH EDITED -o OUT\n"
 		"       legacyfs-convert compile [--max-size MIB] X.mdl -o X.bin.mdl (NWN ASCII -> binary)\n"
 		"       legacyfs-convert compile -d OUTDIR X.mdl...\n"
-		"       legacyfs-convert thumbnail [-s SIZE] [--root DIR] MODEL OUT.png\n"
+		"       legacyfs-convert thumbnail [-s SIZE] [--root DIR] [--respath DIRS] MODEL OUT.png\n"
 		"       legacyfs-convert thumbnail [-s SIZE] [--root DIR] -d OUTDIR MODEL...\n"
 		"       legacyfs-convert --help | --version\n\n"
 		"Shows what a legacyfs mount shows for MODEL, without mounting:\n"
