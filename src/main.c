@@ -10,6 +10,7 @@
  * option is documented in docs/mount.md and in --help.
  */
 #define _GNU_SOURCE
+#include "fs/texture.h"
 #include "fuse_ll.h"
 #include "views/thumb.h"
 
@@ -46,6 +47,7 @@ struct lfs_options {
 	char *thumb_cache;        /* -o thumb_cache=DIR ("off" = none) */
 	int nothumb_cache;
 	unsigned thumb_cache_mb;
+	char *respath;            /* -o respath=DIR[:DIR...]: texture folders after SOURCE */
 	char *source;
 };
 
@@ -73,6 +75,7 @@ static const struct fuse_opt lfs_opts[] = {
 	LFS_OPT("thumb_cache=%s", thumb_cache, 0),
 	LFS_OPT("nothumb_cache", nothumb_cache, 1),
 	LFS_OPT("thumb_cache_size=%u", thumb_cache_mb, 0),
+	LFS_OPT("respath=%s", respath, 0),
 	LFS_OPT("ro", ro, 1),
 	FUSE_OPT_KEY("ro", FUSE_OPT_KEY_KEEP),
 	FUSE_OPT_END
@@ -126,7 +129,9 @@ static void usage(const char *prog)
 	       "    -o thumb_cache=DIR     disk cache of thumbnails, shared by mounts (default\n"
 	       "                           $XDG_CACHE_HOME/legacyfs, else ~/.cache/legacyfs)\n"
 	       "    -o nothumb_cache       no disk cache of thumbnails (also thumb_cache=off)\n"
-	       "    -o thumb_cache_size=MIB  bound of that folder (default 64; 0 = no bound)\n\n");
+	       "    -o thumb_cache_size=MIB  bound of that folder (default 64; 0 = no bound)\n"
+	       "    -o respath=DIR[:DIR...]  folders outside SOURCE where textures are looked for\n"
+	       "                           after SOURCE (model.mtl names them by absolute path)\n\n");
 }
 
 /*
@@ -264,6 +269,15 @@ int main(int argc, char *argv[])
 		fprintf(stderr, "legacyfs: -o list_classify=%d: must be 0 or more\n", o.list_classify);
 		goto out;
 	}
+	if (o.respath) {
+		/* made absolute now: the daemon later runs from "/" */
+		int e = lfs_texture_set_respath(o.respath);
+		if (e) {
+			fprintf(stderr, "legacyfs: -o respath=%s: %s\n", o.respath,
+				e == ENOTDIR ? "every entry must be a folder" : strerror(e));
+			goto out;
+		}
+	}
 	if (o.timeout < 0)
 		o.timeout = o.nowatch ? 1.0 : 86400.0;
 
@@ -384,6 +398,7 @@ out:
 	lfs_fs_free(fs);
 	free(tcache);
 	free(o.thumb_cache);
+	free(o.respath);
 	free(ll.conn_opts);
 	free(opts.mountpoint);
 	free(o.source);

@@ -79,8 +79,10 @@ static void tex_identity(lfs_texture_ctx *tc, const char *resref, lfs_sb *sb)
 	char found[PATH_MAX], rel[PATH_MAX];
 	struct stat st;
 	lfs_sb_printf(sb, "%s\t", resref);
+	/* an absolute answer (a respath folder) is stat'ed as it is */
 	if (lfs_texture_lookup(tc, resref, found, sizeof(found)) &&
-	    join_norm(tc->model_rel, found, rel, sizeof(rel)) &&
+	    (found[0] == '/' ? snprintf(rel, sizeof(rel), "%s", found) < (int)sizeof(rel)
+			     : join_norm(tc->model_rel, found, rel, sizeof(rel))) &&
 	    fstatat(tc->rootfd, rel, &st, 0) == 0)
 		lfs_sb_printf(sb, "%s %lld %lld %llu\n", rel, (long long)st.st_size,
 			      (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec,

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "../common/mem.h"
+#include "texture.h"
 
 void fsi_wh_remove(lfs_fs *fs, struct node *n)
 {
@@ -139,6 +140,7 @@ static void watch_event(lfs_fs *fs, const struct inotify_event *ev, struct inval
 {
 	if (ev->mask & IN_Q_OVERFLOW) {
 		/* Lost events: forget every listing and drop every cached entry in the kernel. */
+		lfs_texture_index_invalidate(fs->rootfd);
 		for (size_t i = 1; i < fs->nslots; i++) {
 			struct node *n = fs->slots[i];
 			if (!n)
@@ -161,6 +163,7 @@ static void watch_event(lfs_fs *fs, const struct inotify_event *ev, struct inval
 		return;
 	}
 	if (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF)) {
+		lfs_texture_index_invalidate(fs->rootfd);
 		d->dirty_gen++;
 		fsi_inval_add(l, d->id, NULL);
 		if (d->parent)
@@ -169,6 +172,11 @@ static void watch_event(lfs_fs *fs, const struct inotify_event *ev, struct inval
 	}
 	if (!ev->len || !ev->name[0])
 		return;
+	/* A texture name, or a folder that may hold some, came or went: the
+	 * SOURCE-wide texture index (texture.h) is rebuilt when next asked. */
+	if ((ev->mask & (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO)) &&
+	    ((ev->mask & IN_ISDIR) || lfs_texture_name(ev->name)))
+		lfs_texture_index_invalidate(fs->rootfd);
 	d->dirty_gen++;
 	fsi_inval_add(l, d->id, NULL); /* folder attributes and cached listing */
 	if (fsi_is_ctl_name(d->kind, ev->name))

@@ -13,6 +13,25 @@
  *
  * Directory listings are cached inside the context for the duration of one
  * view build. No FUSE code here.
+ *
+ * Resolution over SOURCE (docs/mount.md "Textures"): when no ancestor folder
+ * holds the texture, one index of every texture file under SOURCE (all
+ * folders; symbolic links to folders not followed; at most
+ * LFS_TEXTURE_INDEX_DEPTH folders deep and LFS_TEXTURE_INDEX_MAX files),
+ * then of each respath folder (lfs_texture_set_respath()), answers. Key:
+ * the file name without its extension, case-insensitive (ASCII). Precedence,
+ * first wins: SOURCE before the respath folders in their order; then a file
+ * with a folder named "override" (any case) on its path, as the game's
+ * override folder beats its other sources; then the shallowest; then the
+ * bytewise smallest folder path; then .tga, .dds, .plt; then the bytewise
+ * smallest name. Answers in SOURCE are relative to the model directory
+ * ("../../B/tex.tga"); answers in a respath folder are absolute paths.
+ *
+ * The index is process-wide per SOURCE root (its device and inode), built
+ * lazily by the first lookup that needs it, rebuilt by the first lookup
+ * after lfs_texture_index_invalidate() (the mount's watcher calls it when a
+ * texture file or a folder is created, deleted or renamed) or after
+ * lfs_texture_set_respath(). Thread-safe; the build runs outside the lock.
  */
 #ifndef LFS_FS_TEXTURE_H
 #define LFS_FS_TEXTURE_H
@@ -44,10 +63,31 @@ void lfs_texture_ctx_free(lfs_texture_ctx *c);
 
 /**
  * The lfs_texture_lookup_fn for lfs_view_opts: @p ctx is an lfs_texture_ctx.
- * Writes e.g. "../../W_metal_tex.tga" to @p out and returns true, or returns
+ * Writes e.g. "../../W_metal_tex.tga" (nearest ancestor or SOURCE-wide index)
+ * or "/abs/respath/dir/tex.tga" to @p out and returns true, or returns
  * false when no file matches (or the answer does not fit @p outsz).
  */
 bool lfs_texture_lookup(void *ctx, const char *resref, char *out, size_t outsz);
+
+/** Most texture files the SOURCE-wide index holds (further ones are not indexed). */
+#define LFS_TEXTURE_INDEX_MAX ((size_t)1 << 22)
+
+/** Deepest folder level the SOURCE-wide index descends to below a root. */
+#define LFS_TEXTURE_INDEX_DEPTH 64u
+
+/**
+ * Set the folders searched after SOURCE, process-wide: @p dirs is a
+ * ':'-separated list (empty entries skipped; NULL or "" = none). Each is made
+ * absolute (realpath) and must be a folder. Returns 0, or an errno (ENOTDIR,
+ * ENOENT, ENOMEM, ...) and then changes nothing.
+ */
+int lfs_texture_set_respath(const char *dirs);
+
+/** Does file name @p name end in a texture extension (.tga, .dds, .plt, any case)? */
+bool lfs_texture_name(const char *name);
+
+/** Make the next lookup under root @p rootfd rebuild the SOURCE-wide index. */
+void lfs_texture_index_invalidate(int rootfd);
 
 /** Largest texture file lfs_texture_read() reads, in bytes. */
 #define LFS_TEXTURE_READ_MAX ((size_t)64 << 20)

@@ -172,7 +172,7 @@ static void usage(FILE *f)
 		"       legacyfs-convert apply   [--max-size MIB] MODEL VIEWPATH EDITED -o OUT\n"
 		"       legacyfs-convert compile [--max-size MIB] X.mdl -o X.bin.mdl (NWN ASCII -> binary)\n"
 		"       legacyfs-convert compile -d OUTDIR X.mdl...\n"
-		"       legacyfs-convert thumbnail [-s SIZE] [--root DIR] MODEL OUT.png\n"
+		"       legacyfs-convert thumbnail [-s SIZE] [--root DIR] [--respath DIRS] MODEL OUT.png\n"
 		"       legacyfs-convert thumbnail [-s SIZE] [--root DIR] -d OUTDIR MODEL...\n"
 		"       legacyfs-convert --help | --version\n\n"
 		"Shows what a legacyfs mount shows for MODEL, without mounting:\n"
@@ -202,7 +202,10 @@ static void usage(FILE *f)
 		"  --thumb-size N  thumbnail.png edge as the mount's -o thumb_size (default 256, 0 = none)\n"
 		"  --root DIR      the folder a mount would have as SOURCE; textures for\n"
 		"                  model.mtl are searched from MODEL's folder up to DIR\n"
-		"                  (default: MODEL's own folder)\n"
+		"                  (default: MODEL's own folder), then in every folder\n"
+		"                  below DIR (docs/mount.md \"Textures\")\n"
+		"  --respath DIR[:DIR...]  folders searched for textures after DIR, as the\n"
+		"                  mount's -o respath (model.mtl names them by absolute path)\n"
 		"  --max-size MIB  larger files are not decoded (default 256, as the mount)\n\n"
 		"Exit status: 0 ok, 1 error (unreadable, does not decode, no such view,\n"
 		"bad edit: message as file:line:col), 2 usage, 3 not a model (a mount\n"
@@ -962,7 +965,7 @@ static int parse_uint(const char *s, unsigned long max, unsigned long *v)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_ROOT = 256, OPT_THUMB_SIZE, OPT_MAX_SIZE };
+	enum { OPT_ROOT = 256, OPT_THUMB_SIZE, OPT_MAX_SIZE, OPT_RESPATH };
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
@@ -974,6 +977,7 @@ int main(int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "root", required_argument, NULL, OPT_ROOT },
+		{ "respath", required_argument, NULL, OPT_RESPATH },
 		{ "thumb-size", required_argument, NULL, OPT_THUMB_SIZE },
 		{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
 		{ NULL, 0, NULL, 0 },
@@ -1025,6 +1029,15 @@ int main(int argc, char **argv)
 		case OPT_ROOT:
 			r.root = optarg;
 			break;
+		case OPT_RESPATH: {
+			int e = lfs_texture_set_respath(optarg);
+			if (e) {
+				eprintf("legacyfs-convert: --respath %s: %s\n", optarg,
+					e == ENOTDIR ? "every entry must be a folder" : strerror(e));
+				return EXIT_USAGE;
+			}
+			break;
+		}
 		case OPT_THUMB_SIZE:
 			if (parse_uint(optarg, 1024, &v) || (v && !lfs_thumb_size_ok((unsigned)v))) {
 				eprintf("legacyfs-convert: bad --thumb-size %s (128, 256, 512, 1024 or 0)\n",

@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* ---- NWN ----------------------------------------------------------------- */
 
@@ -27,6 +28,38 @@ static float nwn_alpha(const nwn_node *n)
 			return n->ctrl_data[c->data_offset];
 	}
 	return 1.0f;
+}
+
+/*
+ * Largest key value of the alpha controllers that the animations give the
+ * node named like @p nd (0 when none): a mesh transparent at rest that an
+ * animation fades in (an effect's shield) is drawn as it is seen in play.
+ */
+static float nwn_anim_alpha(const nwn_model *m, const nwn_node *nd)
+{
+	float best = 0;
+	for (uint32_t a = 0; a < m->n_anims; a++) {
+		const nwn_geometry *ag = &m->anims[a].geom;
+		for (uint32_t j = 0; j < ag->n_nodes; j++) {
+			const nwn_node *an = &ag->nodes[j];
+			if (strcasecmp(an->name, nd->name) != 0 || !an->ctrl_data)
+				continue;
+			for (uint32_t i = 0; i < an->n_ctrls; i++) {
+				const nwn_controller *c = &an->ctrls[i];
+				if (c->type != NWN_CTRL_ALPHA || c->ncols < 1)
+					continue;
+				for (uint32_t r = 0; r < c->rows; r++) {
+					size_t at = (size_t)c->data_offset + (size_t)r * c->ncols;
+					if (at >= an->n_ctrl_data)
+						break;
+					float v = an->ctrl_data[at];
+					if (isfinite(v) && v > best)
+						best = v;
+				}
+			}
+		}
+	}
+	return best > 1 ? 1 : best;
 }
 
 lfs_err nwn_thumb_scene(const uint8_t *data, size_t n, const lfs_view_opts *o, lfs_thumb_scene *s,
@@ -54,6 +87,8 @@ lfs_err nwn_thumb_scene(const uint8_t *data, size_t n, const lfs_view_opts *o, l
 		    !me->n_faces || !me->n_verts)
 			continue;
 		float alpha = nwn_alpha(nd);
+		if (!(alpha > 0.01f))
+			alpha = nwn_anim_alpha(m, nd);
 		if (!(alpha > 0.01f))
 			continue;
 		uint32_t mat = lfs_thumb_material(s, &tc, o, me->textures[0], me->diffuse, true);

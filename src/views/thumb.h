@@ -123,6 +123,49 @@ void lfs_thumb_add_tri(lfs_thumb_scene *s, const lfs_thumb_tri *t);
 bool lfs_thumb_decode_tga(const uint8_t *data, size_t n, uint8_t **rgba, uint32_t *w,
 			  uint32_t *h);
 
+/**
+ * Decode a DDS texture, top mip level only, into RGBA (top row first, straight
+ * alpha; *rgba malloc'd, caller frees). Two layouts: the standard one
+ * ("DDS " magic, DDS_HEADER; FourCC DXT1/DXT2/DXT3/DXT4/DXT5, DX10 with BC1–BC3
+ * or 8-bit RGBA/BGRA, or uncompressed RGB/luminance/alpha masks of 8–32 bits)
+ * and BioWare's own 20-byte header (u32 width, u32 height, u32 channels:
+ * 3 = DXT1, 4 = DXT5; u32 top-level bytes; f32 alpha mean; then the blocks).
+ * Rows are stored bottom row first, as the game uploads them (the first
+ * stored row is v = 0), and are flipped here. False on anything else,
+ * on edges over 8192 or on data shorter than the top level.
+ */
+bool lfs_thumb_decode_dds(const uint8_t *data, size_t n, uint8_t **rgba, uint32_t *w,
+			  uint32_t *h);
+
+/**
+ * Decode a texture file of any kind the thumbnails read: DDS ("DDS " magic),
+ * TGA, then BioWare DDS (no magic; its first bytes, a width below 65536, make
+ * a TGA of image type 0, which the TGA decoder rejects). PLT ("PLT V1") is
+ * not decoded: its material keeps its colour. Same contract as above.
+ */
+bool lfs_thumb_decode_texture(const uint8_t *data, size_t n, uint8_t **rgba, uint32_t *w,
+			      uint32_t *h);
+
+/**
+ * Decode one 8-byte DXT colour block (BC1 layout: two RGB565 endpoints, then
+ * 2-bit indices, texel 0 in the lowest bits, rows top to bottom) into 16 RGBA
+ * texels. @p dxt1: when endpoint 0 <= endpoint 1 the block is in the
+ * three-colour mode (index 2 = midpoint, index 3 = transparent black);
+ * otherwise (and always in DXT3/DXT5) indices 2 and 3 are the 2/3–1/3 and
+ * 1/3–2/3 blends. Channels widen by bit replication, blends round down.
+ */
+void lfs_dxt_color_block(const uint8_t b[8], bool dxt1, uint8_t out[16][4]);
+
+/** Decode a DXT3 alpha block (16 explicit 4-bit alphas, ×17) into 16 alphas. */
+void lfs_dxt3_alpha_block(const uint8_t b[8], uint8_t out[16]);
+
+/**
+ * Decode a DXT5 alpha block (two 8-bit endpoints, then 16 3-bit indices):
+ * a0 > a1 gives 8 values (6 blends (7−i)/7·a0 + i/7·a1), otherwise 6 values
+ * (4 blends in fifths) plus 0 and 255. Blends round down.
+ */
+void lfs_dxt5_alpha_block(const uint8_t b[8], uint8_t out[16]);
+
 /** Number of triangles of @p s that would be drawn (valid indices, finite positions). */
 size_t lfs_thumb_drawable(const lfs_thumb_scene *s);
 

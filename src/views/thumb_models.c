@@ -62,7 +62,7 @@ static uint32_t tex_get(lfs_thumb_scene *s, lfs_thumb_texcache *c, const lfs_vie
 	if (o->texture_read(o->texture_ctx, resref, &data, &n) && data) {
 		uint8_t *rgba;
 		uint32_t w, h;
-		if (lfs_thumb_decode_tga(data, n, &rgba, &w, &h))
+		if (lfs_thumb_decode_texture(data, n, &rgba, &w, &h))
 			idx = lfs_thumb_add_tex(s, rgba, w, h);
 	}
 	free(data);

@@ -176,7 +176,7 @@ lfs_err lfs_views_apply_ex(const char *name, const uint8_t *orig, size_t n, cons
  * Thumbnail renderer version: part of every thumbnail cache key (with the
  * source content hash and the size). Bumped on any change that alters pixels.
  */
-#define LFS_THUMB_VERSION 1u
+#define LFS_THUMB_VERSION 2u /* 2: DDS textures, meshes faded in by animations */
 
 /**
  * Render the thumbnail of a model file as PNG (src/views/thumb.h,

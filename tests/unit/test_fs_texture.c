@@ -3,7 +3,10 @@
  * Texture lookup for model.mtl (src/fs/texture.c) on a folder tree made at
  * test time below the build root: case-insensitive match, nearest folder
  * first, .tga > .dds > .plt within a folder, paths relative to the model
- * folder, folders never match, hostile resrefs find nothing.
+ * folder, folders never match, hostile resrefs find nothing; then the
+ * SOURCE-wide index when no ancestor has the texture: sibling folders,
+ * "override" first, shallowest, bytewise smallest folder, invalidation, and
+ * respath folders (absolute answers, after SOURCE, read back).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,6 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -58,6 +64,21 @@ static int setup(void **state)
 	touch("a/b/dup.tga");
 	touch("a/b/DUP.tga");
 	touch("a/b/notes.txt");
+	/* for the SOURCE-wide index */
+	mk("lib");
+	mk("lib/deep");
+	touch("lib/deep/Wood.tga");
+	touch("lib/wood.dds");
+	touch("lib/stone.tga");
+	mk("x");
+	mk("x/Override");
+	touch("x/Override/stone.tga");
+	mk("m1");
+	mk("M2");
+	touch("m1/iron.tga");
+	touch("M2/iron.tga");
+	touch("m1/both.plt");
+	touch("m1/both.tga");
 	rootfd = open(root, O_RDONLY | O_DIRECTORY);
 	return rootfd < 0 ? -1 : 0;
 }
@@ -129,12 +150,133 @@ static void test_listing_cache(void **state)
 	lfs_texture_ctx_free(&c);
 }
 
+static void test_index(void **state)
+{
+	(void)state;
+	/* a sibling folder: relative to the model directory, up to the root */
+	assert_string_equal(find("a/b/m.mdl", "WOOD"), "../../../lib/wood.dds"); /* shallowest */
+	assert_string_equal(find("top.mdl", "wood"), "../lib/wood.dds");
+	/* a folder named override (any case) beats a shallower one */
+	assert_string_equal(find("a/m.mdl", "stone"), "../../x/Override/stone.tga");
+	/* same depth: bytewise smallest folder ("M2" < "m1"), then .tga before .plt */
+	assert_string_equal(find("a/m.mdl", "iron"), "../../M2/iron.tga");
+	assert_string_equal(find("a/m.mdl", "both"), "../../m1/both.tga");
+	/* the nearest-ancestor rule still comes first */
+	assert_string_equal(find("lib/deep/m.mdl", "wood"), "../Wood.tga");
+	/* the answer reads back through lfs_texture_read() */
+	lfs_texture_ctx c;
+	uint8_t *d;
+	size_t n;
+	lfs_texture_ctx_init(&c, rootfd, "a/b/m.mdl");
+	assert_true(lfs_texture_read(&c, "iron", &d, &n));
+	assert_int_equal(n, 1);
+	free(d);
+	lfs_texture_ctx_free(&c);
+	/* folders, hostile names: nothing */
+	assert_null(find("a/m.mdl", "deep"));
+	assert_null(find("a/m.mdl", "lib/wood"));
+	assert_null(find("a/m.mdl", ".."));
+}
+
+static void test_index_invalidate(void **state)
+{
+	(void)state;
+	assert_non_null(find("a/m.mdl", "wood")); /* built */
+	touch("lib/fresh.tga");
+	assert_null(find("a/m.mdl", "fresh")); /* kept until invalidated */
+	lfs_texture_index_invalidate(rootfd);
+	assert_string_equal(find("a/m.mdl", "fresh"), "../../lib/fresh.tga");
+	char p[8192];
+	snprintf(p, sizeof(p), "%s/lib/fresh.tga", root);
+	assert_int_equal(unlink(p), 0);
+	lfs_texture_index_invalidate(rootfd);
+	assert_null(find("a/m.mdl", "fresh"));
+}
+
+static void *lookups(void *arg)
+{
+	int *bad = arg;
+	for (int i = 0; i < 200; i++) {
+		char out[512];
+		lfs_texture_ctx c;
+		lfs_texture_ctx_init(&c, rootfd, "a/m.mdl");
+		if (!lfs_texture_lookup(&c, "iron", out, sizeof(out)) || strcmp(out, "../../M2/iron.tga"))
+			(*bad)++;
+		lfs_texture_ctx_free(&c);
+	}
+	return NULL;
+}
+
+/* Lookups on several threads while the index is invalidated: every one answers. */
+static void test_index_threads(void **state)
+{
+	(void)state;
+	pthread_t th[4];
+	int bad[4] = { 0 };
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, lookups, &bad[i]), 0);
+	for (int i = 0; i < 50; i++)
+		lfs_texture_index_invalidate(rootfd);
+	for (int i = 0; i < 4; i++) {
+		pthread_join(th[i], NULL);
+		assert_int_equal(bad[i], 0);
+	}
+}
+
+static void test_respath(void **state)
+{
+	(void)state;
+	char rp[4200], p[8600], real[PATH_MAX];
+	snprintf(rp, sizeof(rp), "%s-respath", root);
+	assert_int_equal(mkdir(rp, 0755), 0);
+	snprintf(p, sizeof(p), "%s/Gold.tga", rp);
+	FILE *f = fopen(p, "w");
+	assert_non_null(f);
+	fputs("gold", f);
+	fclose(f);
+	snprintf(p, sizeof(p), "%s/iron.tga", rp);
+	f = fopen(p, "w");
+	assert_non_null(f);
+	fclose(f);
+	assert_non_null(realpath(rp, real));
+	/* not a folder: refused, nothing changes */
+	assert_int_not_equal(lfs_texture_set_respath("/nonexistent-lfs-dir"), 0);
+	snprintf(p, sizeof(p), "%s/Gold.tga", rp);
+	assert_int_equal(lfs_texture_set_respath(p), ENOTDIR);
+	assert_null(find("a/m.mdl", "gold"));
+	/* a folder outside SOURCE: absolute answer, read back */
+	snprintf(p, sizeof(p), "::%s:", rp);
+	assert_int_equal(lfs_texture_set_respath(p), 0);
+	char want[PATH_MAX + 16];
+	snprintf(want, sizeof(want), "%s/Gold.tga", real);
+	assert_string_equal(find("a/m.mdl", "GOLD"), want);
+	lfs_texture_ctx c;
+	uint8_t *d;
+	size_t n;
+	lfs_texture_ctx_init(&c, rootfd, "a/m.mdl");
+	assert_true(lfs_texture_read(&c, "gold", &d, &n));
+	assert_int_equal(n, 4);
+	assert_memory_equal(d, "gold", 4);
+	free(d);
+	lfs_texture_ctx_free(&c);
+	/* SOURCE before respath */
+	assert_string_equal(find("a/m.mdl", "iron"), "../../M2/iron.tga");
+	assert_int_equal(lfs_texture_set_respath(NULL), 0);
+	assert_null(find("a/m.mdl", "gold"));
+	snprintf(p, sizeof(p), "rm -rf '%s'", rp);
+	assert_int_equal(system(p), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_nearest_and_preference),
 		cmocka_unit_test(test_no_match),
 		cmocka_unit_test(test_listing_cache),
+		cmocka_unit_test(test_index),
+		cmocka_unit_test(test_index_invalidate),
+		cmocka_unit_test(test_index_threads),
+		cmocka_unit_test(test_respath),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,0 +1,150 @@
+#!/bin/bash
+# Textures found the way the game finds them (docs/mount.md "Textures"):
+# a model in folder A and its texture in a sibling folder B — model.mtl names
+# it relative to the model folder, the path opens through the mount, the
+# thumbnail is textured (colour pixels counted, where the untextured one is
+# grey); the same texture in a folder outside SOURCE given by -o respath
+# (absolute path; `legacyfs-convert --respath` draws the same thumbnail);
+# bad respath refused. Corpus (skipped without it): the rollnw tree keeps
+# textures in sibling tga/ and dds/ folders; its models now name them and
+# their thumbnails are textured (c_aribeth through a BioWare DDS).
+. "$(dirname "$0")/lib.sh"
+lfs_require_fuse
+lfs_workdir mount_textures
+command -v python3 >/dev/null || lfs_skip "python3 missing"
+
+# colour_px PNG: pixels with alpha > 0 whose channels differ by more than 24
+# (8-bit RGBA non-interlaced PNG, as the thumbnails are)
+colour_px() {
+	python3 - "$1" <<'EOF'
+import struct, sys, zlib
+d = open(sys.argv[1], 'rb').read()
+assert d[:8] == b'\x89PNG\r\n\x1a\n'
+p, idat, w, h = 8, b'', 0, 0
+while p < len(d):
+    n, t = struct.unpack('>I4s', d[p:p + 8])
+    c = d[p + 8:p + 8 + n]
+    if t == b'IHDR':
+        w, h, bd, ct = struct.unpack('>IIBB', c[:10])
+        assert bd == 8 and ct == 6
+    elif t == b'IDAT':
+        idat += c
+    p += 12 + n
+raw, bpp, stride = zlib.decompress(idat), 4, w * 4
+prev, out, i = bytearray(stride), 0, 0
+for y in range(h):
+    f = raw[i]; row = bytearray(raw[i + 1:i + 1 + stride]); i += 1 + stride
+    for x in range(stride):
+        a = row[x - bpp] if x >= bpp else 0
+        b = prev[x]
+        c = prev[x - bpp] if x >= bpp else 0
+        if f == 1: row[x] = (row[x] + a) & 255
+        elif f == 2: row[x] = (row[x] + b) & 255
+        elif f == 3: row[x] = (row[x] + (a + b) // 2) & 255
+        elif f == 4:
+            pa, pb, pc = abs(b - c), abs(a - c), abs(a + b - 2 * c)
+            row[x] = (row[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+    for x in range(0, stride, 4):
+        r, g, bl, al = row[x:x + 4]
+        if al and max(r, g, bl) - min(r, g, bl) > 24:
+            out += 1
+    prev = row
+print(out)
+EOF
+}
+
+SRC="$WORK/src"
+MNT="$WORK/mnt"
+mkdir -p "$SRC/A" "$SRC/B" "$WORK/res"
+cp "$LFS_SOURCE_ROOT/samples/box.mdl" "$SRC/A/box.mdl"
+
+# no texture anywhere: no map_Kd, a grey thumbnail
+lfs_mount "$SRC" "$MNT" -o ro,nothumb_cache
+grep -q map_Kd "$MNT/A/box.mdl/model.mtl" && lfs_fail "map_Kd without a texture" ||
+	lfs_ok "no texture: no map_Kd"
+grey=$(colour_px "$MNT/A/box.mdl/thumbnail.png")
+[ "$grey" -lt 50 ] && lfs_ok "no texture: grey thumbnail ($grey colour pixels)" ||
+	lfs_fail "no texture: $grey colour pixels"
+lfs_umount "$MNT"
+
+# the texture in a sibling folder, with a different case
+cp "$LFS_SOURCE_ROOT/samples/lfs_crate.tga" "$SRC/B/LFS_Crate.tga"
+lfs_mount "$SRC" "$MNT" -o ro,nothumb_cache
+kd=$(sed -n 's/^map_Kd //p' "$MNT/A/box.mdl/model.mtl")
+[ "$kd" = "../../B/LFS_Crate.tga" ] && lfs_ok "sibling folder: map_Kd $kd" ||
+	lfs_fail "sibling folder: map_Kd '$kd'"
+cmp -s "$MNT/A/box.mdl/$kd" "$SRC/B/LFS_Crate.tga" && lfs_ok "map_Kd path opens through the mount" ||
+	lfs_fail "map_Kd path $kd does not open the texture"
+n=$(colour_px "$MNT/A/box.mdl/thumbnail.png")
+[ "$n" -gt 2000 ] && lfs_ok "sibling folder: textured thumbnail ($n colour pixels)" ||
+	lfs_fail "sibling folder: thumbnail has $n colour pixels"
+lfs_umount "$MNT"
+
+# the watcher keeps the index current: a texture that arrives in a watched
+# sibling folder is named once the model is rebuilt (here: touched)
+mv "$SRC/B/LFS_Crate.tga" "$WORK/crate.tga"
+lfs_mount "$SRC" "$MNT" -o nothumb_cache
+ls "$MNT/B" >/dev/null
+grep -q map_Kd "$MNT/A/box.mdl/model.mtl" && lfs_fail "watch: map_Kd before the texture came"
+cp "$WORK/crate.tga" "$SRC/B/late.tga.part" && mv "$SRC/B/late.tga.part" "$SRC/B/lfs_crate.tga"
+touch "$SRC/A/box.mdl"
+ok=0
+for i in $(seq 50); do
+	grep -q '^map_Kd ../../B/lfs_crate.tga$' "$MNT/A/box.mdl/model.mtl" 2>/dev/null && { ok=1; break; }
+	sleep 0.1
+done
+[ "$ok" = 1 ] && lfs_ok "watch: a texture added to a sibling folder is named after the rebuild" ||
+	lfs_fail "watch: model.mtl: $(grep map_Kd "$MNT/A/box.mdl/model.mtl")"
+lfs_umount "$MNT"
+mv "$SRC/B/lfs_crate.tga" "$SRC/B/LFS_Crate.tga"
+
+# the texture outside SOURCE: -o respath, absolute path; convert --respath agrees
+mv "$SRC/B/LFS_Crate.tga" "$WORK/res/lfs_crate.tga"
+if timeout 10 "$LEGACYFS" -f -o respath="$WORK/nonexistent" "$SRC" "$MNT" 2>"$WORK/bad.log"; then
+	lfs_fail "a missing respath folder was accepted"
+else
+	grep -q "respath" "$WORK/bad.log" && lfs_ok "a missing respath folder is refused: $(cat "$WORK/bad.log")" ||
+		lfs_fail "no message for a missing respath folder"
+fi
+lfs_mount "$SRC" "$MNT" -o ro,nothumb_cache,respath="$WORK/res"
+kd=$(sed -n 's/^map_Kd //p' "$MNT/A/box.mdl/model.mtl")
+[ "$kd" = "$(realpath "$WORK/res")/lfs_crate.tga" ] && lfs_ok "respath: map_Kd $kd" ||
+	lfs_fail "respath: map_Kd '$kd'"
+n=$(colour_px "$MNT/A/box.mdl/thumbnail.png")
+[ "$n" -gt 2000 ] && lfs_ok "respath: textured thumbnail ($n colour pixels)" ||
+	lfs_fail "respath: thumbnail has $n colour pixels"
+"$CONVERT" thumbnail -s 256 --root "$SRC" --respath "$WORK/res" "$SRC/A/box.mdl" "$WORK/conv.png" ||
+	lfs_fail "legacyfs-convert --respath failed"
+cmp -s "$MNT/A/box.mdl/thumbnail.png" "$WORK/conv.png" &&
+	lfs_ok "respath: same thumbnail as legacyfs-convert --respath" ||
+	lfs_fail "respath: mount and legacyfs-convert thumbnails differ"
+lfs_umount "$MNT"
+
+# corpus: the rollnw tree, textures in sibling folders tga/ and dds/
+R="$LFS_CORPUS/nwn/tree/rollnw/tests/test_data/renderer/nwn_dump_user"
+if [ -d "$R/development/mdl" ]; then
+	lfs_mount "$R" "$MNT" -o ro,nothumb_cache
+	named=0
+	total=0
+	for m in "$MNT"/development/mdl/*.mdl; do
+		[ -f "$m/model.mtl" ] || continue
+		total=$((total + 1))
+		grep -q '^map_Kd' "$m/model.mtl" || continue
+		named=$((named + 1))
+		while read -r k; do
+			[ -f "$m/$k" ] || lfs_fail "$(basename "$m"): map_Kd $k does not open"
+		done < <(sed -n 's/^map_Kd //p' "$m/model.mtl")
+	done
+	[ "$named" -ge 4 ] && lfs_ok "rollnw: $named of $total model.mtl name a texture" ||
+		lfs_fail "rollnw: $named of $total model.mtl name a texture"
+	grep -q '^map_Kd ../../../development/dds/c_aribeth.dds$' "$MNT/development/mdl/c_aribeth.mdl/model.mtl" &&
+		lfs_ok "rollnw: c_aribeth names dds/c_aribeth.dds (dds/ sorts before tga/)" ||
+		lfs_fail "rollnw: c_aribeth: $(grep map_Kd "$MNT/development/mdl/c_aribeth.mdl/model.mtl")"
+	for m in c_aribeth c_drgshad ttd01_a04_03; do
+		n=$(colour_px "$MNT/development/mdl/$m.mdl/thumbnail.png")
+		[ "$n" -gt 500 ] && lfs_ok "rollnw: $m thumbnail textured ($n colour pixels)" ||
+			lfs_fail "rollnw: $m thumbnail has $n colour pixels"
+	done
+	lfs_umount "$MNT"
+fi
+lfs_finish
