@@ -139,6 +139,25 @@ static size_t put_g(char *buf, bool neg, uint64_t D, int p, int X)
 	return (size_t)(o - buf);
 }
 
+/*
+ * Round half to even of v / P where v = q * P + rem + r / 2^s (rem < P,
+ * r < 2^s, half = 2^(s-1)): does the quotient q round up? The fraction
+ * beyond q is (rem + r / 2^s) / P, compared with 1/2. Both printers'
+ * digit choice ("%.<p>g" semantics).
+ */
+static inline bool round_up(uint32_t q, uint32_t rem, uint32_t P, u128 r, u128 half)
+{
+	uint64_t x = 2 * (uint64_t)rem;
+	if (x > P)
+		return true;
+	if (x + 1 < P)
+		return false;
+	if (x == P)
+		return r != 0 || (q & 1);
+	/* x == P - 1 (P = 1): r / 2^s against 1/2 */
+	return r > half || (r == half && (q & 1));
+}
+
 static u128 pow10_128(int n)
 {
 	return pow10_tab[n];
@@ -218,18 +237,7 @@ static size_t fmt_fast(char *buf, float f)
 		int mid = (lo_p + hi_p) / 2;
 		uint32_t P = (uint32_t)pow10_tab[9 - mid];
 		uint32_t q = V32 / P, rem = V32 % P;
-		/* fraction of v9 / P beyond q: (rem + r / 2^s) / P, against 1/2 */
-		uint64_t x = 2 * (uint64_t)rem;
-		bool up;
-		if (x > P)
-			up = true;
-		else if (x + 1 < P)
-			up = false;
-		else if (x == P)
-			up = r != 0 || (q & 1);
-		else /* x == P - 1 (P = 1): r / 2^s against 1/2 */
-			up = r > half || (r == half && (q & 1));
-		uint64_t d = (uint64_t)q + up;
+		uint64_t d = (uint64_t)q + round_up(q, rem, P, r, half);
 		u128 c = ((u128)(d * P)) << (s + 2);
 		if (even ? (c >= lo && c <= hi) : (c > lo && c < hi)) {
 			D = d;
@@ -339,18 +347,7 @@ static size_t fmt_fast64(char *buf, float f)
 	for (int p0 = p; p <= 9; p++) {
 		uint32_t P = (uint32_t)pow10_tab[9 - p];
 		uint32_t q = p == p0 ? vq : V32 / P, rem = V32 - q * P;
-		/* fraction of v9 / P beyond q: (rem + r / 2^sh) / P, against 1/2 */
-		uint64_t x = 2 * (uint64_t)rem;
-		bool up;
-		if (x > P)
-			up = true;
-		else if (x + 1 < P)
-			up = false;
-		else if (x == P)
-			up = r != 0 || (q & 1);
-		else /* x == P - 1 (P = 1): r / 2^sh against 1/2 */
-			up = r > half || (r == half && (q & 1));
-		uint64_t D = (uint64_t)q + up, c = D * P;
+		uint64_t D = (uint64_t)q + round_up(q, rem, P, r, half), c = D * P;
 		if (c >= lo && c <= hi)
 			return put_g(buf, signbit(f), D, p, X);
 	}

@@ -47,22 +47,36 @@ static lfs_err key_nomem(lfs_key *k, lfs_error *err)
 	return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "KEY", "out of memory");
 }
 
+/*
+ * The 8 bytes every KEY and BIF starts with: the 4-byte @p tag, then the
+ * version "V1  " or "E1  " (*e1 says which). @p what names the file kind
+ * ("KEY", "BIF") in the message, @p where (a static string) the structure.
+ */
+static lfs_err tag_version(const uint8_t *data, size_t n, const char *tag, const char *what,
+			   const char *where, bool *e1, lfs_error *err)
+{
+	if (n < 8 || memcmp(data, tag, 4))
+		return lfs_fail(err, LFS_ERR_NOTFORMAT, 0, where,
+				"not a %s file (no \"%.4s\" tag at offset 0)", what, tag);
+	if (!memcmp(data + 4, "V1  ", 4))
+		*e1 = false;
+	else if (!memcmp(data + 4, "E1  ", 4))
+		*e1 = true;
+	else
+		return lfs_fail(err, LFS_ERR_UNSUPPORTED, 4, where,
+				"%s version \"%.4s\" at offset 4 is not supported (V1, E1)", what,
+				(const char *)data + 4);
+	return LFS_OK;
+}
+
 lfs_err lfs_key_decode(const uint8_t *data, size_t n, lfs_key **out, lfs_error *err)
 {
 	lfs_rd r = { data, n };
 	*out = NULL;
-	if (n < 8 || memcmp(data, "KEY ", 4))
-		return lfs_fail(err, LFS_ERR_NOTFORMAT, 0, "KEY header",
-				"not a KEY file (no \"KEY \" tag at offset 0)");
 	bool e1;
-	if (!memcmp(data + 4, "V1  ", 4))
-		e1 = false;
-	else if (!memcmp(data + 4, "E1  ", 4))
-		e1 = true;
-	else
-		return lfs_fail(err, LFS_ERR_UNSUPPORTED, 4, "KEY header",
-				"KEY version \"%.4s\" at offset 4 is not supported (V1, E1)",
-				(const char *)data + 4);
+	lfs_err tr = tag_version(data, n, "KEY ", "KEY", "KEY header", &e1, err);
+	if (tr != LFS_OK)
+		return tr;
 	if (n < KEY_HEADER)
 		return lfs_fail(err, LFS_ERR_CORRUPT, 0, "KEY header",
 				"KEY header needs %d bytes, the file has %zu", KEY_HEADER, n);
@@ -151,18 +165,10 @@ lfs_err lfs_bif_decode(const uint8_t *data, size_t n, lfs_bif **out, lfs_error *
 {
 	lfs_rd r = { data, n };
 	*out = NULL;
-	if (n < 8 || memcmp(data, "BIFF", 4))
-		return lfs_fail(err, LFS_ERR_NOTFORMAT, 0, "BIF header",
-				"not a BIF file (no \"BIFF\" tag at offset 0)");
 	bool e1;
-	if (!memcmp(data + 4, "V1  ", 4))
-		e1 = false;
-	else if (!memcmp(data + 4, "E1  ", 4))
-		e1 = true;
-	else
-		return lfs_fail(err, LFS_ERR_UNSUPPORTED, 4, "BIF header",
-				"BIF version \"%.4s\" at offset 4 is not supported (V1, E1)",
-				(const char *)data + 4);
+	lfs_err tr = tag_version(data, n, "BIFF", "BIF", "BIF header", &e1, err);
+	if (tr != LFS_OK)
+		return tr;
 	size_t hdr = e1 ? BIF_HEADER_E1 : BIF_HEADER_V1;
 	if (n < hdr)
 		return lfs_fail(err, LFS_ERR_CORRUPT, 0, "BIF header",

@@ -298,6 +298,18 @@ static bool source_matches(const struct node *n, const struct srcinfo *si)
 	       (uint64_t)si->st.st_dev == n->src_dev;
 }
 
+/* Ask the disk for the first page of file @p name of folder @p dfd
+ * (POSIX_FADV_WILLNEED; only a hint: errors are ignored). */
+static void hint_header(int dfd, const char *name)
+{
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return;
+	/* not a regular file (d_type DT_UNKNOWN): ESPIPE or nothing, harmless */
+	(void)posix_fadvise(fd, 0, LFS_SOURCE_HEADER_BYTES, POSIX_FADV_WILLNEED);
+	close(fd);
+}
+
 /* A header prefetch of the not yet classified files of one listing (prefetch_main). */
 struct prefetch_job {
 	int dfd;       /* the folder, our own fd */
@@ -322,12 +334,7 @@ static void *prefetch_main(void *arg)
 {
 	struct prefetch_job *j = arg;
 	for (size_t i = 0; i < j->n; i++) {
-		int fd = openat(j->dfd, j->names[i], O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-		if (fd >= 0) {
-			/* not a regular file (d_type DT_UNKNOWN): ESPIPE or nothing, harmless */
-			(void)posix_fadvise(fd, 0, LFS_SOURCE_HEADER_BYTES, POSIX_FADV_WILLNEED);
-			close(fd);
-		}
+		hint_header(j->dfd, j->names[i]);
 		free(j->names[i]);
 	}
 	close(j->dfd);
@@ -427,12 +434,7 @@ static unsigned classify_now(int dfd, const struct dirsnap *s, size_t from, unsi
 		if ((d->type != DT_REG && d->type != DT_UNKNOWN) || !lfs_source_candidate(d->name))
 			continue;
 		k++;
-		int fd = openat(dfd, d->name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-		if (fd < 0)
-			continue;
-		/* not a regular file (d_type DT_UNKNOWN): ESPIPE or nothing, harmless */
-		(void)posix_fadvise(fd, 0, LFS_SOURCE_HEADER_BYTES, POSIX_FADV_WILLNEED);
-		close(fd);
+		hint_header(dfd, d->name);
 	}
 	return k;
 }
