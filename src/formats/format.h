@@ -45,6 +45,8 @@ typedef enum lfs_view_kind {
 	LFS_VIEW_THUMBNAIL, /**< thumbnail.png: rendered, never parsed back */
 	LFS_VIEW_NOTICE,    /**< README.txt of a model over its memory budget
 			     *   (lfs_view_opts.view_budget): the only view, read-only */
+	LFS_VIEW_RESOURCE,  /**< a resource of an archive, its payload verbatim
+			     *   (src/fs/fs_archive.h; saved by src/fs/archive_edit.h) */
 } lfs_view_kind;
 
 /**

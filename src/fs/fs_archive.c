@@ -7,6 +7,8 @@
 #define _GNU_SOURCE
 #include "fs_archive.h"
 
+#include "archive_edit.h"
+
 #include "../common/mem.h"
 #include "../formats/erf.h"
 #include "../formats/keybif.h"
@@ -96,6 +98,7 @@ struct abuild {
 	const lfs_view_opts *opts;
 	lfs_sb *problems;
 	const char *arch; /* the archive's base name, for messages */
+	bool writable;    /* an ERF: resources and models' views can be saved (archive_edit.h) */
 	struct atex *tex;
 	size_t ntex, tex_cap;
 	struct amodel *mdl;
@@ -125,15 +128,10 @@ static void problem(struct abuild *b, const char *fmt, ...)
  */
 static const char *resource_name(struct abuild *b, const char *resref, uint16_t type, uint32_t idx)
 {
-	char ext[16], raw[64];
-	lfs_restype_name(type, ext, sizeof(ext));
-	if (!resref[0] || type == 0) {
-		snprintf(raw, sizeof(raw), "broken-%u.%s", idx, ext);
+	char raw[64];
+	if (lfs_archive_entry_name(raw, sizeof(raw), resref, type, idx))
 		problem(b, "entry %u: broken (%s, type %u): listed as %s", idx,
 			resref[0] ? "ResRef kept" : "empty ResRef", type, raw);
-	} else {
-		snprintf(raw, sizeof(raw), "%s.%s", resref, ext);
-	}
 	return lfs_nameset_add(&b->names, raw);
 }
 
@@ -200,7 +198,8 @@ static void add_resource(struct abuild *b, const char *resref, const char *fname
 	lfs_sb sb = { 0 };
 	if (p && n && !b->l.names_only)
 		lfs_sb_put(&sb, p, n);
-	lfs_vlist_add(&b->l, fname, LFS_VIEW_NOTICE, LFS_VIEW_WHOLE, false, &sb);
+	lfs_vlist_add(&b->l, fname, LFS_VIEW_RESOURCE, LFS_VIEW_WHOLE,
+		      b->writable && resref[0] && type != 0, &sb);
 }
 
 /*
@@ -227,7 +226,8 @@ static void build_model(struct abuild *b, const struct amodel *m)
 			lfs_sb sb = { 0 };
 			if (v->size)
 				lfs_sb_put(&sb, v->data, v->size);
-			lfs_vlist_add(&b->l, path, v->kind, v->target, false, &sb);
+			lfs_vlist_add(&b->l, path, v->kind, v->target, b->writable && v->writable,
+				      &sb);
 		}
 		lfs_viewset_free(&sub);
 		return;
@@ -245,7 +245,7 @@ static void build_model(struct abuild *b, const struct amodel *m)
 	lfs_sb sb = { 0 };
 	if (!b->l.names_only)
 		lfs_sb_put(&sb, m->data, m->n);
-	lfs_vlist_add(&b->l, m->fname, LFS_VIEW_NOTICE, LFS_VIEW_WHOLE, false, &sb);
+	lfs_vlist_add(&b->l, m->fname, LFS_VIEW_RESOURCE, LFS_VIEW_WHOLE, b->writable, &sb);
 }
 
 static lfs_err build_erf(struct abuild *b, const uint8_t *data, size_t n, lfs_error *err)
@@ -254,6 +254,7 @@ static lfs_err build_erf(struct abuild *b, const uint8_t *data, size_t n, lfs_er
 	lfs_err r = lfs_erf_decode(data, n, &a, err);
 	if (r != LFS_OK)
 		return r;
+	b->writable = true;
 	for (uint32_t i = 0; i < a->n && !b->l.failed; i++) {
 		const lfs_erf_entry *en = &a->e[i];
 		const char *fname = resource_name(b, en->resref, en->type, i);
@@ -496,6 +497,8 @@ lfs_err lfs_archive_build(int dirfd, const char *dir, const char *name, const ui
 	}
 	lfs_vlist_finish(&b.l, vs);
 	vs->format = &lfs_archive_format;
+	for (size_t i = 0; i < vs->n_views && !vs->writable; i++)
+		vs->writable = vs->views[i].writable;
 	vs->names_only = opts && opts->names_only;
 	return LFS_OK;
 }
@@ -525,6 +528,14 @@ static lfs_err row_encode(const void *model, uint8_t **out, size_t *n, lfs_error
 	return lfs_erf_encode(model, out, n, err);
 }
 
+/* apply of the row: an edited resource or view of a model inside an ERF (archive_edit.h). */
+static lfs_err row_apply(const uint8_t *orig, size_t n, const lfs_view *v, const char *text,
+			 size_t tn, const lfs_siblings *sib, uint8_t **out, size_t *outn,
+			 lfs_error *err)
+{
+	return lfs_archive_apply(orig, n, v->path, text, tn, sib, out, outn, NULL, NULL, err);
+}
+
 static void row_free(void *model)
 {
 	lfs_erf_free(model);
@@ -538,4 +549,5 @@ const lfs_format lfs_archive_format = {
 	.encode = row_encode,
 	.free_model = row_free,
 	.build_views = row_build,
+	.apply = row_apply,
 };

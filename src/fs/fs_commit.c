@@ -21,6 +21,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "archive_edit.h"
+#include "fs_archive.h"
 #include "merge.h"
 #include "replace.h"
 #include "source.h"
@@ -226,7 +228,9 @@ static lfs_err commit_apply(lfs_fs *fs, const char *rel, const struct stat *st,
 	const lfs_view *v =
 		ce && ce->kind == LFS_SOURCE_MODEL ? lfs_viewset_find(&ce->vs, vpath) : NULL;
 	lfs_err e;
-	if (v)
+	if (lfs_source_format_for(lfs_source_basename(rel), orig, n) == &lfs_archive_format)
+		e = lfs_archive_apply(orig, n, vpath, t->data, t->n, &sib, out, outn, reread, rn, err);
+	else if (v)
 		e = lfs_view_apply_keep(ce->vs.format, orig, n, v, t->data, t->n, &sib, out, outn,
 					reread, rn, err);
 	else
@@ -631,5 +635,100 @@ int fsi_rename_commit(lfs_fs *fs, struct mstate *ms, struct mloc *a, struct mloc
 	pthread_mutex_unlock(&ms->commit_mu);
 	free(t.data);
 	free(rel);
+	return r;
+}
+
+/*
+ * One edit of an archive's resources (add, remove, rename: archive_edit.h)
+ * committed to the archive file @p model->rel: read, edit, check, replace
+ * atomically (as a view's commit), record the outcome in the archive
+ * folder's errors.txt under @p name and in the log, invalidate the folder.
+ * Takes @p ms->commit_mu; called without fs->mu. *@p listed (≥ 256 bytes,
+ * may be NULL) receives an added resource's listed name. Returns 0,
+ * EINVAL (refused: the message says why), EEXIST, or the errno of reading
+ * or writing SOURCE.
+ */
+int fsi_archive_op(lfs_fs *fs, struct mstate *ms, struct node *model, const struct fsi_aop *op,
+		   char *listed)
+{
+	pthread_mutex_lock(&ms->commit_mu);
+	fs_lock(fs);
+	char *rel = strdup(model->rel);
+	fs_unlock(fs);
+	char msg[1024];
+	msg[0] = '\0';
+	int r = rel ? 0 : ENOMEM;
+	uint8_t *orig = NULL, *out = NULL;
+	size_t n = 0, outn = 0;
+	struct stat st;
+	if (!r && (r = lfs_read_source(fs->rootfd, rel, fs->o.max_model_size, &orig, &n, &st)) != 0)
+		snprintf(msg, sizeof(msg), "%s: error: not saved: cannot read the archive %s: %s\n",
+			 op->name, rel, strerror(r));
+	if (!r) {
+		lfs_error err;
+		memset(&err, 0, sizeof(err));
+		lfs_err e = op->what == FSI_AOP_ADD
+				    ? lfs_archive_add(orig, n, op->name, op->data, op->dn, &out, &outn,
+						      listed, &err)
+			    : op->what == FSI_AOP_REMOVE
+				    ? lfs_archive_remove(orig, n, op->name, &out, &outn, &err)
+				    : lfs_archive_rename(orig, n, op->name, op->to, op->replace, &out,
+							 &outn, &err);
+		if (e != LFS_OK) {
+			r = e == LFS_ERR_NOMEM ? ENOMEM : e == LFS_ERR_CORRUPT ? EIO : EINVAL;
+			snprintf(msg, sizeof(msg), "%s: error: not saved: %s\n", op->name, err.msg);
+		}
+	}
+	bool noop = !r && outn == n && memcmp(out, orig, n) == 0;
+	struct stat nst;
+	if (!r && !noop) {
+		int kept = 1, dsync = 0;
+		char what[PATH_MAX + 64];
+		what[0] = '\0';
+		r = lfs_replace_file_ex(fs->rootfd, rel, out, outn, &st, &nst, &kept, &dsync, what,
+					sizeof(what));
+		if (r)
+			snprintf(msg, sizeof(msg), "%s: error: not saved: writing %s failed (%s): %s; the "
+				 "archive is unchanged\n", op->name, rel, what, strerror(r));
+		else if (dsync)
+			snprintf(msg, sizeof(msg), "%s: warning: saved, but not confirmed durable: fsync "
+				 "of the folder failed: %s\n", op->name, strerror(dsync));
+	}
+	free(orig);
+	free(out);
+	fs_lock(fs);
+	if (!r && !noop) {
+		model->src_dev = (uint64_t)nst.st_dev;
+		model->src_ino = (uint64_t)nst.st_ino;
+		model->self_commit = fs->ifd >= 0;
+		fs->commits++;
+	}
+	if (r)
+		fs->commit_refused += r == EINVAL;
+	if (msg[0]) {
+		size_t need = strlen(msg) + (rel ? strlen(rel) : 0) + 64;
+		char *full = malloc(need);
+		if (full) {
+			snprintf(full, need, "%s%s: note: the archive %s %s\n", msg, op->name,
+				 rel ? rel : "", r ? "was not changed" : "was written");
+			fsi_merr_set(ms, op->name, full);
+			free(full);
+		}
+	} else {
+		fsi_merr_clear(ms, op->name);
+	}
+	fsi_inval_subtree(&fs->pending, model);
+	fsi_kick(fs);
+	fs_unlock(fs);
+	if (rel) {
+		static const char *const verbs[] = { "added", "removed", "renamed" };
+		if (!r)
+			fsi_log(fs, LFS_LOG_INFO, "%s: %s %s%s%s", rel, verbs[op->what], op->name,
+				op->what == FSI_AOP_RENAME ? " to " : "",
+				op->what == FSI_AOP_RENAME ? op->to : "");
+		commit_log(fs, rel, op->name, 1, false, msg);
+	}
+	free(rel);
+	pthread_mutex_unlock(&ms->commit_mu);
 	return r;
 }

@@ -1056,6 +1056,7 @@ const struct node_ops fsi_scratch_ops = {
 	.read = scratch_read,
 	.write = scratch_write,
 	.setattr = scratch_setattr,
+	.flush = fsi_scratch_flush,
 	.link = fsi_model_link_op,
 };
 

@@ -110,6 +110,8 @@ struct sobj {
 	bool base_valid; /* the text came from a view whose generated text hashed base_hash */
 	uint64_t base_hash;
 	uint64_t base_gen; /* generated version base_hash stands for (0: base_hash itself) */
+	bool resource;     /* a new resource at the top of an archive folder: added to the
+			    * archive when closed (fsi_scratch_flush, docs/archives.md) */
 };
 
 struct sname {
@@ -454,6 +456,8 @@ struct mloc {
 	bool writable;      /* the model has writable views */
 	bool vwritable;     /* v can be written back */
 	bool merr_name;     /* errors.txt at the model root (no view of that name) */
+	bool archive;       /* the top of a writable archive folder: names there are
+			     * resources (added, removed, renamed: fsi_archive_op) */
 };
 
 /* A text to commit, copied out of an overlay or a scratch file. */
@@ -745,8 +749,21 @@ int fsi_model_rename_op(lfs_fs *fs, const struct nodeinfo *p, const char *name,
 		    const struct nodeinfo *np, const char *newname, unsigned flags);
 int fsi_model_link_op(lfs_fs *fs, const struct nodeinfo *ni, const struct nodeinfo *np,
 		  const char *newname, lfs_fs_entry *e);
+int fsi_scratch_flush(lfs_fs *fs, const struct nodeinfo *ni, const lfs_fs_ctx *ctx);
 
 /* fs_commit.c */
+/* An edit of an archive's resources (fsi_archive_op, archive_edit.h). */
+enum fsi_aop_what { FSI_AOP_ADD, FSI_AOP_REMOVE, FSI_AOP_RENAME };
+struct fsi_aop {
+	enum fsi_aop_what what;
+	const char *name;    /* the resource as listed (ADD: the new name) */
+	const char *to;      /* RENAME: the new name */
+	bool replace;        /* RENAME: onto an existing resource */
+	const uint8_t *data; /* ADD: payload */
+	size_t dn;
+};
+int fsi_archive_op(lfs_fs *fs, struct mstate *ms, struct node *model, const struct fsi_aop *op,
+		   char *listed);
 pid_t fsi_tgid_of(pid_t tid);
 int fsi_commit_overlay(lfs_fs *fs, struct node *nd, bool fsync, pid_t closer);
 int fsi_rename_commit(lfs_fs *fs, struct mstate *ms, struct mloc *a, struct mloc *b, struct node *p,

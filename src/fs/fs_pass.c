@@ -188,7 +188,8 @@ static void fill_model_dir(struct stat *a, const struct srcinfo *si)
 	fsi_fill_virtual_dir(a, &si->st, &none, "", si->st.st_ino);
 	a->st_nlink = 1;
 	const lfs_centry *ce = si->ce;
-	bool w = ce && (ce->built ? ce->vs.writable : ce->format && ce->format->apply);
+	bool w = ce && (ce->built ? ce->vs.writable
+				  : si->names ? si->names->writable : ce->format && ce->format->apply);
 	if (w)
 		a->st_mode |= si->st.st_mode & 0222;
 }

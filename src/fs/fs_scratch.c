@@ -4,10 +4,16 @@
  * create, mknod, symlink, unlink, rmdir, rename and link do with the names
  * there. A name is a view (re-created = its text replaced; deleted = absent
  * for the grace time; renamed onto = a commit), a scratch file or symlink
- * (editors' swap, backup and temp files, in memory), or errors.txt.
+ * (editors' swap, backup and temp files, in memory), or errors.txt. At the
+ * top of a writable archive folder a name is a resource: created, removed
+ * and renamed in the archive itself (fsi_archive_op, docs/archives.md).
  */
 #define _GNU_SOURCE
 #include "fs_int.h"
+
+#include "../formats/erf.h"
+#include "archive_edit.h"
+#include "fs_archive.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -40,7 +46,25 @@ static int mloc_get(lfs_fs *fs, struct node *dir, const char *name, struct mloc 
 	m->writable = vs->writable;
 	m->vwritable = m->v && m->v->writable;
 	m->merr_name = !m->v && dir->kind == K_MODEL && strcmp(name, LFS_FS_MODEL_ERRORS_NAME) == 0;
+	m->archive = dir == m->model && vs->format == &lfs_archive_format && vs->writable;
 	return 0;
+}
+
+/* What a new name @p name at the top of an archive folder is (archive_edit.h); @p why ≥ 160 bytes. */
+static lfs_archive_name_kind aname(const char *name, char *why)
+{
+	why[0] = '\0';
+	return lfs_archive_name_class(name, LFS_RESREF_MAX, NULL, NULL, why);
+}
+
+/* Refuse name @p vpath of an archive with @p why in its errors.txt (fs->mu held). */
+static int aname_refuse(struct mstate *ms, const char *vpath, const char *why)
+{
+	char msg[512];
+	snprintf(msg, sizeof(msg), "%s: error: not created: %s; the archive was not changed\n", vpath,
+		 why);
+	fsi_merr_set(ms, vpath, msg);
+	return EINVAL;
 }
 
 static void mloc_put(lfs_fs *fs, struct mloc *m)
@@ -163,6 +187,7 @@ int fsi_model_mknew(lfs_fs *fs, const struct nodeinfo *pi, const char *name, con
 	if (!file && w->what != NEW_SYMLINK)
 		return EPERM;
 	int flags = w->what == NEW_FILE ? w->flags : O_EXCL;
+	char why[160];
 	struct node *p = pi->node;
 	struct mloc m;
 	struct mstate *ms;
@@ -183,6 +208,8 @@ int fsi_model_mknew(lfs_fs *fs, const struct nodeinfo *pi, const char *name, con
 		r = scratch_reopen(fs, sn, flags);
 		if (!r)
 			c = fsi_scratch_node(fs, p, name, sn, &r);
+	} else if (m.archive && aname(name, why) == LFS_ANAME_BAD) {
+		r = aname_refuse(ms, m.vpath, why);
 	} else {
 		const char *data = file ? NULL : w->target;
 		size_t n = file ? 0 : strlen(w->target);
@@ -192,6 +219,8 @@ int fsi_model_mknew(lfs_fs *fs, const struct nodeinfo *pi, const char *name, con
 		sn = o ? fsi_sname_add(ms, m.vpath, o) : NULL;
 		if (o && !sn)
 			fsi_sobj_discard(fs, o);
+		else if (o && file && m.archive && aname(name, why) == LFS_ANAME_RESOURCE)
+			o->resource = true; /* added to the archive when closed */
 		if (!sn)
 			r = ENOMEM;
 		else
@@ -200,8 +229,31 @@ int fsi_model_mknew(lfs_fs *fs, const struct nodeinfo *pi, const char *name, con
 	return name_made(fs, c, r, &m, e);
 }
 
+/*
+ * Remove resource @p m (a file or a model's folder at the top of an
+ * archive folder, name @p name in @p p) from the archive; then its node
+ * and any unsaved text of it go. Unlocked.
+ */
+static int archive_remove(lfs_fs *fs, struct mstate *ms, struct mloc *m, struct node *p,
+			  const char *name)
+{
+	struct fsi_aop op = { .what = FSI_AOP_REMOVE, .name = m->vpath };
+	int r = fsi_archive_op(fs, ms, m->model, &op, NULL);
+	if (r)
+		return r;
+	fs_lock(fs);
+	struct node *x = fsi_find_child(fs, p, name);
+	if (x)
+		fsi_nh_remove(fs, x);
+	if (fsi_ovl_find(ms, m->vpath))
+		fsi_ovl_drop(fs, ms, m->vpath);
+	fs_unlock(fs);
+	return 0;
+}
+
 int fsi_model_unlink(lfs_fs *fs, const struct nodeinfo *pi, const char *name)
 {
+	bool arm = false;
 	struct mloc m;
 	struct mstate *ms;
 	int r = mloc_lock(fs, pi->node, name, &m, &ms);
@@ -213,6 +265,8 @@ int fsi_model_unlink(lfs_fs *fs, const struct nodeinfo *pi, const char *name)
 		r = ENOMEM;
 	} else if (m.isdir) {
 		r = EISDIR;
+	} else if (m.v && m.archive && !fsi_hidden_active(fs, ms, m.vpath)) {
+		arm = true; /* a resource: removed from the archive (below, unlocked) */
 	} else if (m.v) {
 		if (fsi_hidden_active(fs, ms, m.vpath)) {
 			r = ENOENT;
@@ -245,8 +299,62 @@ int fsi_model_unlink(lfs_fs *fs, const struct nodeinfo *pi, const char *name)
 		r = ENOENT;
 	}
 	fs_unlock(fs);
+	if (arm)
+		r = archive_remove(fs, ms, &m, p, name);
 	mloc_put(fs, &m);
 	return r;
+}
+
+/*
+ * rename(@p name → @p newname) at the top of an archive folder, in the
+ * archive: a resource renamed (onto an existing one: that one is replaced),
+ * or (@p add) the scratch file @p a added as resource @p b with its bytes
+ * @p data. Then the nodes follow: the renamed file keeps its inode under
+ * the new name, a renamed model folder is looked up again, a replaced name
+ * goes. Unlocked.
+ */
+static int archive_rename(lfs_fs *fs, struct mstate *ms, struct mloc *a, struct mloc *b,
+			  struct node *p, const char *name, struct node *np, const char *newname,
+			  bool add, const uint8_t *data, size_t n)
+{
+	struct fsi_aop op = { .what = add ? FSI_AOP_ADD : FSI_AOP_RENAME,
+			      .name = add ? b->vpath : a->vpath,
+			      .to = b->vpath,
+			      .replace = !add,
+			      .data = data,
+			      .dn = n };
+	char listed[256];
+	listed[0] = '\0';
+	int r = fsi_archive_op(fs, ms, a->model, &op, add ? listed : NULL);
+	if (r)
+		return r;
+	fs_lock(fs);
+	struct node *sn = fsi_find_child(fs, p, name);
+	struct node *tn = fsi_find_child(fs, np, newname);
+	if (tn && tn != sn)
+		fsi_nh_remove(fs, tn);
+	if (fsi_ovl_find(ms, b->vpath))
+		fsi_ovl_drop(fs, ms, b->vpath);
+	if (add) {
+		struct sname *sa = fsi_sname_find(ms, a->vpath);
+		if (sa)
+			fsi_sname_remove(fs, ms, sa);
+	} else if (fsi_ovl_find(ms, a->vpath)) {
+		fsi_ovl_drop(fs, ms, a->vpath);
+	}
+	if (sn && !a->isdir && (!add || strcmp(listed, b->vpath) == 0)) {
+		/* The kernel moved this inode to the new name: it is that resource now. */
+		if (sn->kind == K_SCRATCH) {
+			fsi_sobj_unref(fs, sn->sobj);
+			sn->sobj = NULL;
+			sn->kind = K_VFILE;
+		}
+		fsi_node_move(fs, sn, np, newname, b->vpath);
+	} else if (sn) {
+		fsi_nh_remove(fs, sn); /* a model folder's views have new paths: looked up again */
+	}
+	fs_unlock(fs);
+	return 0;
 }
 
 static int model_rename(lfs_fs *fs, struct node *p, const char *name, struct node *np,
@@ -264,15 +372,41 @@ static int model_rename(lfs_fs *fs, struct node *p, const char *name, struct nod
 		return r;
 	}
 	bool commit = false;
+	enum { ANONE, AADD, ARENAME } aop = ANONE;
+	char why[160];
 	fs_lock(fs);
 	struct mstate *ms = fsi_ms_get(fs, a.model->rel);
 	bool a_hid = ms && a.v && fsi_hidden_active(fs, ms, a.vpath);
 	bool b_hid = ms && b.v && fsi_hidden_active(fs, ms, b.vpath);
 	struct sname *sa = ms && !a.v ? fsi_sname_find(ms, a.vpath) : NULL;
 	struct sname *sb = ms && !b.v ? fsi_sname_find(ms, b.vpath) : NULL;
+	/* At the top of an archive folder: resources renamed in the archive, a
+	 * scratch file renamed to a resource name added to it (docs/archives.md). */
+	bool top = ms && a.archive && b.archive;
+	lfs_archive_name_kind bk = top ? aname(newname, why) : LFS_ANAME_SCRATCH;
+	bool a_res = top && ((a.v && !a_hid) || a.isdir);
+	bool b_res = top && ((b.v && !b_hid) || b.isdir);
+	uint8_t *adata = NULL;
+	size_t an = 0;
 	if (!ms)
 		r = ENOMEM;
-	else if (a.isdir || b.isdir || a.merr_name || b.merr_name)
+	else if (a_res && (b_res || bk != LFS_ANAME_SCRATCH))
+		r = (flags & RENAME_NOREPLACE) && b_res ? EEXIST
+		    : bk == LFS_ANAME_BAD && !b_res ? aname_refuse(ms, b.vpath, why)
+						     : (aop = ARENAME, 0);
+	else if (top && sa && !b_res && bk == LFS_ANAME_BAD)
+		r = aname_refuse(ms, b.vpath, why);
+	else if (top && sa && !b_res && !sb && bk == LFS_ANAME_RESOURCE) {
+		if (!S_ISREG(sa->obj->mode))
+			r = EINVAL;
+		else if (!(adata = malloc(sa->obj->data.len ? sa->obj->data.len : 1)))
+			r = ENOMEM;
+		else {
+			an = sa->obj->data.len;
+			memcpy(adata, sa->obj->data.data, an);
+			aop = AADD;
+		}
+	} else if (a.isdir || b.isdir || a.merr_name || b.merr_name)
 		r = EPERM;
 	else if ((a.v && a_hid) || (!a.v && !sa))
 		r = ENOENT;
@@ -346,6 +480,9 @@ static int model_rename(lfs_fs *fs, struct node *p, const char *name, struct nod
 	fs_unlock(fs);
 	if (commit)
 		r = fsi_rename_commit(fs, ms, &a, &b, p, name, np, newname);
+	if (aop != ANONE)
+		r = archive_rename(fs, ms, &a, &b, p, name, np, newname, aop == AADD, adata, an);
+	free(adata);
 	mloc_put(fs, &a);
 	mloc_put(fs, &b);
 	return r;
@@ -408,7 +545,8 @@ static int model_link(lfs_fs *fs, struct node *src, struct node *np, const char 
 	return name_made(fs, c, r, &b, e);
 }
 
-/* rmdir in a model folder: generated folders stay, other names are no folders. */
+/* rmdir in a model folder: generated folders stay (but a model inside an
+ * archive: its resource is removed), other names are no folders. */
 int fsi_model_rmdir(lfs_fs *fs, const struct nodeinfo *p, const char *name)
 {
 	struct mloc m;
@@ -416,7 +554,15 @@ int fsi_model_rmdir(lfs_fs *fs, const struct nodeinfo *p, const char *name)
 	if (r)
 		return r;
 	fs_lock(fs);
-	struct mstate *ms = fsi_ms_find(fs, m.model->rel);
+	struct mstate *ms = m.archive && m.isdir ? fsi_ms_get(fs, m.model->rel)
+						 : fsi_ms_find(fs, m.model->rel);
+	if (m.isdir && m.archive) {
+		/* a model inside an archive: its resource goes (below, unlocked) */
+		fs_unlock(fs);
+		r = ms ? archive_remove(fs, ms, &m, p->node, name) : ENOMEM;
+		mloc_put(fs, &m);
+		return r;
+	}
 	if (m.isdir)
 		r = EPERM; /* generated folders stay */
 	else if ((m.v && !fsi_hidden_active(fs, ms, m.vpath)) || fsi_sname_find(ms, m.vpath) ||
@@ -448,4 +594,66 @@ int fsi_model_link_op(lfs_fs *fs, const struct nodeinfo *ni, const struct nodein
 	if (!fsi_kind_ops(np->kind)->model_ns)
 		return fsi_link_elsewhere(np);
 	return model_link(fs, ni->node, np->node, newname, e);
+}
+
+/*
+ * FLUSH of a scratch file: one created at the top of an archive folder
+ * under a resource name (sobj.resource) is added to the archive with its
+ * bytes; the name then is that resource (a view), or, when the archive
+ * lists it under another spelling (the extension in lower case), the
+ * scratch name goes. Other scratch files stay in memory. A refusal is the
+ * close's error (EINVAL), its message in the folder's errors.txt; the
+ * bytes stay in the scratch file.
+ */
+int fsi_scratch_flush(lfs_fs *fs, const struct nodeinfo *ni, const lfs_fs_ctx *ctx)
+{
+	(void)ctx;
+	fs_lock(fs);
+	struct node *c = ni->node;
+	struct sobj *o = c->kind == K_SCRATCH ? c->sobj : NULL;
+	bool need = o && o->resource && S_ISREG(o->mode);
+	struct node *model = need ? model_of(c) : NULL;
+	struct mstate *ms = need ? fsi_ms_find(fs, model->rel) : NULL;
+	char *vpath = need && ms ? strdup(c->rel) : NULL;
+	size_t n = need ? o->data.len : 0;
+	uint8_t *data = vpath ? malloc(n ? n : 1) : NULL;
+	if (data)
+		memcpy(data, o->data.data, n);
+	if (o)
+		o->refs++; /* kept while unlocked */
+	fs_unlock(fs);
+	if (!need || !ms) {
+		if (o) {
+			fs_lock(fs);
+			fsi_sobj_unref(fs, o);
+			fs_unlock(fs);
+		}
+		return 0;
+	}
+	int r = data ? 0 : ENOMEM;
+	char listed[256];
+	listed[0] = '\0';
+	if (!r) {
+		struct fsi_aop op = { .what = FSI_AOP_ADD, .name = vpath, .data = data, .dn = n };
+		r = fsi_archive_op(fs, ms, model, &op, listed);
+	}
+	fs_lock(fs);
+	if (!r) {
+		o->resource = false;
+		struct sname *sn = fsi_sname_find(ms, vpath);
+		if (sn && sn->obj == o)
+			fsi_sname_remove(fs, ms, sn);
+		if (c->kind == K_SCRATCH && c->sobj == o && strcmp(listed, vpath) == 0) {
+			fsi_sobj_unref(fs, c->sobj);
+			c->sobj = NULL;
+			c->kind = K_VFILE; /* the resource it became */
+		} else if (c->kind == K_SCRATCH) {
+			fsi_nh_remove(fs, c);
+		}
+	}
+	fsi_sobj_unref(fs, o);
+	fs_unlock(fs);
+	free(data);
+	free(vpath);
+	return r;
 }

@@ -187,6 +187,9 @@ static void check_view_shape(const lfs_view *v)
 	case LFS_VIEW_NOTICE: /* only with a memory budget, never set here */
 		fail_msg("%s: notice view without a budget", v->path);
 		break;
+	case LFS_VIEW_RESOURCE: /* only in archive folders (src/fs), never from a format */
+		fail_msg("%s: resource view from a model format", v->path);
+		break;
 	}
 	if (v->kind == LFS_VIEW_THUMBNAIL)
 		assert_false(v->writable);
