@@ -293,6 +293,8 @@ static int cmp_order(const void *x, const void *y)
 	const lfs_erf_entry *a = *(const lfs_erf_entry *const *)x, *b = *(const lfs_erf_entry *const *)y;
 	if (a->order != b->order)
 		return a->order < b->order ? -1 : 1;
+	if (!a->owned != !b->owned) /* a replaced payload after the one it shared */
+		return a->owned ? 1 : -1;
 	return a < b ? -1 : a > b;
 }
 
@@ -317,13 +319,21 @@ lfs_err lfs_erf_encode(const lfs_erf *a, uint8_t **out, size_t *n, lfs_error *er
 	}
 	size_t m = 0;
 	for (uint32_t i = 0; i < a->n; i++)
-		if (a->e[i].size)
-			ord[m++] = &a->e[i];
+		ord[m++] = &a->e[i];
 	qsort(ord, m, sizeof(*ord), cmp_order);
 	size_t at = data_start;
 	lfs_err rc = LFS_OK;
 	for (size_t j = 0; j < m; j++) {
 		lfs_erf_entry *e = ord[j];
+		if (!e->size) {
+			/* an empty payload: where it falls in the order (its offset
+			 * field points at the next payload, as writers put it), but
+			 * one that pointed before the payloads (0: the toolset's
+			 * broken entries) keeps its offset field */
+			pos[e - a->e] = e->offset < data_start || at > UINT32_MAX ? e->offset
+										  : (uint32_t)at;
+			continue;
+		}
 		/* duplicate keys that share one untouched payload keep sharing it */
 		if (j && !e->owned && !ord[j - 1]->owned && e->order == ord[j - 1]->order &&
 		    e->size == ord[j - 1]->size) {
@@ -377,7 +387,7 @@ lfs_err lfs_erf_encode(const lfs_erf *a, uint8_t **out, size_t *n, lfs_error *er
 		put32(k + a->resref_len, e->res_id);
 		put16(k + a->resref_len + 4, e->type);
 		put16(k + a->resref_len + 6, e->unused);
-		put32(q, e->size ? pos[i] : e->offset);
+		put32(q, pos[i]);
 		put32(q + 4, e->size);
 		if (a->version == LFS_ERF_E10) {
 			memcpy(k + 24, e->sha1, 20);
@@ -486,7 +496,13 @@ lfs_err lfs_erf_set(lfs_erf *a, uint32_t i, const uint8_t *p, size_t n, lfs_erro
 	if (i >= a->n)
 		return lfs_fail(err, LFS_ERR_CORRUPT, SIZE_MAX, "ERF", "no entry %u (%u entries)", i,
 				a->n);
-	return put_payload(a, &a->e[i], p, n, err);
+	/* A replaced payload keeps its place among the others (the ones after it
+	 * move): written back, the archive is the original byte for byte. */
+	uint64_t keep = a->e[i].order;
+	lfs_err r = put_payload(a, &a->e[i], p, n, err);
+	if (r == LFS_OK)
+		a->e[i].order = keep;
+	return r;
 }
 
 lfs_err lfs_resref_check(const char *resref, size_t max_len, lfs_error *err)

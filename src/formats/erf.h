@@ -23,11 +23,15 @@
  * any bytes the LocalizedStringSize counts after them, the raw ResRef fields
  * (bytes after the NUL too), ResIDs and the unused key field, the gaps
  * between the parts (toolset .mod: 8·N zero bytes before the resource list),
- * the offset field of zero-size entries, payload order, trailing bytes, and
+ * the offset field of zero-size entries that point before the payloads
+ * (0, the toolset's broken entries; other empty entries point where they
+ * fall in the payload order, as writers put them), payload order, trailing
+ * bytes, and
  * for E1 the stored (compressed) payload bytes and SHA-1s of untouched
  * entries. Recomputed: counts and offsets; for a replaced E1 payload its
  * XRES buffer (zstd level 19: valid, not necessarily the bytes another
- * writer makes) and its SHA-1. Not kept: gaps between payloads (the writer
+ * writer makes) and its SHA-1. A replaced payload stays in its place in the
+ * payload order (the later ones move). Not kept: gaps between payloads (the writer
  * packs them) — none occurs in the corpus.
  *
  * Hostile input: every table is bounds-checked against the file before
@@ -77,7 +81,8 @@ typedef struct lfs_erf_entry {
 	uint32_t usize;		/**< uncompressed size (= size unless E1 compressed) */
 	const uint8_t *data;	/**< the @c size bytes on disk: into the decoded input, or @c owned */
 	uint8_t *owned;		/**< payload owned by the archive (replaced or added), or NULL */
-	uint64_t order;		/**< payload placement key: the decoded offset; new ones go last */
+	uint64_t order;		/**< payload placement key: the decoded offset (kept when the
+				 *   payload is replaced); added ones go last */
 } lfs_erf_entry;
 
 /**

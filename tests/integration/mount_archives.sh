@@ -13,7 +13,8 @@
 #    loose copy in the corpus tree when there is one); each binary model is a
 #    folder whose model.mdl equals `legacyfs-convert cat` of the loose model
 #    and whose model.mtl names the archive's own textures (map_Kd ../x.tga);
-#  - writes, creates, deletes, renames and mkdir inside an archive fail;
+#  - writes, creates, deletes, renames and mkdir inside a KEY folder fail
+#    (ERFs are writable: mount_archives_write.sh);
 #  - the truncated BIF's unreadable resources and the missing BIF's are
 #    absent and reported in /.legacyfs/errors, as are the real MOD's broken
 #    entries (listed as broken-<index>.res) and the real KEY's missing BIF;
@@ -141,24 +142,29 @@ grep -qx 'map_Kd ../c_aribeth.tga' "$MNT/gen/models_v1.hak/c_aribeth.mdl/model.m
 [ "$nk" -ge 32 ] || lfs_fail "only $nk map_Kd lines in the archives' models"
 lfs_ok "models inside archives: $nk map_Kd lines, each naming a texture of the archive"
 
-# 3. Read-only.
+# 3. KEY folders are read-only (ERFs can be written: mount_archives_write.sh).
+K1="$MNT/gen/kv1/gen_v1.key"
 H="$MNT/gen/models_v1.hak"
 expect_fail() { if "$@" 2>/dev/null; then lfs_fail "succeeded: $*"; fi; }
-expect_fail sh -c "echo x >'$H/new.txt'"
-expect_fail sh -c "echo x >>'$H/black.tga'"
-expect_fail sh -c "echo x >'$H/c_aribeth.mdl/model.mdl'"
-expect_fail rm "$H/black.tga"
-expect_fail mv "$H/black.tga" "$H/white.tga"
+expect_fail sh -c "echo x >'$K1/new.txt'"
+expect_fail sh -c "echo x >>'$K1/black.tga'"
+expect_fail sh -c "echo x >'$K1/c_aribeth.mdl/model.mdl'"
+expect_fail rm "$K1/black.tga"
+expect_fail mv "$K1/black.tga" "$K1/white.tga"
+expect_fail mkdir "$K1/d"
 expect_fail mkdir "$H/d"
-err=$(sh -c "echo x >'$H/new.txt'" 2>&1 || true)
-case "$err" in *"Read-only file system"*) ;; *) lfs_fail "create in an archive: '$err', not EROFS" ;; esac
-err=$(rm "$H/black.tga" 2>&1 || true)
-case "$err" in *"Read-only file system"*) ;; *) lfs_fail "rm of a resource: '$err', not EROFS" ;; esac
+err=$(sh -c "echo x >'$K1/new.txt'" 2>&1 || true)
+case "$err" in *"Read-only file system"*) ;; *) lfs_fail "create in a KEY: '$err', not EROFS" ;; esac
+err=$(rm "$K1/black.tga" 2>&1 || true)
+case "$err" in *"Read-only file system"*) ;; *) lfs_fail "rm of a KEY resource: '$err', not EROFS" ;; esac
 # (A write into an existing resource fails with EROFS at open, or, once the
 # kernel sends no more opens (zero-message open), at write or close, like
 # every read-only view: docs/archives.md.)
-cmp -s "$SRC/gen/models_v1.hak" "$A/gen/nwn_erf/models_v1.hak" || lfs_fail "the archive changed"
-lfs_ok "writes into an archive fail with EROFS"
+for f in gen_v1.key data/models.bif data/textures.bif; do
+	cmp -s "$SRC/gen/kv1/$f" "$A/gen/nwn_key_pack/v1/$f" || lfs_fail "$f changed"
+done
+ls -A "$K1" | grep -qx new.txt && lfs_fail "a KEY folder kept a created file"
+lfs_ok "writes into a KEY folder fail with EROFS"
 
 # 4. Truncated and missing BIFs, broken entries, a real KEY without its BIF.
 K="$MNT/gen/kbad/gen_v1.key"
