@@ -2,7 +2,8 @@
  * @file fs_archive.c
  * NWN resource archives (ERF family, KEY/BIF) as folders of their
  * resources: detection by header and the build of an archive's folder
- * (fs_archive.h, docs/archives.md). Read-only: nothing here writes.
+ * (fs_archive.h, docs/archives.md). Nothing here writes: edits go through
+ * archive_edit.c.
  */
 #define _GNU_SOURCE
 #include "fs_archive.h"

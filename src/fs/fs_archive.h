@@ -6,11 +6,13 @@
  *
  * How: an archive is classified like a model file (source.c asks
  * lfs_archive_detect() after the format registry), and its "views" are its
- * resources, built by lfs_archive_build(): one read-only file `resref.ext`
- * per resource (the payload, E1 payloads decompressed and their SHA-1
+ * resources, built by lfs_archive_build(): one file `resref.ext` per
+ * resource (the payload, E1 payloads decompressed and their SHA-1
  * checked), and, for a `.mdl` resource whose payload is a model the
- * registry decodes, a read-only folder `resref.mdl/` holding that model's
- * views, built from the payload bytes exactly as a loose model file's are.
+ * registry decodes, a folder `resref.mdl/` holding that model's views,
+ * built from the payload bytes exactly as a loose model file's are. In an
+ * ERF these views are writable (saved through archive_edit.h); in a KEY
+ * they are read-only.
  * The whole tree of one archive version is one entry of the mount's view
  * cache (keyed by the archive file's stat and path), so a changed archive
  * is listed and built again, like a changed model file.
@@ -33,8 +35,8 @@
 
 /**
  * The archive pseudo-format: name "nwn-archive", the archive extensions,
- * lfs_archive_detect()'s header test; no codec, no apply (every resource is
- * read-only), no thumbnail. Its `build_views` builds an ERF (a KEY needs
+ * lfs_archive_detect()'s header test; decode/encode of an ERF (erf.h);
+ * apply through lfs_archive_apply() (archive_edit.h); no thumbnail. Its `build_views` builds an ERF (a KEY needs
  * lfs_archive_build() for its BIFs). Never in the views registry.
  */
 extern const lfs_format lfs_archive_format;
