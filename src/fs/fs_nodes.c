@@ -20,6 +20,7 @@
 #include <sys/inotify.h>
 #include <unistd.h>
 
+#include "fs_archive.h"
 #include "source.h"
 #include "texture.h"
 #include "../common/mem.h"
@@ -684,7 +685,9 @@ bool fsi_names_fit(const lfs_fs *fs, int64_t size)
  */
 static lfs_centry *entry_named(lfs_fs *fs, const lfs_cache_key *k)
 {
-	if (!fsi_names_fit(fs, k->size))
+	/* An archive's names are built model by model, each within
+	 * -o model_memory (fs_archive.h): its own size says nothing. */
+	if (!fsi_names_fit(fs, k->size) && !lfs_archive_candidate(lfs_source_basename(k->rel)))
 		return entry_built(fs, k);
 	lfs_cbuild *token;
 	fs_lock(fs);
