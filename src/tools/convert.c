@@ -11,6 +11,8 @@
  *   legacyfs-convert apply   MODEL VIEWPATH EDITED -o OUT  edited view -> new model file
  *   legacyfs-convert compile X.mdl -o OUT | -d OUT X.mdl...
  *   legacyfs-convert thumbnail MODEL OUT.png | -d OUT MODEL...
+ *   legacyfs-convert pack    [--type T] [--erf-version V] OUT.hak FILE...
+ *   legacyfs-convert unpack  ARCHIVE DESTDIR              raw resources
  *
  * A batch (several MODELs, or -d) does each file on its own in one process:
  * a failing file gets its message (`FILE: error: ...`, `FILE:LINE:COL:
@@ -33,8 +35,9 @@
  * OUT may be MODEL itself; "-o -" writes to stdout.
  *
  * Exit status: 0 success; 1 error (unreadable file, decode failure, unknown
- * view, bad edit); 2 usage; 3 the file is not a model (the mount passes it
- * through); 4 the view is read-only. A batch: 0 every file done, 1 some
+ * view, bad edit, a FILE that pack refuses); 2 usage; 3 the file is not a
+ * model (the mount passes it through; unpack: not an ERF-family archive);
+ * 4 the view is read-only. A batch: 0 every file done, 1 some
  * failed, 3 the only failures were files that are not models, 2 usage.
  */
 #define _GNU_SOURCE
@@ -51,12 +54,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "formats/erf.h"
+#include "formats/restype.h"
 #include "fs/replace.h"
 #include "fs/source.h"
 #include "fs/texture.h"
 #include "lfs_config.h"
+#include "views/names.h"
 #include "views/thumb.h"
 #include "views/viewset.h"
 
@@ -174,6 +181,8 @@ static void usage(FILE *f)
 		"       legacyfs-convert compile -d OUTDIR X.mdl...\n"
 		"       legacyfs-convert thumbnail [-s SIZE] [--root DIR] [--respath DIRS] MODEL OUT.png\n"
 		"       legacyfs-convert thumbnail [-s SIZE] [--root DIR] -d OUTDIR MODEL...\n"
+		"       legacyfs-convert pack    [--type HAK|ERF|MOD|SAV|NWM] [--erf-version V1.0|E1.0] OUT FILE...\n"
+		"       legacyfs-convert unpack  [--max-size MIB] ARCHIVE DESTDIR\n"
 		"       legacyfs-convert --help | --version\n\n"
 		"Shows what a legacyfs mount shows for MODEL, without mounting:\n"
 		"  list     one line per view: size in bytes, a tab, the view path\n"
@@ -189,7 +198,14 @@ static void usage(FILE *f)
 		"           with -d, each X.mdl into OUTDIR/<X's file name>\n"
 		"  thumbnail render MODEL's thumbnail PNG (SIZE 128/256/512/1024; the\n"
 		"           freedesktop thumbnailer in contrib/ calls this); with -d, into\n"
-		"           OUTDIR/<MODEL's file name>.png\n\n"
+		"           OUTDIR/<MODEL's file name>.png\n"
+		"  pack     write the NWN archive OUT (.hak/.erf/.mod: its type, default HAK)\n"
+		"           holding one resource per FILE, in order: ResRef = file name\n"
+		"           without extension (1-16 letters, digits, _), type = extension;\n"
+		"           nothing is written when any FILE is refused (bad name, unknown\n"
+		"           extension, duplicate); OUT is replaced atomically\n"
+		"  unpack   write every resource of ARCHIVE (.hak/.erf/.mod/...) as a file in\n"
+		"           DESTDIR, named as the mount names it; models as their own bytes\n\n"
 		"  -d, --dest OUTDIR  batch: many models in one process (created if missing);\n"
 		"                  a failing file is reported (FILE: error: ...) and the\n"
 		"                  batch goes on; a progress line is shown on a terminal\n"
@@ -206,7 +222,9 @@ static void usage(FILE *f)
 		"                  below DIR (docs/mount.md \"Textures\")\n"
 		"  --respath DIR[:DIR...]  folders searched for textures after DIR, as the\n"
 		"                  mount's -o respath (model.mtl names them by absolute path)\n"
-		"  --max-size MIB  larger files are not decoded (default 256, as the mount)\n\n"
+		"  --max-size MIB  larger files are not decoded (default 256, as the mount)\n"
+		"  --type T        pack: the archive's FileType (default: OUT's extension)\n"
+		"  --erf-version V pack: V1.0 (default) or E1.0 (NWN:EE; stored uncompressed)\n\n"
 		"Exit status: 0 ok, 1 error (unreadable, does not decode, no such view,\n"
 		"bad edit: message as file:line:col), 2 usage, 3 not a model (a mount\n"
 		"shows it as the plain file), 4 read-only view. A batch (several MODELs\n"
@@ -753,6 +771,238 @@ static int extract_one(const char *model, const char *dest, const char *root, si
 	return status;
 }
 
+static int parse_uint(const char *s, unsigned long max, unsigned long *v)
+{
+	char *end;
+	errno = 0;
+	*v = strtoul(s, &end, 10);
+	return s[0] >= '0' && s[0] <= '9' && !*end && !errno && *v <= max ? 0 : -1;
+}
+
+/* The FileType tag ("HAK " …) for --type or OUT's extension @p s (case
+ * ignored, a leading '.' skipped); NULL when it is none of the ERF family. */
+static const char *erf_type_tag(const char *s)
+{
+	static const char *const tags[] = { "HAK ", "ERF ", "MOD ", "SAV ", "NWM " };
+	if (*s == '.')
+		s++;
+	for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++)
+		if (strlen(s) == 3 && strncasecmp(s, tags[i], 3) == 0)
+			return tags[i];
+	return NULL;
+}
+
+/* The header's BuildYear (years since 1900) and BuildDay (day of the year
+ * from 0, as BioWare's toolset writes it) of today, UTC, or of
+ * $SOURCE_DATE_EPOCH when set (reproducible archives). */
+static void erf_stamp(lfs_erf *a)
+{
+	time_t t = time(NULL);
+	const char *sde = getenv("SOURCE_DATE_EPOCH");
+	unsigned long v;
+	if (sde && parse_uint(sde, ULONG_MAX, &v) == 0)
+		t = (time_t)v;
+	struct tm tm;
+	if (!gmtime_r(&t, &tm))
+		return;
+	uint32_t f[2] = { (uint32_t)tm.tm_year, (uint32_t)tm.tm_yday };
+	for (int k = 0; k < 2; k++)
+		for (int b = 0; b < 4; b++)
+			a->header[32 + 4 * k + b] = (uint8_t)(f[k] >> (8 * b));
+}
+
+/*
+ * pack OUT FILE...: a new archive of type @p type_tag (NULL: from OUT's
+ * extension, else "HAK ") and @p version holding one resource per FILE, in
+ * argument order: ResRef = the file's base name without its extension
+ * (lfs_resref_check: 1-16 letters, digits, '_'), type = its extension
+ * (restype.h). Every FILE is checked before anything is written: a bad
+ * name, an unknown extension, a duplicate (same ResRef ignoring case and
+ * same type) or an unreadable file is reported (FILE: error: ...) and OUT
+ * is then not written. OUT is written atomically (lfs_replace_file(): temp
+ * file in OUT's folder, fsync, rename). Exit status.
+ */
+static int do_pack(const char *out, char **files, size_t nfiles, const char *type_tag,
+		   lfs_erf_version version, size_t max_size)
+{
+	if (!type_tag) {
+		const char *dot = strrchr(out, '.');
+		const char *sl = strrchr(out, '/');
+		type_tag = dot && (!sl || dot > sl) ? erf_type_tag(dot) : NULL;
+		if (!type_tag)
+			type_tag = "HAK ";
+	}
+	lfs_erf *a = lfs_erf_new(type_tag, version);
+	if (!a) {
+		eprintf("%s: error: out of memory\n", out);
+		return EXIT_ERR;
+	}
+	erf_stamp(a);
+	/* from[i]: the FILE of entry i (for a duplicate's message) */
+	const char **from = calloc(nfiles, sizeof(*from));
+	if (!from) {
+		lfs_erf_free(a);
+		eprintf("%s: error: out of memory\n", out);
+		return EXIT_ERR;
+	}
+	size_t bad = 0;
+	for (size_t i = 0; i < nfiles; i++) {
+		const char *f = files[i];
+		const char *base = strrchr(f, '/');
+		base = base ? base + 1 : f;
+		const char *dot = strrchr(base, '.');
+		uint16_t type;
+		if (!dot || dot == base || !lfs_restype_from_ext(dot + 1, &type) || type == 0 ||
+		    type == LFS_RESTYPE_INVALID) {
+			eprintf("%s: error: %s%s is not the extension of an NWN resource type "
+				"(e.g. .mdl, .tga, .2da; docs/archives.md)\n", f,
+				dot && dot != base ? "." : "(no extension)", dot && dot != base ? dot + 1 : "");
+			bad++;
+			continue;
+		}
+		char resref[64];
+		size_t rl = (size_t)(dot - base);
+		if (rl >= sizeof(resref))
+			rl = sizeof(resref) - 1;
+		memcpy(resref, base, rl);
+		resref[rl] = '\0';
+		struct stat st;
+		size_t n = 0;
+		uint8_t *data = NULL;
+		lfs_error err;
+		memset(&err, 0, sizeof(err));
+		/* the name first: no read of a file that cannot go in */
+		uint32_t dup = lfs_erf_find(a, resref, type);
+		if (dup != UINT32_MAX) {
+			eprintf("%s: error: resource %s.%s is already packed from %s (ResRefs "
+				"are compared ignoring case)\n", f, resref, dot + 1, from[dup]);
+			bad++;
+			continue;
+		}
+		lfs_err e = lfs_erf_check_name(a, resref, type, UINT32_MAX, &err);
+		if (e == LFS_OK) {
+			int r = lfs_read_source(AT_FDCWD, f, max_size, &data, &n, &st);
+			if (r) {
+				eprintf("%s: error: %s\n", f, r == EFBIG ? "larger than --max-size" : strerror(r));
+				bad++;
+				continue;
+			}
+			e = lfs_erf_add(a, resref, type, data, n, &err);
+			free(data);
+			if (e == LFS_OK)
+				from[a->n - 1] = f;
+		}
+		if (e != LFS_OK) {
+			eprintf("%s: error: %s\n", f, err.msg);
+			bad++;
+		}
+	}
+	free(from);
+	if (bad) {
+		eprintf("%s: error: not written (%zu of %zu files refused)\n", out, bad, nfiles);
+		lfs_erf_free(a);
+		return EXIT_ERR;
+	}
+	uint8_t *res = NULL;
+	size_t rn = 0;
+	lfs_error err;
+	memset(&err, 0, sizeof(err));
+	lfs_err e = lfs_erf_encode(a, &res, &rn, &err);
+	lfs_erf_free(a);
+	if (e != LFS_OK) {
+		eprintf("%s: error: %s\n", out, err.msg);
+		return EXIT_ERR;
+	}
+	/* a new OUT gets the mode a new file would (0666 less the umask) */
+	struct stat like;
+	memset(&like, 0, sizeof(like));
+	mode_t um = umask(0);
+	umask(um);
+	like.st_mode = S_IFREG | (0666 & ~um);
+	like.st_uid = getuid();
+	like.st_gid = getgid();
+	int status = write_result(out, res, rn, &like);
+	free(res);
+	return status;
+}
+
+/*
+ * unpack ARCHIVE DESTDIR: every resource of an ERF-family ARCHIVE as a file
+ * DESTDIR/<name> holding its bytes (E1: decompressed, SHA-1 checked), the
+ * name as the mount names it (docs/archives.md: "resref.ext", a broken entry
+ * "broken-<index>.<ext>", unsafe bytes escaped, a repeated name "~2").
+ * Unlike `extract`, a model is its own bytes, not the folder of its views.
+ * An entry that cannot be read is reported and the rest still written.
+ * Exit status.
+ */
+static int do_unpack(const char *arch, const char *dest, size_t max_size)
+{
+	struct stat st;
+	size_t n;
+	uint8_t *data = slurp(arch, max_size, &n, &st);
+	if (!data)
+		return EXIT_ERR;
+	lfs_erf *a = NULL;
+	lfs_error err;
+	memset(&err, 0, sizeof(err));
+	lfs_err e = lfs_erf_decode(data, n, &a, &err);
+	if (e != LFS_OK) {
+		eprintf("%s: error: %s\n", arch, err.msg);
+		free(data);
+		return e == LFS_ERR_NOTFORMAT ? EXIT_NOTMODEL : EXIT_ERR;
+	}
+	int status = 0;
+	int destfd = -1;
+	if ((mkdir(dest, 0755) != 0 && errno != EEXIST) ||
+	    (destfd = open(dest, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		eprintf("%s: error: %s\n", dest, strerror(errno));
+		status = EXIT_ERR;
+	}
+	lfs_nameset names;
+	lfs_nameset_init(&names);
+	for (uint32_t i = 0; destfd >= 0 && i < a->n; i++) {
+		const lfs_erf_entry *en = &a->e[i];
+		char ext[16], raw[96];
+		lfs_restype_name(en->type, ext, sizeof(ext));
+		if (!en->resref[0] || en->type == 0)
+			snprintf(raw, sizeof(raw), "broken-%u.%s", i, ext);
+		else
+			snprintf(raw, sizeof(raw), "%s.%s", en->resref, ext);
+		const char *name = lfs_nameset_add(&names, raw);
+		if (!name) {
+			eprintf("%s: error: out of memory\n", arch);
+			status = EXIT_ERR;
+			break;
+		}
+		uint8_t *p = NULL;
+		size_t pn = 0;
+		memset(&err, 0, sizeof(err));
+		if (lfs_erf_read(a, i, &p, &pn, &err) != LFS_OK) {
+			eprintf("%s: error: entry %u (%s): %s\n", arch, i, name, err.msg);
+			status = EXIT_ERR;
+			continue;
+		}
+		int fd = openat(destfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+		bool ok = fd >= 0 && write_all(fd, (const char *)p, pn) == 0;
+		int saved = errno;
+		if (fd >= 0 && close(fd) != 0 && ok) {
+			ok = false;
+			saved = errno;
+		}
+		if (!ok) {
+			eprintf("%s/%s: error: %s\n", dest, name, strerror(saved));
+			status = EXIT_ERR;
+		}
+		free(p);
+	}
+	lfs_nameset_free(&names);
+	if (destfd >= 0)
+		close(destfd);
+	lfs_erf_free(a);
+	free(data);
+	return status;
+}
+
 enum cmd { CMD_LIST, CMD_CAT, CMD_EXTRACT, CMD_COMPILE, CMD_THUMB };
 
 /* The settings of one run (the command line). */
@@ -955,17 +1205,9 @@ static int batch(const struct run *r, char **models, size_t n)
 	return !failed ? 0 : failed == notmodel ? EXIT_NOTMODEL : EXIT_ERR;
 }
 
-static int parse_uint(const char *s, unsigned long max, unsigned long *v)
-{
-	char *end;
-	errno = 0;
-	*v = strtoul(s, &end, 10);
-	return s[0] >= '0' && s[0] <= '9' && !*end && !errno && *v <= max ? 0 : -1;
-}
-
 int main(int argc, char **argv)
 {
-	enum { OPT_ROOT = 256, OPT_THUMB_SIZE, OPT_MAX_SIZE, OPT_RESPATH };
+	enum { OPT_ROOT = 256, OPT_THUMB_SIZE, OPT_MAX_SIZE, OPT_RESPATH, OPT_TYPE, OPT_ERFVER };
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
@@ -980,12 +1222,17 @@ int main(int argc, char **argv)
 		{ "respath", required_argument, NULL, OPT_RESPATH },
 		{ "thumb-size", required_argument, NULL, OPT_THUMB_SIZE },
 		{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
+		{ "type", required_argument, NULL, OPT_TYPE },
+		{ "erf-version", required_argument, NULL, OPT_ERFVER },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct run r = { .max_size = (size_t)256 << 20, .thumb_px = 256,
 			 .jobs = ncpu > 1 ? (size_t)ncpu : 1 };
 	const char *out = NULL;
 	bool size_given = false;
+	const char *type_tag = NULL;     /* pack --type */
+	lfs_erf_version erf_version = LFS_ERF_V10;
+	bool pack_opt = false;           /* --type or --erf-version given */
 	g_progress = true;
 	int c;
 	unsigned long v;
@@ -1053,6 +1300,24 @@ int main(int argc, char **argv)
 			}
 			r.max_size = (size_t)v << 20;
 			break;
+		case OPT_TYPE:
+			if (!(type_tag = erf_type_tag(optarg))) {
+				eprintf("legacyfs-convert: bad --type %s (HAK, ERF, MOD, SAV or NWM)\n", optarg);
+				return EXIT_USAGE;
+			}
+			pack_opt = true;
+			break;
+		case OPT_ERFVER:
+			if (strcasecmp(optarg, "V1.0") == 0)
+				erf_version = LFS_ERF_V10;
+			else if (strcasecmp(optarg, "E1.0") == 0)
+				erf_version = LFS_ERF_E10;
+			else {
+				eprintf("legacyfs-convert: bad --erf-version %s (V1.0 or E1.0)\n", optarg);
+				return EXIT_USAGE;
+			}
+			pack_opt = true;
+			break;
 		default: /* getopt_long printed what is wrong */
 			usage(stderr);
 			return EXIT_USAGE;
@@ -1072,6 +1337,21 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 5; i++)
 		if (strcmp(cmd, names[i]) == 0)
 			k = i;
+	if (strcmp(cmd, "pack") == 0 || strcmp(cmd, "unpack") == 0) {
+		bool pack = cmd[0] == 'p';
+		if (r.root || r.dest || r.view || out || size_given || (pack_opt && !pack) ||
+		    (pack ? npos < 2 : npos != 2)) {
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+		return pack ? do_pack(pos[0], pos + 1, (size_t)npos - 1, type_tag, erf_version,
+				      r.max_size)
+			    : do_unpack(pos[0], pos[1], r.max_size);
+	}
+	if (pack_opt) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
 	if (strcmp(cmd, "apply") == 0) {
 		if (npos != 3 || !out || r.root || r.dest || r.view) {
 			usage(stderr);

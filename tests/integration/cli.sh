@@ -7,6 +7,10 @@
 # reported without stopping the batch, and -j 4 (a batch on 4 threads)
 # giving byte for byte what -j 1 gives (all corpus binaries; a batch with
 # failures in the middle: the same stderr lines in the same order, exit).
+# pack/unpack: corpus models packed into a hak list as model folders and
+# unpack to their own bytes; bad ResRefs, unknown types and duplicates are
+# refused by name with nothing written; corpus archives unpacked and packed
+# again keep every payload.
 . "$(dirname "$0")/lib.sh"
 lfs_require_corpus
 lfs_workdir cli
@@ -186,4 +190,73 @@ expect_rc 2 "$CONVERT" cat -j x "${models[0]}"
 expect_rc 2 "$CONVERT" cat -d "$WORK/x2" "${models[0]}"
 expect_rc 2 "$CONVERT" list -s 256 "${models[0]}"
 expect_rc 2 "$CONVERT" --no-such-option list "${models[0]}"
+# ---- pack / unpack: NWN archives from files and back ----
+# 20 corpus binaries with distinct base names that are valid ResRefs
+mapfile -t pk < <(sed "s|^|$LFS_CORPUS/nwn/|" "$LFS_CORPUS/nwn/binary.txt" |
+	awk -F/ '{ b = $NF; sub(/\.mdl$/, "", b); k = tolower(b) }
+		b ~ /^[A-Za-z0-9_]+$/ && length(b) <= 16 && !seen[k]++' | head -20)
+[ "${#pk[@]}" = 20 ] || lfs_fail "pack inputs: only ${#pk[@]} models"
+expect_rc 0 "$CONVERT" pack "$WORK/p.hak" "${pk[@]}"
+[ "$(head -c 8 "$WORK/p.hak")" = "HAK V1.0" ] || lfs_fail "pack: header $(head -c 8 "$WORK/p.hak")"
+expect_rc 0 "$CONVERT" list "$WORK/p.hak"
+[ "$(grep -c '	[^/]*\.mdl/model\.mdl$' "$WORK/out")" = 20 ] ||
+	lfs_fail "list of the packed hak: $(grep -c 'model\.mdl$' "$WORK/out") model folders, want 20"
+for m in "${pk[@]:0:3}"; do # a model in the hak shows the loose model's text
+	b=$(basename "$m")
+	"$CONVERT" cat "$WORK/p.hak" "$b/model.mdl" >"$WORK/h.txt" || lfs_fail "cat $b/model.mdl of the hak"
+	"$CONVERT" cat "$m" model.mdl >"$WORK/l.txt"
+	cmp -s "$WORK/h.txt" "$WORK/l.txt" || lfs_fail "$b: model.mdl in the hak differs from the loose file's"
+done
+expect_rc 0 "$CONVERT" unpack "$WORK/p.hak" "$WORK/pu"
+[ "$(ls "$WORK/pu" | wc -l)" = 20 ] || lfs_fail "unpack wrote $(ls "$WORK/pu" | wc -l) files, want 20"
+for m in "${pk[@]}"; do
+	cmp -s "$m" "$WORK/pu/$(basename "$m")" || lfs_fail "unpack: $(basename "$m") differs from its input"
+done
+lfs_ok "pack of 20 corpus models: list shows 20 model folders, every entry's bytes = its input"
+expect_rc 0 "$CONVERT" pack --type MOD --erf-version E1.0 "$WORK/p.hak" "${pk[@]}"
+[ "$(head -c 8 "$WORK/p.hak")" = "MOD E1.0" ] || lfs_fail "pack --type MOD --erf-version E1.0: header $(head -c 8 "$WORK/p.hak")"
+expect_rc 0 "$CONVERT" unpack "$WORK/p.hak" "$WORK/pe"
+diff -r "$WORK/pu" "$WORK/pe" >/dev/null || lfs_fail "E1.0 pack: payloads differ from V1.0's"
+lfs_ok "pack --type MOD --erf-version E1.0: same payloads"
+# refused: a bad ResRef, a name too long, an unknown extension, a duplicate
+# (ignoring case): each named, nothing written (no OUT, no temporary file)
+cp "${pk[0]}" "$WORK/bad-name.mdl"
+cp "${pk[0]}" "$WORK/a_name_of_17_char.mdl"
+cp "${pk[0]}" "$WORK/model.xyz"
+mkdir -p "$WORK/dup"
+cp "${pk[1]}" "$WORK/dup/$(basename "${pk[1]}" .mdl | tr '[:lower:]' '[:upper:]').mdl"
+expect_rc 1 "$CONVERT" pack "$WORK/bad.hak" "${pk[0]}" "$WORK/bad-name.mdl" "${pk[1]}"
+grep -q "^$WORK/bad-name.mdl: error: .*\"bad-name\".*not a letter, digit or '_'" "$WORK/err" ||
+	lfs_fail "bad ResRef: message $(cat "$WORK/err")"
+grep -q "bad.hak: error: not written" "$WORK/err" || lfs_fail "bad ResRef: no 'not written'"
+expect_rc 1 "$CONVERT" pack "$WORK/bad.hak" "$WORK/a_name_of_17_char.mdl"
+grep -q "a_name_of_17_char.mdl: error: .*17 characters, the limit is 16" "$WORK/err" || lfs_fail "long ResRef: $(cat "$WORK/err")"
+expect_rc 1 "$CONVERT" pack "$WORK/bad.hak" "$WORK/model.xyz"
+grep -q "model.xyz: error: .xyz is not the extension of an NWN resource type" "$WORK/err" || lfs_fail "bad extension: $(cat "$WORK/err")"
+expect_rc 1 "$CONVERT" pack "$WORK/bad.hak" "${pk[1]}" "$WORK/dup/"*.mdl
+grep -q "dup/.*: error: resource .* is already packed from ${pk[1]}" "$WORK/err" || lfs_fail "duplicate: $(cat "$WORK/err")"
+[ ! -e "$WORK/bad.hak" ] || lfs_fail "a refused pack wrote its output"
+! ls -a "$WORK" | grep -q 'legacyfs-' || lfs_fail "a refused pack left a temporary file"
+expect_rc 2 "$CONVERT" pack "$WORK/bad.hak"
+expect_rc 2 "$CONVERT" pack --type ZIP "$WORK/bad.hak" "${pk[0]}"
+expect_rc 2 "$CONVERT" list --type HAK "${pk[0]}"
+expect_rc 3 "$CONVERT" unpack "${pk[0]}" "$WORK/nope"
+lfs_ok "pack refuses bad ResRefs, long names, unknown types, duplicates: named, nothing written"
+# a corpus archive unpacked and packed again: the same payloads under the same names
+for h in gen/nwn_erf/models_v1.hak gen/nwn_erf/models_e1zstd.hak real/peps/peps_icons.hak real/nwnrs/acn.hak; do
+	a=$LFS_CORPUS/archives/$h
+	[ -f "$a" ] || lfs_fail "no corpus archive $h"
+	d=$WORK/rt/$(basename "$h")
+	mkdir -p "$WORK/rt"
+	expect_rc 0 "$CONVERT" unpack "$a" "$d.orig"
+	n=$(ls "$d.orig" | wc -l)
+	[ "$n" -gt 0 ] || lfs_fail "$h: unpack wrote nothing"
+	"$CONVERT" pack "$d" "$d.orig"/* 2>"$WORK/err" || lfs_fail "$h: pack of its $n unpacked files: $(cat "$WORK/err")"
+	expect_rc 0 "$CONVERT" unpack "$d" "$d.again"
+	diff -r "$d.orig" "$d.again" >/dev/null || lfs_fail "$h: repacked payloads differ: $(diff -rq "$d.orig" "$d.again" | head -3)"
+	# a plain resource of the unpack = the same name read as the mount shows it
+	f=$(ls "$d.orig" | grep -v '\.mdl$' | head -1)
+	"$CONVERT" cat "$a" "$f" | cmp -s - "$d.orig/$f" || lfs_fail "$h: unpacked $f differs from cat"
+	lfs_ok "$h: unpack, pack, unpack: $n payloads byte-identical"
+done
 lfs_finish
