@@ -13,7 +13,9 @@
 #    logged (not asserted);
 #  - mounted with max_model_size=1M: the one resource larger than that
 #    (c_drgshad.mdl, 1251734 bytes) is absent from both KEYs and reported,
-#    the 34 others are listed.
+#    the 34 others are listed;
+#  - replacing a BIF by a cut copy, then writing it back in place, changes
+#    the KEY's folder each time (the watcher, docs/archives.md).
 . "$(dirname "$0")/lib.sh"
 lfs_require_fuse
 lfs_require_corpus
@@ -131,6 +133,39 @@ for K in nwn/chitin.key ee/nwn_base.key; do
 		lfs_fail "$K: c_drgshad.mdl not reported: $E"
 done
 lfs_ok "max_model_size=1M: the one larger resource is left out and reported"
+lfs_umount "$MNT"
+
+# 3. A changed BIF changes its KEY's folder (the watcher: the BIF's folder
+# is watched once looked up through the mount).
+lfs_mount "$SRC" "$MNT"
+K="$MNT/nwn/chitin.key"
+n=$(ls "$K" | wc -l)
+[ "$n" = 35 ] || lfs_fail "chitin.key: $n names before the change, 35 expected"
+cmp -s "$REF/c_aribeth.tga" "$K/c_aribeth.tga" || lfs_fail "c_aribeth.tga differs before the change"
+ls "$MNT/nwn/data" >/dev/null
+head -c 300000 "$SRC/nwn/data/textures.bif" >"$SRC/nwn/data/textures.tmp"
+mv "$SRC/nwn/data/textures.tmp" "$SRC/nwn/data/textures.bif" # replaced, as an update does
+wait_names() { # wait_names K N: until K lists N names (5 s)
+	local i=0
+	until [ "$(ls "$1" | wc -l)" = "$2" ] || [ $i -ge 50 ]; do sleep 0.1; i=$((i + 1)); done
+	[ "$(ls "$1" | wc -l)" = "$2" ]
+}
+# the resources whose bytes are still inside the cut BIF, plus the 9 models
+want=$(python3 - "$SRC/nwn/data/textures.bif" <<'EOF'
+import struct, sys
+d = open(sys.argv[1], 'rb').read()
+nv, _, ot = struct.unpack_from('<3I', d, 8)
+print(9 + sum(1 for i in range(nv) if sum(struct.unpack_from('<4I', d, ot + 16 * i)[1:3]) <= len(d)))
+EOF
+)
+[ "$want" -lt 35 ] || lfs_die "the cut textures.bif still holds every resource"
+wait_names "$K" "$want" || lfs_fail "chitin.key: $(ls "$K" | wc -l) names after its BIF was cut, $want expected"
+grep -q '^nwn/chitin.key: data/textures.bif: truncated or damaged' "$MNT/.legacyfs/errors" ||
+	lfs_fail "the cut textures.bif is not reported"
+cp "$A/nwn_key_pack/v1/data/textures.bif" "$SRC/nwn/data/textures.bif" # written in place
+wait_names "$K" 35 || lfs_fail "chitin.key: $(ls "$K" | wc -l) names after its BIF was restored"
+cmp -s "$REF/c_aribeth.tga" "$K/c_aribeth.tga" || lfs_fail "c_aribeth.tga differs after the restore"
+lfs_ok "a BIF replaced or rewritten changes its KEY's folder ($want names, then 35)"
 lfs_umount "$MNT"
 
 [ "$LFS_FAILS" = 0 ] || lfs_die "$LFS_FAILS failures"
