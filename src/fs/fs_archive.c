@@ -419,8 +419,9 @@ static void key_resource(struct abuild *b, const lfs_key *k, uint32_t i, const l
 /*
  * The folder of KEY @p data (@p n bytes) in folder @p dir: the resources of
  * every BIF it names, BIF by BIF (each opened once, its table read, the
- * payloads it needs pread, closed), so memory does not grow with the BIFs'
- * sizes. A missing, undecodable or truncated BIF is reported once; a
+ * payloads it needs pread, closed): no BIF is held whole, whatever its
+ * size (the folder still keeps the payloads it shows, see lfs_vlist). A
+ * missing, undecodable or truncated BIF is reported once; a
  * resource larger than @p max_res (-o max_model_size) is left out.
  */
 static lfs_err build_key(struct abuild *b, int dirfd, const char *dir, size_t max_res,
