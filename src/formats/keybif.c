@@ -5,9 +5,13 @@
  */
 #include "keybif.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
 
 #include "../common/rd.h"
 #include "xres.h"
@@ -161,51 +165,85 @@ void lfs_bif_free(lfs_bif *b)
 	free(b);
 }
 
-lfs_err lfs_bif_decode(const uint8_t *data, size_t n, lfs_bif **out, lfs_error *err)
+/*
+ * Check a BIF header (@p h, @p hn bytes read from the start of a file of
+ * @p size bytes): tag and version, header size, no fixed resources, and the
+ * variable table (*nv entries of *stride bytes at *off) inside the file —
+ * all before anything is allocated. Errors as lfs_bif_decode's.
+ */
+static lfs_err bif_header(const uint8_t *h, size_t hn, uint64_t size, bool *e1, uint32_t *nv,
+			  uint32_t *off, size_t *stride, lfs_error *err)
 {
-	lfs_rd r = { data, n };
-	*out = NULL;
-	bool e1;
-	lfs_err tr = tag_version(data, n, "BIFF", "BIF", "BIF header", &e1, err);
+	lfs_err tr = tag_version(h, hn, "BIFF", "BIF", "BIF header", e1, err);
 	if (tr != LFS_OK)
 		return tr;
-	size_t hdr = e1 ? BIF_HEADER_E1 : BIF_HEADER_V1;
-	if (n < hdr)
+	size_t hdr = *e1 ? BIF_HEADER_E1 : BIF_HEADER_V1;
+	if (hn < hdr)
 		return lfs_fail(err, LFS_ERR_CORRUPT, 0, "BIF header",
-				"BIF header needs %zu bytes, the file has %zu", hdr, n);
-	uint32_t nv = lfs_le32(data + 8), nf = lfs_le32(data + 12), off = lfs_le32(data + 16);
+				"BIF header needs %zu bytes, the file has %zu", hdr, hn);
+	uint32_t nf = lfs_le32(h + 12);
+	*nv = lfs_le32(h + 8);
+	*off = lfs_le32(h + 16);
 	if (nf)
 		return lfs_fail(err, LFS_ERR_UNSUPPORTED, 12, "BIF header",
 				"BIF has %u fixed resources (documented by BioWare as not implemented)",
 				nf);
-	size_t stride = e1 ? BIF_ENTRY_E1 : BIF_ENTRY_V1;
-	if (!lfs_rd_has_n(&r, off, nv, stride))
-		return lfs_fail(err, LFS_ERR_CORRUPT, err_at(off, n, 16), "BIF variable table",
+	*stride = *e1 ? BIF_ENTRY_E1 : BIF_ENTRY_V1;
+	/* u32 × ≤ 24 + u32 cannot overflow 64 bits */
+	if (*off > size || (uint64_t)*nv * *stride > size - *off)
+		return lfs_fail(err, LFS_ERR_CORRUPT, *off <= size ? *off : 16, "BIF variable table",
 				"variable table of %u entries × %zu bytes at offset %u does not fit in "
-				"the file (%zu bytes)", nv, stride, off, n);
+				"the file (%llu bytes)", *nv, *stride, *off, (unsigned long long)size);
+	return LFS_OK;
+}
+
+/* A BIF of @p nv entries with its header fields from @p h; NULL when out of memory. */
+static lfs_bif *bif_new(const uint8_t *h, bool e1, uint32_t nv)
+{
 	lfs_bif *b = calloc(1, sizeof(*b));
 	if (!b || (nv && !(b->res = calloc(nv, sizeof(*b->res))))) {
 		lfs_bif_free(b);
-		return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "BIF", "out of memory");
+		return NULL;
 	}
 	b->e1 = e1;
 	if (e1) {
-		memcpy(b->oid, data + 20, 24);
+		memcpy(b->oid, h + 20, 24);
 		b->oid[24] = 0;
 	}
-	for (uint32_t i = 0; i < nv; i++) {
-		const uint8_t *e = data + off + (size_t)i * stride;
-		lfs_bif_res *br = &b->res[i];
+	b->fd = -1;
+	return b;
+}
+
+/* Decode @p count table entries of @p stride bytes at @p e into b->res from @p first. */
+static void bif_entries(lfs_bif *b, uint32_t first, uint32_t count, const uint8_t *e, size_t stride)
+{
+	for (uint32_t i = 0; i < count; i++, e += stride) {
+		lfs_bif_res *br = &b->res[first + i];
 		br->id = lfs_le32(e);
 		br->offset = lfs_le32(e + 4);
 		br->size = lfs_le32(e + 8);
 		br->type = lfs_le32(e + 12);
 		br->usize = br->size;
-		if (e1) {
+		if (b->e1) {
 			br->compression = lfs_le32(e + 16);
 			br->usize = lfs_le32(e + 20);
 		}
 	}
+}
+
+lfs_err lfs_bif_decode(const uint8_t *data, size_t n, lfs_bif **out, lfs_error *err)
+{
+	*out = NULL;
+	bool e1;
+	uint32_t nv, off;
+	size_t stride;
+	lfs_err r = bif_header(data, n, n, &e1, &nv, &off, &stride, err);
+	if (r != LFS_OK)
+		return r;
+	lfs_bif *b = bif_new(data, e1, nv);
+	if (!b)
+		return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "BIF", "out of memory");
+	bif_entries(b, 0, nv, data + off, stride);
 	b->n = nv;
 	b->data = data;
 	b->size = n;
@@ -213,11 +251,84 @@ lfs_err lfs_bif_decode(const uint8_t *data, size_t n, lfs_bif **out, lfs_error *
 	return LFS_OK;
 }
 
-lfs_err lfs_key_read(const lfs_key *key, uint32_t i, const lfs_bif *const *bifs, uint8_t **out,
-		     size_t *n, lfs_error *err)
+/*
+ * pread exactly @p n bytes at @p off (retrying short reads and EINTR).
+ * Returns the bytes read: @p n, fewer at the end of the file, or -1 (errno).
+ */
+static ssize_t pread_full(int fd, uint8_t *buf, size_t n, uint64_t off)
+{
+	size_t got = 0;
+	while (got < n) {
+		ssize_t k = pread(fd, buf + got, n - got, (off_t)(off + got));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -1;
+		if (k == 0)
+			break;
+		got += (size_t)k;
+	}
+	return (ssize_t)got;
+}
+
+enum { BIF_TABLE_CHUNK = 4096 }; /* entries read per pread of the table */
+
+lfs_err lfs_bif_read_table(int fd, lfs_bif **out, lfs_error *err)
 {
 	*out = NULL;
-	*n = 0;
+	struct stat st;
+	if (fstat(fd, &st) != 0)
+		return lfs_fail(err, LFS_ERR_IO, SIZE_MAX, "BIF", "cannot stat the BIF: %s",
+				strerror(errno));
+	uint64_t size = st.st_size > 0 ? (uint64_t)st.st_size : 0;
+	uint8_t h[BIF_HEADER_E1];
+	ssize_t hn = pread_full(fd, h, size < sizeof(h) ? (size_t)size : sizeof(h), 0);
+	if (hn < 0)
+		return lfs_fail(err, LFS_ERR_IO, 0, "BIF header", "cannot read the BIF header: %s",
+				strerror(errno));
+	bool e1;
+	uint32_t nv, off;
+	size_t stride;
+	lfs_err r = bif_header(h, (size_t)hn, size, &e1, &nv, &off, &stride, err);
+	if (r != LFS_OK)
+		return r;
+	lfs_bif *b = bif_new(h, e1, nv);
+	uint8_t *chunk = malloc((nv < BIF_TABLE_CHUNK ? (nv ? nv : 1) : BIF_TABLE_CHUNK) * stride);
+	if (!b || !chunk) {
+		lfs_bif_free(b);
+		free(chunk);
+		return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "BIF", "out of memory");
+	}
+	for (uint32_t i = 0; i < nv;) {
+		uint32_t c = nv - i < BIF_TABLE_CHUNK ? nv - i : BIF_TABLE_CHUNK;
+		uint64_t at = off + (uint64_t)i * stride;
+		ssize_t k = pread_full(fd, chunk, (size_t)c * stride, at);
+		if (k != (ssize_t)(c * stride)) {
+			int e = errno;
+			free(chunk);
+			lfs_bif_free(b);
+			if (k < 0)
+				return lfs_fail(err, LFS_ERR_IO, (size_t)at, "BIF variable table",
+						"cannot read the variable table: %s", strerror(e));
+			return lfs_fail(err, LFS_ERR_CORRUPT, (size_t)at, "BIF variable table",
+					"variable table ends early at offset %llu (the file shrank?)",
+					(unsigned long long)(at + (uint64_t)k));
+		}
+		bif_entries(b, i, c, chunk, stride);
+		i += c;
+	}
+	free(chunk);
+	b->n = nv;
+	b->fd = fd;
+	b->size = (size_t)size;
+	*out = b;
+	return LFS_OK;
+}
+
+lfs_err lfs_key_locate(const lfs_key *key, uint32_t i, const lfs_bif *const *bifs,
+		       const lfs_bif_res **out, lfs_error *err)
+{
+	*out = NULL;
 	if (i >= key->n_res)
 		return lfs_fail(err, LFS_ERR_CORRUPT, SIZE_MAX, "KEY", "no key %u (%u keys)", i,
 				key->n_res);
@@ -248,15 +359,57 @@ lfs_err lfs_key_read(const lfs_key *key, uint32_t i, const lfs_bif *const *bifs,
 		return lfs_fail(err, LFS_ERR_CORRUPT, SIZE_MAX, "BIF variable table",
 				"%s: type %u in the key, %u in BIF %s (resource %u)", kr->resref,
 				kr->type, br->type, path, idx);
-	lfs_rd r = { b->data, b->size };
+	lfs_rd r = { NULL, b->size };
 	if (!lfs_rd_has(&r, br->offset, br->size))
 		return lfs_fail(err, LFS_ERR_CORRUPT, err_at(br->offset, b->size, SIZE_MAX), "BIF payload",
 				"%s (type %u): %u bytes at offset %u run past the end of BIF %s "
 				"(%zu bytes; truncated?)", kr->resref, kr->type, br->size, br->offset,
 				path, b->size);
-	const uint8_t *p = b->data + br->offset;
+	if (br->compression > 1)
+		return lfs_fail(err, LFS_ERR_CORRUPT, br->offset, "BIF variable table",
+				"%s (type %u): compression %u in BIF %s is not 0 or 1", kr->resref,
+				kr->type, br->compression, path);
+	*out = br;
+	return LFS_OK;
+}
+
+lfs_err lfs_key_read(const lfs_key *key, uint32_t i, const lfs_bif *const *bifs, uint8_t **out,
+		     size_t *n, lfs_error *err)
+{
+	*out = NULL;
+	*n = 0;
+	const lfs_bif_res *br;
+	lfs_err lr = lfs_key_locate(key, i, bifs, &br, err);
+	if (lr != LFS_OK)
+		return lr;
+	const lfs_key_res *kr = &key->res[i];
+	const char *path = key->bifs[lfs_key_bif_of(kr->res_id)].path;
+	const lfs_bif *b = bifs[lfs_key_bif_of(kr->res_id)];
+	/* the payload as stored: in the caller's bytes, or read from the file */
+	const uint8_t *p = b->data ? b->data + br->offset : NULL;
+	uint8_t *own = NULL;
+	if (!p) {
+		own = malloc(br->size ? br->size : 1);
+		if (!own)
+			return lfs_fail(err, LFS_ERR_NOMEM, br->offset, "BIF payload", "out of memory");
+		ssize_t k = pread_full(b->fd, own, br->size, br->offset);
+		if (k != (ssize_t)br->size) {
+			int e = errno;
+			free(own);
+			if (k < 0)
+				return lfs_fail(err, LFS_ERR_IO, br->offset, "BIF payload",
+						"%s (type %u): cannot read BIF %s: %s", kr->resref,
+						kr->type, path, strerror(e));
+			return lfs_fail(err, LFS_ERR_CORRUPT, br->offset, "BIF payload",
+					"%s (type %u): %u bytes at offset %u run past the end of BIF %s "
+					"(%zd bytes read; truncated?)", kr->resref, kr->type, br->size,
+					br->offset, path, k);
+		}
+		p = own;
+	}
 	if (br->compression == 1) {
 		lfs_err rc = lfs_xres_decompress(p, br->size, br->offset, br->usize, out, n, err);
+		free(own);
 		if (rc) {
 			if (err) { /* name the resource and the BIF too */
 				char m[sizeof(err->msg)];
@@ -266,17 +419,16 @@ lfs_err lfs_key_read(const lfs_key *key, uint32_t i, const lfs_bif *const *bifs,
 			}
 			return rc;
 		}
-	} else if (br->compression == 0) {
+	} else if (own) {
+		*out = own;
+		*n = br->size;
+	} else {
 		*out = malloc(br->size ? br->size : 1);
 		if (!*out)
 			return lfs_fail(err, LFS_ERR_NOMEM, br->offset, "BIF payload", "out of memory");
 		if (br->size)
 			memcpy(*out, p, br->size);
 		*n = br->size;
-	} else {
-		return lfs_fail(err, LFS_ERR_CORRUPT, br->offset, "BIF variable table",
-				"%s (type %u): compression %u in BIF %s is not 0 or 1", kr->resref,
-				kr->type, br->compression, path);
 	}
 	static const uint8_t zero[20];
 	if (key->e1 && memcmp(kr->sha1, zero, 20)) {

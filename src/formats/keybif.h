@@ -1,7 +1,8 @@
 /**
  * @file keybif.h
  * NWN KEY and BIF files (the game's own resources: chitin.key and the BIFs
- * it indexes): decoders and a bounds-checked payload reader. Read-only.
+ * it indexes): decoders and a bounds-checked payload reader, from memory or
+ * (BIFs) from an open file by pread, table first. Read-only.
  *
  * Layout (docs/formats/keybif.md): BioWare, "BioWare Aurora Engine — Key and
  * BIF File Formats" §2 (KEY V1: header, file table, filename table, key
@@ -81,39 +82,70 @@ typedef struct lfs_bif_res {
 } lfs_bif_res;
 
 /**
- * A decoded BIF: its variable table. Payloads stay in the caller's bytes
- * (@c data), which must outlive it; they are only bounds-checked when read,
- * so the table of a truncated BIF decodes and the resources still inside it
- * can be read.
+ * A decoded BIF: its variable table, and where its payloads are read from:
+ * the caller's bytes (@c data, from lfs_bif_decode(); they must outlive it)
+ * or an open file (@c fd, from lfs_bif_read_table(); not owned, it must stay
+ * open while keys are read). Payloads are only bounds-checked (against
+ * @c size) when read, so the table of a truncated BIF decodes and the
+ * resources still inside it can be read.
  */
 typedef struct lfs_bif {
 	bool e1;	/**< "BIFFE1  " */
 	char oid[25];	/**< E1: the KEY's OID copied into the BIF */
 	uint32_t n;	/**< variable resources */
-	lfs_bif_res *res;
-	const uint8_t *data; /**< the BIF bytes (not owned) */
-	size_t size;
+	lfs_bif_res *res; /**< n entries, owned */
+	const uint8_t *data; /**< the BIF bytes (not owned), or NULL when read from @c fd */
+	int fd;		/**< the BIF file (not owned) when @c data is NULL, else -1 */
+	size_t size;	/**< bytes in the BIF (the file size) */
 } lfs_bif;
 
 /**
- * Decode BIF @p data (@p n bytes) into *out (lfs_bif_free). Errors:
- * LFS_ERR_NOTFORMAT (no "BIFF" tag), LFS_ERR_UNSUPPORTED (other versions;
- * fixed resources, which BioWare documents as not implemented),
+ * Decode BIF @p data (@p n bytes, the whole file) into *out (lfs_bif_free).
+ * Errors: LFS_ERR_NOTFORMAT (no "BIFF" tag), LFS_ERR_UNSUPPORTED (other
+ * versions; fixed resources, which BioWare documents as not implemented),
  * LFS_ERR_CORRUPT (variable table outside the file), LFS_ERR_NOMEM.
  */
 lfs_err lfs_bif_decode(const uint8_t *data, size_t n, lfs_bif **out, lfs_error *err);
 
-/** Free a BIF (NULL is fine; the bytes are the caller's). */
+/**
+ * Read the table of the BIF open as @p fd (a regular file, read with pread:
+ * the file offset is left alone) into *out (lfs_bif_free; keep @p fd open
+ * while reading its keys, then close it yourself). Reads the header (20 or
+ * 44 bytes), checks the variable table (VariableTableOffset + count ×
+ * 16/24 bytes, BioWare "Key and BIF File Formats" §3) against the file's
+ * size (fstat) before allocating anything, then reads exactly the table's
+ * bytes, in chunks; payloads are not read (lfs_key_read() preads each).
+ * So memory is the table's entries alone, whatever the file's size.
+ * Errors: those of lfs_bif_decode(); LFS_ERR_IO (fstat/pread failed);
+ * LFS_ERR_CORRUPT also when the file shrinks while its table is read.
+ */
+lfs_err lfs_bif_read_table(int fd, lfs_bif **out, lfs_error *err);
+
+/** Free a BIF (NULL is fine; the bytes or the fd stay the caller's). */
 void lfs_bif_free(lfs_bif *b);
+
+/**
+ * The BIF entry of key @p i of @p key (@p bifs as for lfs_key_read()), into
+ * *out (points into that BIF's table), without reading its payload: the
+ * entry is found, its type matches the key's, its bytes lie inside the BIF
+ * (size) and its compression is 0 or 1. Failures are lfs_key_read()'s
+ * except those of the payload itself (I/O, decompression, SHA-1): a caller
+ * can check an entry's size (@c size, @c usize) before reading it.
+ */
+lfs_err lfs_key_locate(const lfs_key *key, uint32_t i, const lfs_bif *const *bifs,
+		       const lfs_bif_res **out, lfs_error *err);
 
 /**
  * Read key @p i of @p key from its BIF. @p bifs has key->n_bifs slots, slot
  * b holding BIF b decoded, or NULL when that file is missing or could not be
  * decoded. On success *out is malloc'd (uncompressed payload; caller frees)
- * and *n its size. Every failure names the resource and the BIF:
- * LFS_ERR_IO (BIF missing), LFS_ERR_CORRUPT (no such index in the BIF, a
+ * and *n its size. The payload comes from the BIF's bytes or, for a BIF
+ * from lfs_bif_read_table(), by one pread of exactly its stored bytes at
+ * its offset. Every failure names the resource and the BIF:
+ * LFS_ERR_IO (BIF missing, pread failed), LFS_ERR_CORRUPT (no such index in the BIF, a
  * type that disagrees with the key, payload past the end of a truncated
- * BIF, a bad compressed buffer, a SHA-1 mismatch in E1),
+ * BIF or of a file that shrank, a bad compressed buffer, a SHA-1 mismatch
+ * in E1),
  * LFS_ERR_UNSUPPORTED (zlib buffers), LFS_ERR_NOMEM.
  */
 lfs_err lfs_key_read(const lfs_key *key, uint32_t i, const lfs_bif *const *bifs, uint8_t **out,

@@ -7,6 +7,7 @@
 #include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "../common/mem.h"
 
@@ -38,13 +39,22 @@ size_t lfs_centry_held(const lfs_centry *e)
 	return b + held(e->thumb);
 }
 
+static _Atomic uint64_t bifs_changed; /* lfs_cache_bifs_changed() calls */
+
+void lfs_cache_bifs_changed(void)
+{
+	bifs_changed++;
+}
+
 lfs_cache_key lfs_cache_key_of(const struct stat *st, const char *rel)
 {
+	size_t n = strlen(rel);
 	lfs_cache_key k = {
 		.dev = (uint64_t)st->st_dev,
 		.ino = (uint64_t)st->st_ino,
 		.size = (int64_t)st->st_size,
 		.mtime_ns = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec,
+		.bif_gen = n > 4 && strcasecmp(rel + n - 4, ".key") == 0 ? bifs_changed : 0,
 		.rel = rel,
 	};
 	return k;
@@ -66,6 +76,7 @@ static uint64_t key_hash(const lfs_cache_key *k)
 	h = mix(h, k->ino);
 	h = mix(h, (uint64_t)k->size);
 	h = mix(h, (uint64_t)k->mtime_ns);
+	h = mix(h, k->bif_gen);
 	for (const unsigned char *p = (const unsigned char *)k->rel; *p; p++) {
 		h ^= *p;
 		h *= 0x100000001b3ULL;
@@ -76,7 +87,7 @@ static uint64_t key_hash(const lfs_cache_key *k)
 static int key_eq(const lfs_cache_key *a, const lfs_cache_key *b)
 {
 	return a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
-	       a->mtime_ns == b->mtime_ns && strcmp(a->rel, b->rel) == 0;
+	       a->mtime_ns == b->mtime_ns && a->bif_gen == b->bif_gen && strcmp(a->rel, b->rel) == 0;
 }
 
 void lfs_cache_init(lfs_cache *c, size_t max_bytes, size_t max_entries)

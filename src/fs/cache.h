@@ -52,6 +52,7 @@ typedef struct lfs_cache_key {
 	uint64_t dev, ino;
 	int64_t size;
 	int64_t mtime_ns;
+	uint64_t bif_gen; /**< a KEY (*.key): lfs_cache_bifs_changed() calls so far; else 0 */
 	const char *rel;
 } lfs_cache_key;
 
@@ -114,8 +115,20 @@ typedef struct lfs_cache {
 	pthread_cond_t built;  /**< broadcast when a build ends; waited on with the caller's lock */
 } lfs_cache;
 
-/** Key of a stat result (rel is borrowed). */
+/**
+ * Key of a stat result (rel is borrowed). The key of a KEY file (name
+ * ending in ".key", any case) also holds the count of
+ * lfs_cache_bifs_changed() calls, since its folder is built from its BIFs
+ * too (docs/archives.md "Changes and caching").
+ */
 lfs_cache_key lfs_cache_key_of(const struct stat *st, const char *rel);
+
+/**
+ * A BIF changed (the watcher saw a *.bif name change): from now on every
+ * KEY file has a new key, so its folder is built again when next asked
+ * and its old entry ages out. Process-wide, any thread.
+ */
+void lfs_cache_bifs_changed(void);
 
 /** Set the bounds (bytes of view data, number of entries; 0 = no bound). */
 void lfs_cache_init(lfs_cache *c, size_t max_bytes, size_t max_entries);

@@ -335,135 +335,157 @@ static int open_ci(int dfd, const char *path)
 	return cur;
 }
 
-/* Read BIF @p path (relative to @p dirfd / @p dir) whole; NULL with *why set. */
-static uint8_t *read_bif(int dirfd, const char *dir, const char *path, size_t max, size_t *n,
-			 const char **why)
+/*
+ * Open BIF @p path (relative to @p dirfd / @p dir) for reading: a regular
+ * file found by open_ci(); -1 with *why set ("missing", …).
+ */
+static int read_bif(int dirfd, const char *dir, const char *path, const char **why)
 {
 	int dfd = *dir ? openat(dirfd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : dup(dirfd);
 	if (dfd < 0) {
 		*why = strerror(errno);
-		return NULL;
+		return -1;
 	}
 	int fd = open_ci(dfd, path);
 	close(dfd);
 	if (fd < 0) {
 		*why = "missing";
-		return NULL;
+		return -1;
 	}
 	struct stat st;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
 		*why = "not a regular file";
-		return NULL;
+		return -1;
 	}
-	if ((uint64_t)st.st_size > max) {
-		close(fd);
-		*why = "larger than -o max_model_size, not read";
-		return NULL;
-	}
-	size_t sz = (size_t)st.st_size, got = 0;
-	uint8_t *buf = malloc(sz ? sz : 1);
-	while (buf && got < sz) {
-		ssize_t k = pread(fd, buf + got, sz - got, (off_t)got);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			break;
-		got += (size_t)k;
-	}
-	if (!buf)
-		*why = "out of memory";
-	*n = got;
-	close(fd);
-	return buf;
+	return fd;
 }
 
-static lfs_err build_key(struct abuild *b, int dirfd, const char *dir, size_t max_bif,
+/* A key and its BIF index: build_key() reads the keys BIF by BIF. */
+struct keyref {
+	uint32_t bif, i;
+};
+
+static int keyref_cmp(const void *a, const void *b)
+{
+	const struct keyref *x = a, *y = b;
+	if (x->bif != y->bif)
+		return x->bif < y->bif ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/*
+ * Add key @p i of @p k, whose BIF is bifs[its index] (open), to the folder:
+ * its payload pread when needed (build_erf's rule: always, but with
+ * names_only only a `.mdl` payload, or any in an E1 key so that a listing
+ * leaves out what the full build leaves out); a V1 payload not read is
+ * still located and bounds-checked. A resource over @p max bytes (stored
+ * or uncompressed) is left out and reported; one that cannot be read is
+ * counted in *absent (*first: the first message).
+ */
+static void key_resource(struct abuild *b, const lfs_key *k, uint32_t i, const lfs_bif *const *bifs,
+			 size_t max, uint32_t *absent, char *first, size_t first_sz)
+{
+	const lfs_key_res *kr = &k->res[i];
+	const lfs_bif_res *br;
+	lfs_error e;
+	memset(&e, 0, sizeof(e));
+	lfs_err rr = lfs_key_locate(k, i, bifs, &br, &e);
+	uint8_t *p = NULL;
+	size_t pn = 0;
+	if (rr == LFS_OK && (br->size > max || br->usize > max)) {
+		problem(b, "%s (type %u): %u bytes, larger than -o max_model_size: left out",
+			kr->resref, kr->type, br->size > br->usize ? br->size : br->usize);
+		return;
+	}
+	bool need = !b->l.names_only || kr->type == LFS_RESTYPE_MDL || k->e1;
+	if (rr == LFS_OK && need)
+		rr = lfs_key_read(k, i, bifs, &p, &pn, &e);
+	if (rr == LFS_ERR_NOMEM) {
+		b->l.failed = 1;
+		return;
+	}
+	if (rr != LFS_OK) {
+		if (!(*absent)++)
+			snprintf(first, first_sz, "%s", e.msg);
+		return;
+	}
+	const char *fname = resource_name(b, kr->resref, kr->type, i);
+	if (!fname)
+		b->l.failed = 1;
+	else
+		add_resource(b, kr->resref, fname, kr->type, p, pn);
+	free(p);
+}
+
+/*
+ * The folder of KEY @p data (@p n bytes) in folder @p dir: the resources of
+ * every BIF it names, BIF by BIF (each opened once, its table read, the
+ * payloads it needs pread, closed): no BIF is held whole, whatever its
+ * size (the folder still keeps the payloads it shows, see lfs_vlist). A
+ * missing, undecodable or truncated BIF is reported once; a
+ * resource larger than @p max_res (-o max_model_size) is left out.
+ */
+static lfs_err build_key(struct abuild *b, int dirfd, const char *dir, size_t max_res,
 			 const uint8_t *data, size_t n, lfs_error *err)
 {
 	lfs_key *k = NULL;
 	lfs_err r = lfs_key_decode(data, n, &k, err);
 	if (r != LFS_OK)
 		return r;
-	uint8_t **raw = calloc(k->n_bifs ? k->n_bifs : 1, sizeof(*raw));
-	lfs_bif **bifs = calloc(k->n_bifs ? k->n_bifs : 1, sizeof(*bifs));
-	uint32_t *absent = calloc(k->n_bifs ? k->n_bifs : 1, sizeof(*absent));
-	char (*first)[sizeof(((lfs_error *)0)->msg)] = calloc(k->n_bifs ? k->n_bifs : 1, sizeof(*first));
-	if (!raw || !bifs || !absent || !first) {
+	const lfs_bif **bifs = calloc(k->n_bifs ? k->n_bifs : 1, sizeof(*bifs));
+	struct keyref *ord = calloc(k->n_res ? k->n_res : 1, sizeof(*ord));
+	if (!bifs || !ord) {
 		r = lfs_nomem(err, "BIF table");
 		goto out;
 	}
-	/* Every BIF is read whole, so their sum is bounded too (by the same
-	 * max_model_size): a game install's chitin.key names gigabytes of BIFs;
-	 * the ones past the bound are absent and reported (docs/archives.md). */
-	size_t total = 0;
-	for (uint32_t i = 0; i < k->n_bifs; i++) {
-		size_t bn = 0;
-		const char *why = NULL;
-		raw[i] = total < max_bif ? read_bif(dirfd, dir, k->bifs[i].path, max_bif - total, &bn, &why)
-					 : NULL;
-		if (!raw[i] && !why)
-			why = "the key's BIFs together pass -o max_model_size, not read";
-		else if (!raw[i] && strcmp(why, "larger than -o max_model_size, not read") == 0)
-			why = "larger than what -o max_model_size leaves for the key's BIFs, not read";
-		if (!raw[i]) {
-			problem(b, "%s: %s: its resources are absent", k->bifs[i].path, why);
+	for (uint32_t i = 0; i < k->n_res; i++)
+		ord[i] = (struct keyref){ lfs_key_bif_of(k->res[i].res_id), i };
+	qsort(ord, k->n_res, sizeof(*ord), keyref_cmp);
+	uint32_t j = 0;
+	for (uint32_t bi = 0; bi < k->n_bifs && !b->l.failed; bi++) {
+		uint32_t end = j;
+		while (end < k->n_res && ord[end].bif == bi)
+			end++;
+		const char *path = k->bifs[bi].path, *why = NULL;
+		int fd = read_bif(dirfd, dir, path, &why);
+		if (fd < 0) {
+			problem(b, "%s: %s: its resources are absent", path, why);
+			j = end;
 			continue;
 		}
-		total += bn;
+		lfs_bif *bif = NULL;
 		lfs_error e;
 		memset(&e, 0, sizeof(e));
-		if (lfs_bif_decode(raw[i], bn, &bifs[i], &e) != LFS_OK) {
-			problem(b, "%s: does not decode, its resources are absent: %s", k->bifs[i].path,
-				e.msg);
-			bifs[i] = NULL;
-		}
-	}
-	for (uint32_t i = 0; i < k->n_res && !b->l.failed; i++) {
-		const lfs_key_res *kr = &k->res[i];
-		uint32_t bi = lfs_key_bif_of(kr->res_id);
-		if (bi < k->n_bifs && !bifs[bi])
-			continue; /* reported once for its BIF */
-		uint8_t *p = NULL;
-		size_t pn = 0;
-		lfs_error e;
-		memset(&e, 0, sizeof(e));
-		lfs_err rr = lfs_key_read(k, i, (const lfs_bif *const *)bifs, &p, &pn, &e);
-		if (rr == LFS_ERR_NOMEM) {
+		lfs_err br = lfs_bif_read_table(fd, &bif, &e);
+		if (br == LFS_ERR_NOMEM) {
 			b->l.failed = 1;
-			break;
+		} else if (br != LFS_OK) {
+			problem(b, "%s: does not decode, its resources are absent: %s", path, e.msg);
+		} else {
+			uint32_t absent = 0;
+			char first[sizeof(e.msg)] = "";
+			bifs[bi] = bif;
+			for (; j < end && !b->l.failed; j++)
+				key_resource(b, k, ord[j].i, bifs, max_res, &absent, first, sizeof(first));
+			bifs[bi] = NULL;
+			if (absent)
+				problem(b, "%s: truncated or damaged: %u of its resources are absent "
+					"(first: %s)", path, absent, first);
 		}
-		if (rr != LFS_OK) {
-			if (bi < k->n_bifs) {
-				if (!absent[bi]++)
-					snprintf(first[bi], sizeof(first[bi]), "%s", e.msg);
-			} else {
-				problem(b, "%s.%u: BIF index %u beyond the file table: absent", kr->resref,
-					kr->type, bi);
-			}
-			continue;
-		}
-		const char *fname = resource_name(b, kr->resref, kr->type, i);
-		if (!fname)
-			b->l.failed = 1;
-		else
-			add_resource(b, kr->resref, fname, kr->type, p, pn);
-		free(p);
+		lfs_bif_free(bif);
+		close(fd);
+		j = end;
 	}
-	for (uint32_t i = 0; i < k->n_bifs; i++)
-		if (absent[i])
-			problem(b, "%s: truncated or damaged: %u of its resources are absent (first: %s)",
-				k->bifs[i].path, absent[i], first[i]);
+	for (; j < k->n_res && !b->l.failed; j++) {
+		const lfs_key_res *kr = &k->res[ord[j].i];
+		problem(b, "%s.%u: BIF index %u beyond the file table: absent", kr->resref, kr->type,
+			ord[j].bif);
+	}
 	r = LFS_OK;
 out:
-	for (uint32_t i = 0; raw && bifs && i < k->n_bifs; i++) {
-		lfs_bif_free(bifs[i]);
-		free(raw[i]);
-	}
-	free(raw);
 	free(bifs);
-	free(absent);
-	free(first);
+	free(ord);
 	lfs_key_free(k);
 	return r;
 }

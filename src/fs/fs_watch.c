@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/inotify.h>
 #include <unistd.h>
 
@@ -135,6 +136,36 @@ void fsi_inval_subtree(struct inval_list *l, struct node *n)
 	}
 }
 
+/*
+ * Name @p name in folder @p d is a BIF that changed: every KEY's folder is
+ * built anew when next asked (lfs_cache_bifs_changed(): a KEY's cache key
+ * changes), and the kernel forgets the folders of the KEYs in @p d and
+ * above (a KEY names its BIFs relative to its own folder: docs/archives.md),
+ * as for a changed archive file (fs->mu held).
+ */
+static void bif_changed(lfs_fs *fs, const struct node *d, const char *name, struct inval_list *l)
+{
+	size_t ln = strlen(name);
+	if (ln <= 4 || strcasecmp(name + ln - 4, ".bif") != 0)
+		return;
+	lfs_cache_bifs_changed();
+	const char *drel = d->kind == K_ROOT ? "" : d->rel;
+	for (size_t i = 1; i < fs->nslots; i++) {
+		struct node *n = fs->slots[i];
+		if (!n || n->kind != K_MODEL)
+			continue;
+		const char *rel = n->rel, *base = strrchr(rel, '/');
+		size_t lr = strlen(rel), kd = base ? (size_t)(base - rel) : 0;
+		if (lr <= 4 || strcasecmp(rel + lr - 4, ".key") != 0 ||
+		    (kd && (strncmp(drel, rel, kd) != 0 || (drel[kd] && drel[kd] != '/'))))
+			continue; /* not a KEY, or not in d or above */
+		n->dirty_gen++;
+		fsi_inval_subtree(l, n);
+		if (n->parent)
+			fsi_inval_add(l, n->parent->id, node_name(n));
+	}
+}
+
 /* One inotify event (fs->mu held). */
 static void watch_event(lfs_fs *fs, const struct inotify_event *ev, struct inval_list *l)
 {
@@ -181,6 +212,7 @@ static void watch_event(lfs_fs *fs, const struct inotify_event *ev, struct inval
 	fsi_inval_add(l, d->id, NULL); /* folder attributes and cached listing */
 	if (fsi_is_ctl_name(d->kind, ev->name))
 		return; /* shadowed */
+	bif_changed(fs, d, ev->name, l);
 	struct node *c = fsi_find_child(fs, d, ev->name);
 	if (c && c->kind == K_MODEL && c->self_commit) {
 		/* Our own commit replaced the model file and already updated the

@@ -8,8 +8,14 @@
  * rest as truncated; the generated KEY+BIF sets (V1 and E1/zstd, BIFs under
  * data/ next to the key as in a game install) serve every resource equal to
  * the loose file it was built from; truncated and bit-flipped KEYs and BIFs
- * never crash (ASan in CI). Deterministic (testrng.h).
+ * never crash (ASan in CI). The file reader (lfs_bif_read_table: table by
+ * pread, payloads by pread) gives the same table, the same bytes and the
+ * same errors as the decoder of the whole file, on every BIF of the corpus,
+ * on truncations and bit flips of them, and refuses tables past the end of
+ * the file and huge counts (of a sparse 4 GiB file) without reading them.
+ * Deterministic (testrng.h).
  */
+#define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +25,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "archive_corpus.h"
 #include "corpus.h"
@@ -300,6 +308,208 @@ static void test_e1_sha1_mismatch(void **state)
 	free(kd);
 }
 
+/* A file holding @p n bytes of @p d (memory-backed), open for reading; -1 when unavailable. */
+static int mem_file(const uint8_t *d, size_t n)
+{
+	int fd = memfd_create("bif", MFD_CLOEXEC);
+	if (fd < 0) {
+		FILE *f = tmpfile(); /* no memfd: a temporary file (kept open by the dup) */
+		assert_non_null(f);
+		fd = dup(fileno(f));
+		fclose(f);
+	}
+	assert_true(fd >= 0);
+	size_t put = 0;
+	while (put < n) {
+		ssize_t k = pwrite(fd, d + put, n - put, (off_t)put);
+		assert_true(k > 0);
+		put += (size_t)k;
+	}
+	return fd;
+}
+
+/*
+ * BIF @p d (@p n bytes) both ways, decoded whole and its table read from a
+ * file by pread: same result, same message, same table; then every key of
+ * @p k (BIF slot @p slot) reads the same from both, bytes or error message.
+ * Returns how many keys read.
+ */
+static uint32_t same_both_ways(const lfs_key *k, uint32_t slot, const uint8_t *d, size_t n)
+{
+	lfs_bif *mb = NULL, *fb = NULL;
+	lfs_error me = { 0 }, fe = { 0 };
+	lfs_err mr = lfs_bif_decode(d, n, &mb, &me);
+	int fd = mem_file(d, n);
+	lfs_err fr = lfs_bif_read_table(fd, &fb, &fe);
+	assert_int_equal(fr, mr);
+	uint32_t ok = 0;
+	if (mr != LFS_OK) {
+		assert_null(fb);
+		assert_string_equal(fe.msg, me.msg);
+		assert_int_equal(fe.offset, me.offset);
+		close(fd);
+		return 0;
+	}
+	assert_null(fb->data);
+	assert_int_equal(fb->fd, fd);
+	assert_int_equal(fb->size, n);
+	assert_int_equal(fb->e1, mb->e1);
+	assert_string_equal(fb->oid, mb->oid);
+	assert_int_equal(fb->n, mb->n);
+	if (mb->n)
+		assert_memory_equal(fb->res, mb->res, mb->n * sizeof(*mb->res));
+	const lfs_bif *mbs[2] = { NULL, NULL }, *fbs[2] = { NULL, NULL };
+	mbs[slot] = mb;
+	fbs[slot] = fb;
+	for (uint32_t i = 0; k && i < k->n_res; i++) {
+		if (lfs_key_bif_of(k->res[i].res_id) != slot)
+			continue;
+		uint8_t *mp = NULL, *fp = NULL;
+		size_t mn = 0, fn = 0;
+		mr = lfs_key_read(k, i, mbs, &mp, &mn, &me);
+		fr = lfs_key_read(k, i, fbs, &fp, &fn, &fe);
+		assert_int_equal(fr, mr);
+		if (mr == LFS_OK) {
+			assert_int_equal(fn, mn);
+			assert_memory_equal(fp, mp, mn);
+			ok++;
+		} else {
+			assert_string_equal(fe.msg, me.msg);
+		}
+		free(mp);
+		free(fp);
+	}
+	lfs_bif_free(mb);
+	lfs_bif_free(fb);
+	close(fd);
+	return ok;
+}
+
+/* Every BIF of the corpus read from its file equals its whole-file decode. */
+static void test_table_pread(void **state)
+{
+	(void)state;
+	char path[512];
+	const char *corpus = lfs_corpus_dir_or_skip();
+	static const char *const sets[][3] = {
+		{ "gen/nwn_key_pack/v1", "gen_v1.key", "data/models.bif" },
+		{ "gen/nwn_key_pack/v1", "gen_v1.key", "data/textures.bif" },
+		{ "gen/nwn_key_pack/e1zstd", "gen_e1.key", "data/models.bif" },
+		{ "gen/nwn_key_pack/e1zstd", "gen_e1.key", "data/textures.bif" },
+		{ "real/neverwinter.nim", "chitin.key", "bif-header-only.bif" },
+	};
+	uint32_t ok = 0;
+	for (size_t s = 0; s < 5; s++) {
+		uint8_t *kd;
+		size_t kn, n;
+		lfs_key *k = load_key(lfs_path(path, sizeof(path), "%s/archives/%s/%s", corpus,
+					       sets[s][0], sets[s][1]), &kd, &kn);
+		uint32_t slot = strstr(sets[s][2], "textures") ? 1 : 0;
+		uint8_t *d = lfs_read_file(lfs_path(path, sizeof(path), "%s/archives/%s/%s", corpus,
+						    sets[s][0], sets[s][2]), &n);
+		assert_non_null(d);
+		ok += same_both_ways(k, slot, d, n);
+		free(d);
+		lfs_key_free(k);
+		free(kd);
+	}
+	/* 2 × 35 generated resources, and the 4 whole ones of the truncated 2da.bif */
+	assert_int_equal(ok, 2 * 35 + 4);
+}
+
+/* A BIFF V1 header: @p nv variable resources, table at @p off. */
+static void bif_v1_header(uint8_t *h, uint32_t nv, uint32_t nf, uint32_t off)
+{
+	memcpy(h, "BIFFV1  ", 8);
+	for (int i = 0; i < 4; i++) {
+		h[8 + i] = (uint8_t)(nv >> (8 * i));
+		h[12 + i] = (uint8_t)(nf >> (8 * i));
+		h[16 + i] = (uint8_t)(off >> (8 * i));
+	}
+}
+
+static lfs_err table_of(const uint8_t *d, size_t n, lfs_error *err)
+{
+	int fd = mem_file(d, n);
+	lfs_bif *b = NULL;
+	lfs_err r = lfs_bif_read_table(fd, &b, err);
+	if (r == LFS_OK)
+		assert_int_equal(b->fd, fd);
+	else
+		assert_null(b);
+	lfs_bif_free(b);
+	close(fd);
+	return r;
+}
+
+/*
+ * Hostile tables: cut headers, a table past the end of the file, counts
+ * and offsets whose table would not fit (also in a sparse 4 GiB file: the
+ * check is against the file's size, before any allocation or read), fixed
+ * resources; and the payloads of a BIF cut right after its table.
+ */
+static void test_table_hostile(void **state)
+{
+	(void)state;
+	uint8_t h[64] = { 0 };
+	lfs_error err = { 0 };
+	bif_v1_header(h, 0, 0, 20);
+	assert_int_equal(table_of(h, 20, &err), LFS_OK); /* empty BIF */
+	assert_int_equal(table_of(h, 10, &err), LFS_ERR_CORRUPT);
+	assert_non_null(strstr(err.msg, "header needs 20 bytes"));
+	assert_int_equal(table_of(h, 0, &err), LFS_ERR_NOTFORMAT);
+	memcpy(h + 4, "E1  ", 4); /* E1 needs 44 */
+	assert_int_equal(table_of(h, 30, &err), LFS_ERR_CORRUPT);
+	assert_non_null(strstr(err.msg, "header needs 44 bytes"));
+	bif_v1_header(h, 3, 0, 20); /* 3 × 16 bytes from 20: 68 needed, 64 there */
+	assert_int_equal(table_of(h, 64, &err), LFS_ERR_CORRUPT);
+	assert_non_null(strstr(err.msg, "does not fit"));
+	assert_int_equal(err.offset, 20);
+	bif_v1_header(h, 1, 0, 0xFFFFFFF0u); /* offset past the end */
+	assert_int_equal(table_of(h, 64, &err), LFS_ERR_CORRUPT);
+	assert_int_equal(err.offset, 16);
+	bif_v1_header(h, 1, 2, 20);
+	assert_int_equal(table_of(h, 64, &err), LFS_ERR_UNSUPPORTED);
+	/* huge counts in a sparse file of 4 GiB: refused from the header alone */
+	int fd = mem_file(h, 20);
+	if (ftruncate(fd, (off_t)4 << 30) == 0) {
+		lfs_bif *b = NULL;
+		bif_v1_header(h, 0xFFFFFFFFu, 0, 20); /* 64 GiB of table */
+		assert_int_equal(pwrite(fd, h, 20, 0), 20);
+		assert_int_equal(lfs_bif_read_table(fd, &b, &err), LFS_ERR_CORRUPT);
+		assert_null(b);
+		assert_non_null(strstr(err.msg, "4294967295 entries"));
+		bif_v1_header(h, 0x10000000u, 0, 20); /* 4 GiB + 20: one 16-byte entry too many */
+		assert_int_equal(pwrite(fd, h, 20, 0), 20);
+		assert_int_equal(lfs_bif_read_table(fd, &b, &err), LFS_ERR_CORRUPT);
+		assert_null(b);
+	}
+	close(fd);
+	/* a generated BIF cut right after its table: the table reads, every payload fails */
+	char path[512];
+	const char *corpus = lfs_corpus_dir_or_skip();
+	uint8_t *kd;
+	size_t kn, n;
+	lfs_key *k = load_key(lfs_path(path, sizeof(path),
+				       "%s/archives/gen/nwn_key_pack/v1/gen_v1.key", corpus), &kd, &kn);
+	uint8_t *d = lfs_read_file(
+		lfs_path(path, sizeof(path), "%s/archives/gen/nwn_key_pack/v1/data/models.bif", corpus), &n);
+	assert_non_null(d);
+	uint32_t nv = le32(d + 8);
+	size_t cut = 20 + (size_t)nv * 16;
+	assert_true(cut < n);
+	assert_int_equal(same_both_ways(k, 0, d, cut), 0);
+	assert_int_equal(same_both_ways(k, 0, d, cut - 1), 0); /* table one byte short */
+	fd = mem_file(d, cut - 1);
+	lfs_bif *b = NULL;
+	assert_int_equal(lfs_bif_read_table(fd, &b, &err), LFS_ERR_CORRUPT);
+	assert_non_null(strstr(err.msg, "does not fit"));
+	close(fd);
+	free(d);
+	lfs_key_free(k);
+	free(kd);
+}
+
 static void exercise_key(const uint8_t *d, size_t n)
 {
 	lfs_key *k = NULL;
@@ -321,6 +531,7 @@ static void exercise_key(const uint8_t *d, size_t n)
 /* read every key of @p k through the (possibly damaged) BIF @p d as BIF slot @p slot */
 static void exercise_bif(const lfs_key *k, uint32_t slot, const uint8_t *d, size_t n)
 {
+	same_both_ways(k, slot, d, n); /* the file reader agrees with the decoder */
 	lfs_bif *b = NULL;
 	lfs_error err = { 0 };
 	if (lfs_bif_decode(d, n, &b, &err)) {
@@ -420,6 +631,8 @@ int main(void)
 		cmocka_unit_test(test_gen_sets),
 		cmocka_unit_test(test_e1_sha1_mismatch),
 		cmocka_unit_test(test_hostile),
+		cmocka_unit_test(test_table_pread),
+		cmocka_unit_test(test_table_hostile),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
