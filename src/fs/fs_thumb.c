@@ -83,7 +83,7 @@ static void tex_identity(lfs_texture_ctx *tc, const char *resref, lfs_sb *sb)
 	if (lfs_texture_lookup(tc, resref, found, sizeof(found)) &&
 	    (found[0] == '/' ? snprintf(rel, sizeof(rel), "%s", found) < (int)sizeof(rel)
 			     : join_norm(tc->model_rel, found, rel, sizeof(rel))) &&
-	    fstatat(tc->rootfd, rel, &st, 0) == 0)
+	    lfs_texture_stat(tc->rootfd, rel, &st))
 		lfs_sb_printf(sb, "%s %lld %lld %llu\n", rel, (long long)st.st_size,
 			      (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec,
 			      (unsigned long long)st.st_ino);

@@ -39,6 +39,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 /** One listed folder (private). */
 typedef struct lfs_texdir {
@@ -88,6 +89,29 @@ bool lfs_texture_name(const char *name);
 
 /** Make the next lookup under root @p rootfd rebuild the SOURCE-wide index. */
 void lfs_texture_index_invalidate(int rootfd);
+
+/**
+ * Identity of resource @p rel (relative to root @p rootfd) as the texture
+ * lookup answers it: the file's stat, or, for a resource inside an
+ * ERF-family archive ("<archive>/<resref.ext>"), the archive file's.
+ * False when neither exists.
+ */
+bool lfs_texture_stat(int rootfd, const char *rel, struct stat *st);
+
+/**
+ * Supermodel lookup by ResRef (docs/mount.md "Textures"): read model
+ * `<name>.mdl` (@p name ignoring case, at most 32 bytes) for a model whose
+ * folder is @p dir (relative to SOURCE root @p rootfd). When @p dir is an
+ * ERF-family archive (the model lives inside it), that archive's own MDL
+ * resource first; then the SOURCE-wide index (models: loose `.mdl` files
+ * with an "override" folder first, then loose files shallowest first, then
+ * MDL resources of ERF-family archives in bytewise path order; then the
+ * respath folders). At most @p max bytes; *data malloc'd (caller frees).
+ * False when there is none or it cannot be read. (The folder beside the
+ * model is the caller's first place: lfs_sibling_model_read().)
+ */
+bool lfs_texture_model_read(int rootfd, const char *dir, const char *name, size_t max,
+			    uint8_t **data, size_t *n);
 
 /** Largest texture file lfs_texture_read() reads, in bytes. */
 #define LFS_TEXTURE_READ_MAX ((size_t)64 << 20)
