@@ -11,6 +11,7 @@
 #include "../common/strbuf.h"
 #include "../views/thumb.h"
 #include "../views/thumb_models.h"
+#include "fs_archive.h"
 #include "replace.h"
 #include "texture.h"
 #include "thumbcache.h"
@@ -250,9 +251,115 @@ static double ms_since(const struct timespec *a)
 	return (double)(b.tv_sec - a->tv_sec) * 1e3 + (double)(b.tv_nsec - a->tv_nsec) / 1e6;
 }
 
+/*
+ * The thumbnail.png view @p vpath ("<resref>.mdl/thumbnail.png") of a model
+ * inside archive entry @p ce when it waits for its bytes (listed with size
+ * 0 by lfs_archive_build(): fs->mu held), else NULL.
+ */
+static lfs_view *archive_pending(lfs_centry *ce, const char *vpath)
+{
+	lfs_view *v = (lfs_view *)lfs_viewset_find(&ce->vs, vpath);
+	return v && v->kind == LFS_VIEW_THUMBNAIL && v->size == 0 ? v : NULL;
+}
+
+/*
+ * fsi_thumb_fill() for a model inside an archive (docs/thumbnails.md
+ * "Models inside archives"): the archive file is read again, the model's
+ * payload taken from it (lfs_archive_model_bytes()), and drawn as a loose
+ * model's (same disk cache, keyed by the payload's bytes), with the texture
+ * lookup of a model "<archive>/<resref>.mdl": the archive's own textures,
+ * then loose files beside the archive and above, then the SOURCE-wide index.
+ * One inner thumbnail of an archive at a time (ce->thumb_busy).
+ */
+static int fill_archive(lfs_fs *fs, lfs_centry *ce, const char *vpath)
+{
+	size_t vl = strlen(vpath), tl = strlen("/" LFS_VIEWSET_THUMB_NAME);
+	if (vl <= tl || strcmp(vpath + vl - tl, "/" LFS_VIEWSET_THUMB_NAME) != 0)
+		return 0;
+	fs_lock(fs);
+	for (;;) {
+		if (ce->vs.format != &lfs_archive_format || !archive_pending(ce, vpath)) {
+			fs_unlock(fs);
+			return 0;
+		}
+		if (fsi_thumb_defer) {
+			fs_unlock(fs);
+			return EAGAIN;
+		}
+		if (!ce->thumb_busy)
+			break;
+		pthread_cond_wait(&fs->cache.built, &fs->mu);
+	}
+	ce->thumb_busy = true;
+	fs_unlock(fs);
+
+	const char *rel = ce->key.rel; /* the entry's own copy; held by the caller */
+	char model[PATH_MAX], mrel[PATH_MAX], dir[PATH_MAX];
+	const char *slash = strrchr(rel, '/');
+	size_t dl = slash ? (size_t)(slash - rel) : 0, rl = strlen(rel);
+	int r = 0;
+	if (vl - tl >= sizeof(model) || rl + 1 + (vl - tl) >= sizeof(mrel)) {
+		r = ENAMETOOLONG;
+	} else {
+		memcpy(model, vpath, vl - tl);
+		model[vl - tl] = '\0';
+		memcpy(mrel, rel, rl);
+		mrel[rl] = '/';
+		memcpy(mrel + rl + 1, model, vl - tl + 1);
+		memcpy(dir, rel, dl); /* dl < rl < PATH_MAX */
+		dir[dl] = '\0';
+	}
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	uint8_t *data = NULL, *mb = NULL, *png = NULL;
+	size_t n = 0, mn = 0, pngn = 0;
+	struct stat st;
+	if (!r)
+		r = read_model_now(fs, rel, &data, &n, &st);
+	bool from_cache = false;
+	if (!r) {
+		lfs_error e;
+		memset(&e, 0, sizeof(e));
+		lfs_err lr = lfs_archive_model_bytes(fs->rootfd, dir, slash ? slash + 1 : rel, data, n,
+						     fs->o.max_model_size, model, &mb, &mn, &e);
+		const lfs_format *f = lr == LFS_OK ? lfs_format_for("model.mdl", mb, mn) : NULL;
+		if (lr == LFS_ERR_NOMEM)
+			r = ENOMEM;
+		else if (!f)
+			r = ESTALE; /* the archive changed: no such model now */
+		else if (draw_thumb(fs, f, mrel, mb, mn, &st, true, &png, &pngn, &from_cache) <= 0)
+			r = ENOMEM;
+	}
+	free(data);
+	free(mb);
+	if (!r)
+		fsi_log(fs, LFS_LOG_DEBUG, "%s: thumbnail %s in %.1f ms", mrel,
+			from_cache ? "from the disk cache" : "rendered", ms_since(&t0));
+
+	fs_lock(fs);
+	ce->thumb_busy = false;
+	lfs_view *v = r ? NULL : archive_pending(ce, vpath);
+	if (v) {
+		size_t before = lfs_centry_held(ce);
+		free(v->data);
+		v->data = (char *)png;
+		v->size = pngn;
+		png = NULL;
+		size_t grew = lfs_centry_held(ce) - before;
+		ce->bytes += grew;
+		fs->cache.bytes += grew;
+	}
+	pthread_cond_broadcast(&fs->cache.built);
+	fs_unlock(fs);
+	free(png);
+	return r;
+}
+
 int fsi_thumb_fill(lfs_fs *fs, lfs_centry *ce, const char *vpath)
 {
-	if (!ce || strcmp(vpath, LFS_VIEWSET_THUMB_NAME) != 0)
+	if (ce && strcmp(vpath, LFS_VIEWSET_THUMB_NAME) != 0)
+		return fill_archive(fs, ce, vpath);
+	if (!ce)
 		return 0;
 	fs_lock(fs);
 	for (;;) {
