@@ -638,6 +638,16 @@ bool lfs_texture_name(const char *name)
 	return name && ext_rank(name) >= 0;
 }
 
+bool lfs_texture_archive_name(const char *name)
+{
+	return name && erf_name(name);
+}
+
+bool lfs_texture_index_name(const char *name)
+{
+	return name && (ext_rank(name) >= 0 || mdl_name(name) || erf_name(name));
+}
+
 void lfs_texture_index_invalidate(int rootfd)
 {
 	pthread_mutex_lock(&g_mu);
