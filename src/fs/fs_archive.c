@@ -103,6 +103,8 @@ struct abuild {
 	const char *want; /* lfs_archive_model_bytes(): the model folder wanted, nothing listed */
 	uint8_t *got;     /* its payload (malloc'd) */
 	size_t gotn;
+	lfs_archive_res *res; /* a KEY's texture payloads (want mode) */
+	size_t nres, res_cap;
 };
 
 static void problem(struct abuild *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -189,6 +191,21 @@ static void add_resource(struct abuild *b, const char *resref, const char *fname
 			}
 			memcpy(b->got, p, n);
 			b->gotn = n;
+		}
+		/* a KEY's textures, whose entries texture.h cannot read alone */
+		if (tex_rank(type) >= 0 && p && n && resref[0] && is_key_name(b->arch)) {
+			uint8_t *c = malloc(n);
+			if (!c || !lfs_grow((void **)&b->res, &b->res_cap, b->nres + 1, sizeof(*b->res))) {
+				free(c);
+				b->l.failed = 1;
+				return;
+			}
+			memcpy(c, p, n);
+			lfs_archive_res *t = &b->res[b->nres++];
+			snprintf(t->resref, sizeof(t->resref), "%s", resref);
+			t->type = type;
+			t->data = c;
+			t->n = n;
 		}
 		return;
 	}
@@ -526,10 +543,12 @@ lfs_err lfs_archive_build(int dirfd, const char *dir, const char *name, const ui
 
 lfs_err lfs_archive_model_bytes(int dirfd, const char *dir, const char *name, const uint8_t *data,
 				size_t n, size_t max_bif, const char *model, uint8_t **out, size_t *outn,
-				lfs_error *err)
+				lfs_archive_res **tex, size_t *ntex, lfs_error *err)
 {
 	*out = NULL;
 	*outn = 0;
+	*tex = NULL;
+	*ntex = 0;
 	struct abuild b;
 	memset(&b, 0, sizeof(b));
 	lfs_nameset_init(&b.names);
@@ -546,11 +565,21 @@ lfs_err lfs_archive_model_bytes(int dirfd, const char *dir, const char *name, co
 		r = lfs_fail(err, LFS_ERR_NOTFORMAT, SIZE_MAX, NULL, "%s: no model %s inside", name, model);
 	if (r != LFS_OK) {
 		free(b.got);
+		lfs_archive_res_free(b.res, b.nres);
 		return r;
 	}
 	*out = b.got;
 	*outn = b.gotn;
+	*tex = b.res;
+	*ntex = b.nres;
 	return LFS_OK;
+}
+
+void lfs_archive_res_free(lfs_archive_res *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		free(v[i].data);
+	free(v);
 }
 
 /* build_views of the row: an ERF from its bytes (a KEY has no BIFs here). */

@@ -172,11 +172,14 @@ lfs_umount "$MNT"
 G="$LFS_CORPUS/archives/gen/nwn_erf"
 if [ -f "$G/models_v1.hak" ]; then
 	rm -rf "$SRC"/* && cp "$G/models_v1.hak" "$G/models_e1zstd.hak" "$SRC/"
+	K="$LFS_CORPUS/archives/gen/nwn_key_pack/v1"
+	[ -f "$K/gen_v1.key" ] && cp -r "$K" "$SRC/k"
 	lfs_mount "$SRC" "$MNT" -o ro,nothumb_cache
-	for h in models_v1 models_e1zstd; do
-		n=$(colour_px "$MNT/$h.hak/c_aribeth.mdl/thumbnail.png")
-		[ "$n" -gt 500 ] && lfs_ok "corpus $h.hak: c_aribeth thumbnail textured ($n colour pixels)" ||
-			lfs_fail "corpus $h.hak: c_aribeth thumbnail has $n colour pixels"
+	for h in models_v1.hak models_e1zstd.hak k/gen_v1.key; do
+		[ -e "$MNT/$h" ] || continue
+		n=$(colour_px "$MNT/$h/c_aribeth.mdl/thumbnail.png")
+		[ "$n" -gt 500 ] && lfs_ok "corpus $h: c_aribeth thumbnail textured ($n colour pixels)" ||
+			lfs_fail "corpus $h: c_aribeth thumbnail has $n colour pixels"
 	done
 	lfs_umount "$MNT"
 fi
