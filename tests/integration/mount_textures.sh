@@ -184,6 +184,31 @@ if [ -f "$G/models_v1.hak" ]; then
 	lfs_umount "$MNT"
 fi
 
+# supermodel by ResRef: c_aribeth's supermodel a_fa only inside a hak; a
+# structural save through the mount takes its part numbers from there
+# (as edit_supermodel.sh does with a_fa beside the model)
+D="$LFS_CORPUS/nwn/tree/rollnw/tests/test_data/renderer/nwn_dump_user/development/mdl"
+if [ -f "$D/c_aribeth.mdl" ] && [ -f "$D/a_fa.mdl" ]; then
+	S2="$WORK/src2"
+	mkdir -p "$S2/models" "$S2/haks"
+	cp "$D/c_aribeth.mdl" "$S2/models/" && chmod 644 "$S2/models/c_aribeth.mdl"
+	cp "$D/a_fa.mdl" "$WORK/pack/a_fa.mdl"
+	"$ERFPACK" "$S2/haks/super.hak" HAK V1.0 "$WORK/pack/a_fa.mdl" || lfs_fail "erfpack super.hak"
+	want=$("$CONVERT" cat "$D/a_fa.mdl" model.mdl | awk '$1 == "node" && $3 == "Impact" { f = 1; next }
+		f && $1 == "#part-number" { print $2; exit }')
+	lfs_mount "$S2" "$MNT" -o nothumb_cache
+	V="$MNT/models/c_aribeth.mdl"
+	timeout 60 sed -i '/^node dummy Impact$/,/^endnode$/d' "$V/model.mdl" || lfs_fail "supermodel: sed -i (remove)"
+	timeout 60 sed -i 's/^endmodelgeom c_aribeth/node dummy Impact\n  parent torso_g\nendnode\n&/' "$V/model.mdl" ||
+		lfs_fail "supermodel: sed -i (add back)"
+	got=$(awk '$1 == "node" && $3 == "Impact" { f = 1; next } f && $1 == "#part-number" { print $2; exit }' "$V/model.mdl")
+	[ -n "$want" ] && [ "$got" = "$want" ] &&
+		lfs_ok "supermodel in a hak: new node Impact has a_fa's part number $want" ||
+		lfs_fail "supermodel in a hak: Impact has part number '$got', a_fa says '$want'"
+	[ -f "$V/errors.txt" ] && lfs_fail "supermodel in a hak: errors.txt: $(cat "$V/errors.txt")"
+	lfs_umount "$MNT"
+fi
+
 # corpus: the rollnw tree, textures in sibling folders tga/ and dds/
 R="$LFS_CORPUS/nwn/tree/rollnw/tests/test_data/renderer/nwn_dump_user"
 if [ -d "$R/development/mdl" ]; then
