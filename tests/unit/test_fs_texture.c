@@ -353,6 +353,9 @@ static void test_archives(void **state)
 	write_erf("haks/b.hak", "HAK ", LFS_ERF_V10, b, sizeof(b) / sizeof(b[0]));
 	write_erf("haks/a.hak", "HAK ", LFS_ERF_V10, a, sizeof(a) / sizeof(a[0]));
 	write_erf("z.erf", "ERF ", LFS_ERF_E10, z, 2);
+	/* NWN2 V1.1: 32-byte ResRef field */
+	const struct res n2[] = { { "nwn2_texture_name_of_32_bytes_x", LFS_RESTYPE_DDS, "n2" } };
+	write_erf("haks/n2.hak", "HAK ", LFS_ERF_V11, n2, 1);
 	touch("lib/deep/base.mdl");
 	lfs_texture_index_invalidate(rootfd);
 
@@ -372,6 +375,9 @@ static void test_archives(void **state)
 	assert_string_equal(read_tex("a/m.mdl", "gem"), "gemA");
 	assert_string_equal(read_tex("a/m.mdl", "RoCk"), "rockdds");
 	assert_string_equal(read_tex("a/m.mdl", "emerald"), "emeraldZ");
+	assert_string_equal(find("a/m.mdl", "NWN2_texture_name_of_32_bytes_X"),
+			    "../../haks/n2.hak/nwn2_texture_name_of_32_bytes_x.dds");
+	assert_string_equal(read_tex("a/m.mdl", "nwn2_texture_name_of_32_bytes_x"), "n2");
 	/* a model inside an archive: its own archive first, then the others */
 	assert_string_equal(find("haks/b.hak/inner.mdl", "GEM"), "../gem.tga");
 	assert_string_equal(read_tex("haks/b.hak/inner.mdl", "gem"), "gemB");
