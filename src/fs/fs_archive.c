@@ -104,6 +104,11 @@ struct abuild {
 	size_t ntex, tex_cap;
 	struct amodel *mdl;
 	size_t nmdl, mdl_cap;
+	const char *want; /* lfs_archive_model_bytes(): the model folder wanted, nothing listed */
+	uint8_t *got;     /* its payload (malloc'd) */
+	size_t gotn;
+	lfs_archive_res *res; /* a KEY's texture payloads (want mode) */
+	size_t nres, res_cap;
 };
 
 static void problem(struct abuild *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -174,6 +179,35 @@ static bool tex_lookup(void *ctx, const char *resref, char *out, size_t outsz)
 static void add_resource(struct abuild *b, const char *resref, const char *fname, uint16_t type,
 			 const uint8_t *p, size_t n)
 {
+	if (b->want) {
+		/* lfs_archive_model_bytes(): only the wanted model's payload */
+		if (type == LFS_RESTYPE_MDL && p && n && !b->got && strcmp(fname, b->want) == 0 &&
+		    lfs_format_for("model.mdl", p, n)) {
+			b->got = malloc(n);
+			if (!b->got) {
+				b->l.failed = 1;
+				return;
+			}
+			memcpy(b->got, p, n);
+			b->gotn = n;
+		}
+		/* a KEY's textures, whose entries texture.h cannot read alone */
+		if (tex_rank(type) >= 0 && p && n && resref[0] && is_key_name(b->arch)) {
+			uint8_t *c = malloc(n);
+			if (!c || !lfs_grow((void **)&b->res, &b->res_cap, b->nres + 1, sizeof(*b->res))) {
+				free(c);
+				b->l.failed = 1;
+				return;
+			}
+			memcpy(c, p, n);
+			lfs_archive_res *t = &b->res[b->nres++];
+			snprintf(t->resref, sizeof(t->resref), "%s", resref);
+			t->type = type;
+			t->data = c;
+			t->n = n;
+		}
+		return;
+	}
 	if (type == LFS_RESTYPE_MDL && p && n && lfs_format_for("model.mdl", p, n)) {
 		uint8_t *c = malloc(n);
 		if (!c || !lfs_grow((void **)&b->mdl, &b->mdl_cap, b->nmdl + 1, sizeof(*b->mdl))) {
@@ -205,16 +239,23 @@ static void add_resource(struct abuild *b, const char *resref, const char *fname
 
 /*
  * Model @p m as the folder "<fname>/" of its views, built from its bytes as
- * a loose model file's (read-only here; map_Kd through tex_lookup(); no
- * thumbnail); a model that does not decode, or passes -o model_memory, as a
- * plain file (reported).
+ * a loose model file's (read-only here; map_Kd through tex_lookup()); a
+ * model that does not decode, or passes -o model_memory, as a plain file
+ * (reported). With opts->thumb_lazy (the mount) its thumbnail.png is listed
+ * when the model has drawable triangles, without bytes (size 0): the mount
+ * draws it when asked for (fs_thumb.c, lfs_archive_model_bytes()). Without
+ * thumb_lazy there is no thumbnail (the archive's own textures are not at
+ * hand here for an eager render).
  */
 static void build_model(struct abuild *b, const struct amodel *m)
 {
+	bool lazy = b->opts && b->opts->thumb_lazy && b->opts->thumb_size;
 	lfs_view_opts so = { .view_budget = b->opts ? b->opts->view_budget : 0,
 			     .names_only = b->opts && b->opts->names_only,
 			     .texture_lookup = tex_lookup,
-			     .texture_ctx = b };
+			     .texture_ctx = b,
+			     .thumb_size = lazy ? b->opts->thumb_size : 0,
+			     .thumb_lazy = lazy };
 	lfs_viewset sub;
 	lfs_error e;
 	memset(&e, 0, sizeof(e));
@@ -225,7 +266,7 @@ static void build_model(struct abuild *b, const struct amodel *m)
 			lfs_view *v = &sub.views[i];
 			snprintf(path, sizeof(path), "%s/%s", m->fname, v->path);
 			lfs_sb sb = { 0 };
-			if (v->size)
+			if (v->size && v->data)
 				lfs_sb_put(&sb, v->data, v->size);
 			lfs_vlist_add(&b->l, path, v->kind, v->target, b->writable && v->writable,
 				      &sb);
@@ -524,6 +565,47 @@ lfs_err lfs_archive_build(int dirfd, const char *dir, const char *name, const ui
 		vs->writable = vs->views[i].writable;
 	vs->names_only = opts && opts->names_only;
 	return LFS_OK;
+}
+
+lfs_err lfs_archive_model_bytes(int dirfd, const char *dir, const char *name, const uint8_t *data,
+				size_t n, size_t max_bif, const char *model, uint8_t **out, size_t *outn,
+				lfs_archive_res **tex, size_t *ntex, lfs_error *err)
+{
+	*out = NULL;
+	*outn = 0;
+	*tex = NULL;
+	*ntex = 0;
+	struct abuild b;
+	memset(&b, 0, sizeof(b));
+	lfs_nameset_init(&b.names);
+	b.arch = name;
+	b.want = model;
+	b.l.names_only = true; /* an ERF reads its MDL payloads alone */
+	lfs_err r = is_key_name(name) ? build_key(&b, dirfd, dir, max_bif, data, n, err)
+				      : build_erf(&b, data, n, err);
+	lfs_nameset_free(&b.names);
+	lfs_vlist_discard(&b.l);
+	if (r == LFS_OK && b.l.failed)
+		r = lfs_nomem(err, "archive model");
+	if (r == LFS_OK && !b.got)
+		r = lfs_fail(err, LFS_ERR_NOTFORMAT, SIZE_MAX, NULL, "%s: no model %s inside", name, model);
+	if (r != LFS_OK) {
+		free(b.got);
+		lfs_archive_res_free(b.res, b.nres);
+		return r;
+	}
+	*out = b.got;
+	*outn = b.gotn;
+	*tex = b.res;
+	*ntex = b.nres;
+	return LFS_OK;
+}
+
+void lfs_archive_res_free(lfs_archive_res *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		free(v[i].data);
+	free(v);
 }
 
 /* build_views of the row: an ERF from its bytes (a KEY has no BIFs here). */

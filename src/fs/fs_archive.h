@@ -57,8 +57,9 @@ const lfs_format *lfs_archive_detect(const char *name, const uint8_t *data, size
  * Build the folder of the archive @p name, whose bytes are @p data (@p n
  * bytes), into @p vs (free with lfs_viewset_free()): every resource as a
  * read-only view (kind LFS_VIEW_NOTICE, whole payload), every `.mdl`
- * resource that is a model as a folder of its views (read-only, no
- * thumbnail, no map_Kd lines yet). Honours opts->names_only (listed, no
+ * resource that is a model as a folder of its views (read-only; map_Kd
+ * lines through the archive's own textures, then opts->texture_lookup; a
+ * pending thumbnail.png with opts->thumb_lazy, see build_model()). Honours opts->names_only (listed, no
  * bytes; ERF payloads not read) and gives each inner model
  * opts->view_budget. A KEY reads its BIFs relative to the folder @p dir
  * (relative to @p dirfd; "" = @p dirfd itself), matching each path
@@ -78,5 +79,32 @@ const lfs_format *lfs_archive_detect(const char *name, const uint8_t *data, size
 lfs_err lfs_archive_build(int dirfd, const char *dir, const char *name, const uint8_t *data,
 			  size_t n, size_t max_bif, const lfs_view_opts *opts, lfs_viewset *vs,
 			  lfs_sb *problems, lfs_error *err);
+
+/** A resource's payload taken from an archive (lfs_archive_model_bytes()). */
+typedef struct lfs_archive_res {
+	char resref[33]; /**< as stored */
+	uint16_t type;   /**< ResType (formats/restype.h) */
+	uint8_t *data;   /**< owned, @c n bytes */
+	size_t n;
+} lfs_archive_res;
+
+/** Free @p n resources @p v (NULL is fine). */
+void lfs_archive_res_free(lfs_archive_res *v, size_t n);
+
+/**
+ * The payload of the model whose folder is @p model ("resref.mdl", as
+ * lfs_archive_build() names it) in archive @p name (@p data, @p n bytes;
+ * @p dirfd, @p dir, @p max_bif as for lfs_archive_build()): *out malloc'd
+ * (*outn bytes; caller frees). An ERF reads only its MDL payloads; a KEY
+ * its BIFs, and then also gives its texture resources (TGA, DDS, PLT) in
+ * *tex (*ntex; free with lfs_archive_res_free(); none for an ERF, whose
+ * entries texture.h reads one by one). The mount draws an inner model's
+ * thumbnail.png from them.
+ * @return LFS_OK; LFS_ERR_NOTFORMAT when there is no such model; the
+ *         errors of lfs_archive_build().
+ */
+lfs_err lfs_archive_model_bytes(int dirfd, const char *dir, const char *name, const uint8_t *data,
+				size_t n, size_t max_bif, const char *model, uint8_t **out, size_t *outn,
+				lfs_archive_res **tex, size_t *ntex, lfs_error *err);
 
 #endif

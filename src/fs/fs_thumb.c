@@ -11,6 +11,7 @@
 #include "../common/strbuf.h"
 #include "../views/thumb.h"
 #include "../views/thumb_models.h"
+#include "fs_archive.h"
 #include "replace.h"
 #include "texture.h"
 #include "thumbcache.h"
@@ -22,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -39,7 +41,30 @@ static atomic_bool put_warned;
 struct texrec {
 	lfs_texture_ctx tc;
 	lfs_sb deps;
+	const struct owntex *own; /* may be NULL */
 };
+
+/* Textures of a KEY's own BIFs, for a model inside that KEY (fill_archive). */
+struct owntex {
+	const lfs_archive_res *v;
+	size_t n;
+};
+
+/* The best own texture of @p resref (tga, dds, plt; ResRef ignoring case), or NULL. */
+static const lfs_archive_res *own_find(const struct owntex *o, const char *resref)
+{
+	const lfs_archive_res *best = NULL;
+	int br = 99;
+	for (size_t i = 0; o && i < o->n; i++) {
+		uint16_t t = o->v[i].type;
+		int rk = t == 3 ? 0 : t == 2033 ? 1 : t == 6 ? 2 : -1;
+		if (rk >= 0 && rk < br && strcasecmp(o->v[i].resref, resref) == 0) {
+			best = &o->v[i];
+			br = rk;
+		}
+	}
+	return best;
+}
 
 /* "a/b/m.mdl" + "../../x.tga" (relative to the model folder) -> "a/x.tga"; false when it leaves the root. */
 static bool join_norm(const char *model_rel, const char *found, char *out, size_t outsz)
@@ -73,17 +98,25 @@ static bool join_norm(const char *model_rel, const char *found, char *out, size_
 	return on > 0;
 }
 
-/* The identity line of texture @p resref as the lookup finds it now. */
-static void tex_identity(lfs_texture_ctx *tc, const char *resref, lfs_sb *sb)
+/* The identity line of texture @p resref as the lookup finds it now (an own texture: its size and FNV-1a hash). */
+static void tex_identity(lfs_texture_ctx *tc, const struct owntex *own, const char *resref, lfs_sb *sb)
 {
 	char found[PATH_MAX], rel[PATH_MAX];
 	struct stat st;
 	lfs_sb_printf(sb, "%s\t", resref);
+	const lfs_archive_res *o = own_find(own, resref);
+	if (o) {
+		uint64_t h = 1469598103934665603ull;
+		for (size_t i = 0; i < o->n; i++)
+			h = (h ^ o->data[i]) * 1099511628211ull;
+		lfs_sb_printf(sb, "own %zu %016llx\n", o->n, (unsigned long long)h);
+		return;
+	}
 	/* an absolute answer (a respath folder) is stat'ed as it is */
 	if (lfs_texture_lookup(tc, resref, found, sizeof(found)) &&
 	    (found[0] == '/' ? snprintf(rel, sizeof(rel), "%s", found) < (int)sizeof(rel)
 			     : join_norm(tc->model_rel, found, rel, sizeof(rel))) &&
-	    fstatat(tc->rootfd, rel, &st, 0) == 0)
+	    lfs_texture_stat(tc->rootfd, rel, &st))
 		lfs_sb_printf(sb, "%s %lld %lld %llu\n", rel, (long long)st.st_size,
 			      (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec,
 			      (unsigned long long)st.st_ino);
@@ -97,12 +130,21 @@ static bool rec_read(void *ctx, const char *resref, uint8_t **data, size_t *n)
 	/* identity first: a texture changed between this and the read makes the
 	 * stored identity the older one, so the next check misses (safe) */
 	if (!strchr(resref, '\t') && !strchr(resref, '\n'))
-		tex_identity(&t->tc, resref, &t->deps);
+		tex_identity(&t->tc, t->own, resref, &t->deps);
+	const lfs_archive_res *o = own_find(t->own, resref);
+	if (o) {
+		*data = o->n ? malloc(o->n) : NULL;
+		if (!*data)
+			return false;
+		memcpy(*data, o->data, o->n);
+		*n = o->n;
+		return true;
+	}
 	return lfs_texture_read(&t->tc, resref, data, n);
 }
 
 /* Do the dependencies @p deps (as recorded by rec_read) hold for the textures now? */
-static bool deps_hold(int rootfd, const char *model_rel, const char *deps)
+static bool deps_hold(int rootfd, const char *model_rel, const struct owntex *own, const char *deps)
 {
 	lfs_texture_ctx tc;
 	lfs_texture_ctx_init(&tc, rootfd, model_rel);
@@ -117,7 +159,7 @@ static bool deps_hold(int rootfd, const char *model_rel, const char *deps)
 		memcpy(resref, p, (size_t)(tab - p));
 		resref[tab - p] = '\0';
 		lfs_sb now = { 0 };
-		tex_identity(&tc, resref, &now);
+		tex_identity(&tc, own, resref, &now);
 		size_t ln = (size_t)(nl + 1 - p);
 		ok = lfs_sb_ok(&now) && now.len == ln && memcmp(now.data, p, ln) == 0;
 		lfs_sb_free(&now);
@@ -132,8 +174,8 @@ static bool deps_hold(int rootfd, const char *model_rel, const char *deps)
  * @p mtime: from the disk cache or rendered (and stored). LFS errors as
  * lfs_thumb_model(); *from_cache says which.
  */
-static lfs_err produce(lfs_fs *fs, const lfs_format *f, const char *rel, const uint8_t *data,
-		       size_t n, unsigned size, const char *uri, int64_t mtime, uint8_t **png,
+static lfs_err produce(lfs_fs *fs, const lfs_format *f, const char *rel, const struct owntex *own,
+		       const uint8_t *data, size_t n, unsigned size, const char *uri, int64_t mtime, uint8_t **png,
 		       size_t *pngn, bool *from_cache, lfs_error *err)
 {
 	*from_cache = false;
@@ -145,7 +187,7 @@ static lfs_err produce(lfs_fs *fs, const lfs_format *f, const char *rel, const u
 		uint8_t *cpng = NULL;
 		size_t cn = 0;
 		int g = lfs_thumbcache_get(dir, &k, size, &deps, &cpng, &cn);
-		if (g == 0 && deps_hold(fs->rootfd, rel, deps)) {
+		if (g == 0 && deps_hold(fs->rootfd, rel, own, deps)) {
 			lfs_err r = lfs_thumb_png_retext(cpng, cn, uri, mtime, png, pngn, err);
 			free(deps);
 			free(cpng);
@@ -160,7 +202,7 @@ static lfs_err produce(lfs_fs *fs, const lfs_format *f, const char *rel, const u
 				fsi_log(fs, LFS_LOG_INFO, "%s: invalid thumbnail cache file in %s removed", rel, dir);
 		}
 	}
-	struct texrec t = { 0 };
+	struct texrec t = { .own = own };
 	lfs_texture_ctx_init(&t.tc, fs->rootfd, rel);
 	lfs_view_opts vo = { .texture_read = rec_read, .texture_ctx = &t };
 	uint8_t *bare = NULL;
@@ -214,7 +256,8 @@ static lfs_err placeholder(unsigned size, const char *uri, int64_t mtime, uint8_
  * decode), 0 out of memory. @p listed: the views list thumbnail.png (it is
  * drawable: a failed render is always the stand-in, never -1).
  */
-static int draw_thumb(lfs_fs *fs, const lfs_format *f, const char *rel, const uint8_t *data,
+static int draw_thumb(lfs_fs *fs, const lfs_format *f, const char *rel, const struct owntex *own,
+		      const uint8_t *data,
 		      size_t n, const struct stat *st, bool listed, uint8_t **png, size_t *pngn,
 		      bool *from_cache)
 {
@@ -228,7 +271,7 @@ static int draw_thumb(lfs_fs *fs, const lfs_format *f, const char *rel, const ui
 	lfs_error e;
 	memset(&e, 0, sizeof(e));
 	int got = 1;
-	lfs_err lr = produce(fs, f, rel, data, n, size, uri, (int64_t)st->st_mtime, png, pngn,
+	lfs_err lr = produce(fs, f, rel, own, data, n, size, uri, (int64_t)st->st_mtime, png, pngn,
 			     from_cache, &e);
 	if (lr != LFS_OK && lr != LFS_ERR_NOMEM) {
 		if (listed || lfs_views_thumb_drawable(f, data, n)) {
@@ -250,9 +293,122 @@ static double ms_since(const struct timespec *a)
 	return (double)(b.tv_sec - a->tv_sec) * 1e3 + (double)(b.tv_nsec - a->tv_nsec) / 1e6;
 }
 
+/*
+ * The thumbnail.png view @p vpath ("<resref>.mdl/thumbnail.png") of a model
+ * inside archive entry @p ce when it waits for its bytes (listed with size
+ * 0 by lfs_archive_build(): fs->mu held), else NULL.
+ */
+static lfs_view *archive_pending(lfs_centry *ce, const char *vpath)
+{
+	lfs_view *v = (lfs_view *)lfs_viewset_find(&ce->vs, vpath);
+	return v && v->kind == LFS_VIEW_THUMBNAIL && v->size == 0 ? v : NULL;
+}
+
+/*
+ * fsi_thumb_fill() for a model inside an archive (docs/thumbnails.md
+ * "Models inside archives"): the archive file is read again, the model's
+ * payload taken from it (lfs_archive_model_bytes()), and drawn as a loose
+ * model's (same disk cache, keyed by the payload's bytes), with the texture
+ * lookup of a model "<archive>/<resref>.mdl": the archive's own textures
+ * (an ERF's through texture.h, entry by entry; a KEY's as its BIFs were
+ * read, recorded in the disk cache by size and hash), then loose files
+ * beside the archive and above, then the SOURCE-wide index.
+ * One inner thumbnail of an archive at a time (ce->thumb_busy).
+ */
+static int fill_archive(lfs_fs *fs, lfs_centry *ce, const char *vpath)
+{
+	size_t vl = strlen(vpath), tl = strlen("/" LFS_VIEWSET_THUMB_NAME);
+	if (vl <= tl || strcmp(vpath + vl - tl, "/" LFS_VIEWSET_THUMB_NAME) != 0)
+		return 0;
+	fs_lock(fs);
+	for (;;) {
+		if (ce->vs.format != &lfs_archive_format || !archive_pending(ce, vpath)) {
+			fs_unlock(fs);
+			return 0;
+		}
+		if (fsi_thumb_defer) {
+			fs_unlock(fs);
+			return EAGAIN;
+		}
+		if (!ce->thumb_busy)
+			break;
+		pthread_cond_wait(&fs->cache.built, &fs->mu);
+	}
+	ce->thumb_busy = true;
+	fs_unlock(fs);
+
+	const char *rel = ce->key.rel; /* the entry's own copy; held by the caller */
+	char model[PATH_MAX], mrel[PATH_MAX], dir[PATH_MAX];
+	const char *slash = strrchr(rel, '/');
+	size_t dl = slash ? (size_t)(slash - rel) : 0, rl = strlen(rel);
+	int r = 0;
+	if (vl - tl >= sizeof(model) || rl + 1 + (vl - tl) >= sizeof(mrel)) {
+		r = ENAMETOOLONG;
+	} else {
+		memcpy(model, vpath, vl - tl);
+		model[vl - tl] = '\0';
+		memcpy(mrel, rel, rl);
+		mrel[rl] = '/';
+		memcpy(mrel + rl + 1, model, vl - tl + 1);
+		memcpy(dir, rel, dl); /* dl < rl < PATH_MAX */
+		dir[dl] = '\0';
+	}
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	uint8_t *data = NULL, *mb = NULL, *png = NULL;
+	size_t n = 0, mn = 0, pngn = 0, nres = 0;
+	lfs_archive_res *res = NULL;
+	struct owntex own = { NULL, 0 };
+	struct stat st;
+	if (!r)
+		r = read_model_now(fs, rel, &data, &n, &st);
+	bool from_cache = false;
+	if (!r) {
+		lfs_error e;
+		memset(&e, 0, sizeof(e));
+		lfs_err lr = lfs_archive_model_bytes(fs->rootfd, dir, slash ? slash + 1 : rel, data, n,
+						     fs->o.max_model_size, model, &mb, &mn, &res, &nres, &e);
+		own.v = res;
+		own.n = nres;
+		const lfs_format *f = lr == LFS_OK ? lfs_format_for("model.mdl", mb, mn) : NULL;
+		if (lr == LFS_ERR_NOMEM)
+			r = ENOMEM;
+		else if (!f)
+			r = ESTALE; /* the archive changed: no such model now */
+		else if (draw_thumb(fs, f, mrel, &own, mb, mn, &st, true, &png, &pngn, &from_cache) <= 0)
+			r = ENOMEM;
+	}
+	free(data);
+	free(mb);
+	lfs_archive_res_free(res, nres);
+	if (!r)
+		fsi_log(fs, LFS_LOG_DEBUG, "%s: thumbnail %s in %.1f ms", mrel,
+			from_cache ? "from the disk cache" : "rendered", ms_since(&t0));
+
+	fs_lock(fs);
+	ce->thumb_busy = false;
+	lfs_view *v = r ? NULL : archive_pending(ce, vpath);
+	if (v) {
+		size_t before = lfs_centry_held(ce);
+		free(v->data);
+		v->data = (char *)png;
+		v->size = pngn;
+		png = NULL;
+		size_t grew = lfs_centry_held(ce) - before;
+		ce->bytes += grew;
+		fs->cache.bytes += grew;
+	}
+	pthread_cond_broadcast(&fs->cache.built);
+	fs_unlock(fs);
+	free(png);
+	return r;
+}
+
 int fsi_thumb_fill(lfs_fs *fs, lfs_centry *ce, const char *vpath)
 {
-	if (!ce || strcmp(vpath, LFS_VIEWSET_THUMB_NAME) != 0)
+	if (ce && strcmp(vpath, LFS_VIEWSET_THUMB_NAME) != 0)
+		return fill_archive(fs, ce, vpath);
+	if (!ce)
 		return 0;
 	fs_lock(fs);
 	for (;;) {
@@ -292,7 +448,7 @@ int fsi_thumb_fill(lfs_fs *fs, lfs_centry *ce, const char *vpath)
 		fsi_log(fs, LFS_LOG_DEBUG, "%s: changed since its views were built: thumbnail of the new bytes",
 			rel);
 	bool from_cache = false;
-	if (!r && draw_thumb(fs, f, rel, data, n, &st, true, &png, &pngn, &from_cache) <= 0)
+	if (!r && draw_thumb(fs, f, rel, NULL, data, n, &st, true, &png, &pngn, &from_cache) <= 0)
 		r = ENOMEM;
 	free(data);
 	if (!r)
@@ -357,7 +513,7 @@ int fsi_thumb_early(lfs_fs *fs, lfs_centry *ce)
 	bool from_cache = false;
 	if (!r) {
 		/* drawn from the bytes as they are now (as fsi_thumb_fill) */
-		drawn = draw_thumb(fs, f, rel, data, n, &st, false, &png, &pngn, &from_cache);
+		drawn = draw_thumb(fs, f, rel, NULL, data, n, &st, false, &png, &pngn, &from_cache);
 		if (!drawn)
 			r = ENOMEM;
 	}

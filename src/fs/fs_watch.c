@@ -203,10 +203,12 @@ static void watch_event(lfs_fs *fs, const struct inotify_event *ev, struct inval
 	}
 	if (!ev->len || !ev->name[0])
 		return;
-	/* A texture name, or a folder that may hold some, came or went: the
-	 * SOURCE-wide texture index (texture.h) is rebuilt when next asked. */
-	if ((ev->mask & (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO)) &&
-	    ((ev->mask & IN_ISDIR) || lfs_texture_name(ev->name)))
+	/* A texture or model name, or a folder that may hold some, came or
+	 * went, or an archive was written: the SOURCE-wide index (texture.h) is
+	 * rebuilt when next asked. */
+	if (((ev->mask & (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO)) &&
+	     ((ev->mask & IN_ISDIR) || lfs_texture_index_name(ev->name))) ||
+	    ((ev->mask & IN_CLOSE_WRITE) && lfs_texture_archive_name(ev->name)))
 		lfs_texture_index_invalidate(fs->rootfd);
 	d->dirty_gen++;
 	fsi_inval_add(l, d->id, NULL); /* folder attributes and cached listing */

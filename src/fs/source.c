@@ -3,6 +3,7 @@
  * Source file classification and view building (see source.h).
  */
 #include "source.h"
+#include "texture.h"
 #include "fs_archive.h"
 #include "replace.h"
 #include "../common/mem.h"
@@ -309,5 +310,7 @@ bool lfs_sibling_model_read(void *ctx, const char *name, uint8_t **data, size_t 
 		if (lfs_read_source(c->dirfd, rel, c->max, data, n, &st) == 0)
 			return true;
 	}
-	return false;
+	/* not beside it: by ResRef through SOURCE's index (loose anywhere, then
+	 * archives; texture.h) — in the mount, where dirfd is SOURCE's root */
+	return c->dirfd != AT_FDCWD && lfs_texture_model_read(c->dirfd, c->dir, name, c->max, data, n);
 }

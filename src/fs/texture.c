@@ -6,6 +6,8 @@
 #include "texture.h"
 
 #include "../common/mem.h"
+#include "../formats/erf.h"
+#include "../formats/restype.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -151,8 +153,9 @@ struct texent {
 	char *key;       /* resref, lower-case (the name without its extension) */
 	char *path;      /* relative to its root ('/'-separated), or absolute (respath) */
 	unsigned root;   /* 0 = SOURCE, 1.. = respath folders in their order */
-	unsigned ovr;    /* 0 when some folder of the path is named "override", else 1 */
-	unsigned depth;  /* folders between the root and the file */
+	unsigned mdl;    /* 0 = a texture, 1 = a model (.mdl; supermodels) */
+	unsigned tier;   /* 0 loose in an "override" folder, 1 loose, 2 in an ERF-family archive */
+	unsigned depth;  /* folders between the root and the file (0 in an archive) */
 	int ext;         /* ext_rank() */
 	size_t dirlen;   /* length of the folder part of path (without the '/') */
 };
@@ -204,12 +207,20 @@ static bool is_override(const char *path, size_t dirlen)
 	return false;
 }
 
+/* Is @p name a model file's (".mdl", any case)? */
+static bool mdl_name(const char *name)
+{
+	size_t n = strlen(name);
+	return n > 4 && strcasecmp(name + n - 4, ".mdl") == 0;
+}
+
 static void index_add(struct texindex *x, const char *prefix, const char *rel, const char *name,
 		      unsigned root, unsigned depth)
 {
 	if (x->n >= LFS_TEXTURE_INDEX_MAX)
 		return;
-	int rk = ext_rank(name);
+	bool mdl = mdl_name(name);
+	int rk = mdl ? 0 : ext_rank(name);
 	if (rk < 0)
 		return;
 	void *nv = x->v;
@@ -240,12 +251,184 @@ static void index_add(struct texindex *x, const char *prefix, const char *rel, c
 		*k = (char)(*k >= 'A' && *k <= 'Z' ? *k - 'A' + 'a' : *k);
 	e->path = full;
 	e->root = root;
+	e->mdl = mdl;
 	e->ext = rk;
 	e->depth = depth;
 	/* "override" counts only for folders inside the root, not the prefix */
 	size_t skip = prefix ? pfl + psep : 0;
-	e->ovr = (e->dirlen > skip && is_override(full + skip, e->dirlen - skip)) ? 0 : 1;
+	e->tier = (e->dirlen > skip && is_override(full + skip, e->dirlen - skip)) ? 0 : 1;
 	x->n++;
+}
+
+/* ---- ERF-family archives: the table alone ("Encapsulated Resource File Format") */
+
+/* One entry of an archive's key list. */
+struct arent {
+	char resref[33]; /* as stored, NUL-terminated */
+	uint16_t type;
+};
+
+/* Is @p name an ERF-family archive's (.erf .hak .mod .sav .nwm, any case)? */
+static bool erf_name(const char *name)
+{
+	static const char *const ext[] = { ".erf", ".hak", ".mod", ".sav", ".nwm" };
+	size_t n = strlen(name);
+	for (size_t i = 0; i < 5; i++)
+		if (n > 4 && strcasecmp(name + n - 4, ext[i]) == 0)
+			return true;
+	return false;
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static bool pread_all(int fd, void *buf, size_t n, uint64_t off)
+{
+	size_t got = 0;
+	while (got < n) {
+		ssize_t k = pread(fd, (uint8_t *)buf + got, n - got, (off_t)(off + got));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return false;
+		got += (size_t)k;
+	}
+	return true;
+}
+
+/* Layout of an open ERF-family file @p fd (@p size bytes) from its header. */
+struct erftab {
+	uint32_t count, off_keys, off_res;
+	size_t resref_len, key_stride, res_stride;
+	bool e1;
+};
+
+static bool erf_header(int fd, uint64_t size, struct erftab *t)
+{
+	uint8_t h[LFS_ERF_HEADER];
+	if (size < LFS_ERF_HEADER || !pread_all(fd, h, sizeof(h), 0))
+		return false;
+	static const char *const types[] = { "ERF ", "HAK ", "MOD ", "SAV ", "NWM " };
+	bool ok = false;
+	for (size_t i = 0; i < 5; i++)
+		ok |= memcmp(h, types[i], 4) == 0;
+	if (!ok)
+		return false;
+	bool v10 = !memcmp(h + 4, "V1.0", 4), v11 = !memcmp(h + 4, "V1.1", 4), e1 = !memcmp(h + 4, "E1.0", 4);
+	if (!v10 && !v11 && !e1)
+		return false;
+	t->e1 = e1;
+	t->resref_len = v11 ? 32 : 16;
+	t->key_stride = e1 ? 44 : v11 ? 40 : 24;
+	t->res_stride = e1 ? 16 : 8;
+	t->count = le32(h + 16);
+	t->off_keys = le32(h + 24);
+	t->off_res = le32(h + 28);
+	/* both tables inside the file */
+	return (uint64_t)t->count * t->key_stride <= size &&
+	       t->off_keys + (uint64_t)t->count * t->key_stride <= size &&
+	       t->off_res + (uint64_t)t->count * t->res_stride <= size;
+}
+
+/*
+ * The key list of the ERF-family file @p fd: *v (malloc'd, *n entries), at
+ * most @p max entries. False when it is not one or cannot be read.
+ */
+static bool erf_keys(int fd, struct erftab *t, size_t max, struct arent **v, size_t *n)
+{
+	struct stat st;
+	*v = NULL;
+	*n = 0;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !erf_header(fd, (uint64_t)st.st_size, t))
+		return false;
+	size_t cnt = t->count < max ? t->count : max;
+	if (!cnt)
+		return true;
+	size_t bytes = cnt * t->key_stride;
+	uint8_t *raw = malloc(bytes);
+	struct arent *out = calloc(cnt, sizeof(*out));
+	if (!raw || !out || !pread_all(fd, raw, bytes, t->off_keys)) {
+		free(raw);
+		free(out);
+		return false;
+	}
+	for (size_t i = 0; i < cnt; i++) {
+		const uint8_t *k = raw + i * t->key_stride;
+		memcpy(out[i].resref, k, t->resref_len);
+		out[i].resref[t->resref_len] = '\0';
+		out[i].type = (uint16_t)(k[t->resref_len + 4] | k[t->resref_len + 5] << 8);
+	}
+	free(raw);
+	*v = out;
+	*n = cnt;
+	return true;
+}
+
+/* A ResRef the mount names "resref.ext" as stored: printable ASCII, no '/', not "." or "..". */
+static bool plain_resref(const char *r)
+{
+	if (!*r || !strcmp(r, ".") || !strcmp(r, ".."))
+		return false;
+	for (; *r; r++)
+		if (*r <= ' ' || *r > '~' || *r == '/' || *r == '\\')
+			return false;
+	return true;
+}
+
+/* Texture rank of a resource type (tga, dds, plt), or -1. */
+static int type_rank(uint16_t type)
+{
+	return type == LFS_RESTYPE_TGA ? 0 : type == LFS_RESTYPE_DDS ? 1 : type == 6 ? 2 : -1;
+}
+
+/* Add the textures and models of archive @p name in folder @p rel (open at @p dfd). */
+static void index_archive(struct texindex *x, int dfd, const char *rel, const char *name)
+{
+	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0)
+		return;
+	struct erftab t;
+	struct arent *v = NULL;
+	size_t n = 0;
+	bool ok = erf_keys(fd, &t, LFS_TEXTURE_INDEX_MAX, &v, &n);
+	close(fd);
+	if (!ok)
+		return;
+	char *arel = NULL;
+	if (asprintf(&arel, "%s%s%s", rel, *rel ? "/" : "", name) < 0) {
+		free(v);
+		return;
+	}
+	for (size_t i = 0; i < n && x->n < LFS_TEXTURE_INDEX_MAX; i++) {
+		int rk = type_rank(v[i].type);
+		bool mdl = v[i].type == LFS_RESTYPE_MDL;
+		if ((rk < 0 && !mdl) || !plain_resref(v[i].resref))
+			continue;
+		char ext[16];
+		lfs_restype_name(v[i].type, ext, sizeof(ext));
+		void *nv = x->v;
+		if (!lfs_grow(&nv, &x->cap, x->n + 1, sizeof(*x->v)))
+			break;
+		x->v = nv;
+		struct texent *e = &x->v[x->n];
+		memset(e, 0, sizeof(*e));
+		e->key = strdup(v[i].resref);
+		if (!e->key || asprintf(&e->path, "%s/%s.%s", arel, v[i].resref, ext) < 0) {
+			free(e->key);
+			break;
+		}
+		for (char *k = e->key; *k; k++)
+			*k = (char)(*k >= 'A' && *k <= 'Z' ? *k - 'A' + 'a' : *k);
+		e->mdl = mdl;
+		e->tier = 2;
+		e->ext = mdl ? 0 : rk;
+		e->dirlen = strlen(arel);
+		x->n++;
+	}
+	free(arel);
+	free(v);
 }
 
 /* Add the texture files below folder @p dfd (path @p rel from the root, "" = root). */
@@ -284,6 +467,8 @@ static void index_walk(struct texindex *x, int dfd, const char *prefix, const ch
 			}
 			index_walk(x, cfd, prefix, crel, root, depth + 1);
 			free(crel);
+		} else if (t == DT_REG && root == 0 && erf_name(nm)) {
+			index_archive(x, dirfd(dp), rel, nm);
 		} else if (t == DT_REG || t == DT_LNK) {
 			index_add(x, prefix, rel, nm, root, depth);
 		}
@@ -297,10 +482,12 @@ static int ent_cmp(const void *a, const void *b)
 	int c = strcmp(x->key, y->key);
 	if (c)
 		return c;
+	if (x->mdl != y->mdl)
+		return x->mdl < y->mdl ? -1 : 1;
 	if (x->root != y->root)
 		return x->root < y->root ? -1 : 1;
-	if (x->ovr != y->ovr)
-		return x->ovr < y->ovr ? -1 : 1;
+	if (x->tier != y->tier)
+		return x->tier < y->tier ? -1 : 1;
 	if (x->depth != y->depth)
 		return x->depth < y->depth ? -1 : 1;
 	size_t m = x->dirlen < y->dirlen ? x->dirlen : y->dirlen;
@@ -330,10 +517,10 @@ static struct texindex *index_build(int rootfd, char **rp, size_t nrp)
 	}
 	if (x->n > 1)
 		qsort(x->v, x->n, sizeof(*x->v), ent_cmp);
-	/* keep the first (winning) entry per key */
+	/* keep the first (winning) entry per key and class */
 	size_t o = 0;
 	for (size_t i = 0; i < x->n; i++) {
-		if (o && !strcmp(x->v[o - 1].key, x->v[i].key)) {
+		if (o && x->v[o - 1].mdl == x->v[i].mdl && !strcmp(x->v[o - 1].key, x->v[i].key)) {
 			free(x->v[i].key);
 			free(x->v[i].path);
 			continue;
@@ -366,8 +553,8 @@ static struct texroot *root_of(int rootfd, bool add)
 	return r;
 }
 
-/* Path of @p resref in the index of @p rootfd into @p out (malloc'd), with its root. */
-static bool index_find(int rootfd, const char *resref, char **out, unsigned *root)
+/* Path of @p resref (a model when @p mdl) in the index of @p rootfd into @p out (malloc'd), with its root. */
+static bool index_find(int rootfd, const char *resref, bool mdl, char **out, unsigned *root)
 {
 	char key[256];
 	size_t rl = strlen(resref);
@@ -429,6 +616,8 @@ static bool index_find(int rootfd, const char *resref, char **out, unsigned *roo
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		int c = strcmp(x->v[mid].key, key);
+		if (!c && x->v[mid].mdl != (unsigned)mdl)
+			c = x->v[mid].mdl < (unsigned)mdl ? -1 : 1;
 		if (c == 0) {
 			*out = strdup(x->v[mid].path);
 			*root = x->v[mid].root;
@@ -447,6 +636,16 @@ static bool index_find(int rootfd, const char *resref, char **out, unsigned *roo
 bool lfs_texture_name(const char *name)
 {
 	return name && ext_rank(name) >= 0;
+}
+
+bool lfs_texture_archive_name(const char *name)
+{
+	return name && erf_name(name);
+}
+
+bool lfs_texture_index_name(const char *name)
+{
+	return name && (ext_rank(name) >= 0 || mdl_name(name) || erf_name(name));
 }
 
 void lfs_texture_index_invalidate(int rootfd)
@@ -505,18 +704,84 @@ int lfs_texture_set_respath(const char *dirs)
 	return 0;
 }
 
+/*
+ * The ERF-family archive holding model @p model_rel ("<archive>/<name>",
+ * <archive> a regular file with an archive's extension): the length of
+ * "<archive>", else 0.
+ */
+static size_t model_archive(int rootfd, const char *model_rel)
+{
+	const char *s = strrchr(model_rel, '/');
+	if (!s || (size_t)(s - model_rel) >= PATH_MAX)
+		return 0;
+	char a[PATH_MAX];
+	memcpy(a, model_rel, (size_t)(s - model_rel));
+	a[s - model_rel] = '\0';
+	struct stat st;
+	const char *base = strrchr(a, '/');
+	if (!erf_name(base ? base + 1 : a) || fstatat(rootfd, a, &st, 0) != 0 || !S_ISREG(st.st_mode))
+		return 0;
+	return (size_t)(s - model_rel);
+}
+
+/*
+ * The entry of archive @p arel (at @p dfd) named @p resref (ignoring case)
+ * of a texture type (best rank first), or of type @p want when non-zero:
+ * its stored ResRef and type. False when none.
+ */
+static bool arch_find(int dfd, const char *arel, const char *resref, uint16_t want, char stored[33],
+		      uint16_t *type)
+{
+	int fd = openat(dfd, arel, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return false;
+	struct erftab t;
+	struct arent *v = NULL;
+	size_t n = 0;
+	bool ok = erf_keys(fd, &t, LFS_TEXTURE_INDEX_MAX, &v, &n);
+	close(fd);
+	int best = -1, best_rank = 99;
+	for (size_t i = 0; ok && i < n; i++) {
+		if (strcasecmp(v[i].resref, resref) != 0 || !plain_resref(v[i].resref))
+			continue;
+		int rk = want ? (v[i].type == want ? 0 : -1) : type_rank(v[i].type);
+		if (rk >= 0 && rk < best_rank) {
+			best = (int)i;
+			best_rank = rk;
+		}
+	}
+	if (best >= 0) {
+		memcpy(stored, v[best].resref, 33);
+		*type = v[best].type;
+	}
+	free(v);
+	return best >= 0;
+}
+
 bool lfs_texture_lookup(void *ctx, const char *resref, char *out, size_t outsz)
 {
 	lfs_texture_ctx *c = ctx;
 	if (!resref || !*resref || !c || !c->model_rel)
 		return false;
+	/* a model inside an archive: that archive's own textures first */
+	size_t al = model_archive(c->rootfd, c->model_rel);
+	if (al && al < PATH_MAX) {
+		char arel[PATH_MAX], stored[33], ext[16];
+		uint16_t type;
+		memcpy(arel, c->model_rel, al);
+		arel[al] = '\0';
+		if (arch_find(c->rootfd, arel, resref, 0, stored, &type)) {
+			lfs_restype_name(type, ext, sizeof(ext));
+			return snprintf(out, outsz, "../%s.%s", stored, ext) < (int)outsz;
+		}
+	}
 	if (lookup_ancestors(c, resref, out, outsz))
 		return true;
 	if (strchr(resref, '/') || !strcmp(resref, ".") || !strcmp(resref, ".."))
 		return false;
 	char *path = NULL;
 	unsigned root = 0;
-	if (!index_find(c->rootfd, resref, &path, &root))
+	if (!index_find(c->rootfd, resref, false, &path, &root))
 		return false;
 	bool ok = false;
 	if (root) {
@@ -544,15 +809,15 @@ bool lfs_texture_lookup(void *ctx, const char *resref, char *out, size_t outsz)
 	return ok;
 }
 
-/* Read regular file @p path (at @p dfd) whole, up to LFS_TEXTURE_READ_MAX bytes. */
-static bool read_whole(int dfd, const char *path, uint8_t **data, size_t *n)
+/* Read regular file @p path (at @p dfd) whole, up to @p max bytes. */
+static bool read_whole(int dfd, const char *path, size_t max, uint8_t **data, size_t *n)
 {
-	int fd = openat(dfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	int fd = openat(dfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return false;
 	struct stat st;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
-	    (uint64_t)st.st_size > LFS_TEXTURE_READ_MAX) {
+	    (uint64_t)st.st_size > max) {
 		close(fd);
 		return false;
 	}
@@ -576,6 +841,108 @@ static bool read_whole(int dfd, const char *path, uint8_t **data, size_t *n)
 	return true;
 }
 
+/*
+ * Read resource @p leaf ("resref.ext": ResRef ignoring case, type by the
+ * extension) of ERF-family archive @p arel (at @p dfd): the tables and that
+ * one payload (a V1 archive), or, for E1.0 (payloads may be compressed), the
+ * whole archive when it is at most @p max bytes. The payload is at most @p max bytes.
+ */
+static bool arch_read(int dfd, const char *arel, const char *leaf, size_t max, uint8_t **data,
+		      size_t *n)
+{
+	const char *dot = strrchr(leaf, '.');
+	uint16_t type;
+	if (!dot || dot == leaf || (size_t)(dot - leaf) > 32 || !lfs_restype_from_ext(dot + 1, &type))
+		return false;
+	char resref[33];
+	memcpy(resref, leaf, (size_t)(dot - leaf));
+	resref[dot - leaf] = '\0';
+	int fd = openat(dfd, arel, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return false;
+	struct erftab t;
+	struct arent *v = NULL;
+	size_t cnt = 0;
+	struct stat st;
+	bool ok = erf_keys(fd, &t, LFS_TEXTURE_INDEX_MAX, &v, &cnt) && fstat(fd, &st) == 0;
+	size_t i = 0;
+	for (; ok && i < cnt; i++)
+		if (v[i].type == type && strcasecmp(v[i].resref, resref) == 0)
+			break;
+	ok = ok && i < cnt;
+	free(v);
+	if (ok && !t.e1) {
+		uint8_t q[8];
+		ok = pread_all(fd, q, 8, t.off_res + (uint64_t)i * t.res_stride);
+		uint32_t off = ok ? le32(q) : 0, sz = ok ? le32(q + 4) : 0;
+		ok = ok && sz > 0 && sz <= max && (uint64_t)off + sz <= (uint64_t)st.st_size;
+		uint8_t *buf = ok ? malloc(sz) : NULL;
+		if (buf && pread_all(fd, buf, sz, off)) {
+			*data = buf;
+			*n = sz;
+		} else {
+			free(buf);
+			ok = false;
+		}
+		close(fd);
+		return ok;
+	}
+	close(fd);
+	if (!ok || (uint64_t)st.st_size > max)
+		return false;
+	/* E1.0: decode the archive (decompression, SHA-1 check) and read that entry */
+	uint8_t *all = NULL;
+	size_t an = 0;
+	if (!read_whole(dfd, arel, max, &all, &an))
+		return false;
+	lfs_erf *a = NULL;
+	lfs_error e;
+	memset(&e, 0, sizeof(e));
+	ok = lfs_erf_decode(all, an, &a, &e) == LFS_OK;
+	uint32_t k = ok ? lfs_erf_find(a, resref, type) : UINT32_MAX;
+	ok = ok && k != UINT32_MAX && lfs_erf_read(a, k, data, n, &e) == LFS_OK;
+	if (ok && (*n > max || *n == 0)) {
+		free(*data);
+		*data = NULL;
+		ok = false;
+	}
+	lfs_erf_free(a);
+	free(all);
+	return ok;
+}
+
+/* Read @p path (relative to @p dfd): a file, or a resource "<archive>/<resref.ext>" of an ERF-family archive. */
+static bool read_res(int dfd, const char *path, size_t max, uint8_t **data, size_t *n)
+{
+	if (read_whole(dfd, path, max, data, n))
+		return true;
+	const char *s = strrchr(path, '/');
+	if (!s || (size_t)(s - path) >= PATH_MAX)
+		return false;
+	char arel[PATH_MAX];
+	memcpy(arel, path, (size_t)(s - path));
+	arel[s - path] = '\0';
+	const char *base = strrchr(arel, '/');
+	if (!erf_name(base ? base + 1 : arel))
+		return false;
+	return arch_read(dfd, arel, s + 1, max, data, n);
+}
+
+bool lfs_texture_stat(int rootfd, const char *rel, struct stat *st)
+{
+	if (fstatat(rootfd, rel, st, 0) == 0)
+		return true;
+	const char *s = strrchr(rel, '/');
+	if (!s || (size_t)(s - rel) >= PATH_MAX)
+		return false;
+	char arel[PATH_MAX];
+	memcpy(arel, rel, (size_t)(s - rel));
+	arel[s - rel] = '\0';
+	const char *base = strrchr(arel, '/');
+	return erf_name(base ? base + 1 : arel) && fstatat(rootfd, arel, st, 0) == 0 &&
+	       S_ISREG(st->st_mode);
+}
+
 bool lfs_texture_read(void *ctx, const char *resref, uint8_t **data, size_t *n)
 {
 	lfs_texture_ctx *c = ctx;
@@ -586,7 +953,7 @@ bool lfs_texture_read(void *ctx, const char *resref, uint8_t **data, size_t *n)
 		return false;
 	if (rel[0] == '/') {
 		/* a respath folder: an absolute path */
-		return read_whole(AT_FDCWD, rel, data, n);
+		return read_whole(AT_FDCWD, rel, LFS_TEXTURE_READ_MAX, data, n);
 	}
 	/* rel is relative to the model directory ("<model_rel>/"): each "../"
 	 * removes one component of model_rel, the first one the file name. */
@@ -608,5 +975,30 @@ bool lfs_texture_read(void *ctx, const char *resref, uint8_t **data, size_t *n)
 	if (pl)
 		path[pl++] = '/';
 	memcpy(path + pl, r, rl + 1);
-	return read_whole(c->rootfd, path, data, n);
+	return read_res(c->rootfd, path, LFS_TEXTURE_READ_MAX, data, n);
+}
+
+bool lfs_texture_model_read(int rootfd, const char *dir, const char *name, size_t max,
+			    uint8_t **data, size_t *n)
+{
+	*data = NULL;
+	*n = 0;
+	size_t len = strlen(name);
+	if (!len || len > 32 || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
+		return false;
+	char leaf[64];
+	snprintf(leaf, sizeof(leaf), "%s.mdl", name);
+	/* a model inside an archive: the same archive first */
+	const char *base = strrchr(dir, '/');
+	struct stat st;
+	if (*dir && erf_name(base ? base + 1 : dir) && fstatat(rootfd, dir, &st, 0) == 0 &&
+	    S_ISREG(st.st_mode) && arch_read(rootfd, dir, leaf, max, data, n))
+		return true;
+	char *path = NULL;
+	unsigned root = 0;
+	if (!index_find(rootfd, name, true, &path, &root))
+		return false;
+	bool ok = read_res(root ? AT_FDCWD : rootfd, path, max, data, n);
+	free(path);
+	return ok;
 }

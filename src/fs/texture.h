@@ -17,20 +17,30 @@
  * Resolution over SOURCE (docs/mount.md "Textures"): when no ancestor folder
  * holds the texture, one index of every texture file under SOURCE (all
  * folders; symbolic links to folders not followed; at most
- * LFS_TEXTURE_INDEX_DEPTH folders deep and LFS_TEXTURE_INDEX_MAX files),
- * then of each respath folder (lfs_texture_set_respath()), answers. Key:
- * the file name without its extension, case-insensitive (ASCII). Precedence,
- * first wins: SOURCE before the respath folders in their order; then a file
- * with a folder named "override" (any case) on its path, as the game's
- * override folder beats its other sources; then the shallowest; then the
- * bytewise smallest folder path; then .tga, .dds, .plt; then the bytewise
- * smallest name. Answers in SOURCE are relative to the model directory
- * ("../../B/tex.tga"); answers in a respath folder are absolute paths.
+ * LFS_TEXTURE_INDEX_DEPTH folders deep and LFS_TEXTURE_INDEX_MAX entries),
+ * of the texture and MDL resources of every ERF-family archive under
+ * SOURCE (.erf .hak .mod .sav .nwm; names from the archive's key list
+ * alone), then of each respath folder (lfs_texture_set_respath()), answers.
+ * Key: the file name without its extension (a resource's ResRef),
+ * case-insensitive (ASCII). Precedence, first wins: SOURCE before the
+ * respath folders in their order; then loose files with a folder named
+ * "override" (any case) on their path, as the game's override folder beats
+ * its other sources; then other loose files; then archive resources; among
+ * loose files the shallowest, then the bytewise smallest folder path; among
+ * archives the bytewise smallest archive path; then .tga, .dds, .plt; then
+ * the bytewise smallest name. Answers in SOURCE are relative to the model
+ * directory ("../../B/tex.tga", "../../B/x.hak/tex.tga": the resource's
+ * file inside the archive's folder in the mount); answers in a respath
+ * folder are absolute paths. KEY/BIF resources are not indexed.
+ *
+ * A model inside an ERF-family archive (model_rel "<archive>/<resref>.mdl")
+ * looks in that archive first ("../tex.tga"), then as a loose model there.
  *
  * The index is process-wide per SOURCE root (its device and inode), built
  * lazily by the first lookup that needs it, rebuilt by the first lookup
  * after lfs_texture_index_invalidate() (the mount's watcher calls it when a
- * texture file or a folder is created, deleted or renamed) or after
+ * texture, model or archive file or a folder is created, deleted or
+ * renamed, or an archive written) or after
  * lfs_texture_set_respath(). Thread-safe; the build runs outside the lock.
  */
 #ifndef LFS_FS_TEXTURE_H
@@ -39,6 +49,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 /** One listed folder (private). */
 typedef struct lfs_texdir {
@@ -86,8 +97,41 @@ int lfs_texture_set_respath(const char *dirs);
 /** Does file name @p name end in a texture extension (.tga, .dds, .plt, any case)? */
 bool lfs_texture_name(const char *name);
 
+/** Is @p name an ERF-family archive's (.erf .hak .mod .sav .nwm, any case)? */
+bool lfs_texture_archive_name(const char *name);
+
+/**
+ * Does a file named @p name count in the SOURCE-wide index (a texture, a
+ * `.mdl` model, an ERF-family archive)? The watcher invalidates the index
+ * when one is created, deleted or renamed (and an archive when written).
+ */
+bool lfs_texture_index_name(const char *name);
+
 /** Make the next lookup under root @p rootfd rebuild the SOURCE-wide index. */
 void lfs_texture_index_invalidate(int rootfd);
+
+/**
+ * Identity of resource @p rel (relative to root @p rootfd) as the texture
+ * lookup answers it: the file's stat, or, for a resource inside an
+ * ERF-family archive ("<archive>/<resref.ext>"), the archive file's.
+ * False when neither exists.
+ */
+bool lfs_texture_stat(int rootfd, const char *rel, struct stat *st);
+
+/**
+ * Supermodel lookup by ResRef (docs/mount.md "Textures"): read model
+ * `<name>.mdl` (@p name ignoring case, at most 32 bytes) for a model whose
+ * folder is @p dir (relative to SOURCE root @p rootfd). When @p dir is an
+ * ERF-family archive (the model lives inside it), that archive's own MDL
+ * resource first; then the SOURCE-wide index (models: loose `.mdl` files
+ * with an "override" folder first, then loose files shallowest first, then
+ * MDL resources of ERF-family archives in bytewise path order; then the
+ * respath folders). At most @p max bytes; *data malloc'd (caller frees).
+ * False when there is none or it cannot be read. (The folder beside the
+ * model is the caller's first place: lfs_sibling_model_read().)
+ */
+bool lfs_texture_model_read(int rootfd, const char *dir, const char *name, size_t max,
+			    uint8_t **data, size_t *n);
 
 /** Largest texture file lfs_texture_read() reads, in bytes. */
 #define LFS_TEXTURE_READ_MAX ((size_t)64 << 20)
@@ -95,7 +139,10 @@ void lfs_texture_index_invalidate(int rootfd);
 /**
  * The lfs_texture_read_fn for lfs_view_opts (thumbnails): @p ctx is an
  * lfs_texture_ctx. Finds the file as lfs_texture_lookup() does and reads it
- * whole (regular files up to LFS_TEXTURE_READ_MAX bytes) into a malloc'd
+ * whole (regular files up to LFS_TEXTURE_READ_MAX bytes; a resource inside
+ * an archive: the archive's tables and that one payload, up to the same
+ * bound; an E1.0 archive, whose payloads may be compressed, is decoded
+ * whole when it is at most that size) into a malloc'd
  * buffer (*data, *n; caller frees). False when there is no such file or it
  * cannot be read.
  */

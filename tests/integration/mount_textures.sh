@@ -5,7 +5,12 @@
 # thumbnail is textured (colour pixels counted, where the untextured one is
 # grey); the same texture in a folder outside SOURCE given by -o respath
 # (absolute path; `legacyfs-convert --respath` draws the same thumbnail);
-# bad respath refused. Corpus (skipped without it): the rollnw tree keeps
+# bad respath refused. Archives (haks written by the project's ERF writer,
+# lfs-test-erfpack): a loose model whose texture is in a hak names it inside
+# the hak's folder and its thumbnail is textured (pixels compared with the
+# untextured one); a model inside a hak gets a valid thumbnail.png textured
+# from another hak; deleting the texture hak takes map_Kd away (watcher).
+# Corpus (skipped without it): the rollnw tree keeps
 # textures in sibling tga/ and dds/ folders; its models now name them and
 # their thumbnails are textured (c_aribeth through a BioWare DDS).
 . "$(dirname "$0")/lib.sh"
@@ -119,6 +124,90 @@ cmp -s "$MNT/A/box.mdl/thumbnail.png" "$WORK/conv.png" &&
 	lfs_ok "respath: same thumbnail as legacyfs-convert --respath" ||
 	lfs_fail "respath: mount and legacyfs-convert thumbnails differ"
 lfs_umount "$MNT"
+
+# archives: the texture in a hak (no loose copy anywhere), a model in another hak
+ERFPACK="$LFS_BUILD_ROOT/tests/integration/lfs-test-erfpack"
+mkdir -p "$SRC/H" "$WORK/pack"
+mv "$WORK/res/lfs_crate.tga" "$WORK/pack/lfs_crate.tga"
+cp "$LFS_SOURCE_ROOT/samples/box.mdl" "$WORK/pack/box.mdl"
+"$ERFPACK" "$SRC/H/tex.hak" HAK V1.0 "$WORK/pack/lfs_crate.tga" || lfs_fail "erfpack tex.hak"
+"$ERFPACK" "$SRC/H/models.hak" HAK V1.0 "$WORK/pack/box.mdl" || lfs_fail "erfpack models.hak"
+lfs_mount "$SRC" "$MNT" -o nothumb_cache
+kd=$(sed -n 's/^map_Kd //p' "$MNT/A/box.mdl/model.mtl")
+[ "$kd" = "../../H/tex.hak/lfs_crate.tga" ] && lfs_ok "hak: loose model's map_Kd $kd" ||
+	lfs_fail "hak: loose model's map_Kd '$kd'"
+cmp -s "$MNT/A/box.mdl/$kd" "$WORK/pack/lfs_crate.tga" && lfs_ok "hak: map_Kd opens the resource through the mount" ||
+	lfs_fail "hak: map_Kd path $kd does not open the texture"
+n=$(colour_px "$MNT/A/box.mdl/thumbnail.png")
+[ "$n" -gt 2000 ] && [ "$grey" -lt 50 ] &&
+	lfs_ok "hak: loose model's thumbnail textured ($n colour pixels, untextured $grey)" ||
+	lfs_fail "hak: loose model's thumbnail has $n colour pixels (untextured $grey)"
+inner="$MNT/H/models.hak/box.mdl"
+kd=$(sed -n 's/^map_Kd //p' "$inner/model.mtl")
+[ "$kd" = "../../../H/tex.hak/lfs_crate.tga" ] && cmp -s "$inner/$kd" "$WORK/pack/lfs_crate.tga" &&
+	lfs_ok "hak: inner model's map_Kd $kd opens the other hak's texture" ||
+	lfs_fail "hak: inner model's map_Kd '$kd'"
+ls "$inner" | grep -qx thumbnail.png && lfs_ok "hak: inner model lists thumbnail.png" ||
+	lfs_fail "hak: inner model lists no thumbnail.png: $(ls "$inner" | tr '\n' ' ')"
+sz=$(stat -c %s "$inner/thumbnail.png")
+n=$(colour_px "$inner/thumbnail.png") || lfs_fail "hak: inner thumbnail.png is not a valid PNG"
+[ "$sz" -gt 0 ] && [ "$n" -gt 2000 ] &&
+	lfs_ok "hak: inner model's thumbnail.png ($sz bytes) textured from the other hak ($n colour pixels)" ||
+	lfs_fail "hak: inner thumbnail.png $sz bytes, $n colour pixels"
+[ "$(wc -c <"$inner/thumbnail.png")" = "$sz" ] && lfs_ok "hak: inner thumbnail size matches its bytes" ||
+	lfs_fail "hak: inner thumbnail stat size $sz, read $(wc -c <"$inner/thumbnail.png")"
+# the watcher: the texture hak deleted, map_Kd goes once the model is rebuilt
+rm "$SRC/H/tex.hak"
+touch "$SRC/A/box.mdl"
+ok=0
+for i in $(seq 50); do
+	[ -f "$MNT/A/box.mdl/model.mtl" ] && ! grep -q map_Kd "$MNT/A/box.mdl/model.mtl" && { ok=1; break; }
+	sleep 0.1
+done
+[ "$ok" = 1 ] && lfs_ok "watch: a deleted hak leaves the index" ||
+	lfs_fail "watch: model.mtl still names $(grep map_Kd "$MNT/A/box.mdl/model.mtl")"
+lfs_umount "$MNT"
+
+# corpus: generated haks holding models and their textures (archives/gen)
+G="$LFS_CORPUS/archives/gen/nwn_erf"
+if [ -f "$G/models_v1.hak" ]; then
+	rm -rf "$SRC"/* && cp "$G/models_v1.hak" "$G/models_e1zstd.hak" "$SRC/"
+	K="$LFS_CORPUS/archives/gen/nwn_key_pack/v1"
+	[ -f "$K/gen_v1.key" ] && cp -r "$K" "$SRC/k"
+	lfs_mount "$SRC" "$MNT" -o ro,nothumb_cache
+	for h in models_v1.hak models_e1zstd.hak k/gen_v1.key; do
+		[ -e "$MNT/$h" ] || continue
+		n=$(colour_px "$MNT/$h/c_aribeth.mdl/thumbnail.png")
+		[ "$n" -gt 500 ] && lfs_ok "corpus $h: c_aribeth thumbnail textured ($n colour pixels)" ||
+			lfs_fail "corpus $h: c_aribeth thumbnail has $n colour pixels"
+	done
+	lfs_umount "$MNT"
+fi
+
+# supermodel by ResRef: c_aribeth's supermodel a_fa only inside a hak; a
+# structural save through the mount takes its part numbers from there
+# (as edit_supermodel.sh does with a_fa beside the model)
+D="$LFS_CORPUS/nwn/tree/rollnw/tests/test_data/renderer/nwn_dump_user/development/mdl"
+if [ -f "$D/c_aribeth.mdl" ] && [ -f "$D/a_fa.mdl" ]; then
+	S2="$WORK/src2"
+	mkdir -p "$S2/models" "$S2/haks"
+	cp "$D/c_aribeth.mdl" "$S2/models/" && chmod 644 "$S2/models/c_aribeth.mdl"
+	cp "$D/a_fa.mdl" "$WORK/pack/a_fa.mdl"
+	"$ERFPACK" "$S2/haks/super.hak" HAK V1.0 "$WORK/pack/a_fa.mdl" || lfs_fail "erfpack super.hak"
+	want=$("$CONVERT" cat "$D/a_fa.mdl" model.mdl | awk '$1 == "node" && $3 == "Impact" { f = 1; next }
+		f && $1 == "#part-number" { print $2; exit }')
+	lfs_mount "$S2" "$MNT" -o nothumb_cache
+	V="$MNT/models/c_aribeth.mdl"
+	timeout 60 sed -i '/^node dummy Impact$/,/^endnode$/d' "$V/model.mdl" || lfs_fail "supermodel: sed -i (remove)"
+	timeout 60 sed -i 's/^endmodelgeom c_aribeth/node dummy Impact\n  parent torso_g\nendnode\n&/' "$V/model.mdl" ||
+		lfs_fail "supermodel: sed -i (add back)"
+	got=$(awk '$1 == "node" && $3 == "Impact" { f = 1; next } f && $1 == "#part-number" { print $2; exit }' "$V/model.mdl")
+	[ -n "$want" ] && [ "$got" = "$want" ] &&
+		lfs_ok "supermodel in a hak: new node Impact has a_fa's part number $want" ||
+		lfs_fail "supermodel in a hak: Impact has part number '$got', a_fa says '$want'"
+	[ -f "$V/errors.txt" ] && lfs_fail "supermodel in a hak: errors.txt: $(cat "$V/errors.txt")"
+	lfs_umount "$MNT"
+fi
 
 # corpus: the rollnw tree, textures in sibling folders tga/ and dds/
 R="$LFS_CORPUS/nwn/tree/rollnw/tests/test_data/renderer/nwn_dump_user"

@@ -6,7 +6,12 @@
  * folder, folders never match, hostile resrefs find nothing; then the
  * SOURCE-wide index when no ancestor has the texture: sibling folders,
  * "override" first, shallowest, bytewise smallest folder, invalidation, and
- * respath folders (absolute answers, after SOURCE, read back).
+ * respath folders (absolute answers, after SOURCE, read back); then archives
+ * written with the project's ERF writer: their textures and models in the
+ * index after loose files, archives in bytewise path order, a model inside
+ * an archive finding its own archive's first, one entry read back (V1.0 and
+ * E1.0), supermodels by ResRef (lfs_texture_model_read) and the watcher's
+ * names.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -25,6 +30,8 @@
 #include <cmocka.h>
 
 #include "fs/texture.h"
+#include "formats/erf.h"
+#include "formats/restype.h"
 
 static char root[4096];
 static int rootfd = -1;
@@ -267,6 +274,151 @@ static void test_respath(void **state)
 	assert_int_equal(system(p), 0);
 }
 
+/* One resource for write_erf(). */
+struct res {
+	const char *resref;
+	uint16_t type;
+	const char *bytes;
+};
+
+/* Write archive @p rel (under root) with the project's ERF writer. */
+static void write_erf(const char *rel, const char tag[4], lfs_erf_version ver, const struct res *r,
+		      size_t n)
+{
+	lfs_erf *a = lfs_erf_new(tag, ver);
+	assert_non_null(a);
+	lfs_error e;
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(lfs_erf_add(a, r[i].resref, r[i].type, (const uint8_t *)r[i].bytes,
+					     strlen(r[i].bytes), &e),
+				 LFS_OK);
+	uint8_t *out;
+	size_t on;
+	assert_int_equal(lfs_erf_encode(a, &out, &on, &e), LFS_OK);
+	lfs_erf_free(a);
+	char p[8192];
+	snprintf(p, sizeof(p), "%s/%s", root, rel);
+	FILE *f = fopen(p, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(out, 1, on, f), on);
+	fclose(f);
+	free(out);
+}
+
+/* lfs_texture_read() of @p resref for model @p model_rel, as a string ("" when not found). */
+static const char *read_tex(const char *model_rel, const char *resref)
+{
+	static char buf[64];
+	lfs_texture_ctx c;
+	uint8_t *d = NULL;
+	size_t n = 0;
+	lfs_texture_ctx_init(&c, rootfd, model_rel);
+	buf[0] = '\0';
+	if (lfs_texture_read(&c, resref, &d, &n))
+		snprintf(buf, sizeof(buf), "%.*s", (int)n, (const char *)d);
+	free(d);
+	lfs_texture_ctx_free(&c);
+	return buf;
+}
+
+/* lfs_texture_model_read() as a string ("" when not found). */
+static const char *read_mdl(const char *dir, const char *name, size_t max)
+{
+	static char buf[64];
+	uint8_t *d = NULL;
+	size_t n = 0;
+	buf[0] = '\0';
+	if (lfs_texture_model_read(rootfd, dir, name, max, &d, &n))
+		snprintf(buf, sizeof(buf), "%.*s", (int)n, (const char *)d);
+	free(d);
+	return buf;
+}
+
+static void test_archives(void **state)
+{
+	(void)state;
+	mk("haks");
+	const struct res a[] = {
+		{ "Gem", LFS_RESTYPE_TGA, "gemA" },     { "wood", LFS_RESTYPE_TGA, "woodA" },
+		{ "rock", 6, "rockplt" },               { "rock", LFS_RESTYPE_DDS, "rockdds" },
+		{ "stone", LFS_RESTYPE_TGA, "stoneA" }, { "sup", LFS_RESTYPE_MDL, "supA" },
+		{ "base", LFS_RESTYPE_MDL, "baseA" },
+	};
+	const struct res b[] = {
+		{ "gem", LFS_RESTYPE_TGA, "gemB" },   { "RUBY", LFS_RESTYPE_TGA, "rubyB" },
+		{ "sup", LFS_RESTYPE_MDL, "supB" },   { "inner", LFS_RESTYPE_MDL, "innerB" },
+		{ "notes", 10, "not a texture" },
+	};
+	const struct res z[] = { { "emerald", LFS_RESTYPE_TGA, "emeraldZ" }, { "gem", LFS_RESTYPE_TGA, "gemZ" } };
+	write_erf("haks/b.hak", "HAK ", LFS_ERF_V10, b, sizeof(b) / sizeof(b[0]));
+	write_erf("haks/a.hak", "HAK ", LFS_ERF_V10, a, sizeof(a) / sizeof(a[0]));
+	write_erf("z.erf", "ERF ", LFS_ERF_E10, z, 2);
+	/* NWN2 V1.1: 32-byte ResRef field */
+	const struct res n2[] = { { "nwn2_texture_name_of_32_bytes_x", LFS_RESTYPE_DDS, "n2" } };
+	write_erf("haks/n2.hak", "HAK ", LFS_ERF_V11, n2, 1);
+	touch("lib/deep/base.mdl");
+	lfs_texture_index_invalidate(rootfd);
+
+	/* archives after loose files: lib/wood.dds beats a.hak's wood.tga,
+	 * x/Override/stone.tga beats a.hak's stone.tga */
+	assert_string_equal(find("a/m.mdl", "wood"), "../../lib/wood.dds");
+	assert_string_equal(find("a/m.mdl", "stone"), "../../x/Override/stone.tga");
+	/* archives in bytewise path order: haks/a.hak < haks/b.hak < z.erf; the
+	 * resource's name in the mount keeps the stored case */
+	assert_string_equal(find("a/m.mdl", "GEM"), "../../haks/a.hak/Gem.tga");
+	assert_string_equal(find("a/m.mdl", "ruby"), "../../haks/b.hak/RUBY.tga");
+	assert_string_equal(find("top.mdl", "Emerald"), "../z.erf/emerald.tga");
+	/* in one archive .dds before .plt; not a texture type: nothing */
+	assert_string_equal(find("a/m.mdl", "rock"), "../../haks/a.hak/rock.dds");
+	assert_null(find("a/m.mdl", "notes"));
+	/* one entry read back: V1.0 (tables and that payload), E1.0 */
+	assert_string_equal(read_tex("a/m.mdl", "gem"), "gemA");
+	assert_string_equal(read_tex("a/m.mdl", "RoCk"), "rockdds");
+	assert_string_equal(read_tex("a/m.mdl", "emerald"), "emeraldZ");
+	assert_string_equal(find("a/m.mdl", "NWN2_texture_name_of_32_bytes_X"),
+			    "../../haks/n2.hak/nwn2_texture_name_of_32_bytes_x.dds");
+	assert_string_equal(read_tex("a/m.mdl", "nwn2_texture_name_of_32_bytes_x"), "n2");
+	/* a model inside an archive: its own archive first, then the others */
+	assert_string_equal(find("haks/b.hak/inner.mdl", "GEM"), "../gem.tga");
+	assert_string_equal(read_tex("haks/b.hak/inner.mdl", "gem"), "gemB");
+	assert_string_equal(find("haks/b.hak/inner.mdl", "rock"), "../../../haks/a.hak/rock.dds");
+	assert_string_equal(read_tex("haks/b.hak/inner.mdl", "rock"), "rockdds");
+	assert_string_equal(find("z.erf/x.mdl", "gem"), "../gem.tga");
+	assert_string_equal(read_tex("z.erf/x.mdl", "gem"), "gemZ");
+	/* the identity of a resource inside an archive is the archive's */
+	struct stat st, sa;
+	assert_true(lfs_texture_stat(rootfd, "haks/a.hak/Gem.tga", &st));
+	assert_int_equal(fstatat(rootfd, "haks/a.hak", &sa, 0), 0);
+	assert_int_equal(st.st_ino, sa.st_ino);
+	assert_false(lfs_texture_stat(rootfd, "lib/none.tga", &st));
+
+	/* supermodels by ResRef: loose first, then archives in order; inside
+	 * an archive that archive first; bounded */
+	assert_string_equal(read_mdl("a", "SUP", 1 << 20), "supA");
+	assert_string_equal(read_mdl("haks/b.hak", "sup", 1 << 20), "supB");
+	assert_string_equal(read_mdl("a", "base", 1 << 20), "x"); /* lib/deep/base.mdl */
+	assert_string_equal(read_mdl("haks/b.hak", "inner", 1 << 20), "innerB");
+	assert_string_equal(read_mdl("a", "sup", 3), "");
+	assert_string_equal(read_mdl("a", "missing", 1 << 20), "");
+	assert_string_equal(read_mdl("a", "../sup", 1 << 20), "");
+
+	/* the watcher's names */
+	assert_true(lfs_texture_index_name("X.HAK"));
+	assert_true(lfs_texture_index_name("m.Mdl"));
+	assert_true(lfs_texture_index_name("t.dds"));
+	assert_false(lfs_texture_index_name("chitin.key"));
+	assert_false(lfs_texture_index_name("notes.txt"));
+	assert_true(lfs_texture_archive_name("mod.MOD"));
+
+	/* a deleted archive leaves the index once invalidated */
+	char p[8192];
+	snprintf(p, sizeof(p), "%s/z.erf", root);
+	assert_int_equal(unlink(p), 0);
+	assert_non_null(find("a/m.mdl", "emerald"));
+	lfs_texture_index_invalidate(rootfd);
+	assert_null(find("a/m.mdl", "emerald"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -277,6 +429,7 @@ int main(void)
 		cmocka_unit_test(test_index_invalidate),
 		cmocka_unit_test(test_index_threads),
 		cmocka_unit_test(test_respath),
+		cmocka_unit_test(test_archives),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
