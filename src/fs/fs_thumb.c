@@ -17,6 +17,7 @@
 #include "thumbcache.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdatomic.h>
@@ -381,6 +382,10 @@ static int fill_archive(lfs_fs *fs, lfs_centry *ce, const char *vpath)
 	free(data);
 	free(mb);
 	lfs_archive_res_free(res, nres);
+	/* the archive was read whole (a 25 MB hak per thumbnail): give the
+	 * freed bytes back, or each request thread's malloc arena keeps a copy
+	 * (measured: 304 against 101 MiB after grep -r of a 1,000-model hak) */
+	malloc_trim(0);
 	if (!r)
 		fsi_log(fs, LFS_LOG_DEBUG, "%s: thumbnail %s in %.1f ms", mrel,
 			from_cache ? "from the disk cache" : "rendered", ms_since(&t0));
