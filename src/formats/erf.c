@@ -5,10 +5,13 @@
 #include "erf.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "../common/rd.h"
 #include "xres.h"
@@ -123,7 +126,13 @@ static lfs_err nomem(lfs_error *err, lfs_erf *a)
 	return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "ERF", "out of memory");
 }
 
-lfs_err lfs_erf_decode(const uint8_t *data, size_t n, lfs_erf **out, lfs_error *err)
+/*
+ * Decode @p data (@p n bytes): the whole file, or with @p tables its first
+ * @p n bytes holding the tables of a file of @p fsize bytes (payloads not
+ * read: data NULL, bounds checked against @p fsize).
+ */
+static lfs_err decode_impl(const uint8_t *data, size_t n, size_t fsize, bool tables,
+			   lfs_erf **out, lfs_error *err)
 {
 	lfs_rd r = { data, n };
 	*out = NULL;
@@ -247,14 +256,14 @@ lfs_err lfs_erf_decode(const uint8_t *data, size_t n, lfs_erf **out, lfs_error *
 						c, q + 8);
 			}
 		}
-		if (!lfs_rd_has(&r, e->offset, e->size)) {
+		if ((uint64_t)e->offset + e->size > fsize) {
 			uint32_t off = e->offset, sz = e->size;
 			lfs_erf_free(a);
 			return lfs_fail(err, LFS_ERR_CORRUPT, q, "ERF resource entry",
 					"entry %u: payload of %u bytes at offset %u runs past the end of the "
-					"file (%zu bytes)", i, sz, off, n);
+					"file (%zu bytes)", i, sz, off, fsize);
 		}
-		e->data = data + e->offset;
+		e->data = tables ? NULL : data + e->offset;
 		e->order = e->offset;
 		if (e->size) {
 			if (e->offset < first)
@@ -264,6 +273,11 @@ lfs_err lfs_erf_decode(const uint8_t *data, size_t n, lfs_erf **out, lfs_error *
 		}
 	}
 	a->n = count;
+	a->tables_only = tables;
+	if (tables) {
+		*out = a;
+		return LFS_OK;
+	}
 	if (!last)
 		first = last = n;
 
@@ -287,6 +301,107 @@ lfs_err lfs_erf_decode(const uint8_t *data, size_t n, lfs_erf **out, lfs_error *
 	return LFS_OK;
 }
 
+lfs_err lfs_erf_decode(const uint8_t *data, size_t n, lfs_erf **out, lfs_error *err)
+{
+	return decode_impl(data, n, n, false, out, err);
+}
+
+static lfs_err read_entry(lfs_erf_version version, const lfs_erf_entry *e, const uint8_t *data,
+			  uint32_t i, uint8_t **out, size_t *n, lfs_error *err);
+
+/* pread @p n bytes at @p off of @p fd whole; false on a short read or an error. */
+static bool pread_full(int fd, uint8_t *buf, size_t n, uint64_t off)
+{
+	size_t got = 0;
+	while (got < n) {
+		ssize_t k = pread(fd, buf + got, n - got, (off_t)(off + got));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return false;
+		got += (size_t)k;
+	}
+	return true;
+}
+
+lfs_err lfs_erf_decode_fd(int fd, size_t max, lfs_erf **out, lfs_error *err)
+{
+	*out = NULL;
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+		return lfs_fail(err, LFS_ERR_IO, SIZE_MAX, "ERF", "not a readable regular file");
+	size_t fsize = (size_t)st.st_size;
+	uint8_t h[LFS_ERF_HEADER];
+	size_t hn = fsize < sizeof(h) ? fsize : sizeof(h);
+	if (!pread_full(fd, h, hn, 0))
+		return lfs_fail(err, LFS_ERR_IO, 0, "ERF header", "cannot read the header");
+	if (hn < LFS_ERF_HEADER) /* the decoder says what is wrong */
+		return decode_impl(h, hn, fsize, true, out, err);
+	/* the tables end where the last of strings, keys, resources ends (widest
+	 * strides: the decoder picks the real ones); never past the file */
+	uint64_t count = lfs_le32(h + H_ENTRY_COUNT);
+	uint64_t end = LFS_ERF_HEADER;
+	uint64_t ends[3] = { (uint64_t)lfs_le32(h + H_OFF_LOC) + lfs_le32(h + H_LOC_SIZE),
+			     lfs_le32(h + H_OFF_KEYS) + count * 44, lfs_le32(h + H_OFF_RES) + count * 16 };
+	for (int i = 0; i < 3; i++)
+		if (ends[i] > end)
+			end = ends[i];
+	if (end > fsize)
+		end = fsize;
+	if (end > max)
+		return lfs_fail(err, LFS_ERR_UNSUPPORTED, SIZE_MAX, "ERF tables",
+				"tables of %llu bytes pass the bound of %zu", (unsigned long long)end,
+				max);
+	uint8_t *t = malloc((size_t)end);
+	if (!t)
+		return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "ERF tables", "out of memory");
+	lfs_err r = pread_full(fd, t, (size_t)end, 0)
+			    ? decode_impl(t, (size_t)end, fsize, true, out, err)
+			    : lfs_fail(err, LFS_ERR_IO, SIZE_MAX, "ERF tables", "cannot read the tables");
+	free(t);
+	if (r == LFS_ERR_CORRUPT && end < fsize && fsize <= max) {
+		/* localized strings longer than LocalizedStringSize says (it is not
+		 * trusted: real haks have them): the front of the file up to its end */
+		t = malloc(fsize);
+		if (!t)
+			return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "ERF tables", "out of memory");
+		r = pread_full(fd, t, fsize, 0) ? decode_impl(t, fsize, fsize, true, out, err)
+						 : lfs_fail(err, LFS_ERR_IO, SIZE_MAX, "ERF tables",
+							    "cannot read the tables");
+		free(t);
+	}
+	return r;
+}
+
+lfs_err lfs_erf_read_fd(const lfs_erf *a, int fd, uint32_t i, size_t max, uint8_t **out,
+			size_t *n, lfs_error *err)
+{
+	*out = NULL;
+	*n = 0;
+	if (i >= a->n)
+		return lfs_fail(err, LFS_ERR_CORRUPT, SIZE_MAX, "ERF", "no entry %u (%u entries)", i,
+				a->n);
+	const lfs_erf_entry *e = &a->e[i];
+	if (!a->tables_only || e->owned)
+		return lfs_erf_read(a, i, out, n, err);
+	if (e->size > max || e->usize > max)
+		return lfs_fail(err, LFS_ERR_UNSUPPORTED, e->offset, "ERF payload",
+				"entry %u (%s): %u bytes pass the bound of %zu", i, e->resref,
+				e->size > e->usize ? e->size : e->usize, max);
+	uint8_t *buf = malloc(e->size ? e->size : 1);
+	if (!buf)
+		return lfs_fail(err, LFS_ERR_NOMEM, e->offset, "ERF payload", "out of memory");
+	if (e->size && !pread_full(fd, buf, e->size, e->offset)) {
+		free(buf);
+		return lfs_fail(err, LFS_ERR_IO, e->offset, "ERF payload",
+				"entry %u (%s): cannot read %u bytes at offset %u", i, e->resref,
+				e->size, e->offset);
+	}
+	lfs_err r = read_entry(a->version, e, buf, i, out, n, err);
+	free(buf);
+	return r;
+}
+
 /* entries with a payload, in placement order */
 static int cmp_order(const void *x, const void *y)
 {
@@ -300,6 +415,12 @@ static int cmp_order(const void *x, const void *y)
 
 lfs_err lfs_erf_encode(const lfs_erf *a, uint8_t **out, size_t *n, lfs_error *err)
 {
+	if (a->tables_only) {
+		*out = NULL;
+		*n = 0;
+		return lfs_fail(err, LFS_ERR_UNSUPPORTED, SIZE_MAX, "ERF",
+				"an archive decoded from its tables alone cannot be encoded");
+	}
 	*out = NULL;
 	*n = 0;
 	size_t loc_n = a->loc_tail_n;
@@ -412,16 +533,12 @@ lfs_err lfs_erf_encode(const lfs_erf *a, uint8_t **out, size_t *n, lfs_error *er
 	return LFS_OK;
 }
 
-lfs_err lfs_erf_read(const lfs_erf *a, uint32_t i, uint8_t **out, size_t *n, lfs_error *err)
+/* The payload of entry @p e (index @p i of an archive of @p version), its stored bytes at @p data. */
+static lfs_err read_entry(lfs_erf_version version, const lfs_erf_entry *e, const uint8_t *data,
+			  uint32_t i, uint8_t **out, size_t *n, lfs_error *err)
 {
-	*out = NULL;
-	*n = 0;
-	if (i >= a->n)
-		return lfs_fail(err, LFS_ERR_CORRUPT, SIZE_MAX, "ERF", "no entry %u (%u entries)", i,
-				a->n);
-	const lfs_erf_entry *e = &a->e[i];
 	if (e->compression == 1) {
-		lfs_err rc = lfs_xres_decompress(e->data, e->size, e->offset, e->usize, out, n, err);
+		lfs_err rc = lfs_xres_decompress(data, e->size, e->offset, e->usize, out, n, err);
 		if (rc) {
 			if (err) { /* name the entry too */
 				char m[sizeof(err->msg)];
@@ -436,11 +553,11 @@ lfs_err lfs_erf_read(const lfs_erf *a, uint32_t i, uint8_t **out, size_t *n, lfs
 		if (!*out)
 			return lfs_fail(err, LFS_ERR_NOMEM, e->offset, "ERF payload", "out of memory");
 		if (e->size)
-			memcpy(*out, e->data, e->size);
+			memcpy(*out, data, e->size);
 		*n = e->size;
 	}
 	static const uint8_t zero[20];
-	if (a->version == LFS_ERF_E10 && memcmp(e->sha1, zero, 20)) {
+	if (version == LFS_ERF_E10 && memcmp(e->sha1, zero, 20)) {
 		uint8_t d[20];
 		lfs_sha1(*out, *n, d);
 		if (memcmp(d, e->sha1, 20)) {
@@ -453,6 +570,21 @@ lfs_err lfs_erf_read(const lfs_erf *a, uint32_t i, uint8_t **out, size_t *n, lfs
 		}
 	}
 	return LFS_OK;
+}
+
+lfs_err lfs_erf_read(const lfs_erf *a, uint32_t i, uint8_t **out, size_t *n, lfs_error *err)
+{
+	*out = NULL;
+	*n = 0;
+	if (i >= a->n)
+		return lfs_fail(err, LFS_ERR_CORRUPT, SIZE_MAX, "ERF", "no entry %u (%u entries)", i,
+				a->n);
+	const lfs_erf_entry *e = &a->e[i];
+	if (e->size && !e->data)
+		return lfs_fail(err, LFS_ERR_UNSUPPORTED, e->offset, "ERF payload",
+				"entry %u (%s): decoded from the tables alone: read it with "
+				"lfs_erf_read_fd()", i, e->resref);
+	return read_entry(a->version, e, e->data, i, out, n, err);
 }
 
 /* give entry e the payload p/n (copied); E1: compress when it was, SHA-1 */

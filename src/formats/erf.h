@@ -103,6 +103,8 @@ typedef struct lfs_erf {
 	size_t gap_n[4];
 	uint8_t *trailer;   /**< bytes after the last payload */
 	size_t trailer_n;
+	bool tables_only;   /**< from lfs_erf_decode_fd(): payloads not in memory (data NULL;
+			     *   read them with lfs_erf_read_fd()); cannot be encoded */
 	uint32_t n;	    /**< entries */
 	size_t cap;
 	lfs_erf_entry *e;
@@ -118,6 +120,29 @@ typedef struct lfs_erf {
  */
 lfs_err lfs_erf_decode(const uint8_t *data, size_t n, lfs_erf **out, lfs_error *err);
 
+/**
+ * Decode the tables of the ERF-family file open at @p fd (header,
+ * localized strings, key list, resource list: the file's first bytes up to
+ * the end of the last table, read with pread) without reading a payload:
+ * *out (lfs_erf_free) has tables_only set and every entry's data NULL; each
+ * payload's bounds are checked against the file's size (fstat). For
+ * listings and one-resource reads of large archives (the mount's texture
+ * and model lookups). Errors as lfs_erf_decode(), and LFS_ERR_IO (not a
+ * regular file, a failed read), LFS_ERR_UNSUPPORTED (tables over @p max
+ * bytes). Layout: as lfs_erf_decode(). LocalizedStringSize is not trusted:
+ * when the strings run past it the file is read from the start to its end
+ * (within @p max).
+ */
+lfs_err lfs_erf_decode_fd(int fd, size_t max, lfs_erf **out, lfs_error *err);
+/**
+ * lfs_erf_read() of entry @p i of @p a, an archive lfs_erf_decode_fd() read
+ * from @p fd (any archive: then as lfs_erf_read()): the stored bytes read
+ * with pread, decompressed and SHA-1-checked as lfs_erf_read() does. At most
+ * @p max bytes stored or uncompressed (LFS_ERR_UNSUPPORTED beyond);
+ * LFS_ERR_IO when the bytes cannot be read (the file shrank).
+ */
+lfs_err lfs_erf_read_fd(const lfs_erf *a, int fd, uint32_t i, size_t max, uint8_t **out,
+			size_t *n, lfs_error *err);
 /** A new empty archive of type @p file_type ("HAK ", "MOD ", … 4 chars)
  *  and @p version; NULL when out of memory. */
 lfs_erf *lfs_erf_new(const char file_type[4], lfs_erf_version version);

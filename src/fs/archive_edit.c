@@ -77,12 +77,7 @@ lfs_archive_name_kind lfs_archive_name_class(const char *name, size_t max_len, c
 	return LFS_ANAME_RESOURCE;
 }
 
-/*
- * Index of the entry listed as @p fname in archive @p a (the names of
- * fs_archive.c's listing: entry order, names.h uniqueness), or UINT32_MAX.
- * *@p broken: that entry is a broken one. LFS_ERR_NOMEM as UINT32_MAX - 1.
- */
-static uint32_t locate(const lfs_erf *a, const char *fname, bool *broken)
+uint32_t lfs_archive_locate(const lfs_erf *a, const char *fname, bool *broken)
 {
 	lfs_nameset ns;
 	lfs_nameset_init(&ns);
@@ -311,7 +306,7 @@ lfs_err lfs_archive_apply(const uint8_t *orig, size_t n, const char *vpath, cons
 	memcpy(fname, vpath, fl);
 	fname[fl] = '\0';
 	bool broken = false;
-	uint32_t i = locate(a, fname, &broken);
+	uint32_t i = lfs_archive_locate(a, fname, &broken);
 	if (i == UINT32_MAX - 1) {
 		lfs_erf_free(a);
 		return lfs_nomem(err, "names");
@@ -436,7 +431,7 @@ lfs_err lfs_archive_remove(const uint8_t *orig, size_t n, const char *name, uint
 	lfs_err r = decode(orig, n, &a, err);
 	if (r != LFS_OK)
 		return r;
-	uint32_t i = locate(a, name, NULL);
+	uint32_t i = lfs_archive_locate(a, name, NULL);
 	if (i == UINT32_MAX - 1)
 		r = lfs_nomem(err, "names");
 	else if (i == UINT32_MAX)
@@ -460,8 +455,8 @@ lfs_err lfs_archive_rename(const uint8_t *orig, size_t n, const char *from, cons
 		return r;
 	char resref[LFS_RESREF_MAX_NWN2 + 2];
 	uint16_t type = 0;
-	uint32_t i = locate(a, from, NULL);
-	uint32_t j = r == LFS_OK ? locate(a, to, NULL) : UINT32_MAX;
+	uint32_t i = lfs_archive_locate(a, from, NULL);
+	uint32_t j = r == LFS_OK ? lfs_archive_locate(a, to, NULL) : UINT32_MAX;
 	if (i == UINT32_MAX - 1 || j == UINT32_MAX - 1)
 		r = lfs_nomem(err, "names");
 	else if (i == UINT32_MAX)

@@ -33,6 +33,16 @@
 bool lfs_archive_entry_name(char *buf, size_t size, const char *resref, uint16_t type,
 			    uint32_t idx);
 
+struct lfs_erf;
+/**
+ * Index of the entry that an archive folder lists as @p fname (the names
+ * of fs_archive.c's listing, in key order, made unique as names.h does) in
+ * archive @p a (decoded whole or from its tables alone); *@p broken (may be
+ * NULL) tells a broken entry. UINT32_MAX when there is none, UINT32_MAX - 1
+ * when memory ran out.
+ */
+uint32_t lfs_archive_locate(const struct lfs_erf *a, const char *fname, bool *broken);
+
 /** What a new name at the top of an archive folder would be. */
 typedef enum lfs_archive_name_kind {
 	LFS_ANAME_SCRATCH = 0, /**< not a resource name (editor temp files: `.x.swp`,

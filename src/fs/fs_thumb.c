@@ -11,6 +11,8 @@
 #include "../common/strbuf.h"
 #include "../views/thumb.h"
 #include "../views/thumb_models.h"
+#include "../formats/erf.h"
+#include "archive_edit.h"
 #include "fs_archive.h"
 #include "replace.h"
 #include "texture.h"
@@ -23,6 +25,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
@@ -361,14 +364,39 @@ static int fill_archive(lfs_fs *fs, lfs_centry *ce, const char *vpath)
 	lfs_archive_res *res = NULL;
 	struct owntex own = { NULL, 0 };
 	struct stat st;
-	if (!r)
+	bool key = !lfs_texture_archive_name(slash ? slash + 1 : rel);
+	if (!r && !key) {
+		/* an ERF: its tables and the model's payload alone (erf.h
+		 * lfs_erf_decode_fd); its textures are read entry by entry
+		 * through texture.h */
+		int fd = openat(fs->rootfd, rel, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+		lfs_erf *a = NULL;
+		lfs_error e;
+		memset(&e, 0, sizeof(e));
+		if (fd < 0 || fstat(fd, &st) != 0)
+			r = ESTALE;
+		else if (lfs_erf_decode_fd(fd, fs->o.max_model_size, &a, &e) != LFS_OK)
+			r = ESTALE; /* changed since it was listed: listed again */
+		uint32_t i = a ? lfs_archive_locate(a, model, NULL) : UINT32_MAX;
+		if (!r && i == UINT32_MAX - 1)
+			r = ENOMEM;
+		else if (!r && (i == UINT32_MAX ||
+				lfs_erf_read_fd(a, fd, i, fs->o.max_model_size, &mb, &mn, &e) != LFS_OK))
+			r = ESTALE;
+		lfs_erf_free(a);
+		if (fd >= 0)
+			close(fd);
+	} else if (!r) {
 		r = read_model_now(fs, rel, &data, &n, &st);
+	}
 	bool from_cache = false;
 	if (!r) {
 		lfs_error e;
 		memset(&e, 0, sizeof(e));
-		lfs_err lr = lfs_archive_model_bytes(fs->rootfd, dir, slash ? slash + 1 : rel, data, n,
-						     fs->o.max_model_size, model, &mb, &mn, &res, &nres, &e);
+		lfs_err lr = key ? lfs_archive_model_bytes(fs->rootfd, dir, slash ? slash + 1 : rel, data,
+							   n, fs->o.max_model_size, model, &mb, &mn,
+							   &res, &nres, &e)
+				 : LFS_OK;
 		own.v = res;
 		own.n = nres;
 		const lfs_format *f = lr == LFS_OK ? lfs_format_for("model.mdl", mb, mn) : NULL;
@@ -382,10 +410,12 @@ static int fill_archive(lfs_fs *fs, lfs_centry *ce, const char *vpath)
 	free(data);
 	free(mb);
 	lfs_archive_res_free(res, nres);
-	/* the archive was read whole (a 25 MB hak per thumbnail): give the
+	/* a KEY's BIFs were read (as its folder's build reads them): give the
 	 * freed bytes back, or each request thread's malloc arena keeps a copy
-	 * (measured: 304 against 101 MiB after grep -r of a 1,000-model hak) */
-	malloc_trim(0);
+	 * (measured when a hak was read whole this way: 304 against 101 MiB
+	 * after grep -r of a 1,000-model hak) */
+	if (key)
+		malloc_trim(0);
 	if (!r)
 		fsi_log(fs, LFS_LOG_DEBUG, "%s: thumbnail %s in %.1f ms", mrel,
 			from_cache ? "from the disk cache" : "rendered", ms_since(&t0));

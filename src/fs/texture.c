@@ -279,88 +279,34 @@ static bool erf_name(const char *name)
 	return false;
 }
 
-static uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static bool pread_all(int fd, void *buf, size_t n, uint64_t off)
-{
-	size_t got = 0;
-	while (got < n) {
-		ssize_t k = pread(fd, (uint8_t *)buf + got, n - got, (off_t)(off + got));
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return false;
-		got += (size_t)k;
-	}
-	return true;
-}
-
-/* Layout of an open ERF-family file @p fd (@p size bytes) from its header. */
-struct erftab {
-	uint32_t count, off_keys, off_res;
-	size_t resref_len, key_stride, res_stride;
-	bool e1;
-};
-
-static bool erf_header(int fd, uint64_t size, struct erftab *t)
-{
-	uint8_t h[LFS_ERF_HEADER];
-	if (size < LFS_ERF_HEADER || !pread_all(fd, h, sizeof(h), 0))
-		return false;
-	static const char *const types[] = { "ERF ", "HAK ", "MOD ", "SAV ", "NWM " };
-	bool ok = false;
-	for (size_t i = 0; i < 5; i++)
-		ok |= memcmp(h, types[i], 4) == 0;
-	if (!ok)
-		return false;
-	bool v10 = !memcmp(h + 4, "V1.0", 4), v11 = !memcmp(h + 4, "V1.1", 4), e1 = !memcmp(h + 4, "E1.0", 4);
-	if (!v10 && !v11 && !e1)
-		return false;
-	t->e1 = e1;
-	t->resref_len = v11 ? 32 : 16;
-	t->key_stride = e1 ? 44 : v11 ? 40 : 24;
-	t->res_stride = e1 ? 16 : 8;
-	t->count = le32(h + 16);
-	t->off_keys = le32(h + 24);
-	t->off_res = le32(h + 28);
-	/* both tables inside the file */
-	return (uint64_t)t->count * t->key_stride <= size &&
-	       t->off_keys + (uint64_t)t->count * t->key_stride <= size &&
-	       t->off_res + (uint64_t)t->count * t->res_stride <= size;
-}
+/* Most bytes of an archive's tables the lookups read (header, strings, key and resource lists). */
+#define ERF_TABLES_MAX ((size_t)256 << 20)
 
 /*
- * The key list of the ERF-family file @p fd: *v (malloc'd, *n entries), at
- * most @p max entries. False when it is not one or cannot be read.
+ * The key list of the ERF-family file @p fd (erf.h lfs_erf_decode_fd: the
+ * tables alone): *v (malloc'd, *n entries), at most @p max entries. False
+ * when it is not one or cannot be read.
  */
-static bool erf_keys(int fd, struct erftab *t, size_t max, struct arent **v, size_t *n)
+static bool erf_keys(int fd, size_t max, struct arent **v, size_t *n)
 {
-	struct stat st;
 	*v = NULL;
 	*n = 0;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !erf_header(fd, (uint64_t)st.st_size, t))
+	lfs_erf *a = NULL;
+	lfs_error e;
+	memset(&e, 0, sizeof(e));
+	if (lfs_erf_decode_fd(fd, ERF_TABLES_MAX, &a, &e) != LFS_OK)
 		return false;
-	size_t cnt = t->count < max ? t->count : max;
-	if (!cnt)
-		return true;
-	size_t bytes = cnt * t->key_stride;
-	uint8_t *raw = malloc(bytes);
-	struct arent *out = calloc(cnt, sizeof(*out));
-	if (!raw || !out || !pread_all(fd, raw, bytes, t->off_keys)) {
-		free(raw);
-		free(out);
+	size_t cnt = a->n < max ? a->n : max;
+	struct arent *out = cnt ? calloc(cnt, sizeof(*out)) : NULL;
+	if (cnt && !out) {
+		lfs_erf_free(a);
 		return false;
 	}
 	for (size_t i = 0; i < cnt; i++) {
-		const uint8_t *k = raw + i * t->key_stride;
-		memcpy(out[i].resref, k, t->resref_len);
-		out[i].resref[t->resref_len] = '\0';
-		out[i].type = (uint16_t)(k[t->resref_len + 4] | k[t->resref_len + 5] << 8);
+		memcpy(out[i].resref, a->e[i].resref, sizeof(out[i].resref));
+		out[i].type = a->e[i].type;
 	}
-	free(raw);
+	lfs_erf_free(a);
 	*v = out;
 	*n = cnt;
 	return true;
@@ -389,10 +335,9 @@ static void index_archive(struct texindex *x, int dfd, const char *rel, const ch
 	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0)
 		return;
-	struct erftab t;
 	struct arent *v = NULL;
 	size_t n = 0;
-	bool ok = erf_keys(fd, &t, LFS_TEXTURE_INDEX_MAX, &v, &n);
+	bool ok = erf_keys(fd, LFS_TEXTURE_INDEX_MAX, &v, &n);
 	close(fd);
 	if (!ok)
 		return;
@@ -735,10 +680,9 @@ static bool arch_find(int dfd, const char *arel, const char *resref, uint16_t wa
 	int fd = openat(dfd, arel, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return false;
-	struct erftab t;
 	struct arent *v = NULL;
 	size_t n = 0;
-	bool ok = erf_keys(fd, &t, LFS_TEXTURE_INDEX_MAX, &v, &n);
+	bool ok = erf_keys(fd, LFS_TEXTURE_INDEX_MAX, &v, &n);
 	close(fd);
 	int best = -1, best_rank = 99;
 	for (size_t i = 0; ok && i < n; i++) {
@@ -843,9 +787,9 @@ static bool read_whole(int dfd, const char *path, size_t max, uint8_t **data, si
 
 /*
  * Read resource @p leaf ("resref.ext": ResRef ignoring case, type by the
- * extension) of ERF-family archive @p arel (at @p dfd): the tables and that
- * one payload (a V1 archive), or, for E1.0 (payloads may be compressed), the
- * whole archive when it is at most @p max bytes. The payload is at most @p max bytes.
+ * extension) of ERF-family archive @p arel (at @p dfd): its tables and that
+ * one payload (erf.h lfs_erf_decode_fd, lfs_erf_read_fd: an E1.0 payload
+ * decompressed and SHA-1-checked), at most @p max bytes.
  */
 static bool arch_read(int dfd, const char *arel, const char *leaf, size_t max, uint8_t **data,
 		      size_t *n)
@@ -860,54 +804,20 @@ static bool arch_read(int dfd, const char *arel, const char *leaf, size_t max, u
 	int fd = openat(dfd, arel, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return false;
-	struct erftab t;
-	struct arent *v = NULL;
-	size_t cnt = 0;
-	struct stat st;
-	bool ok = erf_keys(fd, &t, LFS_TEXTURE_INDEX_MAX, &v, &cnt) && fstat(fd, &st) == 0;
-	size_t i = 0;
-	for (; ok && i < cnt; i++)
-		if (v[i].type == type && strcasecmp(v[i].resref, resref) == 0)
-			break;
-	ok = ok && i < cnt;
-	free(v);
-	if (ok && !t.e1) {
-		uint8_t q[8];
-		ok = pread_all(fd, q, 8, t.off_res + (uint64_t)i * t.res_stride);
-		uint32_t off = ok ? le32(q) : 0, sz = ok ? le32(q + 4) : 0;
-		ok = ok && sz > 0 && sz <= max && (uint64_t)off + sz <= (uint64_t)st.st_size;
-		uint8_t *buf = ok ? malloc(sz) : NULL;
-		if (buf && pread_all(fd, buf, sz, off)) {
-			*data = buf;
-			*n = sz;
-		} else {
-			free(buf);
-			ok = false;
-		}
-		close(fd);
-		return ok;
-	}
-	close(fd);
-	if (!ok || (uint64_t)st.st_size > max)
-		return false;
-	/* E1.0: decode the archive (decompression, SHA-1 check) and read that entry */
-	uint8_t *all = NULL;
-	size_t an = 0;
-	if (!read_whole(dfd, arel, max, &all, &an))
-		return false;
+	/* the tables, then that one payload (E1: decompressed, SHA-1 checked) */
 	lfs_erf *a = NULL;
 	lfs_error e;
 	memset(&e, 0, sizeof(e));
-	ok = lfs_erf_decode(all, an, &a, &e) == LFS_OK;
+	bool ok = lfs_erf_decode_fd(fd, ERF_TABLES_MAX, &a, &e) == LFS_OK;
 	uint32_t k = ok ? lfs_erf_find(a, resref, type) : UINT32_MAX;
-	ok = ok && k != UINT32_MAX && lfs_erf_read(a, k, data, n, &e) == LFS_OK;
-	if (ok && (*n > max || *n == 0)) {
+	ok = ok && k != UINT32_MAX && lfs_erf_read_fd(a, fd, k, max, data, n, &e) == LFS_OK;
+	if (ok && *n == 0) {
 		free(*data);
 		*data = NULL;
 		ok = false;
 	}
 	lfs_erf_free(a);
-	free(all);
+	close(fd);
 	return ok;
 }
 

@@ -140,9 +140,8 @@ bool lfs_texture_model_read(int rootfd, const char *dir, const char *name, size_
  * The lfs_texture_read_fn for lfs_view_opts (thumbnails): @p ctx is an
  * lfs_texture_ctx. Finds the file as lfs_texture_lookup() does and reads it
  * whole (regular files up to LFS_TEXTURE_READ_MAX bytes; a resource inside
- * an archive: the archive's tables and that one payload, up to the same
- * bound; an E1.0 archive, whose payloads may be compressed, is decoded
- * whole when it is at most that size) into a malloc'd
+ * an archive: the archive's tables and that one payload, decompressed for
+ * E1.0, up to the same bound: erf.h lfs_erf_decode_fd) into a malloc'd
  * buffer (*data, *n; caller frees). False when there is no such file or it
  * cannot be read.
  */

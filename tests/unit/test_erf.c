@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "archive_corpus.h"
 #include "corpus.h"
@@ -495,9 +496,110 @@ static void test_hostile(void **state)
 	}
 }
 
+/*
+ * The tables-only decoder (lfs_erf_decode_fd + lfs_erf_read_fd) against
+ * the whole-file one on @p d (@p n bytes, written to a temporary file):
+ * the same verdict, and on success the same entries and payloads.
+ */
+static void tables_vs_whole(const uint8_t *d, size_t n, const char *what)
+{
+	char path[] = "/tmp/lfs-test-erf-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	unlink(path);
+	assert_int_equal(write(fd, d, n), (ssize_t)n);
+	lfs_erf *a = NULL, *b = NULL;
+	lfs_error e1, e2;
+	memset(&e1, 0, sizeof(e1));
+	memset(&e2, 0, sizeof(e2));
+	lfs_err r1 = lfs_erf_decode(d, n, &a, &e1);
+	lfs_err r2 = lfs_erf_decode_fd(fd, SIZE_MAX, &b, &e2);
+	if (r1 == LFS_OK && r2 != LFS_OK)
+		fail_msg("%s: whole decodes, tables refused: %s", what, e2.msg);
+	if (r1 != LFS_OK && r2 == LFS_OK) {
+		/* only payload bytes differ in what the two read: the whole
+		 * decoder refuses nothing the tables hold that the other accepts,
+		 * but the localized strings past LocalizedStringSize */
+		fail_msg("%s: whole refused (%s), tables decode", what, e1.msg);
+	}
+	if (r1 == LFS_OK) {
+		assert_true(b->tables_only);
+		assert_int_equal(a->n, b->n);
+		assert_int_equal(a->n_loc, b->n_loc);
+		for (uint32_t i = 0; i < a->n; i++) {
+			const lfs_erf_entry *x = &a->e[i], *y = &b->e[i];
+			assert_memory_equal(x->resref_raw, y->resref_raw, 32);
+			assert_int_equal(x->type, y->type);
+			assert_int_equal(x->offset, y->offset);
+			assert_int_equal(x->size, y->size);
+			assert_int_equal(x->usize, y->usize);
+			assert_null(y->data);
+			uint8_t *p = NULL, *q = NULL;
+			size_t pn = 0, qn = 0;
+			lfs_err ra = lfs_erf_read(a, i, &p, &pn, &e1);
+			lfs_err rb = lfs_erf_read_fd(b, fd, i, SIZE_MAX, &q, &qn, &e2);
+			assert_int_equal(ra, rb);
+			if (ra == LFS_OK) {
+				assert_int_equal(pn, qn);
+				assert_memory_equal(p, q, pn ? pn : 0);
+			}
+			free(p);
+			free(q);
+			/* not from memory, and bounded */
+			assert_int_equal(lfs_erf_read(b, i, &q, &qn, &e2),
+					 y->size ? LFS_ERR_UNSUPPORTED : LFS_OK);
+			free(q);
+			if (y->size > 1) {
+				assert_int_equal(lfs_erf_read_fd(b, fd, i, y->size - 1, &q, &qn, &e2),
+						 LFS_ERR_UNSUPPORTED);
+				assert_null(q);
+			}
+		}
+		uint8_t *o = NULL;
+		size_t on = 0;
+		assert_int_equal(lfs_erf_encode(b, &o, &on, &e2), LFS_ERR_UNSUPPORTED);
+		assert_null(o);
+	}
+	lfs_erf_free(a);
+	lfs_erf_free(b);
+	close(fd);
+}
+
+/* Every corpus ERF, its cuts and flips: tables-only reads agree with the whole-file decoder. */
+static void test_tables_fd(void **state)
+{
+	(void)state;
+	lfs_rng rng;
+	lfs_rng_seed(&rng, "erf tables", 0x7AB1E5ull);
+	size_t seen = 0;
+	for (size_t r = 0; r < g_nrows; r++) {
+		if (!is_erf(&g_rows[r]))
+			continue;
+		size_t n;
+		uint8_t *d = lfs_read_file(g_rows[r].path, &n);
+		assert_non_null(d);
+		tables_vs_whole(d, n, g_rows[r].file);
+		for (unsigned k = 1; k < 16; k++)
+			tables_vs_whole(d, n * k / 16, g_rows[r].file);
+		uint32_t cnt = n >= 32 ? le32(d + 16) : 0;
+		size_t head = 160 + (size_t)cnt * 60 + 512;
+		for (unsigned k = 0; k < 16; k++) {
+			uint8_t *t = malloc(n);
+			memcpy(t, d, n);
+			lfs_rng_mutate(&rng, t, n, 1 + (unsigned)lfs_rng_below(&rng, 4), head, k & 1);
+			tables_vs_whole(t, n, g_rows[r].file);
+			free(t);
+		}
+		free(d);
+		seen++;
+	}
+	assert_true(seen >= 10);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tables_fd),
 		cmocka_unit_test(test_corpus_decode_roundtrip),
 		cmocka_unit_test(test_gen_payloads_equal_inputs),
 		cmocka_unit_test(test_header_details),
