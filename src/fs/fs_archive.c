@@ -608,6 +608,93 @@ void lfs_archive_res_free(lfs_archive_res *v, size_t n)
 	free(v);
 }
 
+/* KEY file @p name in folder @p dfd, decoded (at most @p max bytes); NULL when not. */
+static lfs_key *key_open(int dfd, const char *name, size_t max)
+{
+	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0)
+		return NULL;
+	struct stat st;
+	uint8_t *d = NULL;
+	size_t got = 0;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size <= max &&
+	    (d = malloc(st.st_size ? (size_t)st.st_size : 1)) != NULL) {
+		while (got < (size_t)st.st_size) {
+			ssize_t k = pread(fd, d + got, (size_t)st.st_size - got, (off_t)got);
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0)
+				break;
+			got += (size_t)k;
+		}
+	}
+	close(fd);
+	lfs_key *k = NULL;
+	lfs_error e;
+	memset(&e, 0, sizeof(e));
+	if (d && lfs_key_decode(d, got, &k, &e) != LFS_OK)
+		k = NULL;
+	free(d);
+	return k;
+}
+
+bool lfs_archive_key_each(int dfd, const char *name, size_t max, lfs_archive_key_fn fn, void *ctx)
+{
+	lfs_key *k = key_open(dfd, name, max);
+	if (!k)
+		return false;
+	bool *present = calloc(k->n_bifs ? k->n_bifs : 1, sizeof(*present));
+	for (uint32_t i = 0; present && i < k->n_bifs; i++) {
+		const char *why = NULL;
+		int fd = read_bif(dfd, "", k->bifs[i].path, &why);
+		present[i] = fd >= 0;
+		if (fd >= 0)
+			close(fd);
+	}
+	for (uint32_t i = 0; present && i < k->n_res; i++) {
+		uint32_t b = lfs_key_bif_of(k->res[i].res_id);
+		if (b < k->n_bifs && present[b] && k->res[i].resref[0] && k->res[i].type)
+			fn(ctx, k->res[i].resref, k->res[i].type);
+	}
+	bool ok = present != NULL;
+	free(present);
+	lfs_key_free(k);
+	return ok;
+}
+
+bool lfs_archive_key_read(int dfd, const char *name, const char *resref, uint16_t type,
+			  size_t max, uint8_t **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	lfs_key *k = key_open(dfd, name, max < ((size_t)64 << 20) ? (size_t)64 << 20 : max);
+	if (!k)
+		return false;
+	uint32_t i = 0;
+	while (i < k->n_res && (k->res[i].type != type || strcasecmp(k->res[i].resref, resref) != 0))
+		i++;
+	uint32_t b = i < k->n_res ? lfs_key_bif_of(k->res[i].res_id) : UINT32_MAX;
+	const char *why = NULL;
+	int fd = b < k->n_bifs ? read_bif(dfd, "", k->bifs[b].path, &why) : -1;
+	const lfs_bif **bifs = fd >= 0 ? calloc(k->n_bifs, sizeof(*bifs)) : NULL;
+	lfs_bif *bif = NULL;
+	lfs_error e;
+	memset(&e, 0, sizeof(e));
+	bool ok = bifs && lfs_bif_read_table(fd, &bif, &e) == LFS_OK;
+	const lfs_bif_res *br = NULL;
+	if (ok) {
+		bifs[b] = bif;
+		ok = lfs_key_locate(k, i, bifs, &br, &e) == LFS_OK && br->size <= max &&
+		     br->usize <= max && lfs_key_read(k, i, bifs, out, n, &e) == LFS_OK;
+	}
+	lfs_bif_free(bif);
+	free(bifs);
+	if (fd >= 0)
+		close(fd);
+	lfs_key_free(k);
+	return ok;
+}
+
 /* build_views of the row: an ERF from its bytes (a KEY has no BIFs here). */
 static lfs_err row_build(const uint8_t *data, size_t n, const lfs_view_opts *opts,
 			 struct lfs_vlist *l, lfs_error *err)

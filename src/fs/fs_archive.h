@@ -107,4 +107,27 @@ lfs_err lfs_archive_model_bytes(int dirfd, const char *dir, const char *name, co
 				size_t n, size_t max_bif, const char *model, uint8_t **out, size_t *outn,
 				lfs_archive_res **tex, size_t *ntex, lfs_error *err);
 
+/** Called by lfs_archive_key_each() for one resource: its ResRef (as stored) and type. */
+typedef void (*lfs_archive_key_fn)(void *ctx, const char *resref, uint16_t type);
+
+/**
+ * The resources of KEY file @p name in folder @p dfd that its folder can
+ * show: those whose BIF opens (BIF paths relative to the KEY's folder,
+ * found as lfs_archive_build() finds them, ignoring case); @p fn once for
+ * each, in key order. Reads the KEY (at most @p max bytes) and opens each
+ * BIF named; no BIF table or payload is read. False when the KEY cannot be
+ * read or does not decode. (The mount's resource index: texture.h.)
+ */
+bool lfs_archive_key_each(int dfd, const char *name, size_t max, lfs_archive_key_fn fn, void *ctx);
+
+/**
+ * Resource @p resref (ignoring case) of type @p type of KEY file @p name
+ * in folder @p dfd, read from its BIF: the KEY, that BIF's table and the one
+ * payload (pread; an E1 payload decompressed and SHA-1-checked), at most
+ * @p max bytes stored or uncompressed. *out malloc'd (*n bytes). False when
+ * there is no such resource or it cannot be read.
+ */
+bool lfs_archive_key_read(int dfd, const char *name, const char *resref, uint16_t type,
+			  size_t max, uint8_t **out, size_t *n);
+
 #endif

@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include "texture.h"
+#include "fs_archive.h"
 
 #include "../common/mem.h"
 #include "../formats/erf.h"
@@ -154,7 +155,8 @@ struct texent {
 	char *path;      /* relative to its root ('/'-separated), or absolute (respath) */
 	unsigned root;   /* 0 = SOURCE, 1.. = respath folders in their order */
 	unsigned mdl;    /* 0 = a texture, 1 = a model (.mdl; supermodels) */
-	unsigned tier;   /* 0 loose in an "override" folder, 1 loose, 2 in an ERF-family archive */
+	unsigned tier;   /* 0 loose in an "override" folder, 1 loose, 2 in an ERF-family
+			  * archive, 3 in a KEY's BIFs (the base game) */
 	unsigned depth;  /* folders between the root and the file (0 in an archive) */
 	int ext;         /* ext_rank() */
 	size_t dirlen;   /* length of the folder part of path (without the '/') */
@@ -279,6 +281,16 @@ static bool erf_name(const char *name)
 	return false;
 }
 
+/* Is @p name a KEY's (".key", any case)? */
+static bool key_name(const char *name)
+{
+	size_t n = strlen(name);
+	return n > 4 && strcasecmp(name + n - 4, ".key") == 0;
+}
+
+/* Largest KEY file the index reads (a game's chitin.key is a few MB). */
+#define KEY_MAX ((size_t)64 << 20)
+
 /* Most bytes of an archive's tables the lookups read (header, strings, key and resource lists). */
 #define ERF_TABLES_MAX ((size_t)256 << 20)
 
@@ -376,6 +388,53 @@ static void index_archive(struct texindex *x, int dfd, const char *rel, const ch
 	free(v);
 }
 
+/* lfs_archive_key_each() callback of index_key(). */
+struct keyadd {
+	struct texindex *x;
+	const char *krel; /* "<folder>/<name>.key" */
+};
+
+static void key_add(void *ctx, const char *resref, uint16_t type)
+{
+	struct keyadd *c = ctx;
+	struct texindex *x = c->x;
+	int rk = type_rank(type);
+	bool mdl = type == LFS_RESTYPE_MDL;
+	if ((rk < 0 && !mdl) || !plain_resref(resref) || x->n >= LFS_TEXTURE_INDEX_MAX)
+		return;
+	char ext[16];
+	lfs_restype_name(type, ext, sizeof(ext));
+	void *nv = x->v;
+	if (!lfs_grow(&nv, &x->cap, x->n + 1, sizeof(*x->v)))
+		return;
+	x->v = nv;
+	struct texent *e = &x->v[x->n];
+	memset(e, 0, sizeof(*e));
+	e->key = strdup(resref);
+	if (!e->key || asprintf(&e->path, "%s/%s.%s", c->krel, resref, ext) < 0) {
+		free(e->key);
+		return;
+	}
+	for (char *k = e->key; *k; k++)
+		*k = (char)(*k >= 'A' && *k <= 'Z' ? *k - 'A' + 'a' : *k);
+	e->mdl = mdl;
+	e->tier = 3;
+	e->ext = mdl ? 0 : rk;
+	e->dirlen = strlen(c->krel);
+	x->n++;
+}
+
+/* Add the textures and models of KEY @p name in folder @p rel (open at @p dfd) whose BIF is there. */
+static void index_key(struct texindex *x, int dfd, const char *rel, const char *name)
+{
+	char *krel = NULL;
+	if (asprintf(&krel, "%s%s%s", rel, *rel ? "/" : "", name) < 0)
+		return;
+	struct keyadd c = { x, krel };
+	lfs_archive_key_each(dfd, name, KEY_MAX, key_add, &c);
+	free(krel);
+}
+
 /* Add the texture files below folder @p dfd (path @p rel from the root, "" = root). */
 static void index_walk(struct texindex *x, int dfd, const char *prefix, const char *rel,
 		       unsigned root, unsigned depth)
@@ -414,6 +473,8 @@ static void index_walk(struct texindex *x, int dfd, const char *prefix, const ch
 			free(crel);
 		} else if (t == DT_REG && root == 0 && erf_name(nm)) {
 			index_archive(x, dirfd(dp), rel, nm);
+		} else if (t == DT_REG && root == 0 && key_name(nm)) {
+			index_key(x, dirfd(dp), rel, nm);
 		} else if (t == DT_REG || t == DT_LNK) {
 			index_add(x, prefix, rel, nm, root, depth);
 		}
@@ -590,7 +651,7 @@ bool lfs_texture_archive_name(const char *name)
 
 bool lfs_texture_index_name(const char *name)
 {
-	return name && (ext_rank(name) >= 0 || mdl_name(name) || erf_name(name));
+	return name && (ext_rank(name) >= 0 || mdl_name(name) || erf_name(name) || key_name(name));
 }
 
 void lfs_texture_index_invalidate(int rootfd)
@@ -833,6 +894,32 @@ static bool read_res(int dfd, const char *path, size_t max, uint8_t **data, size
 	memcpy(arel, path, (size_t)(s - path));
 	arel[s - path] = '\0';
 	const char *base = strrchr(arel, '/');
+	if (key_name(base ? base + 1 : arel)) {
+		/* a resource of a KEY: from its BIF (fs_archive.h lfs_archive_key_read) */
+		const char *leaf = s + 1, *dot = strrchr(leaf, '.');
+		uint16_t type;
+		char resref[33];
+		if (!dot || dot == leaf || (size_t)(dot - leaf) > 16 ||
+		    !lfs_restype_from_ext(dot + 1, &type))
+			return false;
+		memcpy(resref, leaf, (size_t)(dot - leaf));
+		resref[dot - leaf] = '\0';
+		char kdir[PATH_MAX];
+		size_t kl = base ? (size_t)(base - arel) : 0;
+		memcpy(kdir, arel, kl);
+		kdir[kl] = '\0';
+		int fd = kl ? openat(dfd, kdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : dup(dfd);
+		if (fd < 0)
+			return false;
+		bool ok = lfs_archive_key_read(fd, base ? base + 1 : arel, resref, type, max, data, n);
+		close(fd);
+		if (ok && *n == 0) {
+			free(*data);
+			*data = NULL;
+			ok = false;
+		}
+		return ok;
+	}
 	if (!erf_name(base ? base + 1 : arel))
 		return false;
 	return arch_read(dfd, arel, s + 1, max, data, n);
@@ -849,8 +936,8 @@ bool lfs_texture_stat(int rootfd, const char *rel, struct stat *st)
 	memcpy(arel, rel, (size_t)(s - rel));
 	arel[s - rel] = '\0';
 	const char *base = strrchr(arel, '/');
-	return erf_name(base ? base + 1 : arel) && fstatat(rootfd, arel, st, 0) == 0 &&
-	       S_ISREG(st->st_mode);
+	return (erf_name(base ? base + 1 : arel) || key_name(base ? base + 1 : arel)) &&
+	       fstatat(rootfd, arel, st, 0) == 0 && S_ISREG(st->st_mode);
 }
 
 bool lfs_texture_read(void *ctx, const char *resref, uint8_t **data, size_t *n)

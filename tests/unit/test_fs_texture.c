@@ -406,7 +406,7 @@ static void test_archives(void **state)
 	assert_true(lfs_texture_index_name("X.HAK"));
 	assert_true(lfs_texture_index_name("m.Mdl"));
 	assert_true(lfs_texture_index_name("t.dds"));
-	assert_false(lfs_texture_index_name("chitin.key"));
+	assert_true(lfs_texture_index_name("chitin.key")); /* KEYs are indexed too */
 	assert_false(lfs_texture_index_name("notes.txt"));
 	assert_true(lfs_texture_archive_name("mod.MOD"));
 
@@ -419,9 +419,96 @@ static void test_archives(void **state)
 	assert_null(find("a/m.mdl", "emerald"));
 }
 
+/* Read @p path (absolute) whole into *n bytes (malloc'd), or NULL. */
+static uint8_t *slurp(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	uint8_t *d = NULL;
+	size_t cap = 0, len = 0, k;
+	do {
+		if (len == cap && !(d = realloc(d, cap = cap * 2 + 65536)))
+			break;
+		k = fread(d + len, 1, cap - len, f);
+		len += k;
+	} while (k > 0);
+	fclose(f);
+	*n = len;
+	return d;
+}
+
+/*
+ * KEY/BIF resources in the index (the base game, last in precedence): the
+ * corpus' generated KEY+BIF set (neverwinter.nim's nwn_key_pack), a copy of
+ * the KEY whose textures BIF is missing (its textures are not indexed), a
+ * hak and a loose file that beat the KEY.
+ */
+static void test_keys(void **state)
+{
+	(void)state;
+	const char *corpus = getenv("LFS_CORPUS");
+	char src[4096], p[8192];
+	static char cmd[65536];
+	snprintf(src, sizeof(src), "%s/archives/gen/nwn_key_pack/v1", corpus ? corpus : "");
+	snprintf(p, sizeof(p), "%s/gen_v1.key", src);
+	if (!corpus || access(p, R_OK) != 0)
+		skip();
+	snprintf(cmd, sizeof(cmd),
+		 "mkdir -p '%s/game/data' '%s/a_first/data' '%s/mine' && cp '%s/gen_v1.key' '%s/game/' && "
+		 "cp '%s/data/models.bif' '%s/data/textures.bif' '%s/game/data/' && "
+		 "cp '%s/gen_v1.key' '%s/a_first/g2.key' && cp '%s/data/models.bif' '%s/a_first/data/'",
+		 root, root, root, src, root, src, src, root, src, root, src, root);
+	assert_int_equal(system(cmd), 0);
+	touch("mine/black.tga"); /* loose beats the KEY */
+	const struct res h[] = { { "w_metal_tex", LFS_RESTYPE_TGA, "hakmetal" } };
+	write_erf("mine/over.hak", "HAK ", LFS_ERF_V10, h, 1); /* a hak beats the KEY */
+	lfs_texture_index_invalidate(rootfd);
+
+	/* .tga before .dds inside the KEY; a_first/g2.key has no textures BIF */
+	assert_string_equal(find("mine/m.mdl", "C_ARIBETH"), "../../game/gen_v1.key/c_aribeth.tga");
+	assert_string_equal(find("mine/m.mdl", "black"), "../black.tga");
+	assert_string_equal(find("mine/m.mdl", "w_metal_tex"), "../../mine/over.hak/w_metal_tex.tga");
+	assert_string_equal(read_tex("mine/m.mdl", "w_metal_tex"), "hakmetal");
+
+	/* the bytes come from the BIF: the input file nwn_key_pack packed */
+	lfs_texture_ctx c;
+	uint8_t *d = NULL, *want = NULL;
+	size_t n = 0, wn = 0;
+	lfs_texture_ctx_init(&c, rootfd, "mine/m.mdl");
+	assert_true(lfs_texture_read(&c, "c_aribeth", &d, &n));
+	lfs_texture_ctx_free(&c);
+	snprintf(p, sizeof(p),
+		 "%s/nwn/tree/rollnw/tests/test_data/renderer/nwn_dump_user/development/tga/c_aribeth.tga",
+		 corpus);
+	want = slurp(p, &wn);
+	if (want) {
+		assert_int_equal(n, wn);
+		assert_memory_equal(d, want, n);
+	} else {
+		assert_int_equal(n, 65616); /* inputs.tsv's size */
+	}
+	free(d);
+	free(want);
+	struct stat st;
+	assert_true(lfs_texture_stat(rootfd, "game/gen_v1.key/c_aribeth.tga", &st));
+
+	/* supermodels by ResRef reach the KEY's models too */
+	assert_true(lfs_texture_model_read(rootfd, "mine", "c_aribeth", 1 << 22, &d, &n));
+	assert_true(n > 1000);
+	free(d);
+
+	/* without its BIFs the KEY gives nothing */
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s/game/data'", root);
+	assert_int_equal(system(cmd), 0);
+	lfs_texture_index_invalidate(rootfd);
+	assert_null(find("mine/m.mdl", "c_aribeth"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_keys),
 		cmocka_unit_test(test_nearest_and_preference),
 		cmocka_unit_test(test_no_match),
 		cmocka_unit_test(test_listing_cache),
