@@ -128,3 +128,30 @@ bool lfs_arch_equals_input(const char *name, const uint8_t *p, size_t n, bool *c
 	}
 	return ok;
 }
+
+lfs_arch_row *lfs_arch_rows;
+size_t lfs_arch_nrows;
+
+int lfs_arch_setup(void **state)
+{
+	(void)state;
+	lfs_arch_rows = lfs_arch_manifest(&lfs_arch_nrows);
+	return 0;
+}
+
+int lfs_arch_teardown(void **state)
+{
+	(void)state;
+	free(lfs_arch_rows);
+	lfs_arch_rows = NULL;
+	return 0;
+}
+
+bool lfs_arch_is_erf(const lfs_arch_row *r)
+{
+	static const char *const tags[] = { "HAK ", "ERF ", "MOD ", "SAV ", "NWM " };
+	for (size_t i = 0; i < sizeof(tags) / sizeof(*tags); i++)
+		if (!strncmp(r->format, tags[i], 4))
+			return true;
+	return false;
+}

@@ -22,6 +22,15 @@ typedef struct lfs_arch_row {
 
 /** Every MANIFEST.tsv row (malloc'd array, *n rows); exits 77 without corpus. */
 lfs_arch_row *lfs_arch_manifest(size_t *n);
+/** The rows, loaded by lfs_arch_setup() for a test group (cmocka's group setup). */
+extern lfs_arch_row *lfs_arch_rows;
+extern size_t lfs_arch_nrows;
+/** Group setup (cmocka signature): lfs_arch_rows from lfs_arch_manifest(). */
+int lfs_arch_setup(void **state);
+/** Group teardown (cmocka signature): frees lfs_arch_rows. */
+int lfs_arch_teardown(void **state);
+/** Is @p r an ERF-family archive (HAK, ERF, MOD, SAV, NWM)? */
+bool lfs_arch_is_erf(const lfs_arch_row *r);
 
 /**
  * The loose file that gen/inputs.tsv lists as @p name ("resref.ext" as in

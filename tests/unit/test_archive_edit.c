@@ -30,28 +30,6 @@
 #include "fs/fs_archive.h"
 #include "testrng.h"
 
-static lfs_arch_row *g_rows;
-static size_t g_nrows;
-
-static int setup(void **state)
-{
-	(void)state;
-	g_rows = lfs_arch_manifest(&g_nrows);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	free(g_rows);
-	return 0;
-}
-
-static bool is_erf(const lfs_arch_row *r)
-{
-	return !strncmp(r->format, "HAK ", 4) || !strncmp(r->format, "ERF ", 4) ||
-	       !strncmp(r->format, "MOD ", 4);
-}
 
 static void test_names(void **state)
 {
@@ -132,11 +110,11 @@ static void test_payload_roundtrip(void **state)
 {
 	(void)state;
 	size_t archives = 0, edits = 0;
-	for (size_t r = 0; r < g_nrows; r++) {
-		if (!is_erf(&g_rows[r]))
+	for (size_t r = 0; r < lfs_arch_nrows; r++) {
+		if (!lfs_arch_is_erf(&lfs_arch_rows[r]))
 			continue;
 		size_t n;
-		uint8_t *d = lfs_read_file(g_rows[r].path, &n);
+		uint8_t *d = lfs_read_file(lfs_arch_rows[r].path, &n);
 		assert_non_null(d);
 		lfs_erf *a = NULL;
 		lfs_error e;
@@ -161,7 +139,7 @@ static void test_payload_roundtrip(void **state)
 			lfs_err ar = lfs_archive_apply(d, n, name, (const char *)cur, cn, NULL, &o1, &n1,
 						       NULL, NULL, &e);
 			if (ar != LFS_OK)
-				fail_msg("%s: %s: %s", g_rows[r].file, name, e.msg);
+				fail_msg("%s: %s: %s", lfs_arch_rows[r].file, name, e.msg);
 			assert_int_equal(n1, n);
 			assert_memory_equal(o1, d, n);
 			free(o1);
@@ -172,13 +150,13 @@ static void test_payload_roundtrip(void **state)
 			ar = lfs_archive_apply(d, n, name, nb, sizeof(nb) - 1, NULL, &o1, &n1, &reread, &rn,
 					       &e);
 			if (ar != LFS_OK)
-				fail_msg("%s: %s: %s", g_rows[r].file, name, e.msg);
+				fail_msg("%s: %s: %s", lfs_arch_rows[r].file, name, e.msg);
 			assert_int_equal(rn, sizeof(nb) - 1);
 			assert_memory_equal(reread, nb, rn);
 			free(reread);
 			lfs_erf *b = NULL;
 			assert_int_equal(lfs_erf_decode(o1, n1, &b, &e), LFS_OK);
-			same_but(a, b, i, g_rows[r].file);
+			same_but(a, b, i, lfs_arch_rows[r].file);
 			uint8_t *back = NULL;
 			size_t bn = 0;
 			assert_int_equal(lfs_erf_read(b, i, &back, &bn, &e), LFS_OK);
@@ -192,7 +170,7 @@ static void test_payload_roundtrip(void **state)
 			if (a->version != LFS_ERF_E10 || a->e[i].compression == 0) {
 				if (n2 != n || memcmp(o2, d, n))
 					fail_msg("%s: %s written back is not the original archive",
-						 g_rows[r].file, name);
+						 lfs_arch_rows[r].file, name);
 			}
 			free(o1);
 			free(o2);
@@ -210,11 +188,11 @@ static void test_add_remove_rename(void **state)
 {
 	(void)state;
 	size_t done = 0;
-	for (size_t r = 0; r < g_nrows; r++) {
-		if (!is_erf(&g_rows[r]))
+	for (size_t r = 0; r < lfs_arch_nrows; r++) {
+		if (!lfs_arch_is_erf(&lfs_arch_rows[r]))
 			continue;
 		size_t n;
-		uint8_t *d = lfs_read_file(g_rows[r].path, &n);
+		uint8_t *d = lfs_read_file(lfs_arch_rows[r].path, &n);
 		assert_non_null(d);
 		lfs_error e;
 		memset(&e, 0, sizeof(e));
@@ -239,7 +217,7 @@ static void test_add_remove_rename(void **state)
 		lfs_erf_free(b);
 		assert_int_equal(lfs_archive_remove(o2, n2, "zz_other.txt", &o3, &n3, &e), LFS_OK);
 		if (n3 != n || memcmp(o3, d, n))
-			fail_msg("%s: add, rename, remove: not the original archive", g_rows[r].file);
+			fail_msg("%s: add, rename, remove: not the original archive", lfs_arch_rows[r].file);
 		/* names that are not resources, and missing ones, are refused */
 		free(o2);
 		o2 = NULL;
@@ -261,9 +239,9 @@ static void test_model_view(void **state)
 {
 	(void)state;
 	const lfs_arch_row *row = NULL;
-	for (size_t r = 0; r < g_nrows && !row; r++)
-		if (strstr(g_rows[r].file, "gen/nwn_erf/models_v1.hak"))
-			row = &g_rows[r];
+	for (size_t r = 0; r < lfs_arch_nrows && !row; r++)
+		if (strstr(lfs_arch_rows[r].file, "gen/nwn_erf/models_v1.hak"))
+			row = &lfs_arch_rows[r];
 	if (!row)
 		skip();
 	size_t n;
@@ -344,11 +322,11 @@ static void test_hostile(void **state)
 	lfs_rng rng;
 	lfs_rng_seed(&rng, "archive_edit", 13);
 	size_t refused = 0;
-	for (size_t r = 0; r < g_nrows; r++) {
-		if (!is_erf(&g_rows[r]))
+	for (size_t r = 0; r < lfs_arch_nrows; r++) {
+		if (!lfs_arch_is_erf(&lfs_arch_rows[r]))
 			continue;
 		size_t n;
-		uint8_t *d = lfs_read_file(g_rows[r].path, &n);
+		uint8_t *d = lfs_read_file(lfs_arch_rows[r].path, &n);
 		assert_non_null(d);
 		for (int k = 0; k < 40; k++) {
 			size_t m = k < 20 ? (size_t)(lfs_rng_u64(&rng) % (n + 1)) : n;
@@ -389,5 +367,5 @@ int main(void)
 		cmocka_unit_test(test_model_view),
 		cmocka_unit_test(test_hostile),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, lfs_arch_setup, lfs_arch_teardown);
 }

@@ -27,29 +27,6 @@
 #include "formats/restype.h"
 #include "testrng.h"
 
-static lfs_arch_row *g_rows;
-static size_t g_nrows;
-
-static int setup(void **state)
-{
-	(void)state;
-	g_rows = lfs_arch_manifest(&g_nrows);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	free(g_rows);
-	return 0;
-}
-
-static bool is_erf(const lfs_arch_row *r)
-{
-	return !strncmp(r->format, "HAK ", 4) || !strncmp(r->format, "ERF ", 4) ||
-	       !strncmp(r->format, "MOD ", 4) || !strncmp(r->format, "SAV ", 4) ||
-	       !strncmp(r->format, "NWM ", 4);
-}
 
 /* --- the test's own reader: BioWare ERF header + lists, nothing shared --- */
 static uint32_t le32(const uint8_t *p)
@@ -123,23 +100,23 @@ static void test_corpus_decode_roundtrip(void **state)
 {
 	(void)state;
 	size_t seen = 0;
-	for (size_t r = 0; r < g_nrows; r++) {
-		if (!is_erf(&g_rows[r]))
+	for (size_t r = 0; r < lfs_arch_nrows; r++) {
+		if (!lfs_arch_is_erf(&lfs_arch_rows[r]))
 			continue;
 		size_t n;
-		uint8_t *d = lfs_read_file(g_rows[r].path, &n);
+		uint8_t *d = lfs_read_file(lfs_arch_rows[r].path, &n);
 		assert_non_null(d);
 		lfs_erf *a;
 		lfs_error err = { 0 };
 		if (lfs_erf_decode(d, n, &a, &err))
-			fail_msg("%s: %s", g_rows[r].file, err.msg);
-		check_against_layout(&g_rows[r], d, n, a);
+			fail_msg("%s: %s", lfs_arch_rows[r].file, err.msg);
+		check_against_layout(&lfs_arch_rows[r], d, n, a);
 		uint8_t *o;
 		size_t on;
 		assert_int_equal(lfs_erf_encode(a, &o, &on, &err), LFS_OK);
 		assert_int_equal(on, n);
 		if (memcmp(o, d, n))
-			fail_msg("%s: re-encoded archive differs", g_rows[r].file);
+			fail_msg("%s: re-encoded archive differs", lfs_arch_rows[r].file);
 		free(o);
 		lfs_erf_free(a);
 		free(d);
@@ -469,11 +446,11 @@ static void test_hostile(void **state)
 	lfs_rng_seed(&rng, "erf hostile", 0xE5F0C0DEull);
 	const char *env = getenv("LFS_FUZZ_FLIPS");
 	unsigned flips = env ? (unsigned)strtoul(env, NULL, 0) : 48;
-	for (size_t r = 0; r < g_nrows; r++) {
-		if (!is_erf(&g_rows[r]))
+	for (size_t r = 0; r < lfs_arch_nrows; r++) {
+		if (!lfs_arch_is_erf(&lfs_arch_rows[r]))
 			continue;
 		size_t n;
-		uint8_t *d = lfs_read_file(g_rows[r].path, &n);
+		uint8_t *d = lfs_read_file(lfs_arch_rows[r].path, &n);
 		assert_non_null(d);
 		for (unsigned k = 0; k < 64; k++) {
 			size_t cut = n * k / 64;
@@ -572,22 +549,22 @@ static void test_tables_fd(void **state)
 	lfs_rng rng;
 	lfs_rng_seed(&rng, "erf tables", 0x7AB1E5ull);
 	size_t seen = 0;
-	for (size_t r = 0; r < g_nrows; r++) {
-		if (!is_erf(&g_rows[r]))
+	for (size_t r = 0; r < lfs_arch_nrows; r++) {
+		if (!lfs_arch_is_erf(&lfs_arch_rows[r]))
 			continue;
 		size_t n;
-		uint8_t *d = lfs_read_file(g_rows[r].path, &n);
+		uint8_t *d = lfs_read_file(lfs_arch_rows[r].path, &n);
 		assert_non_null(d);
-		tables_vs_whole(d, n, g_rows[r].file);
+		tables_vs_whole(d, n, lfs_arch_rows[r].file);
 		for (unsigned k = 1; k < 16; k++)
-			tables_vs_whole(d, n * k / 16, g_rows[r].file);
+			tables_vs_whole(d, n * k / 16, lfs_arch_rows[r].file);
 		uint32_t cnt = n >= 32 ? le32(d + 16) : 0;
 		size_t head = 160 + (size_t)cnt * 60 + 512;
 		for (unsigned k = 0; k < 16; k++) {
 			uint8_t *t = malloc(n);
 			memcpy(t, d, n);
 			lfs_rng_mutate(&rng, t, n, 1 + (unsigned)lfs_rng_below(&rng, 4), head, k & 1);
-			tables_vs_whole(t, n, g_rows[r].file);
+			tables_vs_whole(t, n, lfs_arch_rows[r].file);
 			free(t);
 		}
 		free(d);
@@ -609,5 +586,5 @@ int main(void)
 		cmocka_unit_test(test_e1_sha1_mismatch),
 		cmocka_unit_test(test_hostile),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, lfs_arch_setup, lfs_arch_teardown);
 }

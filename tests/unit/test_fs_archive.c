@@ -27,28 +27,6 @@
 #include "fs/fs_archive.h"
 #include "testrng.h"
 
-static lfs_arch_row *g_rows;
-static size_t g_nrows;
-
-static int setup(void **state)
-{
-	(void)state;
-	g_rows = lfs_arch_manifest(&g_nrows);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	free(g_rows);
-	return 0;
-}
-
-static bool is_erf(const lfs_arch_row *r)
-{
-	return !strncmp(r->format, "HAK ", 4) || !strncmp(r->format, "ERF ", 4) ||
-	       !strncmp(r->format, "MOD ", 4);
-}
 
 /* Distinct first components of the paths of @p vs. */
 static size_t top_names(const lfs_viewset *vs)
@@ -81,9 +59,9 @@ static void test_erf_counts(void **state)
 {
 	(void)state;
 	size_t checked = 0;
-	for (size_t i = 0; i < g_nrows; i++) {
-		const lfs_arch_row *r = &g_rows[i];
-		if (!is_erf(r))
+	for (size_t i = 0; i < lfs_arch_nrows; i++) {
+		const lfs_arch_row *r = &lfs_arch_rows[i];
+		if (!lfs_arch_is_erf(r))
 			continue;
 		size_t n;
 		uint8_t *d = lfs_read_file(r->path, &n);
@@ -187,8 +165,8 @@ static void test_generated(void **state)
 {
 	(void)state;
 	size_t done = 0;
-	for (size_t i = 0; i < g_nrows; i++) {
-		const lfs_arch_row *r = &g_rows[i];
+	for (size_t i = 0; i < lfs_arch_nrows; i++) {
+		const lfs_arch_row *r = &lfs_arch_rows[i];
 		if (strncmp(r->file, "gen/", 4) || (strncmp(r->format, "KEY", 3) && r->entries != 35))
 			continue;
 		check_generated(r->path);
@@ -263,5 +241,5 @@ int main(void)
 		cmocka_unit_test(test_generated),
 		cmocka_unit_test(test_hostile),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, lfs_arch_setup, lfs_arch_teardown);
 }

@@ -34,22 +34,6 @@
 #include "formats/restype.h"
 #include "testrng.h"
 
-static lfs_arch_row *g_rows;
-static size_t g_nrows;
-
-static int setup(void **state)
-{
-	(void)state;
-	g_rows = lfs_arch_manifest(&g_nrows);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	free(g_rows);
-	return 0;
-}
 
 static uint32_t le32(const uint8_t *p)
 {
@@ -72,13 +56,13 @@ static void test_keys_decode(void **state)
 {
 	(void)state;
 	size_t seen = 0;
-	for (size_t r = 0; r < g_nrows; r++) {
-		if (strncmp(g_rows[r].format, "KEY", 3))
+	for (size_t r = 0; r < lfs_arch_nrows; r++) {
+		if (strncmp(lfs_arch_rows[r].format, "KEY", 3))
 			continue;
 		uint8_t *d;
 		size_t n;
-		lfs_key *k = load_key(g_rows[r].path, &d, &n);
-		assert_int_equal(k->n_res, g_rows[r].entries);
+		lfs_key *k = load_key(lfs_arch_rows[r].path, &d, &n);
+		assert_int_equal(k->n_res, lfs_arch_rows[r].entries);
 		assert_int_equal(k->n_bifs, le32(d + 8));
 		uint32_t off = le32(d + 20);
 		size_t stride = memcmp(d + 4, "E1  ", 4) ? 22 : 42;
@@ -564,11 +548,11 @@ static void test_hostile(void **state)
 	unsigned flips = env ? (unsigned)strtoul(env, NULL, 0) : 48;
 	const char *corpus = lfs_corpus_dir_or_skip();
 	/* KEYs, alone */
-	for (size_t r = 0; r < g_nrows; r++) {
-		if (strncmp(g_rows[r].format, "KEY", 3))
+	for (size_t r = 0; r < lfs_arch_nrows; r++) {
+		if (strncmp(lfs_arch_rows[r].format, "KEY", 3))
 			continue;
 		size_t n;
-		uint8_t *d = lfs_read_file(g_rows[r].path, &n);
+		uint8_t *d = lfs_read_file(lfs_arch_rows[r].path, &n);
 		assert_non_null(d);
 		for (unsigned c = 0; c < 64; c++) {
 			size_t cut = n * c / 64;
@@ -634,5 +618,5 @@ int main(void)
 		cmocka_unit_test(test_table_pread),
 		cmocka_unit_test(test_table_hostile),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, lfs_arch_setup, lfs_arch_teardown);
 }
