@@ -319,27 +319,42 @@ static lfs_view *archive_pending(lfs_centry *ce, const char *vpath)
  * beside the archive and above, then the SOURCE-wide index.
  * One inner thumbnail of an archive at a time (ce->thumb_busy).
  */
+/*
+ * Wait until this thread may draw the pending thumbnail of @p ce: the
+ * model's own (@p vpath NULL) or that of the model inside an archive at
+ * @p vpath (fs->mu held throughout; one drawer per entry, ce->thumb_busy,
+ * also against a thumbnail drawn before the views: fsi_thumb_early).
+ * 1: claimed (thumb_busy set); 0: nothing pending; EAGAIN: drawing is
+ * deferred (fsi_thumb_defer).
+ */
+static int thumb_claim(lfs_fs *fs, lfs_centry *ce, const char *vpath)
+{
+	for (;;) {
+		bool pending = vpath ? ce->vs.format == &lfs_archive_format &&
+					       archive_pending(ce, vpath) != NULL
+				     : lfs_viewset_thumb_pending(&ce->vs) != NULL;
+		if (!pending)
+			return 0;
+		if (fsi_thumb_defer)
+			return EAGAIN;
+		if (!ce->thumb_busy)
+			break;
+		pthread_cond_wait(&fs->cache.built, &fs->mu);
+	}
+	ce->thumb_busy = true;
+	return 1;
+}
+
 static int fill_archive(lfs_fs *fs, lfs_centry *ce, const char *vpath)
 {
 	size_t vl = strlen(vpath), tl = strlen("/" LFS_VIEWSET_THUMB_NAME);
 	if (vl <= tl || strcmp(vpath + vl - tl, "/" LFS_VIEWSET_THUMB_NAME) != 0)
 		return 0;
 	fs_lock(fs);
-	for (;;) {
-		if (ce->vs.format != &lfs_archive_format || !archive_pending(ce, vpath)) {
-			fs_unlock(fs);
-			return 0;
-		}
-		if (fsi_thumb_defer) {
-			fs_unlock(fs);
-			return EAGAIN;
-		}
-		if (!ce->thumb_busy)
-			break;
-		pthread_cond_wait(&fs->cache.built, &fs->mu);
-	}
-	ce->thumb_busy = true;
+	int c = thumb_claim(fs, ce, vpath);
 	fs_unlock(fs);
+	if (c != 1)
+		return c;
 
 	const char *rel = ce->key.rel; /* the entry's own copy; held by the caller */
 	char model[PATH_MAX], mrel[PATH_MAX], dir[PATH_MAX];
@@ -446,23 +461,11 @@ int fsi_thumb_fill(lfs_fs *fs, lfs_centry *ce, const char *vpath)
 	if (!ce)
 		return 0;
 	fs_lock(fs);
-	for (;;) {
-		if (!lfs_viewset_thumb_pending(&ce->vs)) {
-			fs_unlock(fs);
-			return 0;
-		}
-		if (fsi_thumb_defer) {
-			fs_unlock(fs);
-			return EAGAIN;
-		}
-		if (!ce->thumb_busy)
-			break;
-		/* (also a thumbnail being drawn before the views: fsi_thumb_early) */
-		pthread_cond_wait(&fs->cache.built, &fs->mu);
-	}
-	ce->thumb_busy = true;
+	int c = thumb_claim(fs, ce, NULL);
 	const lfs_format *f = ce->vs.format;
 	fs_unlock(fs);
+	if (c != 1)
+		return c;
 
 	/* ce->key.rel is the entry's own copy; the entry is held by the caller */
 	const char *rel = ce->key.rel;
