@@ -145,7 +145,7 @@ static bool same_entry(const lfs_erf_entry *x, const lfs_erf_entry *y)
  * message naming @p what when it does not hold.
  */
 static lfs_err check_result(const lfs_erf *want, const uint8_t *out, size_t outn, const char *what,
-			    lfs_error *err)
+			    uint32_t edited, const uint8_t *payload, size_t pn, lfs_error *err)
 {
 	lfs_erf *got = NULL;
 	lfs_error e;
@@ -172,6 +172,17 @@ static lfs_err check_result(const lfs_erf *want, const uint8_t *out, size_t outn
 			bad = "an entry";
 			which = i;
 		}
+	if (!bad && payload) {
+		/* the edited entry reads back (decompressed, SHA-1 checked) as the new payload */
+		uint8_t *back = NULL;
+		size_t bn = 0;
+		if (lfs_erf_read(got, edited, &back, &bn, &e) != LFS_OK || bn != pn ||
+		    (pn && memcmp(back, payload, pn) != 0)) {
+			bad = "payload";
+			which = edited;
+		}
+		free(back);
+	}
 	lfs_erf_free(got);
 	if (bad)
 		return lfs_fail(err, LFS_ERR_PARSE, SIZE_MAX, NULL,
@@ -180,12 +191,13 @@ static lfs_err check_result(const lfs_erf *want, const uint8_t *out, size_t outn
 	return LFS_OK;
 }
 
-/* Encode @p a into *out and check it (check_result). */
-static lfs_err finish(lfs_erf *a, const char *what, uint8_t **out, size_t *outn, lfs_error *err)
+/* Encode @p a into *out and check it (check_result; @p payload: entry @p edited's new bytes, or NULL). */
+static lfs_err finish(lfs_erf *a, const char *what, uint32_t edited, const uint8_t *payload,
+		      size_t pn, uint8_t **out, size_t *outn, lfs_error *err)
 {
 	lfs_err r = lfs_erf_encode(a, out, outn, err);
 	if (r == LFS_OK)
-		r = check_result(a, *out, *outn, what, err);
+		r = check_result(a, *out, *outn, what, edited, payload, pn, err);
 	if (r != LFS_OK) {
 		free(*out);
 		*out = NULL;
@@ -350,23 +362,7 @@ lfs_err lfs_archive_apply(const uint8_t *orig, size_t n, const char *vpath, cons
 		if (same)
 			r = copy_out(orig, n, out, outn, err);
 		else if ((r = lfs_erf_set(a, i, np, npn, err)) == LFS_OK)
-			r = finish(a, vpath, out, outn, err);
-	}
-	if (r == LFS_OK && *out != NULL) {
-		/* The edited entry must read back as the new payload. */
-		lfs_erf *got = NULL;
-		uint8_t *back = NULL;
-		size_t bn = 0;
-		lfs_error e;
-		memset(&e, 0, sizeof(e));
-		if (lfs_erf_decode(*out, *outn, &got, &e) != LFS_OK ||
-		    lfs_erf_read(got, i, &back, &bn, &e) != LFS_OK || bn != npn ||
-		    (npn && memcmp(back, np, npn) != 0))
-			r = lfs_fail(err, LFS_ERR_PARSE, SIZE_MAX, NULL,
-				     "%s: error: not saved: the resource reads back different from what "
-				     "was saved", vpath);
-		free(back);
-		lfs_erf_free(got);
+			r = finish(a, vpath, i, np, npn, out, outn, err);
 	}
 	free(np);
 	lfs_erf_free(a);
@@ -417,7 +413,7 @@ lfs_err lfs_archive_add(const uint8_t *orig, size_t n, const char *name, const u
 	if (r == LFS_OK && listed && !listed_name(a, a->n - 1, listed, 256))
 		r = lfs_nomem(err, "names");
 	if (r == LFS_OK)
-		r = finish(a, name, out, outn, err);
+		r = finish(a, name, a->n - 1, data ? data : (const uint8_t *)"", dn, out, outn, err);
 	lfs_erf_free(a);
 	return r;
 }
@@ -438,7 +434,7 @@ lfs_err lfs_archive_remove(const uint8_t *orig, size_t n, const char *name, uint
 		r = no_such(err, name);
 	if (r == LFS_OK) {
 		lfs_erf_remove(a, i);
-		r = finish(a, name, out, outn, err);
+		r = finish(a, name, 0, NULL, 0, out, outn, err);
 	}
 	lfs_erf_free(a);
 	return r;
@@ -477,7 +473,7 @@ lfs_err lfs_archive_rename(const uint8_t *orig, size_t n, const char *from, cons
 	if (r == LFS_OK)
 		r = lfs_erf_rename(a, i, resref, type, err);
 	if (r == LFS_OK)
-		r = finish(a, to, out, outn, err);
+		r = finish(a, to, 0, NULL, 0, out, outn, err);
 	lfs_erf_free(a);
 	return r;
 }
