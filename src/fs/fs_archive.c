@@ -9,6 +9,7 @@
 #include "fs_archive.h"
 
 #include "archive_edit.h"
+#include "replace.h"
 
 #include "../common/mem.h"
 #include "../formats/erf.h"
@@ -611,28 +612,13 @@ void lfs_archive_res_free(lfs_archive_res *v, size_t n)
 /* KEY file @p name in folder @p dfd, decoded (at most @p max bytes); NULL when not. */
 static lfs_key *key_open(int dfd, const char *name, size_t max)
 {
-	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-	if (fd < 0)
-		return NULL;
-	struct stat st;
 	uint8_t *d = NULL;
-	size_t got = 0;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size <= max &&
-	    (d = malloc(st.st_size ? (size_t)st.st_size : 1)) != NULL) {
-		while (got < (size_t)st.st_size) {
-			ssize_t k = pread(fd, d + got, (size_t)st.st_size - got, (off_t)got);
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k <= 0)
-				break;
-			got += (size_t)k;
-		}
-	}
-	close(fd);
+	size_t n = 0;
+	struct stat st;
 	lfs_key *k = NULL;
 	lfs_error e;
 	memset(&e, 0, sizeof(e));
-	if (d && lfs_key_decode(d, got, &k, &e) != LFS_OK)
+	if (lfs_read_source(dfd, name, max, &d, &n, &st) == 0 && lfs_key_decode(d, n, &k, &e) != LFS_OK)
 		k = NULL;
 	free(d);
 	return k;
