@@ -264,12 +264,6 @@ static void index_add(struct texindex *x, const char *prefix, const char *rel, c
 
 /* ---- ERF-family archives: the table alone ("Encapsulated Resource File Format") */
 
-/* One entry of an archive's key list. */
-struct arent {
-	char resref[33]; /* as stored, NUL-terminated */
-	uint16_t type;
-};
-
 /* Is @p name an ERF-family archive's (.erf .hak .mod .sav .nwm, any case)? */
 static bool erf_name(const char *name)
 {
@@ -294,34 +288,13 @@ static bool key_name(const char *name)
 /* Most bytes of an archive's tables the lookups read (header, strings, key and resource lists). */
 #define ERF_TABLES_MAX ((size_t)256 << 20)
 
-/*
- * The key list of the ERF-family file @p fd (erf.h lfs_erf_decode_fd: the
- * tables alone): *v (malloc'd, *n entries), at most @p max entries. False
- * when it is not one or cannot be read.
- */
-static bool erf_keys(int fd, size_t max, struct arent **v, size_t *n)
+/* The tables of the ERF-family file @p fd (erf.h lfs_erf_decode_fd, no payload), or NULL. */
+static lfs_erf *erf_tables(int fd)
 {
-	*v = NULL;
-	*n = 0;
 	lfs_erf *a = NULL;
 	lfs_error e;
 	memset(&e, 0, sizeof(e));
-	if (lfs_erf_decode_fd(fd, ERF_TABLES_MAX, &a, &e) != LFS_OK)
-		return false;
-	size_t cnt = a->n < max ? a->n : max;
-	struct arent *out = cnt ? calloc(cnt, sizeof(*out)) : NULL;
-	if (cnt && !out) {
-		lfs_erf_free(a);
-		return false;
-	}
-	for (size_t i = 0; i < cnt; i++) {
-		memcpy(out[i].resref, a->e[i].resref, sizeof(out[i].resref));
-		out[i].type = a->e[i].type;
-	}
-	lfs_erf_free(a);
-	*v = out;
-	*n = cnt;
-	return true;
+	return lfs_erf_decode_fd(fd, ERF_TABLES_MAX, &a, &e) == LFS_OK ? a : NULL;
 }
 
 /* A ResRef the mount names "resref.ext" as stored: printable ASCII, no '/', not "." or "..". */
@@ -347,15 +320,15 @@ static void index_archive(struct texindex *x, int dfd, const char *rel, const ch
 	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0)
 		return;
-	struct arent *v = NULL;
-	size_t n = 0;
-	bool ok = erf_keys(fd, LFS_TEXTURE_INDEX_MAX, &v, &n);
+	lfs_erf *a = erf_tables(fd);
 	close(fd);
-	if (!ok)
+	if (!a)
 		return;
+	const lfs_erf_entry *v = a->e;
+	size_t n = a->n;
 	char *arel = NULL;
 	if (asprintf(&arel, "%s%s%s", rel, *rel ? "/" : "", name) < 0) {
-		free(v);
+		lfs_erf_free(a);
 		return;
 	}
 	for (size_t i = 0; i < n && x->n < LFS_TEXTURE_INDEX_MAX; i++) {
@@ -385,7 +358,7 @@ static void index_archive(struct texindex *x, int dfd, const char *rel, const ch
 		x->n++;
 	}
 	free(arel);
-	free(v);
+	lfs_erf_free(a);
 }
 
 /* lfs_archive_key_each() callback of index_key(). */
@@ -741,12 +714,12 @@ static bool arch_find(int dfd, const char *arel, const char *resref, uint16_t wa
 	int fd = openat(dfd, arel, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return false;
-	struct arent *v = NULL;
-	size_t n = 0;
-	bool ok = erf_keys(fd, LFS_TEXTURE_INDEX_MAX, &v, &n);
+	lfs_erf *a = erf_tables(fd);
 	close(fd);
+	const lfs_erf_entry *v = a ? a->e : NULL;
+	size_t n = a ? a->n : 0;
 	int best = -1, best_rank = 99;
-	for (size_t i = 0; ok && i < n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		if (strcasecmp(v[i].resref, resref) != 0 || !plain_resref(v[i].resref))
 			continue;
 		int rk = want ? (v[i].type == want ? 0 : -1) : type_rank(v[i].type);
@@ -759,7 +732,7 @@ static bool arch_find(int dfd, const char *arel, const char *resref, uint16_t wa
 		memcpy(stored, v[best].resref, 33);
 		*type = v[best].type;
 	}
-	free(v);
+	lfs_erf_free(a);
 	return best >= 0;
 }
 
