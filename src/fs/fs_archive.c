@@ -43,10 +43,15 @@ bool lfs_archive_candidate(const char *name)
 	return false;
 }
 
-static bool is_key_name(const char *name)
+bool lfs_archive_key_name(const char *name)
 {
 	size_t ln = strlen(name);
 	return ln > 4 && strcasecmp(name + ln - 4, ".key") == 0;
+}
+
+bool lfs_archive_erf_name(const char *name)
+{
+	return lfs_archive_candidate(name) && !lfs_archive_key_name(name);
 }
 
 /* Header test (BioWare "Encapsulated Resource File Format" header; "Key and
@@ -76,7 +81,7 @@ const lfs_format *lfs_archive_detect(const char *name, const uint8_t *data, size
 {
 	if (!lfs_archive_candidate(name))
 		return NULL;
-	return header_ok(data, n, is_key_name(name)) ? &lfs_archive_format : NULL;
+	return header_ok(data, n, lfs_archive_key_name(name)) ? &lfs_archive_format : NULL;
 }
 
 /* A texture resource of the archive (for map_Kd of the models inside). */
@@ -193,7 +198,7 @@ static void add_resource(struct abuild *b, const char *resref, const char *fname
 			b->gotn = n;
 		}
 		/* a KEY's textures, whose entries texture.h cannot read alone */
-		if (tex_rank(type) >= 0 && p && n && resref[0] && is_key_name(b->arch)) {
+		if (tex_rank(type) >= 0 && p && n && resref[0] && lfs_archive_key_name(b->arch)) {
 			uint8_t *c = malloc(n);
 			if (!c || !lfs_grow((void **)&b->res, &b->res_cap, b->nres + 1, sizeof(*b->res))) {
 				free(c);
@@ -544,7 +549,7 @@ lfs_err lfs_archive_build(int dirfd, const char *dir, const char *name, const ui
 	b.problems = problems;
 	b.arch = name;
 	b.l.names_only = opts && opts->names_only;
-	lfs_err r = is_key_name(name) ? build_key(&b, dirfd, dir, max_bif, data, n, err)
+	lfs_err r = lfs_archive_key_name(name) ? build_key(&b, dirfd, dir, max_bif, data, n, err)
 				      : build_erf(&b, data, n, err);
 	for (size_t i = 0; i < b.nmdl; i++) {
 		if (r == LFS_OK && !b.l.failed)
@@ -582,7 +587,7 @@ lfs_err lfs_archive_model_bytes(int dirfd, const char *dir, const char *name, co
 	b.arch = name;
 	b.want = model;
 	b.l.names_only = true; /* an ERF reads its MDL payloads alone */
-	lfs_err r = is_key_name(name) ? build_key(&b, dirfd, dir, max_bif, data, n, err)
+	lfs_err r = lfs_archive_key_name(name) ? build_key(&b, dirfd, dir, max_bif, data, n, err)
 				      : build_erf(&b, data, n, err);
 	lfs_nameset_free(&b.names);
 	lfs_vlist_discard(&b.l);

@@ -43,6 +43,10 @@ extern const lfs_format lfs_archive_format;
 
 /** Is @p name (a base name) an archive's by its extension (case-insensitive)? */
 bool lfs_archive_candidate(const char *name);
+/** Is @p name a KEY's by its extension (".key", any case)? */
+bool lfs_archive_key_name(const char *name);
+/** Is @p name an ERF-family archive's by its extension (.erf .hak .mod .sav .nwm, any case)? */
+bool lfs_archive_erf_name(const char *name);
 
 /**
  * Header test of a file named @p name (@p data, @p n bytes: at least the

@@ -264,24 +264,6 @@ static void index_add(struct texindex *x, const char *prefix, const char *rel, c
 
 /* ---- ERF-family archives: the table alone ("Encapsulated Resource File Format") */
 
-/* Is @p name an ERF-family archive's (.erf .hak .mod .sav .nwm, any case)? */
-static bool erf_name(const char *name)
-{
-	static const char *const ext[] = { ".erf", ".hak", ".mod", ".sav", ".nwm" };
-	size_t n = strlen(name);
-	for (size_t i = 0; i < 5; i++)
-		if (n > 4 && strcasecmp(name + n - 4, ext[i]) == 0)
-			return true;
-	return false;
-}
-
-/* Is @p name a KEY's (".key", any case)? */
-static bool key_name(const char *name)
-{
-	size_t n = strlen(name);
-	return n > 4 && strcasecmp(name + n - 4, ".key") == 0;
-}
-
 /* Largest KEY file the index reads (a game's chitin.key is a few MB). */
 #define KEY_MAX ((size_t)64 << 20)
 
@@ -444,9 +426,9 @@ static void index_walk(struct texindex *x, int dfd, const char *prefix, const ch
 			}
 			index_walk(x, cfd, prefix, crel, root, depth + 1);
 			free(crel);
-		} else if (t == DT_REG && root == 0 && erf_name(nm)) {
+		} else if (t == DT_REG && root == 0 && lfs_archive_erf_name(nm)) {
 			index_archive(x, dirfd(dp), rel, nm);
-		} else if (t == DT_REG && root == 0 && key_name(nm)) {
+		} else if (t == DT_REG && root == 0 && lfs_archive_key_name(nm)) {
 			index_key(x, dirfd(dp), rel, nm);
 		} else if (t == DT_REG || t == DT_LNK) {
 			index_add(x, prefix, rel, nm, root, depth);
@@ -619,12 +601,12 @@ bool lfs_texture_name(const char *name)
 
 bool lfs_texture_archive_name(const char *name)
 {
-	return name && erf_name(name);
+	return name && lfs_archive_erf_name(name);
 }
 
 bool lfs_texture_index_name(const char *name)
 {
-	return name && (ext_rank(name) >= 0 || mdl_name(name) || erf_name(name) || key_name(name));
+	return name && (ext_rank(name) >= 0 || mdl_name(name) || lfs_archive_erf_name(name) || lfs_archive_key_name(name));
 }
 
 void lfs_texture_index_invalidate(int rootfd)
@@ -698,7 +680,7 @@ static size_t model_archive(int rootfd, const char *model_rel)
 	a[s - model_rel] = '\0';
 	struct stat st;
 	const char *base = strrchr(a, '/');
-	if (!erf_name(base ? base + 1 : a) || fstatat(rootfd, a, &st, 0) != 0 || !S_ISREG(st.st_mode))
+	if (!lfs_archive_erf_name(base ? base + 1 : a) || fstatat(rootfd, a, &st, 0) != 0 || !S_ISREG(st.st_mode))
 		return 0;
 	return (size_t)(s - model_rel);
 }
@@ -867,7 +849,7 @@ static bool read_res(int dfd, const char *path, size_t max, uint8_t **data, size
 	memcpy(arel, path, (size_t)(s - path));
 	arel[s - path] = '\0';
 	const char *base = strrchr(arel, '/');
-	if (key_name(base ? base + 1 : arel)) {
+	if (lfs_archive_key_name(base ? base + 1 : arel)) {
 		/* a resource of a KEY: from its BIF (fs_archive.h lfs_archive_key_read) */
 		const char *leaf = s + 1, *dot = strrchr(leaf, '.');
 		uint16_t type;
@@ -893,7 +875,7 @@ static bool read_res(int dfd, const char *path, size_t max, uint8_t **data, size
 		}
 		return ok;
 	}
-	if (!erf_name(base ? base + 1 : arel))
+	if (!lfs_archive_erf_name(base ? base + 1 : arel))
 		return false;
 	return arch_read(dfd, arel, s + 1, max, data, n);
 }
@@ -909,7 +891,7 @@ bool lfs_texture_stat(int rootfd, const char *rel, struct stat *st)
 	memcpy(arel, rel, (size_t)(s - rel));
 	arel[s - rel] = '\0';
 	const char *base = strrchr(arel, '/');
-	return (erf_name(base ? base + 1 : arel) || key_name(base ? base + 1 : arel)) &&
+	return (lfs_archive_erf_name(base ? base + 1 : arel) || lfs_archive_key_name(base ? base + 1 : arel)) &&
 	       fstatat(rootfd, arel, st, 0) == 0 && S_ISREG(st->st_mode);
 }
 
@@ -961,7 +943,7 @@ bool lfs_texture_model_read(int rootfd, const char *dir, const char *name, size_
 	/* a model inside an archive: the same archive first */
 	const char *base = strrchr(dir, '/');
 	struct stat st;
-	if (*dir && erf_name(base ? base + 1 : dir) && fstatat(rootfd, dir, &st, 0) == 0 &&
+	if (*dir && lfs_archive_erf_name(base ? base + 1 : dir) && fstatat(rootfd, dir, &st, 0) == 0 &&
 	    S_ISREG(st.st_mode) && arch_read(rootfd, dir, leaf, max, data, n))
 		return true;
 	char *path = NULL;
