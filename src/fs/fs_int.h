@@ -630,7 +630,7 @@ lfs_centry *fsi_entry_for(lfs_fs *fs, const char *rel, const struct stat *st);
 int fsi_classify(lfs_fs *fs, const char *rel, struct srcinfo *si);
 int fsi_srcinfo_views(lfs_fs *fs, struct srcinfo *si);
 int fsi_srcinfo_names(lfs_fs *fs, struct srcinfo *si);
-bool fsi_names_fit(const lfs_fs *fs, int64_t size);
+bool fsi_names_fit(const lfs_fs *fs, const lfs_cache_key *k);
 int fsi_classify_node(lfs_fs *fs, const struct node *n, struct srcinfo *si);
 int fsi_openat_node(lfs_fs *fs, const struct node *n, int flags);
 void fsi_rename_begin(lfs_fs *fs);

@@ -253,7 +253,7 @@ static int thumb_entry(lfs_fs *fs, const struct node *model, struct srcinfo *si,
 	bool built = si->ce->built;
 	const lfs_viewset *nm = si->ce->names;
 	fs_unlock(fs);
-	if (built || !fsi_names_fit(fs, si->ce->key.size)) {
+	if (built || !fsi_names_fit(fs, &si->ce->key)) {
 		fsi_srcinfo_release(fs, si);
 		return fsi_model_views(fs, model, si);
 	}

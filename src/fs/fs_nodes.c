@@ -661,17 +661,23 @@ lfs_centry *fsi_entry_for(lfs_fs *fs, const char *rel, const struct stat *st)
 }
 
 /*
- * May the model file of @p size bytes be listed from its view names alone?
+ * May the model file of key @p k (its size) be listed from its view names
+ * alone? An archive always may (each model inside is named within its own
+ * budget).
  * Only when its views surely fit -o model_memory (the file's bytes times
  * LFS_VIEWSET_SUGGEST_PER_BYTE, the most the corpus measured, plus margin):
  * a names-only build need not find out that the views would pass the bound
  * (then the folder shows README.txt alone), so a larger model is listed
  * from its built views, as before.
  */
-bool fsi_names_fit(const lfs_fs *fs, int64_t size)
+bool fsi_names_fit(const lfs_fs *fs, const lfs_cache_key *k)
 {
+	/* An archive's names are built model by model, each within
+	 * -o model_memory (fs_archive.h): its own size says nothing. */
+	if (lfs_archive_candidate(lfs_source_basename(k->rel)))
+		return true;
 	size_t budget = fs->o.model_memory == SIZE_MAX ? 0 : fs->o.model_memory;
-	return !budget || (size >= 0 && (uint64_t)size <= budget / LFS_VIEWSET_SUGGEST_PER_BYTE);
+	return !budget || (k->size >= 0 && (uint64_t)k->size <= budget / LFS_VIEWSET_SUGGEST_PER_BYTE);
 }
 
 /*
@@ -685,9 +691,7 @@ bool fsi_names_fit(const lfs_fs *fs, int64_t size)
  */
 static lfs_centry *entry_named(lfs_fs *fs, const lfs_cache_key *k)
 {
-	/* An archive's names are built model by model, each within
-	 * -o model_memory (fs_archive.h): its own size says nothing. */
-	if (!fsi_names_fit(fs, k->size) && !lfs_archive_candidate(lfs_source_basename(k->rel)))
+	if (!fsi_names_fit(fs, k))
 		return entry_built(fs, k);
 	lfs_cbuild *token;
 	fs_lock(fs);
