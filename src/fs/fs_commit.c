@@ -246,6 +246,42 @@ static lfs_err commit_apply(lfs_fs *fs, const char *rel, const struct stat *st,
 }
 
 /*
+ * Replace source file @p rel (read with stat @p st) of folder @p model with
+ * @p out (@p outn bytes), atomically (replace.h); the folder then shows the
+ * new file (same node, new inode: *nst). A failure, or a folder fsync that
+ * failed after the file was in place (the save still succeeds), is added to
+ * @p msg as a line of @p name ("the <noun> is unchanged"). Unlocked.
+ * Returns 0 or the errno of the write.
+ */
+static int write_source(lfs_fs *fs, struct node *model, const char *rel, const uint8_t *out,
+			size_t outn, const struct stat *st, struct stat *nst, const char *name,
+			const char *noun, char *msg, size_t msgsz)
+{
+	int kept = 1, dsync = 0;
+	char what[PATH_MAX + 64];
+	what[0] = '\0';
+	int r = lfs_replace_file_ex(fs->rootfd, rel, out, outn, st, nst, &kept, &dsync, what,
+				    sizeof(what));
+	if (r) {
+		snprintf(msg, msgsz, "%s: error: not saved: writing %s failed (%s): %s; the %s is "
+			 "unchanged\n", name, rel, what, strerror(r), noun);
+		return r;
+	}
+	if (dsync)
+		msg_add(msg, msgsz, "%s: warning: saved, but not confirmed durable: fsync of the folder "
+			"failed: %s (errno %d)\n", name, strerror(dsync), dsync);
+	if (!kept)
+		fsi_log(fs, LFS_LOG_WARNING, "%s: saved, but the new file belongs to the daemon's user "
+		       "(cannot give it back to %u:%u)", rel, (unsigned)st->st_uid, (unsigned)st->st_gid);
+	fs_lock(fs);
+	model->src_dev = (uint64_t)nst->st_dev;
+	model->src_ino = (uint64_t)nst->st_ino;
+	model->self_commit = fs->ifd >= 0;
+	fs_unlock(fs);
+	return 0;
+}
+
+/*
  * Parse @p t as the new text of view @p vpath of the model file @p rel and
  * write the result into SOURCE. The caller holds the model's commit_mu, not
  * fs->mu. Returns 0 (*noop: the text encodes to the bytes already there, the
@@ -352,30 +388,13 @@ static int do_commit(lfs_fs *fs, struct node *model, const char *rel, const char
 		return 0;
 	}
 	struct stat nst;
-	int kept = 1, dsync = 0;
-	char what[PATH_MAX + 64];
-	what[0] = '\0';
-	r = lfs_replace_file_ex(fs->rootfd, rel, out, outn, &st, &nst, &kept, &dsync, what, sizeof(what));
+	r = write_source(fs, model, rel, out, outn, &st, &nst, vpath, "model file", msg, msgsz);
 	free(orig);
 	free(out);
 	if (r) {
-		snprintf(msg, msgsz, "%s: error: not saved: writing %s failed (%s): %s; the model file "
-			 "is unchanged\n", vpath, rel, what, strerror(r));
 		free(reread);
 		return r;
 	}
-	if (dsync) /* the new file is in place: the save succeeds, with this warning */
-		msg_add(msg, msgsz, "%s: warning: saved, but not confirmed durable: fsync of the folder "
-			"failed: %s (errno %d)\n", vpath, strerror(dsync), dsync);
-	if (!kept)
-		fsi_log(fs, LFS_LOG_WARNING, "%s: saved, but the new file belongs to the daemon's user "
-		       "(cannot give it back to %u:%u)", rel, (unsigned)st.st_uid, (unsigned)st.st_gid);
-	fs_lock(fs);
-	/* The model folder now shows the new file (same node, new inode). */
-	model->src_dev = (uint64_t)nst.st_dev;
-	model->src_ino = (uint64_t)nst.st_ino;
-	model->self_commit = fs->ifd >= 0;
-	fs_unlock(fs);
 	served_after_commit(fs, rel, vpath, &nst, t, use != t, reread, rn);
 	free(reread);
 	return 0;
@@ -682,27 +701,14 @@ int fsi_archive_op(lfs_fs *fs, struct mstate *ms, struct node *model, const stru
 	bool noop = !r && outn == n && memcmp(out, orig, n) == 0;
 	struct stat nst;
 	if (!r && !noop) {
-		int kept = 1, dsync = 0;
-		char what[PATH_MAX + 64];
-		what[0] = '\0';
-		r = lfs_replace_file_ex(fs->rootfd, rel, out, outn, &st, &nst, &kept, &dsync, what,
-					sizeof(what));
-		if (r)
-			snprintf(msg, sizeof(msg), "%s: error: not saved: writing %s failed (%s): %s; the "
-				 "archive is unchanged\n", op->name, rel, what, strerror(r));
-		else if (dsync)
-			snprintf(msg, sizeof(msg), "%s: warning: saved, but not confirmed durable: fsync "
-				 "of the folder failed: %s\n", op->name, strerror(dsync));
+		r = write_source(fs, model, rel, out, outn, &st, &nst, op->name, "archive", msg,
+				 sizeof(msg));
 	}
 	free(orig);
 	free(out);
 	fs_lock(fs);
-	if (!r && !noop) {
-		model->src_dev = (uint64_t)nst.st_dev;
-		model->src_ino = (uint64_t)nst.st_ino;
-		model->self_commit = fs->ifd >= 0;
+	if (!r && !noop)
 		fs->commits++;
-	}
 	if (r)
 		fs->commit_refused += r == EINVAL;
 	if (msg[0]) {
