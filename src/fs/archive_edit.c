@@ -256,8 +256,9 @@ static bool archive_sibling(void *ctx, const char *name, uint8_t **data, size_t 
  * nothing changed).
  */
 static lfs_err apply_inner(const lfs_erf *a, uint32_t i, const char *fname, const char *inner,
-			   const char *text, size_t tn, const lfs_siblings *sib, uint8_t **np,
-			   size_t *npn, char **reread, size_t *rn, lfs_error *err)
+			   const lfs_view *cached, const char *text, size_t tn,
+			   const lfs_siblings *sib, uint8_t **np, size_t *npn, char **reread,
+			   size_t *rn, lfs_error *err)
 {
 	uint8_t *p = NULL;
 	size_t pn = 0;
@@ -271,6 +272,17 @@ static lfs_err apply_inner(const lfs_erf *a, uint32_t i, const char *fname, cons
 		return lfs_fail(err, LFS_ERR_CORRUPT, SIZE_MAX, NULL, "%s: cannot be read: %s", fname,
 				e.msg);
 	}
+	struct asib as = { a, sib };
+	lfs_siblings s2 = { archive_sibling, &as, sib ? sib->warn : NULL };
+	const lfs_format *f = cached ? lfs_format_for("model.mdl", p, pn) : NULL;
+	if (f && cached->data) {
+		/* the folder's own view of these bytes, under its path in the model */
+		lfs_view iv = *cached;
+		iv.path = (char *)inner;
+		r = lfs_view_apply_keep(f, p, pn, &iv, text, tn, &s2, np, npn, reread, rn, err);
+		free(p);
+		return r;
+	}
 	lfs_view_opts so = { 0 };
 	lfs_viewset vs;
 	r = lfs_views_build("model.mdl", p, pn, &so, &vs, &e);
@@ -282,8 +294,6 @@ static lfs_err apply_inner(const lfs_erf *a, uint32_t i, const char *fname, cons
 				"%s: not a model this mount can save: %s", fname, e.msg);
 	}
 	const lfs_view *v = lfs_viewset_find(&vs, inner);
-	struct asib as = { a, sib };
-	lfs_siblings s2 = { archive_sibling, &as, sib ? sib->warn : NULL };
 	if (!v)
 		r = lfs_fail(err, LFS_ERR_UNSUPPORTED, SIZE_MAX, NULL, "%s/%s: no such view", fname,
 			     inner);
@@ -297,6 +307,15 @@ static lfs_err apply_inner(const lfs_erf *a, uint32_t i, const char *fname, cons
 lfs_err lfs_archive_apply(const uint8_t *orig, size_t n, const char *vpath, const char *text,
 			  size_t tn, const lfs_siblings *sib, uint8_t **out, size_t *outn,
 			  char **reread, size_t *rn, lfs_error *err)
+{
+	return lfs_archive_apply_view(orig, n, vpath, NULL, text, tn, sib, out, outn, reread, rn,
+				      err);
+}
+
+lfs_err lfs_archive_apply_view(const uint8_t *orig, size_t n, const char *vpath,
+			       const lfs_view *cached, const char *text, size_t tn,
+			       const lfs_siblings *sib, uint8_t **out, size_t *outn, char **reread,
+			       size_t *rn, lfs_error *err)
 {
 	*out = NULL;
 	*outn = 0;
@@ -336,7 +355,8 @@ lfs_err lfs_archive_apply(const uint8_t *orig, size_t n, const char *vpath, cons
 	uint8_t *np = NULL;
 	size_t npn = 0;
 	if (sl) {
-		r = apply_inner(a, i, fname, sl + 1, text, tn, sib, &np, &npn, reread, rn, err);
+		r = apply_inner(a, i, fname, sl + 1, cached, text, tn, sib, &np, &npn, reread, rn,
+				err);
 	} else {
 		np = malloc(tn ? tn : 1);
 		if (!np)

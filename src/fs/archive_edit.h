@@ -84,6 +84,17 @@ lfs_err lfs_archive_apply(const uint8_t *orig, size_t n, const char *vpath, cons
 			  char **reread, size_t *rn, lfs_error *err);
 
 /**
+ * lfs_archive_apply() given @p cached, the archive folder's view @p vpath
+ * built from exactly @p orig (may be NULL): a view of a model inside the
+ * archive is then applied to that view, not to a view set built again
+ * from the payload.
+ */
+lfs_err lfs_archive_apply_view(const uint8_t *orig, size_t n, const char *vpath,
+			       const lfs_view *cached, const char *text, size_t tn,
+			       const lfs_siblings *sib, uint8_t **out, size_t *outn, char **reread,
+			       size_t *rn, lfs_error *err);
+
+/**
  * Add resource @p name (`resref.ext`, lfs_archive_name_class) with payload
  * @p data (@p dn bytes) after the last entry; E1: stored uncompressed.
  * *@p listed (≥ 256 bytes, may be NULL) receives the name the folder lists

@@ -716,7 +716,7 @@ static lfs_err row_apply(const uint8_t *orig, size_t n, const lfs_view *v, const
 			 size_t tn, const lfs_siblings *sib, uint8_t **out, size_t *outn,
 			 lfs_error *err)
 {
-	return lfs_archive_apply(orig, n, v->path, text, tn, sib, out, outn, NULL, NULL, err);
+	return lfs_archive_apply_view(orig, n, v->path, v, text, tn, sib, out, outn, NULL, NULL, err);
 }
 
 static void row_free(void *model)

@@ -229,7 +229,8 @@ static lfs_err commit_apply(lfs_fs *fs, const char *rel, const struct stat *st,
 		ce && ce->kind == LFS_SOURCE_MODEL ? lfs_viewset_find(&ce->vs, vpath) : NULL;
 	lfs_err e;
 	if (lfs_source_format_for(lfs_source_basename(rel), orig, n) == &lfs_archive_format)
-		e = lfs_archive_apply(orig, n, vpath, t->data, t->n, &sib, out, outn, reread, rn, err);
+		e = lfs_archive_apply_view(orig, n, vpath, v, t->data, t->n, &sib, out, outn, reread,
+					   rn, err);
 	else if (v)
 		e = lfs_view_apply_keep(ce->vs.format, orig, n, v, t->data, t->n, &sib, out, outn,
 					reread, rn, err);
