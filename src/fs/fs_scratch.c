@@ -196,6 +196,7 @@ int fsi_model_mknew(lfs_fs *fs, const struct nodeinfo *pi, const char *name, con
 		return r;
 	struct node *c = NULL;
 	struct sname *sn = ms ? fsi_sname_find(ms, m.vpath) : NULL;
+	lfs_archive_name_kind ak = m.archive ? aname(name, why) : LFS_ANAME_SCRATCH;
 	if (!ms) {
 		r = ENOMEM;
 	} else if ((r = new_name_check(fs, ms, &m, file)) != 0) {
@@ -208,7 +209,7 @@ int fsi_model_mknew(lfs_fs *fs, const struct nodeinfo *pi, const char *name, con
 		r = scratch_reopen(fs, sn, flags);
 		if (!r)
 			c = fsi_scratch_node(fs, p, name, sn, &r);
-	} else if (m.archive && aname(name, why) == LFS_ANAME_BAD) {
+	} else if (ak == LFS_ANAME_BAD) {
 		r = aname_refuse(ms, m.vpath, why);
 	} else {
 		const char *data = file ? NULL : w->target;
@@ -219,7 +220,7 @@ int fsi_model_mknew(lfs_fs *fs, const struct nodeinfo *pi, const char *name, con
 		sn = o ? fsi_sname_add(ms, m.vpath, o) : NULL;
 		if (o && !sn)
 			fsi_sobj_discard(fs, o);
-		else if (o && file && m.archive && aname(name, why) == LFS_ANAME_RESOURCE)
+		else if (o && file && ak == LFS_ANAME_RESOURCE)
 			o->resource = true; /* added to the archive when closed */
 		if (!sn)
 			r = ENOMEM;
