@@ -14,6 +14,12 @@
  *   legacyfs-convert pack    [--type T] [--erf-version V] OUT.hak FILE...
  *   legacyfs-convert unpack  ARCHIVE DESTDIR              raw resources
  *
+ * Options (getopt_long: -s256, -s 256, --size=256, --size 256, bundles
+ * such as -qv VIEW, unique abbreviations) may stand before the subcommand,
+ * between or after the operands, with or without POSIXLY_CORRECT; "--"
+ * ends them (a MODEL named -x.mdl). A refused option is named with one
+ * usage line, exit 2.
+ *
  * A batch (several MODELs, or -d) does each file on its own in one process:
  * a failing file gets its message (`FILE: error: ...`, `FILE:LINE:COL:
  * error: ...` for a bad text) and the batch goes on; a progress line
