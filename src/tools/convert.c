@@ -1243,7 +1243,7 @@ static int option_error(const struct option *lo, const char *shorts, int c, int 
 			eprintf("legacyfs-convert: option '--%s' needs an argument\n", name);
 		else
 			eprintf("legacyfs-convert: option '-%c' needs an argument\n", opt);
-	} else if (opt && strchr(shorts, opt) && is_long && name) {
+	} else if (opt > 0 && opt < 128 && strchr(shorts, opt) && is_long && name) {
 		eprintf("legacyfs-convert: option '--%s' takes no argument\n", name);
 	} else if (opt) {
 		eprintf("legacyfs-convert: unknown option '-%c'\n", opt);
