@@ -11,8 +11,8 @@
  *    (default 5) through lfs_views_thumbnail (decode + extraction + render
  *    + PNG, no textures), median per file; printed: per format the median
  *    and max of those per-file medians, and the triangle range.
- *  - spheres: UV spheres of ~1k, 10k, 100k, 1M triangles (as in the notes'
- *    f3d table), built as NOD files (groups of <= 65535 vertices), timed
+ *  - spheres: UV spheres of ~1k, 10k, 100k, 1M triangles (the counts of
+ *    the f3d comparison in docs/performance.md), built as NOD files (groups of <= 65535 vertices), timed
  *    (a) in-process through lfs_views_thumbnail, median of RUNS, split into
  *    scene (decode + extraction), render and PNG; (b) with -c, the whole
  *    process `legacyfs-convert thumbnail -s N sphere.nod out.png` (fork +

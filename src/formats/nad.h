@@ -3,10 +3,11 @@
  * Vampire: The Masquerade – Redemption animation (NAD, version 3):
  * bytes <-> in-memory model, lossless.
  *
- * Layout sources: the NOD Engine SDK 1.0 "NAD File Specifications"
- * (shared/specs/nad.txt, cited as [SDK]) and shared/notes/nod-nad-nil-sod-format.md
- * §2 (cited as [N §2.x]; two independent readers agree on it). All values are
- * little-endian.
+ * Layout sources: Nihilistic's NOD Engine SDK 1.0 "NAD File Specifications"
+ * (cited as [SDK]) and the two independent public readers, which agree on
+ * it (cited as [N §2.1]): rfsheffer/nod_nad_to_fbx (nad_file.py) and hypov8's
+ * Vampire.T.M.R_Noesis_plugin (fmt_NAD.py, the only writer studied);
+ * docs/formats/nad.md. All values are little-endian.
  *
  *   header   version u32 (= 3) | n_tracks u32 | flags u32 | duration f32   [SDK, N §2.1]
  *   track    n_keys u32 | bone u32 | type u32 | key × n_keys               [SDK]

@@ -3,11 +3,15 @@
  * Vampire: The Masquerade – Redemption level geometry (NIL, version 27):
  * bytes <-> in-memory model, lossless, read-only in the mount.
  *
- * Layout sources: the NOD Engine SDK 1.0 "NIL File Specifications"
- * (shared/specs/nil.txt, cited as [SDK]; the public copy stops in the middle
- * of the sector table, at aSectorVertices) and shared/notes/
- * nod-nad-nil-sod-format.md §3 (cited as [N §3.x]), which reports TheBestPlan's
- * reverse engineering of real v27 files ([TBP]). All values little-endian.
+ * Layout sources: Nihilistic's NOD Engine SDK 1.0 "NIL File Specifications"
+ * (cited as [SDK]; the public copy stops in the middle of the sector table,
+ * at aSectorVertices) and the public NIL readers (cited as [N §3.x]: §3.1
+ * file header, §3.2 sector), chiefly TheBestPlan's NIL -> Killing Floor
+ * converter (TheBestPlan/killingfloor-map-importer, src/vtmr/nil.js and
+ * docs/games/vtmr.md), reverse engineered from real v27 files ([TBP]), with
+ * a StarCraft: Ghost NIL v35 parser (sophiaeagent-beep/ghost-port-tools)
+ * confirming the magic and header offsets; docs/formats/nil.md. All values
+ * little-endian.
  *
  *   off   field                                                  source
  *   0x00  magic, 4 bytes "NIL\x10"                               [SDK "ignored"; N §3.1]

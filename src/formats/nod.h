@@ -3,10 +3,13 @@
  * Vampire: The Masquerade – Redemption model (NOD, version 7):
  * bytes <-> in-memory model, lossless.
  *
- * Layout sources: the NOD Engine SDK 1.0 "NOD File Specifications"
- * (shared/specs/nod.txt, cited as [SDK]) and shared/notes/nod-nad-nil-sod-format.md
- * §1 (cited as [N §1.x]; three independent readers agree on the order and
- * sizes). All values little-endian, no alignment padding anywhere.
+ * Layout sources: Nihilistic's NOD Engine SDK 1.0 "NOD File Specifications"
+ * (cited as [SDK]) and the three independent public readers, which agree on
+ * the order and sizes (cited as [N §1.x]: §1.1 header, §1.2 bone, §1.3
+ * vertex, §1.4 mesh group): hypov8's Vampire.T.M.R_Noesis_plugin
+ * (fmt_NOD.py), rfsheffer/nod_nad_to_fbx (nod_file.py) and
+ * atrblizzard/RedemptionUnity (Assets/Scripts/NOD); docs/formats/nod.md.
+ * All values little-endian, no alignment padding anywhere.
  *
  *   header    version u32 (= 7) | n_materials u32 | material name str32 × n
  *             | n_bones u16 | n_meshes u16 | n_verts u32 | n_faces u32

@@ -3,11 +3,17 @@
  * Storm3D Object Definition (SOD, Star Trek: Armada I/II): bytes <-> model,
  * lossless, versions 1.4 to 1.93.
  *
- * Layout sources: Steve Williams' SOD 1.8 description (shared/specs/sod.txt,
- * cited [S §section]) and shared/notes/nod-nad-nil-sod-format.md §4 (cited
- * [N §4.x]); where they and the public readers disagree the choice was made
- * by the corpus files (shared/corpus/sod/MANIFEST.tsv says which writer wrote
- * each one) and is recorded in docs/formats/sod.md "Decisions".
+ * Layout sources: Steve Williams' (Storm3D graphics engine lead) "Storm3D
+ * Object Definition (SOD) File Format", the 1.8 description (cited
+ * [S §n]: its "Section n"), and the public readers and writers (cited
+ * [N §4.x]: §4.1 header and versions, §4.2 legacy block, §4.3 materials,
+ * §4.4 nodes, §4.5 mesh payload, §4.6 animation channels):
+ * SomaZ/Blender_ST_Armada_Tools
+ * (SOD.py), Elenterius/stau (sod_io.py), TamsynnImogen/Python-SOD-Viewer and
+ * the Assimilation Software Armada SOD exporter; where they disagree the
+ * choice was made by the corpus files (shared/corpus/sod/MANIFEST.tsv says
+ * which writer wrote each one) and is recorded in docs/formats/sod.md
+ * "Decisions".
  *
  * File shape (all little-endian; "pstr" = u16 length + that many bytes, no
  * terminator is added or removed: the bytes are kept as stored):

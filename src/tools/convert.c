@@ -14,6 +14,12 @@
  *   legacyfs-convert pack    [--type T] [--erf-version V] OUT.hak FILE...
  *   legacyfs-convert unpack  ARCHIVE DESTDIR              raw resources
  *
+ * Options (getopt_long: -s256, -s 256, --size=256, --size 256, bundles
+ * such as -qv VIEW, unique abbreviations) may stand before the subcommand,
+ * between or after the operands, with or without POSIXLY_CORRECT; "--"
+ * ends them (a MODEL named -x.mdl). A refused option is named with one
+ * usage line, exit 2.
+ *
  * A batch (several MODELs, or -d) does each file on its own in one process:
  * a failing file gets its message (`FILE: error: ...`, `FILE:LINE:COL:
  * error: ...` for a bad text) and the batch goes on; a progress line
@@ -1205,6 +1211,74 @@ static int batch(const struct run *r, char **models, size_t n)
 	return !failed ? 0 : failed == notmodel ? EXIT_NOTMODEL : EXIT_ERR;
 }
 
+/* One line after an option error: what a call looks like, where the rest is. */
+static void usage_line(void)
+{
+	eprintf("usage: legacyfs-convert list|cat|extract|apply|compile|thumbnail|pack|unpack"
+		" [OPTION]... ARG... (legacyfs-convert --help: all forms)\n");
+}
+
+/* The long name of the option whose getopt value is @p val ("size" for
+ * 's'); NULL when none. */
+static const char *long_name(const struct option *lo, int val)
+{
+	for (; lo->name; lo++)
+		if (lo->val == val)
+			return lo->name;
+	return NULL;
+}
+
+/* Reports an option getopt_long refused (it returned '?' or ':' with
+ * @p optopt; @p word = the argument it was reading, argv[optind - 1]) as
+ * "legacyfs-convert: unknown option '--x'" (or: '--t' is ambiguous,
+ * '--quiet' takes no argument, '--size' needs an argument) and one usage
+ * line. Returns EXIT_USAGE. */
+static int option_error(const struct option *lo, const char *shorts, int c, int opt,
+			const char *word)
+{
+	bool is_long = strncmp(word, "--", 2) == 0;
+	const char *name = long_name(lo, opt);
+	if (c == ':') { /* a missing argument */
+		if (is_long && name)
+			eprintf("legacyfs-convert: option '--%s' needs an argument\n", name);
+		else
+			eprintf("legacyfs-convert: option '-%c' needs an argument\n", opt);
+	} else if (opt > 0 && opt < 128 && strchr(shorts, opt) && is_long && name) {
+		eprintf("legacyfs-convert: option '--%s' takes no argument\n", name);
+	} else if (opt) {
+		eprintf("legacyfs-convert: unknown option '-%c'\n", opt);
+	} else {
+		/* an unknown or ambiguous long option: its name as typed */
+		size_t n = strcspn(word + 2, "=");
+		int matches = 0;
+		for (const struct option *o = lo; o->name; o++)
+			matches += strncmp(o->name, word + 2, n) == 0;
+		if (matches > 1 && n > 0) {
+			eprintf("legacyfs-convert: option '--%.*s' is ambiguous:", (int)n, word + 2);
+			for (const struct option *o = lo; o->name; o++)
+				if (strncmp(o->name, word + 2, n) == 0)
+					eprintf(" --%s", o->name);
+			eprintf("\n");
+		} else {
+			eprintf("legacyfs-convert: unknown option '%.*s'\n", (int)n + 2, word);
+		}
+	}
+	usage_line();
+	return EXIT_USAGE;
+}
+
+/* A number option's value: @p arg as a decimal integer from @p min to
+ * @p max, else the message "legacyfs-convert: --NAME=ARG: must be MIN to
+ * MAX" and -1. */
+static int number_opt(const char *name, const char *arg, unsigned long min, unsigned long max,
+		      unsigned long *v)
+{
+	if (parse_uint(arg, max, v) == 0 && *v >= min)
+		return 0;
+	eprintf("legacyfs-convert: --%s=%s: must be %lu to %lu\n", name, arg, min, max);
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
 	enum { OPT_ROOT = 256, OPT_THUMB_SIZE, OPT_MAX_SIZE, OPT_RESPATH, OPT_TYPE, OPT_ERFVER };
@@ -1226,6 +1300,11 @@ int main(int argc, char **argv)
 		{ "erf-version", required_argument, NULL, OPT_ERFVER },
 		{ NULL, 0, NULL, 0 },
 	};
+	/* '-': every operand comes back in order as option 1, so options may
+	 * stand before, between or after the operands whatever
+	 * POSIXLY_CORRECT says; ':': a missing argument returns ':' and
+	 * getopt_long prints nothing (option_error() does) */
+	static const char shorts[] = "-:hVo:d:v:s:qj:";
 	struct run r = { .max_size = (size_t)256 << 20, .thumb_px = 256,
 			 .jobs = ncpu > 1 ? (size_t)ncpu : 1 };
 	const char *out = NULL;
@@ -1236,8 +1315,21 @@ int main(int argc, char **argv)
 	g_progress = true;
 	int c;
 	unsigned long v;
-	while ((c = getopt_long(argc, argv, "hVo:d:v:s:qj:", longopts, NULL)) != -1) {
+	/* the operands in order: the subcommand, then its arguments (static:
+	 * reachable until exit, no leak to report) */
+	static char **operands;
+	char **pos = operands = calloc((size_t)argc + 1, sizeof(*operands));
+	int npos = 0;
+	if (!pos) {
+		eprintf("legacyfs-convert: error: %s\n", strerror(ENOMEM));
+		return EXIT_ERR;
+	}
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shorts, longopts, NULL)) != -1) {
 		switch (c) {
+		case 1:
+			pos[npos++] = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -1257,19 +1349,15 @@ int main(int argc, char **argv)
 			g_progress = false;
 			break;
 		case 'j':
-			if (parse_uint(optarg, 1024, &v) || v == 0) {
-				eprintf("legacyfs-convert: bad --jobs %s (1 to 1024)\n", optarg);
+			if (number_opt("jobs", optarg, 1, 1024, &v))
 				return EXIT_USAGE;
-			}
 			r.jobs = v;
 			break;
 		case 's':
 			/* thumbnailers pass the size they want; render the next
 			 * standard size at or above it (128, 256, 512, 1024) */
-			if (parse_uint(optarg, 1024, &v) || v == 0) {
-				eprintf("legacyfs-convert: thumbnail size %s: 1 to 1024\n", optarg);
+			if (number_opt("size", optarg, 1, 1024, &v))
 				return EXIT_USAGE;
-			}
 			r.thumb_px = v <= 128 ? 128 : v <= 256 ? 256 : v <= 512 ? 512 : 1024;
 			size_given = true;
 			break;
@@ -1279,7 +1367,7 @@ int main(int argc, char **argv)
 		case OPT_RESPATH: {
 			int e = lfs_texture_set_respath(optarg);
 			if (e) {
-				eprintf("legacyfs-convert: --respath %s: %s\n", optarg,
+				eprintf("legacyfs-convert: --respath=%s: %s\n", optarg,
 					e == ENOTDIR ? "every entry must be a folder" : strerror(e));
 				return EXIT_USAGE;
 			}
@@ -1287,22 +1375,21 @@ int main(int argc, char **argv)
 		}
 		case OPT_THUMB_SIZE:
 			if (parse_uint(optarg, 1024, &v) || (v && !lfs_thumb_size_ok((unsigned)v))) {
-				eprintf("legacyfs-convert: bad --thumb-size %s (128, 256, 512, 1024 or 0)\n",
+				eprintf("legacyfs-convert: --thumb-size=%s: must be 128, 256, 512, 1024 or 0\n",
 					optarg);
 				return EXIT_USAGE;
 			}
 			g_thumb_size = (unsigned)v;
 			break;
 		case OPT_MAX_SIZE:
-			if (parse_uint(optarg, 1UL << 20, &v) || v == 0) {
-				eprintf("legacyfs-convert: bad --max-size %s\n", optarg);
+			if (number_opt("max-size", optarg, 1, 1UL << 20, &v))
 				return EXIT_USAGE;
-			}
 			r.max_size = (size_t)v << 20;
 			break;
 		case OPT_TYPE:
 			if (!(type_tag = erf_type_tag(optarg))) {
-				eprintf("legacyfs-convert: bad --type %s (HAK, ERF, MOD, SAV or NWM)\n", optarg);
+				eprintf("legacyfs-convert: --type=%s: must be HAK, ERF, MOD, SAV or NWM\n",
+					optarg);
 				return EXIT_USAGE;
 			}
 			pack_opt = true;
@@ -1313,18 +1400,17 @@ int main(int argc, char **argv)
 			else if (strcasecmp(optarg, "E1.0") == 0)
 				erf_version = LFS_ERF_E10;
 			else {
-				eprintf("legacyfs-convert: bad --erf-version %s (V1.0 or E1.0)\n", optarg);
+				eprintf("legacyfs-convert: --erf-version=%s: must be V1.0 or E1.0\n", optarg);
 				return EXIT_USAGE;
 			}
 			pack_opt = true;
 			break;
-		default: /* getopt_long printed what is wrong */
-			usage(stderr);
-			return EXIT_USAGE;
+		default: /* '?' or ':' */
+			return option_error(longopts, shorts + 2, c, optopt, argv[optind - 1]);
 		}
 	}
-	char **pos = argv + optind;
-	int npos = argc - optind;
+	while (optind < argc) /* the operands after "--" */
+		pos[npos++] = argv[optind++];
 	if (npos < 1) {
 		usage(stderr);
 		return EXIT_USAGE;

@@ -1,7 +1,7 @@
 /**
  * @file mdl_parse.c
- * Tolerant NWN ASCII MDL reader (see mdl_parse.h; grammar from
- * shared/notes/nwn-mdl-format.md §2).
+ * Tolerant NWN ASCII MDL reader (see mdl_parse.h; the grammar of real files
+ * as the public parsers read it, [N §2] in src/formats/nwn/nwn_mdl.h).
  *
  * Structure: a line lexer over a private, writable copy of the text (tokens
  * are NUL-terminated in place, token arrays come from a bump allocator) with a

@@ -3,7 +3,10 @@
  * Tolerant reader of NWN ASCII MDL text into a document tree.
  *
  * This is the syntactic layer only: it knows the statement shapes of the
- * ASCII format (shared/notes/nwn-mdl-format.md §2, cited [N §2.x]) but not
+ * ASCII format (cited [N §2.x]: the grammar of real files as the public
+ * parsers read it — niv/nwn-tools nwnmdlcomp _NmcLib/NmcCoreParsers.cpp,
+ * jd28/rollnw MdlTextParser.cpp, xoreos model_nwn.cpp; the [N] key with
+ * its topics is in src/formats/nwn/nwn_mdl.h) but not
  * what any attribute means. A compiler or a comparison walks the tree and
  * interprets keywords itself (e.g. with nwn_controller_id() from
  * formats/nwn_mdl.h to tell a plain controller from an attribute).

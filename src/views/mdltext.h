@@ -3,7 +3,9 @@
  * Lexer and writer helpers shared by the MDL-style text dialects
  * (model.txt / anim.txt of NOD, NAD, SOD, NIL — docs/formats/).
  *
- * Lexical rules (the style of NWN ASCII MDL, shared/notes/nwn-mdl-format.md §2):
+ * Lexical rules (the style of NWN ASCII MDL as the public parsers read it:
+ * niv/nwn-tools nwnmdlcomp, jd28/rollnw MdlTextParser.cpp, xoreos
+ * model_nwn.cpp; [N §2] in src/formats/nwn/nwn_mdl.h):
  *  - line oriented; tokens separated by spaces/tabs; CR before LF ignored;
  *  - a line whose first non-blank character is '#' is a comment; blank lines
  *    are skipped;

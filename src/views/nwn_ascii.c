@@ -2,7 +2,8 @@
  * @file nwn_ascii.c
  * NWN model -> ASCII MDL (see nwn_ascii.h, docs/formats/nwn-ascii.md).
  *
- * Keyword spellings and list layouts: shared/notes/nwn-mdl-format.md §2;
+ * Keyword spellings and list layouts: those of real files as the public
+ * parsers read them ([N §2], key in src/formats/nwn/nwn_mdl.h);
  * controller keywords come from nwn_controller_name() [T "Controllers"].
  */
 #include "nwn_ascii.h"

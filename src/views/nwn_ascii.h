@@ -3,8 +3,9 @@
  * In-memory NWN model -> NWN ASCII MDL text (the "model.mdl" view).
  *
  * The dialect is described in docs/formats/nwn-ascii.md; the grammar follows
- * shared/notes/nwn-mdl-format.md §2 (the files BioWare's exporter and
- * nwnmdlcomp write). Output is deterministic, LF line ends, 2-space indent;
+ * the files BioWare's exporter and nwnmdlcomp write, as the public parsers
+ * read them (jd28/rollnw MdlTextParser.cpp, niv/nwn-tools; [N §2] in
+ * src/formats/nwn/nwn_mdl.h). Output is deterministic, LF line ends, 2-space indent;
  * every float is the shortest text that reads back to the same float32
  * (lfs_sb_float), so positions, vertices, times and scalar values round-trip
  * bit for bit. Orientations are printed as axis + angle in radians (converted

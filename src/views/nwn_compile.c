@@ -5,9 +5,10 @@
  * them), node types and controllers. Attributes: nwn_compile_attr.c; tree,
  * derivations, supermodel and the entry points: nwn_compile_model.c.
  *
- * Statement interpretation follows shared/notes/nwn-mdl-format.md §2 and the
- * reference compiler's tables (controllers before attributes; attributes
- * matched by keyword and node type). Per node, at `endnode`: part number =
+ * Statement interpretation follows the ASCII grammar of real files ([N §2],
+ * key in src/formats/nwn/nwn_mdl.h) and the reference compiler's tables
+ * (controllers before attributes; attributes matched by keyword and node
+ * type). Per node, at `endnode`: part number =
  * running count, emitters raise the model radius to 40, meshes are derived
  * (nwn_derive_mesh). After the geometry: skins (nwn_derive_skin, on the tree
  * in text order), then the children of each node are ordered opaque meshes

@@ -4,7 +4,7 @@
  *
  * Pipeline: mdl_parse() (src/views/mdl_parse.h: the tolerant reader of real
  * ASCII files) -> nwn_model built by the rules of the game's compiler
- * (shared/notes/nwn-mdl-format.md §2–§3; computations in
+ * ([N §2]–[N §3], key in src/formats/nwn/nwn_mdl.h; computations in
  * src/formats/nwn/nwn_mdl_derive.h) -> nwn_mdl_encode() (fresh layout).
  * Interpretation follows nwnmdlcomp wherever the game's behaviour is not
  * documented; every deliberate difference is listed in docs/nwn-compile.md.

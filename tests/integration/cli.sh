@@ -11,6 +11,12 @@
 # unpack to their own bytes; bad ResRefs, unknown types and duplicates are
 # refused by name with nothing written; corpus archives unpacked and packed
 # again keep every payload.
+# Option forms (getopt_long): -s256, -s 256, --size=256, --size 256, an
+# abbreviation, bundles (-qs256, -qv VIEW), options after the operands (also
+# with POSIXLY_CORRECT set) or before the subcommand, -dOUT, --dest=OUT,
+# apply's -o OUT anywhere give the canonical form's bytes; -- lets a model
+# named -dash.mdl through; an unknown, ambiguous or argument-less option and
+# an out-of-range number: exit 2, the option named, one usage line.
 . "$(dirname "$0")/lib.sh"
 lfs_require_corpus
 lfs_workdir cli
@@ -190,6 +196,120 @@ expect_rc 2 "$CONVERT" cat -j x "${models[0]}"
 expect_rc 2 "$CONVERT" cat -d "$WORK/x2" "${models[0]}"
 expect_rc 2 "$CONVERT" list -s 256 "${models[0]}"
 expect_rc 2 "$CONVERT" --no-such-option list "${models[0]}"
+# ---- option forms (getopt_long): each equals the canonical form byte for byte ----
+# same_as REF COMMAND...: COMMAND exits 0 and its stdout is the file REF
+# (written by the canonical form before)
+same_as() {
+	ref=$1
+	shift
+	expect_rc 0 "$@"
+	cmp -s "$WORK/out" "$ref" || lfs_fail "$* differs from the canonical form"
+}
+# thumbnail -s SIZE: the PNG files of a corpus model with triangles (BioWare's c_aribeth)
+tm=$(grep -m1 '/c_aribeth\.mdl$' "$LFS_CORPUS/nwn/binary.txt") || lfs_die "no c_aribeth.mdl in binary.txt"
+tm=$LFS_CORPUS/nwn/$tm
+"$CONVERT" thumbnail -s 256 "$tm" "$WORK/canon.png" || lfs_fail "thumbnail -s 256 $tm"
+[ -s "$WORK/canon.png" ] || lfs_fail "thumbnail -s 256: no PNG"
+"$CONVERT" thumbnail -s 1024 "$tm" "$WORK/big.png" || lfs_fail "thumbnail -s 1024 $tm"
+cmp -s "$WORK/canon.png" "$WORK/big.png" && lfs_fail "thumbnail -s 1024 = -s 256: the size option is not read"
+for form in "-s256" "-s 256" "--size=256" "--size 256" "--si=256" "-qs256" "-qs 256" "-s 200"; do
+	# shellcheck disable=SC2086 # the form is split into its words on purpose
+	expect_rc 0 "$CONVERT" thumbnail $form "$tm" "$WORK/form.png"
+	cmp -s "$WORK/form.png" "$WORK/canon.png" || lfs_fail "thumbnail $form differs from -s 256"
+	# shellcheck disable=SC2086
+	expect_rc 0 "$CONVERT" thumbnail "$tm" "$WORK/form.png" $form # options after the operands
+	cmp -s "$WORK/form.png" "$WORK/canon.png" || lfs_fail "thumbnail MODEL OUT $form differs from -s 256"
+done
+# options after the operands even when POSIXLY_CORRECT is set, and before the subcommand
+expect_rc 0 env POSIXLY_CORRECT=1 "$CONVERT" thumbnail "$tm" "$WORK/form.png" -s 256
+cmp -s "$WORK/form.png" "$WORK/canon.png" || lfs_fail "POSIXLY_CORRECT=1 thumbnail MODEL OUT -s 256 differs"
+expect_rc 0 "$CONVERT" --size=256 thumbnail "$tm" "$WORK/form.png"
+cmp -s "$WORK/form.png" "$WORK/canon.png" || lfs_fail "--size=256 thumbnail MODEL OUT differs"
+lfs_ok "thumbnail: -s256, -s 256, --size=256, --size 256, --si=256, -qs256, after the operands, POSIXLY_CORRECT = -s 256"
+# cat -v VIEW (batch), -q bundled with -v, -j N
+"$CONVERT" cat -v model.mtl -j 1 "${models[1]}" "${models[3]}" >"$WORK/canon.cat" || lfs_fail "cat -v model.mtl"
+[ -s "$WORK/canon.cat" ] || lfs_fail "cat -v model.mtl: empty"
+same_as "$WORK/canon.cat" "$CONVERT" cat --view=model.mtl -j1 "${models[1]}" "${models[3]}"
+same_as "$WORK/canon.cat" "$CONVERT" cat --view model.mtl --jobs=4 "${models[1]}" "${models[3]}"
+same_as "$WORK/canon.cat" "$CONVERT" cat -qv model.mtl -j4 "${models[1]}" "${models[3]}"
+same_as "$WORK/canon.cat" "$CONVERT" cat -qvmodel.mtl "${models[1]}" "${models[3]}"
+same_as "$WORK/canon.cat" "$CONVERT" cat "${models[1]}" -v model.mtl "${models[3]}" -q
+same_as "$WORK/canon.cat" env POSIXLY_CORRECT=1 "$CONVERT" cat "${models[1]}" "${models[3]}" -v model.mtl
+same_as "$WORK/canon.cat" "$CONVERT" -v model.mtl cat "${models[1]}" "${models[3]}"
+lfs_ok "cat: --view=V, --view V, -qv V, -qvV, -j4, --jobs=4, options between and after the operands = cat -v V -j 1"
+# extract -d OUT = --dest=OUT = --dest OUT = -dOUT
+"$CONVERT" extract --thumb-size 0 -d "$WORK/fd0" "${models[1]}" "${models[3]}" || lfs_fail "extract -d"
+[ -n "$(ls -A "$WORK/fd0/$(basename "${models[1]}")")" ] || lfs_fail "extract -d wrote no views"
+expect_rc 0 "$CONVERT" extract --thumb-size=0 --dest="$WORK/fd1" "${models[1]}" "${models[3]}"
+expect_rc 0 "$CONVERT" extract "${models[1]}" --dest "$WORK/fd2" "${models[3]}" --thumb-size 0
+expect_rc 0 "$CONVERT" extract -d"$WORK/fd3" --thumb-s=0 "${models[1]}" "${models[3]}"
+for d in fd1 fd2 fd3; do
+	diff -r "$WORK/fd0" "$WORK/$d" >/dev/null || lfs_fail "extract form $d differs from extract -d OUT"
+done
+lfs_ok "extract: --dest=OUT, --dest OUT after an operand, -dOUT, --thumb-s=0 = -d OUT --thumb-size 0"
+# apply ... -o OUT in each order today's callers use
+"$CONVERT" cat "$bin" model.mdl >"$WORK/edit.mdl" || lfs_fail "cat model.mdl"
+sed -i '0,/^  position /s/^  position .*/  position 0.25 0.5 0.75/' "$WORK/edit.mdl"
+grep -q '^  position 0.25 0.5 0.75$' "$WORK/edit.mdl" || lfs_fail "the edit of model.mdl did not land"
+"$CONVERT" apply "$bin" model.mdl "$WORK/edit.mdl" -o "$WORK/ap0.mdl" || lfs_fail "apply ... -o OUT"
+cmp -s "$bin" "$WORK/ap0.mdl" && lfs_fail "apply of an edited position wrote the input's bytes"
+expect_rc 0 "$CONVERT" apply -o "$WORK/ap1.mdl" "$bin" model.mdl "$WORK/edit.mdl"
+expect_rc 0 "$CONVERT" apply "$bin" --output="$WORK/ap2.mdl" model.mdl "$WORK/edit.mdl"
+expect_rc 0 "$CONVERT" -o "$WORK/ap3.mdl" apply "$bin" model.mdl "$WORK/edit.mdl"
+same_as "$WORK/ap0.mdl" "$CONVERT" apply "$bin" model.mdl "$WORK/edit.mdl" -o -
+for k in 1 2 3; do cmp -s "$WORK/ap0.mdl" "$WORK/ap$k.mdl" || lfs_fail "apply form $k differs from apply ... -o OUT"; done
+lfs_ok "apply: -o OUT first, --output=OUT between, -o before the subcommand, -o - = apply ... -o OUT"
+# -- ends the options: a model named -dash.mdl
+cp "$bin" "$WORK/-dash.mdl"
+"$CONVERT" cat "$bin" >"$WORK/canon.text" || lfs_fail "cat $bin"
+here=$PWD
+cd "$WORK" # the operand must start with '-': a name relative to $WORK
+expect_rc 0 "$CONVERT" cat -- -dash.mdl
+cmp -s "$WORK/out" "$WORK/canon.text" || lfs_fail "cat -- -dash.mdl differs from the corpus model's cat"
+expect_rc 0 "$CONVERT" cat -q -- -dash.mdl model.mdl
+cmp -s "$WORK/out" "$WORK/canon.text" || lfs_fail "cat -- -dash.mdl model.mdl differs"
+expect_rc 0 "$CONVERT" extract --thumb-size 0 -d dashx -- -dash.mdl
+[ -s "$WORK/dashx/-dash.mdl/model.mdl" ] || lfs_fail "extract -d dashx -- -dash.mdl: no model.mdl"
+cmp -s "$WORK/dashx/-dash.mdl/model.mdl" "$WORK/canon.text" || lfs_fail "extract -- -dash.mdl: model.mdl differs"
+expect_rc 2 "$CONVERT" cat -dash.mdl # without --: -d ash.mdl, a usage error
+cd "$here"
+lfs_ok "-- ends the options: cat and extract of a model named -dash.mdl"
+# refused options: the message names the option, one usage line, exit 2
+expect_err() { # expect_err MESSAGE ARGS...: exit 2, MESSAGE on stderr's first line, then one usage line
+	msg=$1
+	shift
+	expect_rc 2 "$CONVERT" "$@"
+	[ "$(head -1 "$WORK/err")" = "legacyfs-convert: $msg" ] || lfs_fail "$*: stderr $(head -c 300 "$WORK/err"), want: $msg"
+	[ "$(wc -l <"$WORK/err")" = 2 ] && grep -q '^usage: legacyfs-convert ' "$WORK/err" ||
+		lfs_fail "$*: not one usage line after the message: $(head -c 300 "$WORK/err")"
+	[ -s "$WORK/out" ] && lfs_fail "$*: wrote to stdout"
+	return 0
+}
+expect_err "unknown option '--x'" cat --x "$bin"
+expect_err "unknown option '--x'" cat "$bin" --x=3
+expect_err "unknown option '-x'" cat -x "$bin"
+expect_err "unknown option '-x'" cat -qx "$bin"
+expect_err "option '--t' is ambiguous: --thumb-size --type" extract --t 0 "$bin" "$WORK/amb"
+expect_err "option '-s' needs an argument" thumbnail "$bin" "$WORK/m.png" -s
+expect_err "option '-s' needs an argument" thumbnail "$bin" "$WORK/m.png" -qs
+expect_err "option '--size' needs an argument" thumbnail "$bin" "$WORK/m.png" --size
+expect_err "option '--root' needs an argument" list "$bin" --root
+expect_err "option '--output' needs an argument" apply "$bin" model.mdl "$WORK/edit.mdl" --output
+expect_err "option '--quiet' takes no argument" cat --quiet=1 "$bin"
+[ ! -e "$WORK/m.png" ] || lfs_fail "a refused thumbnail wrote its output"
+expect_rc 2 "$CONVERT" thumbnail -s 0 "$bin" "$WORK/m.png"
+grep -qx 'legacyfs-convert: --size=0: must be 1 to 1024' "$WORK/err" || lfs_fail "-s 0: $(cat "$WORK/err")"
+expect_rc 2 "$CONVERT" thumbnail --size=2000 "$bin" "$WORK/m.png"
+grep -qx 'legacyfs-convert: --size=2000: must be 1 to 1024' "$WORK/err" || lfs_fail "--size=2000: $(cat "$WORK/err")"
+expect_rc 2 "$CONVERT" cat --jobs=0 "$bin"
+grep -qx 'legacyfs-convert: --jobs=0: must be 1 to 1024' "$WORK/err" || lfs_fail "--jobs=0: $(cat "$WORK/err")"
+expect_rc 2 "$CONVERT" cat -j 4x "$bin"
+grep -qx 'legacyfs-convert: --jobs=4x: must be 1 to 1024' "$WORK/err" || lfs_fail "-j 4x: $(cat "$WORK/err")"
+expect_rc 2 "$CONVERT" list --max-size=-1 "$bin"
+grep -qx 'legacyfs-convert: --max-size=-1: must be 1 to 1048576' "$WORK/err" || lfs_fail "--max-size=-1: $(cat "$WORK/err")"
+expect_rc 2 "$CONVERT" list --thumb-size=100 "$bin"
+grep -qx 'legacyfs-convert: --thumb-size=100: must be 128, 256, 512, 1024 or 0' "$WORK/err" || lfs_fail "--thumb-size=100: $(cat "$WORK/err")"
+lfs_ok "unknown, ambiguous, argument-less and out-of-range options: named, exit 2"
 # ---- pack / unpack: NWN archives from files and back ----
 # 20 corpus binaries with distinct base names that are valid ResRefs
 mapfile -t pk < <(sed "s|^|$LFS_CORPUS/nwn/|" "$LFS_CORPUS/nwn/binary.txt" |

@@ -14,8 +14,9 @@
  *   --compare, also checks that each file equals REFDIR/<name> and exits 1
  *   (naming the first differing offset) when one does not.
  *
- * Layout (shared/specs/nwn-binary-mdl.txt = [T], shared/notes/
- * nwn-mdl-format.md = [N]):
+ * Layout ([T] = Torlack's "NWN Binary Model Files Basics", [N §x] = the
+ * public readers and compilers per topic; both keys are defined in
+ * src/formats/nwn/nwn_mdl.h):
  * - file header {0, A, B}; model data (A bytes) then raw data (B bytes),
  *   12 + A + B = file size [T "header", N §1];
  * - model data in the order BioWare's compiler uses (observed in

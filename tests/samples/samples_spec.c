@@ -11,7 +11,7 @@
  * box.mdl: root dummy "box" + trimesh "crate", a 1 m crate standing on the
  * ground (z from 0 to 1). 24 split vertices: 4 per side, each with the side's
  * normal and its own UV corner, so every binary vertex has exactly one tvert
- * and one normal (shared/notes/nwn-mdl-format.md §3.4).
+ * and one normal ([N §3.4], key in src/formats/nwn/nwn_mdl.h).
  * Sides in order +X, -X, +Y, -Y, +Z, -Z; corners counter-clockwise from
  * outside.
  */

@@ -10,12 +10,12 @@
  *
  * Units: positions in metres, times in seconds, orientation key values are
  * quaternions (x, y, z, w) as stored in binary controller data
- * (shared/notes/nwn-mdl-format.md §3.2). All float literals are exactly
+ * ([N §3.2], key in src/formats/nwn/nwn_mdl.h). All float literals are exactly
  * representable or written as the float32 value the writer stores, so the
  * files are identical on every machine.
  *
- * The constants below are taken from Torlack's spec (shared/specs/
- * nwn-binary-mdl.txt) on purpose instead of from src/formats/nwn_mdl.h, so a
+ * The constants below are taken from Torlack's "NWN Binary Model Files
+ * Basics" on purpose instead of from src/formats/nwn_mdl.h, so a
  * wrong constant in the decoder's header is caught by the sample test.
  */
 #ifndef LFS_SAMPLES_SPEC_H

@@ -5,7 +5,7 @@
  *  - every corpus ASCII model (nwn/ascii.txt, 459 files) and every peer
  *    decompile (nwn/peer_decompiled, 216 files) parses; the node and
  *    animation counts agree with a plain line count of `node`/`newanim`;
- *  - the real-file oddities named in shared/notes/nwn-mdl-format.md §1–2
+ *  - the real-file oddities of [N §1]–[N §2] (key in src/formats/nwn/nwn_mdl.h)
  *    are read as intended (snoop preamble, NUL bytes, CRLF, stray endlist,
  *    a count-form key list whose row is a blank line, inline aabb rows,
  *    lists with count and endlist, files without classification);

@@ -2,9 +2,44 @@
  * @file nwn_mdl.h
  * Neverwinter Nights binary MDL: bytes -> in-memory model.
  *
- * Layout sources: Torlack's "NWN Binary Model Files Basics" (shared/specs/
- * nwn-binary-mdl.txt, cited below as [T §section]) and shared/notes/
- * nwn-mdl-format.md (cited as [N §x.y]). No FUSE or text code here.
+ * No FUSE or text code here. Layout sources, cited by key here and in the
+ * rest of the NWN code (src/formats/nwn/, src/views/nwn_*, mdl_parse.*):
+ *
+ *  [T §section]  Torlack, "NWN Binary Model Files Basics" (public copy:
+ *                xoreos/xoreos-docs, specs/torlack/binmdl.html); the section
+ *                is the document's heading, e.g. [T "The Model Header"].
+ *  [N §x.y]      facts beyond [T], each taken from the public readers and
+ *                compilers named for its topic below where they agree, or
+ *                measured on the test corpus (real game files; see
+ *                docs/formats/nwn-binary.md and docs/nwn-compile.md):
+ *    §1    an NWN binary vs other .mdl files: [T]'s file header; xoreos
+ *          (src/graphics/aurora/model_nwn.cpp, model_kotor.cpp); GMax's
+ *          "snoop" preamble, CRLF and NUL bytes in real ASCII files: measured
+ *    §2    the ASCII MDL grammar of real files (§2.1 file level, §2.2 node
+ *          blocks, §2.3 controllers, §2.4 animations, §2.5 walkmesh side
+ *          files) as the public parsers read it: niv/nwn-tools (the NWNTools
+ *          nwnmdlcomp: _NmcLib/NmcCoreParsers.cpp, NmcGeometry.cpp,
+ *          NmcController.cpp, NmcMesh.cpp), jd28/rollnw
+ *          (lib/nw/model/MdlTextParser.cpp), xoreos model_nwn.cpp,
+ *          plenarius/cleanmodels (walkmeshes)
+ *    §3.1  controller keys and data: [T]; niv/nwn-tools _NwnLib/NwnMdlNodes.h
+ *          and NmcController.cpp; jd28/rollnw MdlBinaryParser.hpp
+ *    §3.2  orientation storage (quaternion x, y, z, w; skin bind quaternions
+ *          w, x, y, z): niv/nwn-tools NwnMdlDecomp.cpp and NmcMesh.cpp,
+ *          cleanmodels load_binary.pl; checked on BioWare's it_torch_000
+ *    §3.3  mesh header details: [T]; niv/nwn-tools NwnMdlNodes.h,
+ *          virusman/nwnexplorer, jd28/rollnw MdlBinaryParser.hpp
+ *    §3.4  faces, vertices and what the compiler computes: [T];
+ *          niv/nwn-tools _NmcLib/NmcMesh.cpp, NmcGeometry.cpp
+ *    §3.5  raw data block layout: [T]; measured on BioWare's and nwnmdlcomp's
+ *          binaries
+ *    §3.6  skin layout: [T]; niv/nwn-tools NmcMesh.cpp; jd28/rollnw
+ *          lib/nw/render/docs/nwn_model_findings.md
+ *    §3.7  light, emitter and reference layouts: [T]; niv/nwn-tools
+ *          NwnMdlNodes.h, NmcGeometry.cpp
+ *    §3.8  model header odds and ends, part numbers: [T]; niv/nwn-tools
+ *    §4    number formatting of the decompilers: niv/nwn-tools,
+ *          virusman/nwnexplorer, gyoerkaa/mdltools (NeverBlender)
  *
  * Shape of the model
  * ------------------

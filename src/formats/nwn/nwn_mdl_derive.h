@@ -1,9 +1,9 @@
 /**
  * @file nwn_mdl_derive.h
- * What the NWN model compiler computes from ASCII data (shared/notes/
- * nwn-mdl-format.md §3.2–§3.6, cited [N §x]; the algorithms follow the only
- * public compiler, nwnmdlcomp (NN _NmcLib/NmcMesh.cpp, NmcGeometry.cpp), whose
- * output the game loads).
+ * What the NWN model compiler computes from ASCII data (cited [N §x], the
+ * topics of the [N] key in nwn_mdl.h, §3.2–§3.6; the algorithms follow the
+ * only public compiler, nwnmdlcomp (niv/nwn-tools _NmcLib/NmcMesh.cpp,
+ * NmcGeometry.cpp), whose output the game loads).
  *
  * Arithmetic: float32 values, intermediate expressions in double and rounded
  * to float32 where the reference stores a float (its x87 build keeps

@@ -1,8 +1,8 @@
 /**
  * @file nwn_mdl_layout.h
  * Private to the NWN codec (nwn_mdl_decode.c, nwn_mdl_encode.c): structure
- * sizes in bytes from Torlack's binary spec [T] (shared/specs/
- * nwn-binary-mdl.txt) with the AABB entry corrected to 40 bytes
+ * sizes in bytes from Torlack's "NWN Binary Model Files Basics" [T] (key
+ * in nwn_mdl.h) with the AABB entry corrected to 40 bytes
  * (docs/formats/nwn-binary.md), and the raw-data NULL pointer.
  */
 #ifndef LFS_NWN_MDL_LAYOUT_H
