@@ -242,7 +242,11 @@ static void ll_init(void *userdata, struct fuse_conn_info *conn)
 	/* No NFS export: node ids are reused after forget. */
 	conn->want &= ~FUSE_CAP_EXPORT_SUPPORT;
 	/* Write-through keeps every byte visible at write() return: a commit at
-	 * FLUSH/FSYNC sees the whole text (shared/notes/fuse-generated-fs.md §8). */
+	 * FLUSH/FSYNC sees the whole text. In write-through mode "each write is
+	 * immediately sent to userspace as one or more WRITE requests"; with
+	 * writeback-cache they go to the page cache only (Linux kernel
+	 * documentation, "FUSE I/O Modes"; libfuse fuse_common.h,
+	 * FUSE_CAP_WRITEBACK_CACHE). */
 	conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
 	/*
 	 * O_TRUNC as a SETATTR(size 0): with zero-message open there is no OPEN
