@@ -512,13 +512,14 @@ int main(int argc, char *argv[])
 		goto out;
 	}
 	size_t l = strlen(rs);
+	bool same = !strcmp(rm, rs);
 	bool inside = strncmp(rm, rs, l) == 0 && (rm[l] == '/' || rm[l] == '\0' || l == 1);
 	char *ours = inside ? NULL : legacyfs_mount_at(rm);
 	free(rs);
 	free(rm);
 	if (inside) {
-		fprintf(stderr, "legacyfs: MOUNTPOINT %s must not be SOURCE %s or inside it\n",
-			opts.mountpoint, o.source);
+		fprintf(stderr, same ? "legacyfs: MOUNTPOINT %s must not be SOURCE %s itself\n" :
+			"legacyfs: MOUNTPOINT %s must not be inside SOURCE %s\n", opts.mountpoint, o.source);
 		goto out;
 	}
 	if (ours) {

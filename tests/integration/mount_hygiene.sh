@@ -58,8 +58,8 @@ refused "missing SOURCE" "legacyfs: SOURCE $WORK/nosuch: No such file or directo
 refused "missing MOUNTPOINT" "legacyfs: MOUNTPOINT $WORK/nosuch: No such file or directory" "$SRC" "$WORK/nosuch"
 refused "SOURCE a file" "legacyfs: SOURCE $SRC/README.md: Not a directory" "$SRC/README.md" "$MNT"
 refused "MOUNTPOINT a file" "legacyfs: MOUNTPOINT $SRC/README.md: Not a directory" "$SRC" "$SRC/README.md"
-refused "MOUNTPOINT = SOURCE" "must not be SOURCE" "$SRC" "$SRC"
-refused "MOUNTPOINT inside SOURCE" "must not be SOURCE" "$SRC" "$SRC/sub"
+refused "MOUNTPOINT = SOURCE" "must not be SOURCE $SRC itself" "$SRC" "$SRC"
+refused "MOUNTPOINT inside SOURCE" "must not be inside SOURCE $SRC" "$SRC" "$SRC/sub"
 
 # 2. numeric options: each bad value names its option
 for o in timeout=-5 timeout=abc timeout=1e999 timeout=inf timeout=nan timeout=0x10 timeout= \
