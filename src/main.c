@@ -56,6 +56,8 @@ struct lfs_options {
 	char *uid;                /* -o uid=N: shown owner of everything */
 	char *gid;                /* -o gid=N: shown group of everything */
 	char *umask;              /* -o umask=OCTAL: mode bits cleared in what is shown */
+	char *max_threads;        /* libfuse's -o max_threads=N, checked only */
+	char *max_idle_threads;   /* libfuse's -o max_idle_threads=N (-1 = no bound), checked only */
 	char *source;
 	const char *mountpoint;   /* the second argument (borrowed from argv), for our checks */
 	bool help;                /* -h/--help/-V/--version seen: no checks of the others */
@@ -91,6 +93,11 @@ static const struct fuse_opt lfs_opts[] = {
 	LFS_OPT("umask=%s", umask, 0),
 	LFS_OPT("ro", ro, 1),
 	FUSE_OPT_KEY("ro", FUSE_OPT_KEY_KEEP),
+	/* libfuse's own (fuse_parse_cmdline reads them with %u): checked here too */
+	LFS_OPT("max_threads=%s", max_threads, 0),
+	FUSE_OPT_KEY("max_threads=", FUSE_OPT_KEY_KEEP),
+	LFS_OPT("max_idle_threads=%s", max_idle_threads, 0),
+	FUSE_OPT_KEY("max_idle_threads=", FUSE_OPT_KEY_KEEP),
 	FUSE_OPT_END
 };
 
@@ -223,6 +230,13 @@ static bool check_values(const struct lfs_options *o, struct lfs_values *v)
 		      &v->gid) ||
 	    !opt_octal("umask", o->umask, 0777, "an octal mode from 000 to 777", &v->umask))
 		return false;
+	unsigned long long threads = 0;
+	if (!opt_uint("max_threads", o->max_threads, 1, 100000,
+		      "a number of threads from 1 to 100000", &threads) ||
+	    (o->max_idle_threads && strcmp(o->max_idle_threads, "-1") &&
+	     !opt_uint("max_idle_threads", o->max_idle_threads, 0, 100000,
+		       "-1 (no bound) or a number of threads from 0 to 100000", &threads)))
+		return false;
 	if (v->thumb_size && !lfs_thumb_size_ok((unsigned)v->thumb_size))
 		return bad_opt("thumb_size", o->thumb_size, "128, 256, 512, 1024 or 0 (none)");
 	v->has_uid = o->uid != NULL;
@@ -255,7 +269,7 @@ static void usage(const char *prog)
 	printf("legacyfs options:\n"
 	       "    -o timeout=SECONDS     kernel cache time of names and attributes\n"
 	       "                           (default 86400 with the watcher, 1 without)\n"
-	       "    -o nowatch             do not watch SOURCE with inotify\n"
+	       "    -o nowatch / -o watch  do not watch / watch SOURCE with inotify (default)\n"
 	       "    -o cache_size=MIB      bound of the in-memory view cache (default 256)\n"
 	       "    -o cache_entries=N     bound of cached files (default 200000)\n"
 	       "    -o max_model_size=MIB  never decode larger files (default 256)\n"
@@ -266,7 +280,8 @@ static void usage(const char *prog)
 	       "                           0 = no bound); a model over it shows only README.txt\n"
 	       "    -o mt / -o st          multi-threaded loop (default; see -o max_threads,\n"
 	       "                           -o clone_fd) / single thread (also -s)\n"
-	       "    -o kernel_open         answer OPEN/OPENDIR (default: zero-message open)\n"
+	       "    -o kernel_open / -o zero_open  answer OPEN/OPENDIR / zero-message open\n"
+	       "                           (default: zero_open)\n"
 	       "    -o follow_cpu=MS       serve each request on the CPU of the process that\n"
 	       "                           sent it, re-reading that CPU every MS ms (default 0 =\n"
 	       "                           off, the scheduler places the threads; 5 helps on a\n"
@@ -274,6 +289,8 @@ static void usage(const char *prog)
 	       "    -o poll_us=US          after a request, one thread polls /dev/fuse US us\n"
 	       "                           before it sleeps, yielding to other work (default\n"
 	       "                           200; 0 = libfuse's loop; not with -o st, clone_fd)\n"
+	       "    -o request_slice=US    EEVDF time slice of request threads, at most 100000\n"
+	       "                           (Linux 6.12+; default 0 = the kernel's)\n"
 	       "    -o unlink_grace=SEC    a deleted view stays absent this long (default 1)\n"
 	       "    -o edit_size=MIB       bound of in-memory edits and scratch files (default 512)\n"
 	       "    -o thumb_size=N        thumbnail.png edge: 128, 256 (default), 512, 1024; 0 = none\n"
@@ -667,7 +684,8 @@ out:
 	char **strs[] = { &o.timeout, &o.cache_mb, &o.cache_entries, &o.max_model_mb,
 			  &o.list_classify, &o.model_memory_mb, &o.follow_cpu_ms, &o.slice_us,
 			  &o.poll_us, &o.unlink_grace, &o.edit_mb, &o.thumb_size,
-			  &o.thumb_cache_mb, &o.uid, &o.gid, &o.umask };
+			  &o.thumb_cache_mb, &o.uid, &o.gid, &o.umask, &o.max_threads,
+			  &o.max_idle_threads };
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
 		free(*strs[i]);
 	free(ll.conn_opts);

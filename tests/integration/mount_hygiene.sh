@@ -76,12 +76,17 @@ for o in timeout=-5 timeout=abc timeout=1e999 timeout=inf timeout=nan timeout=0x
 	thumb_size=300 thumb_size=-5 thumb_size=4294967552 \
 	thumb_cache_size=-1 \
 	uid=-1 uid=abc uid=4294967295 gid=-1 gid=1.5 \
-	umask=999 umask=0x1 umask=-022 umask=8 umask=07777; do
+	umask=999 umask=0x1 umask=-022 umask=8 umask=07777 \
+	max_threads=-5 max_threads=0 max_idle_threads=-2; do
 	refused "-o $o" "legacyfs: -o $o: must be" -o "$o" "$SRC" "$MNT"
 done
 # the forms the documentation gives are taken
-lfs_mount "$SRC" "$MNT" -o ro,max_model_size=2M,cache_size=1G,timeout=0.5,umask=0022,follow_cpu=0
-lfs_ok "documented forms (2M, 1G, 0.5, 0022) accepted"
+lfs_mount "$SRC" "$MNT" -o ro,max_model_size=2M,cache_size=1G,timeout=0.5,umask=0022,follow_cpu=0 \
+	-o max_threads=4,max_idle_threads=-1
+lfs_ok "documented forms (2M, 1G, 0.5, 0022, max_idle_threads=-1) accepted"
+# libfuse's options checked by us still reach libfuse
+grep -q "at most 4 threads" "$MNT.log" && lfs_ok "max_threads=4 reaches libfuse" ||
+	lfs_fail "max_threads=4 lost: $(cat "$MNT.log")"
 lfs_umount "$MNT"
 
 # 3. a second mount on a mounted MOUNTPOINT
