@@ -139,8 +139,10 @@ if [ "$(id -u)" = 0 ]; then
 		lfs_fail "chmod 777: SOURCE $(stat -c %a "$SRC/README.md"), mount $(mode_of "$MNT/README.md")"
 	[ "$(stat -c %u "$SRC/README.md")" = "$(id -u)" ] || lfs_fail "SOURCE's owner changed"
 	# root may chown: to the forced owner it is a no-op, to another EPERM
-	chown 12345:23456 "$MNT/README.md" && [ "$(stat -c %u "$SRC/README.md")" = 0 ] &&
-		lfs_ok "chown to the forced owner: no-op" || lfs_fail "chown to the forced owner"
+	chown 12345:23456 "$MNT/README.md" "$MNT/box.mdl" "$MNT/box.mdl/model.mdl" "$MNT/.legacyfs" &&
+		[ "$(stat -c %u "$SRC/README.md")" = 0 ] &&
+		lfs_ok "chown to the forced owner (passthrough, model folder, view, .legacyfs): no-op" ||
+		lfs_fail "chown to the forced owner"
 	if chown 1000 "$MNT/README.md" 2>"$WORK/err"; then
 		lfs_fail "chown to another owner succeeded"
 	else
