@@ -221,12 +221,24 @@ static lfs_fs_ctx ctx_of(fuse_req_t req)
 	return x;
 }
 
-static void to_fep(const lfs_fs_entry *e, struct fuse_entry_param *fe)
+/* The owner and mode the mount shows (-o uid=, gid=, umask=; fuse_ll.h). */
+static void shown(const lfs_ll *ll, struct stat *st)
+{
+	if (ll->force_uid)
+		st->st_uid = ll->uid;
+	if (ll->force_gid)
+		st->st_gid = ll->gid;
+	if (ll->umask && !S_ISLNK(st->st_mode))
+		st->st_mode &= ~ll->umask;
+}
+
+static void to_fep(const lfs_ll *ll, const lfs_fs_entry *e, struct fuse_entry_param *fe)
 {
 	memset(fe, 0, sizeof(*fe));
 	fe->ino = e->ino;
 	fe->generation = e->generation;
 	fe->attr = e->attr;
+	shown(ll, &fe->attr);
 	fe->attr_timeout = e->attr_timeout;
 	fe->entry_timeout = e->entry_timeout;
 }
@@ -242,7 +254,11 @@ static void ll_init(void *userdata, struct fuse_conn_info *conn)
 	/* No NFS export: node ids are reused after forget. */
 	conn->want &= ~FUSE_CAP_EXPORT_SUPPORT;
 	/* Write-through keeps every byte visible at write() return: a commit at
-	 * FLUSH/FSYNC sees the whole text (shared/notes/fuse-generated-fs.md §8). */
+	 * FLUSH/FSYNC sees the whole text. In write-through mode "each write is
+	 * immediately sent to userspace as one or more WRITE requests"; with
+	 * writeback-cache they go to the page cache only (Linux kernel
+	 * documentation, "FUSE I/O Modes"; libfuse fuse_common.h,
+	 * FUSE_CAP_WRITEBACK_CACHE). */
 	conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
 	/*
 	 * O_TRUNC as a SETATTR(size 0): with zero-message open there is no OPEN
@@ -267,7 +283,7 @@ static void ll_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	lfs_fs_entry e;
 	int r = lfs_fs_lookup(ll->fs, parent, name, &e);
 	struct fuse_entry_param fe;
-	to_fep(&e, &fe);
+	to_fep(ll, &e, &fe);
 	if (r == 0) {
 		/* The kernel counts a lookup only when it receives the reply. */
 		if (fuse_reply_entry(req, &fe) != 0)
@@ -302,11 +318,14 @@ static void ll_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	(void)fi;
 	struct stat st;
 	double timeout;
-	int r = lfs_fs_getattr(ll_of(req)->fs, ino, &st, &timeout);
-	if (r)
+	lfs_ll *ll = ll_of(req);
+	int r = lfs_fs_getattr(ll->fs, ino, &st, &timeout);
+	if (r) {
 		fuse_reply_err(req, r);
-	else
-		fuse_reply_attr(req, &st, timeout);
+		return;
+	}
+	shown(ll, &st);
+	fuse_reply_attr(req, &st, timeout);
 }
 
 static void ll_readlink(fuse_req_t req, fuse_ino_t ino)
@@ -439,7 +458,7 @@ static int dirbuf_add(void *ctx, const char *name, const lfs_fs_entry *e, off_t 
 	size_t room = b->size - b->pos, need;
 	if (b->plus) {
 		struct fuse_entry_param fe;
-		to_fep(e, &fe);
+		to_fep(ll_of(b->req), e, &fe);
 		/* ino 0 ("." and "..", vanished names): the kernel makes no inode for it. */
 		need = fuse_add_direntry_plus(b->req, b->buf + b->pos, room, name, &fe, next_off);
 	} else {
@@ -523,7 +542,7 @@ static void reply_new_entry(fuse_req_t req, int r, const lfs_fs_entry *e)
 		return;
 	}
 	struct fuse_entry_param fe;
-	to_fep(e, &fe);
+	to_fep(ll_of(req), e, &fe);
 	if (fuse_reply_entry(req, &fe) != 0)
 		lfs_fs_forget(ll_of(req)->fs, e->ino, 1);
 }
@@ -551,14 +570,38 @@ static void ll_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 		set |= LFS_SET_MTIME_NOW;
 	if (to_set & FUSE_SET_ATTR_CTIME)
 		set |= LFS_SET_CTIME;
+	/*
+	 * A forced owner (-o uid=/gid=) is what the mount shows, not what SOURCE
+	 * holds: chown to it changes nothing, to anything else is refused (the
+	 * kernel has already let only CAP_CHOWN or the shown owner get here).
+	 */
+	lfs_ll *ll = ll_of(req);
+	if ((set & LFS_SET_UID) && ll->force_uid) {
+		if (attr->st_uid != ll->uid) {
+			fuse_reply_err(req, EPERM);
+			return;
+		}
+		set &= ~LFS_SET_UID;
+	}
+	if ((set & LFS_SET_GID) && ll->force_gid) {
+		if (attr->st_gid != ll->gid) {
+			fuse_reply_err(req, EPERM);
+			return;
+		}
+		set &= ~LFS_SET_GID;
+	}
 	lfs_fs_ctx c = ctx_of(req);
 	struct stat st;
 	double timeout;
-	int r = lfs_fs_setattr(ll_of(req)->fs, ino, attr, set, &c, &st, &timeout);
-	if (r)
+	/* nothing left to change (a chown to the forced owner): as GETATTR */
+	int r = set ? lfs_fs_setattr(ll->fs, ino, attr, set, &c, &st, &timeout) :
+		      lfs_fs_getattr(ll->fs, ino, &st, &timeout);
+	if (r) {
 		fuse_reply_err(req, r);
-	else
-		fuse_reply_attr(req, &st, timeout);
+		return;
+	}
+	shown(ll, &st);
+	fuse_reply_attr(req, &st, timeout);
 }
 
 static void ll_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
@@ -586,7 +629,7 @@ static void ll_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
 		return;
 	}
 	struct fuse_entry_param fe;
-	to_fep(&e, &fe);
+	to_fep(ll, &e, &fe);
 	/* Per-inode state only (docs/mount.md "Zero-message open"): no handle. */
 	fi->fh = 0;
 	fi->keep_cache = 1;

@@ -24,6 +24,18 @@ typedef struct lfs_ll {
 	uint64_t follow_ns; /**< 0: no CPU following; else re-read the requester's CPU this often (ns) */
 	uint64_t slice_ns;  /**< 0: kernel default; else EEVDF slice of request threads (ns) */
 	bool read_only;   /**< "-o ro": nothing to commit, so FLUSH gets ENOSYS (no round trip per close) */
+	/**
+	 * -o uid=N / -o gid=N / -o umask=OCTAL (docs/mount.md "Owner and modes"):
+	 * every attribute reply shows st_uid = uid when force_uid, st_gid = gid
+	 * when force_gid, and a mode with the bits of umask cleared (0 = none;
+	 * symlinks keep theirs). A chown through the mount to any other owner
+	 * than the forced one is refused with EPERM; one to the forced owner
+	 * is a no-op. SOURCE is not changed by any of them.
+	 */
+	bool force_uid, force_gid;
+	uid_t uid;
+	gid_t gid;
+	mode_t umask;
 	/* the CPU-following sampler (fuse_ll.c), started in init(), stopped in destroy() */
 	pthread_t follow_thread;
 	pthread_mutex_t follow_mu;

@@ -85,6 +85,10 @@ typedef struct lfs_fs_opts {
 	 *  the fs), NULL = no disk cache (docs/thumbnails.md "Disk cache"). */
 	const char *thumb_cache;
 	size_t thumb_cache_bytes; /**< its bound, bytes (0 = none) */
+	/** New source objects keep the daemon's owner even when it runs as root
+	 *  (-o uid= / -o gid=: the mount shows a forced owner, SOURCE keeps the
+	 *  real one); false: as root, they are given to the caller. */
+	bool keep_owner;
 	void (*log)(int level, const char *msg); /**< NULL: stderr */
 } lfs_fs_opts;
 

@@ -585,10 +585,11 @@ static int source_snap(lfs_fs *fs, const struct nodeinfo *ni, off_t off, uint64_
 	return 0;
 }
 
-/* As root (allow_other), new source objects belong to the caller. */
+/* As root (allow_other), new source objects belong to the caller, unless
+ * the mount shows a forced owner (lfs_fs_opts.keep_owner). */
 static void give_owner(lfs_fs *fs, const char *rel, const lfs_fs_ctx *ctx)
 {
-	if (ctx && geteuid() == 0 && (ctx->uid != 0 || ctx->gid != 0))
+	if (ctx && !fs->o.keep_owner && geteuid() == 0 && (ctx->uid != 0 || ctx->gid != 0))
 		if (fchownat(fs->rootfd, rel, ctx->uid, ctx->gid, AT_SYMLINK_NOFOLLOW) != 0)
 			fsi_log(fs, LFS_LOG_DEBUG, "chown %s: %s", rel, strerror(errno));
 }
