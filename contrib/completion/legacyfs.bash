@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2207  # compgen output split into words, as bash-completion does
 # bash completion for legacyfs(1) and legacyfs-convert(1).
 # Installed as .../bash-completion/completions/legacyfs, with
 # legacyfs-convert a symbolic link to it (bash-completion loads a file by

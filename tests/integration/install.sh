@@ -1,4 +1,5 @@
 #!/bin/bash
+# shellcheck disable=SC2016  # in_ns scripts expand in the namespace shell
 # `meson install` into a prefix, then use what was installed as a user would
 # (issue 14, docs/install.md): a second build of this source tree with
 # --prefix=$WORK/prefix (-Dtests=false, buildtype plain: a few seconds), then
@@ -83,9 +84,11 @@ done
 # every -o name and flag of the installed --help is in the rendered page
 "$P/bin/legacyfs" --help >"$WORK/help.txt" 2>&1 || true
 missing=""
+# shellcheck disable=SC2013  # option names have no spaces
 for o in $(grep -oE -- '-o [a-z_]+' "$WORK/help.txt" | sed 's/^-o //' | sort -u); do
 	grep -qE -- "-o ([a-z_,=A-Z]*,)?$o\\b" "$WORK/legacyfs.txt" || missing="$missing -o$o"
 done
+# shellcheck disable=SC2013
 for o in $(grep -oE -- '(^|[ ,])--?[a-zA-Z][a-z-]*' "$WORK/help.txt" | sed 's/^[ ,]//' | grep -v '^-o$' | sort -u); do
 	grep -qF -- "$o" "$WORK/legacyfs.txt" || missing="$missing $o"
 done
