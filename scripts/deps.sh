@@ -23,6 +23,9 @@ pkgs=(
 	autoconf automake libtool perl bindfs
 	# libFuzzer and clang's sanitizer runtimes (tests/fuzz, docs/fuzzing.md)
 	libclang-rt-14-dev
+	# man pages (scdoc sources in docs/man) and what the install test uses:
+	# man -l, bash completion, systemd-analyze verify, mount(8) and unshare
+	scdoc man-db groff-base bash-completion systemd
 )
 
 if [ "$(id -u)" -eq 0 ]; then
