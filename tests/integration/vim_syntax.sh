@@ -9,7 +9,9 @@
 # for a binary .mdl), no error message (v:errmsg, :messages, exit status),
 # the syntax group at known places (the 'node' keyword, the node type, a
 # list keyword, a number in a list row, a comment) and a fold level > 0
-# inside a node. Then the same with nvim when it is installed.
+# inside a node; a 64 469-line ASCII model (c_orcus.mdl) is highlighted to its
+# end but not folded (longer than g:nwnmdl_fold_max_lines). Then the same
+# with nvim when it is installed.
 # Skips (77) without vim or the corpus; needs no FUSE.
 . "$(dirname "$0")/lib.sh"
 
@@ -82,7 +84,8 @@ printf '%s\tlegacyfs\t%s\n' l1_test.nil "$WORK/text/l1_test.nil/model.txt" >>"$L
 # real NWN ASCII models and a walkmesh, opened where they are (read only)
 for m in nwnprc/nwnprc/gfx/WSwGs_b_071.mdl krivoj-viewer/Textures/Empty2.pwk \
 	$(grep -m1 -E '\.MDL$' "$LFS_CORPUS/nwn/ascii.txt" | sed 's|^tree/||') \
-	$(grep -m1 '^tree/rollnw/.*\.mdl$' "$LFS_CORPUS/nwn/ascii.txt" | sed 's|^tree/||'); do
+	$(grep -m1 '^tree/rollnw/.*\.mdl$' "$LFS_CORPUS/nwn/ascii.txt" | sed 's|^tree/||') \
+	rollnw/tests/test_data/user/development/c_orcus.mdl; do
 	[ -f "$N/$m" ] || lfs_die "corpus file $m missing"
 	printf '%s\tnwnmdl\t%s\n' "ascii:$(basename "$m")" "$N/$m" >>"$LIST"
 done
@@ -95,10 +98,16 @@ printf '%s\tnone\t%s\n' plain.txt "$WORK/plain.txt" >>"$LIST"
 cat >"$WORK/probe.vim" <<'EOF'
 " writes KEY VALUE lines to g:out: filetype, syntax groups, fold levels, errors
 let s:r = ['ft ' . &filetype, 'syntax ' . get(b:, 'current_syntax', '-'), 'fdm ' . &foldmethod]
-function! s:Syn(key, pat, sub) abort
-  " the group at the first match of pat, at the start of sub within that line
-  call cursor(1, 1)
-  let l:l = search(a:pat, 'cW')
+function! s:Syn(key, pat, sub, ...) abort
+  " the group at the first match of pat (the last with a 4th argument), at
+  " the start of sub within that line
+  if a:0
+    call cursor(line('$'), col([line('$'), '$']))
+    let l:l = search(a:pat, 'bcW')
+  else
+    call cursor(1, 1)
+    let l:l = search(a:pat, 'cW')
+  endif
   if l:l == 0
     call add(s:r, a:key . ' -')
     return 0
@@ -111,6 +120,7 @@ let s:n = s:Syn('nodekw', '\c^\s*node\s\+\S\+\s\+\S', '\cnode')
 call s:Syn('nodetype', '\c^\s*node\s\+\S\+\s\+\S', '\c^\s*node\s\+\zs\S')
 call s:Syn('list', '\c^\s*\%(verts\|faces\|keys\|tverts\|bones\|materials\)\s\+\d\+\s*$', '\S')
 call s:Syn('number', '^\s\+-\=\d\+\%(\.\d\+\)\=\%(\s\|$\)', '\S')
+call s:Syn('lastnumber', '^\s\+-\=\d\+\%(\.\d\+\)\=\%(\s\|$\)', '\S', 'last')
 call s:Syn('comment', '^\s*#', '#')
 call s:Syn('endnode', '\c^\s*endnode\>', '\S')
 " fold level of the line after the first node header, and the deepest
@@ -156,8 +166,17 @@ check_editor() {
 			continue
 		fi
 		[ "$ft" = "$kind" ] && [ "$(val "$out" syntax)" = "$kind" ] || lfs_fail "$ed $name: filetype $ft syntax $(val "$out" syntax), want $kind"
-		[ "$(val "$out" fdm)" = syntax ] || lfs_fail "$ed $name: foldmethod $(val "$out" fdm)"
 		bad=""
+		if [ "$kind" = nwnmdl ] && [ "$(wc -l <"$path")" -gt 20000 ]; then
+			# too long to fold (g:nwnmdl_fold_max_lines): highlighted, not folded
+			[ "$(val "$out" fdm)" != syntax ] || bad="$bad foldmethod=syntax"
+			[ "$(group "$out" lastnumber)" = nwnmdlNumber ] || bad="$bad lastnumber=$(val "$out" lastnumber)"
+			[ "$(group "$out" nodetype)" = nwnmdlNodeType ] || bad="$bad nodetype=$(val "$out" nodetype)"
+			[ -z "$bad" ] && lfs_ok "$ed $name: $(wc -l <"$path") lines: not folded, highlighted to the end" ||
+				lfs_fail "$ed $name:$bad"
+			continue
+		fi
+		[ "$(val "$out" fdm)" = syntax ] || lfs_fail "$ed $name: foldmethod $(val "$out" fdm)"
 		case $name in
 		*.nad) # anim.txt: tracks and keys, no nodes
 			[ "$(val "$out" foldmax)" -ge 1 ] || bad="$bad foldmax=$(val "$out" foldmax)"
@@ -177,6 +196,7 @@ check_editor() {
 			case $name in ascii:*) ;; *) bad="$bad no-list-line" ;; esac
 		fi
 		[ "$(group "$out" number)" = nwnmdlNumber ] || bad="$bad number=$(val "$out" number)"
+		[ "$(group "$out" lastnumber)" = nwnmdlNumber ] || bad="$bad lastnumber=$(val "$out" lastnumber)"
 		case $(val "$out" comment) in
 		-|nwnmdlComment*) ;;
 		*) bad="$bad comment=$(val "$out" comment)" ;;
@@ -187,7 +207,7 @@ check_editor() {
 			lfs_fail "$ed $name:$bad"
 		fi
 	done <"$LIST"
-	[ "$nfiles" -ge 20 ] || lfs_fail "$ed: only $nfiles files probed"
+	[ "$nfiles" -ge 21 ] || lfs_fail "$ed: only $nfiles files probed"
 }
 
 check_editor vim

@@ -106,8 +106,14 @@ syntax region nwnmdlChannelFold matchgroup=nwnmdlStructure
 syntax region nwnmdlReferenceFold matchgroup=nwnmdlStructure
       \ start=/^reference\>/ end=/^\s*\zsendreference\>/ transparent fold
 
-" Blocks span whole files: parse from the top so folds are right anywhere
-syntax sync fromstart
+" Highlighting is line by line; only the folds need the blocks, and those
+" span whole files: parse from the top so folds are right anywhere, unless
+" the file is too long to fold (ftplugin/nwnmdl.vim: g:nwnmdl_fold_max_lines)
+if line('$') <= get(g:, 'nwnmdl_fold_max_lines', 20000)
+  syntax sync fromstart
+else
+  syntax sync minlines=10 maxlines=50
+endif
 
 highlight default link nwnmdlComment Comment
 highlight default link nwnmdlTodo Todo
