@@ -12,7 +12,8 @@
 #  - the textconv cache refs/notes/textconv/legacyfs exists and a second
 #    `git log -p` prints the same (from the cache);
 #  - an NWN ASCII .mdl (not a model to legacyfs-convert) diffs as its own
-#    text, and a .nod that does not decode makes git fail with the message.
+#    text, a binary .nod that is no model as one line of size and SHA-256,
+#    and a .nod that does not decode makes git fail with the message.
 # Skips (77) without git or the corpus; needs no FUSE.
 . "$(dirname "$0")/lib.sh"
 
@@ -163,6 +164,23 @@ if [ -s "$WORK/ascii.diff" ] && cmp -s "$WORK/ascii.diff" "$WORK/ascii.plain"; t
 else
 	lfs_fail "ascii.mdl: git diff differs from the plain text diff"
 fi
+
+# binary but not a model to legacyfs-convert (exit 3): one line, size and hash
+head -c 3000 "$LFS_CORPUS/nod/PLC_Cndl02.nod" >cut.nod
+rc=0
+"$CONVERT" cat cut.nod >/dev/null 2>&1 || rc=$?
+[ "$rc" = 3 ] || lfs_die "precondition: legacyfs-convert cat cut.nod should say not a model (exit 3), got $rc"
+git add cut.nod
+git commit -qm "add cut.nod"
+head -c 2000 "$LFS_CORPUS/nod/PLC_Cndl02.nod" >cut.nod
+git commit -qam "shorter cut.nod"
+git diff HEAD~1 HEAD -- cut.nod >"$WORK/cut.diff"
+printf -- '-legacyfs-textconv: binary, not a model to legacyfs-convert: 3000 bytes, sha256 %s\n+legacyfs-textconv: binary, not a model to legacyfs-convert: 2000 bytes, sha256 %s\n' \
+	"$(head -c 3000 "$LFS_CORPUS/nod/PLC_Cndl02.nod" | sha256sum | cut -d' ' -f1)" \
+	"$(head -c 2000 "$LFS_CORPUS/nod/PLC_Cndl02.nod" | sha256sum | cut -d' ' -f1)" >"$WORK/cut.want"
+pm_lines "$WORK/cut.diff" | cmp -s - "$WORK/cut.want" &&
+	lfs_ok "cut.nod (binary, not a model): the diff is one line of size and SHA-256 each side" ||
+	{ lfs_fail "cut.nod: the diff is not the size/SHA-256 line"; head -20 "$WORK/cut.diff" >&2; }
 
 # a model that does not decode: git stops and the message names the file
 # (tests/integration/mount_lazy.sh's bad.nod: header kept, the rest 0xff)
