@@ -91,6 +91,9 @@ for m in nwnprc/nwnprc/gfx/WSwGs_b_071.mdl krivoj-viewer/Textures/Empty2.pwk \
 done
 # a binary .mdl and a text file without the legacyfs header: no filetype of ours
 printf '%s\tnone\t%s\n' "binary:vdr_eleshield02.mdl" "$N/nwnprc/nwnprc/users/Tenjac/VFX/vdr_eleshield02.mdl" >>"$LIST"
+# a view saved under a name of its own: found by its header line
+cp "$WORK/text/c_deer.nod/model.txt" "$WORK/c_deer.view"
+printf '%s\tlegacyfs\t%s\n' c_deer.view "$WORK/c_deer.view" >>"$LIST"
 printf 'node dummy x\nendnode\n' >"$WORK/plain.txt"
 printf '%s\tnone\t%s\n' plain.txt "$WORK/plain.txt" >>"$LIST"
 
@@ -207,7 +210,7 @@ check_editor() {
 			lfs_fail "$ed $name:$bad"
 		fi
 	done <"$LIST"
-	[ "$nfiles" -ge 21 ] || lfs_fail "$ed: only $nfiles files probed"
+	[ "$nfiles" -ge 22 ] || lfs_fail "$ed: only $nfiles files probed"
 }
 
 check_editor vim
