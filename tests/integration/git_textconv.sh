@@ -33,6 +33,7 @@ mkdir -p "$HOME"
 # the installed layout: legacyfs-textconv and legacyfs-convert on PATH
 mkdir -p "$WORK/bin"
 # legacyfs-textconv: contrib/git's, behind a logger of the paths git passes it
+# shellcheck disable=SC2016 # $1 and $@ are for the script written
 printf '#!/bin/sh\nprintf "%%s\\n" "$1" >>"%s"\nexec "%s" "$@"\n' \
 	"$WORK/textconv.calls" "$LFS_SOURCE_ROOT/contrib/git/legacyfs-textconv" >"$WORK/bin/legacyfs-textconv"
 chmod +x "$WORK/bin/legacyfs-textconv"
@@ -42,7 +43,7 @@ export PATH="$WORK/bin:$PATH"
 
 REPO="$WORK/repo"
 git init -q "$REPO"
-cd "$REPO"
+cd "$REPO" || lfs_die "cd $REPO"
 git config include.path "$LFS_SOURCE_ROOT/contrib/git/gitconfig"
 cp "$LFS_SOURCE_ROOT/contrib/git/gitattributes" .gitattributes
 [ "$(git config diff.legacyfs.textconv)" = legacyfs-textconv ] && lfs_ok "gitconfig included" ||
