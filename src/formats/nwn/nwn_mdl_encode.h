@@ -20,7 +20,7 @@
  * the children pointer array, every child subtree, the controller keys and the
  * controller data. Raw data follows the model node tree, per mesh in tree
  * order: skin weights, skin bone refs, vertices, tverts 0..3, normals, colours,
- * vertex index list — no padding anywhere [N §3.5; OBS].
+ * vertex index list — no padding anywhere [N §3.5; measured on every corpus binary].
  *
  * Values: every value comes from the model struct — function pointers,
  * part numbers, node-count field, controller pad bytes, raw quaternions, key
