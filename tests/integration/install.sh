@@ -17,7 +17,10 @@
 # - bash completion: a subcommand, an option, a -o name, a VIEWPATH of a
 #   corpus model from `legacyfs-convert list`;
 # - docs, README and the systemd unit are in place; the unit's ExecStart is
-#   the installed legacyfs; `systemd-analyze verify` accepts it.
+#   the installed legacyfs; `systemd-analyze verify` accepts it;
+# - git: the installed gitconfig/gitattributes and legacyfs-textconv make
+#   `git diff` of two commits of a binary model show the changed line;
+# - Vim with the installed vimfiles on 'runtimepath' detects model text.
 . "$(dirname "$0")/lib.sh"
 lfs_require_corpus
 lfs_workdir install
@@ -174,6 +177,52 @@ if command -v systemd-analyze >/dev/null 2>&1; then
 	fi
 else
 	lfs_log "systemd-analyze not installed: unit not verified"
+fi
+
+# --- git diff through the installed driver (docs/git.md) ---
+if command -v git >/dev/null 2>&1; then
+	g="$WORK/gitrepo"
+	rm -rf "$g" "$WORK/githome"
+	mkdir -p "$g" "$WORK/githome"
+	gitp() { (cd "$g" && HOME="$WORK/githome" GIT_CONFIG_NOSYSTEM=1 PATH="$P/bin:$PATH" \
+		git -c user.name=t -c user.email=t@t -c "include.path=$P/share/legacyfs/git/gitconfig" "$@"); }
+	gitp init -q .
+	cp "$P/share/legacyfs/git/gitattributes" "$g/.gitattributes"
+	cp "$bin" "$g/$model"
+	gitp add -A && gitp commit -qm one
+	"$P/bin/legacyfs-convert" cat "$bin" model.mdl >"$WORK/git.a"
+	n=$(grep -n '^ *position ' "$WORK/git.a" | head -n 1 | cut -d: -f1)
+	[ -n "$n" ] || lfs_die "no position line in $model's text"
+	sed "${n}s/position .*/position 1.5 2.5 3.5/" "$WORK/git.a" >"$WORK/git.b"
+	"$P/bin/legacyfs-convert" apply "$bin" model.mdl "$WORK/git.b" -o "$g/$model" ||
+		lfs_die "apply refused a new position"
+	gitp commit -qam two
+	gitp diff HEAD~1 HEAD >"$WORK/git.diff" || lfs_fail "git diff failed"
+	grep '^[-+] ' "$WORK/git.diff" >"$WORK/git.changes" || true
+	want=$(printf -- '-%s\n+%s' "$(sed -n "${n}p" "$WORK/git.a")" "$(sed -n "${n}p" "$WORK/git.b")")
+	if [ "$(cat "$WORK/git.changes")" = "$want" ]; then
+		lfs_ok "git diff with the installed textconv driver shows the changed position line only"
+	else
+		cat "$WORK/git.diff" >&2
+		lfs_fail "git diff of $model does not show exactly the changed position line"
+	fi
+else
+	lfs_log "git not installed: installed git driver not checked"
+fi
+
+# --- Vim finds the installed files (docs/vim.md) ---
+if command -v vim >/dev/null 2>&1; then
+	"$P/bin/legacyfs-convert" cat "$bin" model.mdl >"$WORK/ascii.mdl"
+	rm -f "$WORK/ft"
+	HOME="$WORK/githome" vim -N -u NONE -i NONE -es --cmd "set rtp^=$P/share/vim/vimfiles" \
+		-c 'filetype on' -c 'syntax on' -c "e $WORK/ascii.mdl" \
+		-c "call writefile([&filetype], '$WORK/ft')" -c 'qa!' </dev/null >/dev/null 2>&1
+	ft=$(cat "$WORK/ft" 2>/dev/null)
+	if [ "$ft" = nwnmdl ]; then lfs_ok "installed Vim files: model text is filetype nwnmdl"; else
+		lfs_fail "installed Vim files: model text has filetype '$ft', want nwnmdl"
+	fi
+else
+	lfs_log "vim not installed: installed Vim files not checked"
 fi
 
 # --- mounts through mount(8) ---
