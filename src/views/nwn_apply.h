@@ -23,8 +23,8 @@
  *    derives from them (face planes of faces that use an edited vertex, face
  *    adjacency and the vertex index list after a face's vertex indices
  *    change, the mesh bounding box, average point, radius and area, AABB
- *    tree boxes) [notes §3.3, §3.4]. An edited orientation becomes
- *    q = (axis·sin(a/2), cos(a/2)) [notes §3.2]; an unchanged one keeps its
+ *    tree boxes) [N §3.3, §3.4]. An edited orientation becomes
+ *    q = (axis·sin(a/2), cos(a/2)) [N §3.2]; an unchanged one keeps its
  *    stored quaternion bits even though its text is derived;
  *  - key count changes: the node's controller data is rebuilt and the file
  *    re-laid by nwn_mdl_encode();

@@ -17,7 +17,7 @@
 #include <string.h>
 
 /** Constant smoothing-group mask printed in face rows: the binary does not
- * store smoothing groups [notes §3.4]; the normals list is authoritative. */
+ * store smoothing groups [N §3.4]; the normals list is authoritative. */
 #define NWN_ASCII_SMOOTH_MASK 1
 
 static void indent(lfs_sb *o, int n)
@@ -178,7 +178,7 @@ static void float_list(lfs_sb *o, const char *key, const float *v, size_t rows, 
 /* Bone ref -> node name of the skin's geometry; NULL when the chain breaks.
  * bone ref indexes bone_node_numbers[NWN_SKIN_BONES] (slot 17: the word after
  * the 17-entry table), which holds the bone's node number = depth-first index
- * in the model geometry [notes §3.6]. */
+ * in the model geometry [N §3.6]. */
 static const char *bone_name(const nwn_geometry *g, const nwn_skin *sk, int16_t ref)
 {
 	if (ref < 0 || ref >= NWN_SKIN_BONES)
@@ -464,7 +464,7 @@ lfs_err nwn_ascii_write(const nwn_model *m, lfs_sb *o, lfs_error *err)
 	}
 	fields(o, NWN_FK_MODEL, m);
 	/* fog byte (model header +0x73): 1 in every corpus file; NN's keyword
-	 * for 0 is "ignorefog 1" (notes §2.1) */
+	 * for 0 is "ignorefog 1" ([N §2.1]) */
 	if (m->fog == 0)
 		lfs_sb_puts(o, "ignorefog 1\n");
 	lfs_sb_puts(o, "#MAXGEOM ASCII\n");

@@ -14,7 +14,7 @@
  *  - no values (detonate): time
  *  - anything else:       time,v1..vN
  *  - bezier keys: the base columns above, then the remaining stored values as
- *    ctrl1..ctrlK (their meaning is unknown: no sample exists, notes §2.3).
+ *    ctrl1..ctrlK (their meaning is unknown: no sample exists, [N §2.3]).
  * Time in seconds. Every number is the shortest exact float32 text (plain
  * form, csv.h: a NaN prints as "nan"), so times and non-orientation values
  * other than NaNs read back bit for bit.

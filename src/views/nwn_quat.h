@@ -2,7 +2,7 @@
  * @file nwn_quat.h
  * Quaternion helpers shared by the NWN views and thumbnail (internal to src/views/).
  *
- * Binary orientation keys are quaternions (x, y, z, w) [notes §3.2]; the ASCII
+ * Binary orientation keys are quaternions (x, y, z, w) [N §3.2]; the ASCII
  * and CSV views print axis + angle in radians, converted the way the
  * decompilers do: axis = xyz/|xyz|, angle = 2·acos(w), evaluated as
  * 2·atan2(|xyz|, w) (the same value for unit quaternions, but exact for small

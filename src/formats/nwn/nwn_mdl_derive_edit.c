@@ -15,7 +15,7 @@
 
 
 /* Axis-angle (radians) -> quaternion (x, y, z, w) = (axis·sin(a/2), cos(a/2))
- * [notes §3.2]: axis normalised, computed in double, rounded once. Over the
+ * [N §3.2]: axis normalised, computed in double, rounded once. Over the
  * 54 055 orientation keys of the corpus this reproduces the stored bits from
  * the printed axis-angle for 31 437 keys (float arithmetic, as
  * nwn_axis_angle_to_quat() does it: 24 079). A zero axis is the identity
@@ -81,7 +81,7 @@ bool nwn_edit_face_plane(const float *p0, const float *p1, const float *p2, floa
 }
 
 /* Mesh bounding box: vertices and the node origin (reproduces all 248
- * corpus meshes); animmesh vertex sets extend it [notes §3.3]. */
+ * corpus meshes); animmesh vertex sets extend it [N §3.3]. */
 void nwn_bbox_extend(const float *v, size_t n, float mn[3], float mx[3])
 {
 	for (size_t i = 0; i < n; i++)
@@ -253,7 +253,7 @@ static int edge_cmp(const void *x, const void *y)
 	return (int)p->k - (int)q->k;
 }
 
-/* Adjacency [notes §3.4]: edge k of face f = (v_k, v_k+1); adj = the first
+/* Adjacency [N §3.4]: edge k of face f = (v_k, v_k+1); adj = the first
  * other face (in face order) with the same edge in either winding, or -1. */
 bool nwn_face_adjacency(const uint16_t *fv, size_t nf, int16_t *adj)
 {

@@ -2,7 +2,7 @@
  * @file nwn_mdl_names.c
  * Names of NWN node types, controllers and classifications.
  *
- * Controller ids and their ASCII keywords: [T "Controllers"], notes §3.1.
+ * Controller ids and their ASCII keywords: [T "Controllers"], [N §3.1].
  * Ids collide across node types (88 = light radius = emitter birthrate), so
  * the node's flags select the table. Spelling follows the ASCII files written
  * by BioWare's exporter and by nwnmdlcomp (camel case for emitter keys, e.g.
@@ -32,7 +32,7 @@ static const ctrl_name light_ctrls[] = {
 	{ 100, "verticaldisplacement" }, { 140, "multiplier" },
 };
 
-/* "mid" ids follow the Torlack/nwnmdlcomp table (notes §3.1 lists the
+/* "mid" ids follow the Torlack/nwnmdlcomp table ([N §3.1] lists the
  * conflict with cleanmodels' BioWare table; no corpus binary uses them). */
 static const ctrl_name emitter_ctrls[] = {
 	{ 80, "alphaEnd" }, { 84, "alphaStart" }, { 88, "birthrate" },

@@ -88,7 +88,7 @@ lfs_err nwn_patch_raw_u16(nwn_patch *a, uint32_t ptr, size_t idx, uint16_t v)
 
 /* Fixed-size string field of @p field bytes at model offset @p off: the new
  * text, a NUL, zeros over the rest of the old text; bytes after the old
- * string's NUL (uninitialised memory in game files, notes §3.3) are kept. */
+ * string's NUL (uninitialised memory in game files, [N §3.3]) are kept. */
 lfs_err nwn_patch_md_str(nwn_patch *a, uint32_t off, size_t field, const char *s)
 {
 	size_t foff = a->md0 + off, len = strlen(s);
@@ -156,7 +156,7 @@ lfs_err nwn_patch_set_vert(nwn_patch *a, uint32_t node, uint32_t v, int k, float
 }
 
 /* Vertex index @p k of face @p f; keeps the vertex index list (the faces'
- * indices in face order, notes §3.3) in step. */
+ * indices in face order, [N §3.3]) in step. */
 lfs_err nwn_patch_set_face_v(nwn_patch *a, uint32_t node, uint32_t f, int k, uint16_t v)
 {
 	nwn_mesh *me = nwn_patch_node(a, node)->mesh;
