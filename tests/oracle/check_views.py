@@ -20,6 +20,7 @@ import os
 import struct
 import sys
 
+sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import nad_min  # noqa: E402
 import nod_min  # noqa: E402
@@ -49,8 +50,8 @@ def to_bits(x):
     return struct.unpack('<I', struct.pack('<f', x))[0]
 
 
-def same(where, text, want):
-    """compare one printed float with stored float32 bits"""
+def same(where, text, want, source='the bytes hold'):
+    """compare one printed float with stored (or placed) float32 bits"""
     COUNT[0] += 1
     try:
         got = bits(text)
@@ -58,7 +59,7 @@ def same(where, text, want):
         err('%s: %r is not a float' % (where, text))
         return
     if got != want:
-        err('%s: view says %s, the bytes hold %r (0x%08x)' % (where, text, f32(want), want))
+        err('%s: view says %s, %s %r (0x%08x)' % (where, text, source, f32(want), want))
 
 
 def safe_name(raw, used):
@@ -381,7 +382,8 @@ def check_sod(path, vd):
                 # (x + -0 vs -0 + x), which the docs do not fix: -0 == +0 here
                 if want & 0x7FFFFFFF == 0 and row[a] in ('0', '-0'):
                     continue
-                same('model.obj %s v %d' % (name, k + 1), row[a], want)
+                same('model.obj %s v %d' % (name, k + 1), row[a], want,
+                     'the bytes placed by the node matrices give')
 
 
 def main():
