@@ -88,7 +88,7 @@ def read_obj(path):
             if t[0] in ('v', 'vt', 'vn'):
                 obj[t[0]].append(t[1:])
             elif t[0] in ('o', 'g'):
-                obj[t[0]].append((' '.join(t[1:]), len(obj['v'])))
+                obj[t[0]].append((' '.join(t[1:]), len(obj['v']), len(obj['vt'])))
             elif t[0] == 'f':
                 obj['f'].append((len(obj['o']), len(obj['g']), t[1:]))
     return obj
@@ -350,28 +350,48 @@ def check_sod(path, vd):
             err('%s: missing (channel %d)' % (rel, ci))
             continue
         head, rows = read_csv(os.path.join(vd, rel))
+        cols = ['scale'] if ch['type'] == 5 else ['%s_%s' % (a, x) for a in (
+            'right', 'up', 'front', 'position') for x in 'xyz']
+        if head != ['key', 'time'] + cols:
+            err('%s: header %s' % (rel, head))
         if len(rows) != len(ch['keys']):
             err('%s: %d rows, channel has %d keys' % (rel, len(rows), len(ch['keys'])))
         for k, (r, key) in enumerate(zip(rows, ch['keys'])):
             if r[0] != str(k):
                 err('%s row %d: key %s' % (rel, k, r[0]))
+            # time = key x period / number of keys: the spec's keys "evenly
+            # spaced over time 'channel_period'" (sod.md "anims/<node>.csv")
+            same('%s key %d time' % (rel, k), r[1],
+                 to_bits(k * f32(ch['period']) / len(ch['keys'])), 'key x period / keys gives')
             for a, b in enumerate(key):
                 same('%s key %d %s' % (rel, k, head[2 + a]), r[2 + a], b)
     # model.obj (deliverable 4): each shown mesh node's local vertices placed
     # by the reader's node matrices equal model.obj's vertices of that object
     whole = read_obj(os.path.join(vd, 'model.obj'))
     objs = {}
-    for j, (name, start) in enumerate(whole['o']):
+    for j, (name, start, tstart) in enumerate(whole['o']):
         end = whole['o'][j + 1][1] if j + 1 < len(whole['o']) else len(whole['v'])
-        objs[name] = whole['v'][start:end]
+        tend = whole['o'][j + 1][2] if j + 1 < len(whole['o']) else len(whole['vt'])
+        faces = [[int(x) - 1 - (start, tstart)[q % 2] for q, x in
+                  enumerate('/'.join(f[2]).split('/'))] for f in whole['f'] if f[0] == j + 1]
+        objs[name] = (whole['v'][start:end], whole['vt'][tstart:tend], faces)
     want = [i for i in sorted(shown(nodes, byname)) if nodes[i]['mesh'] is not None
             and place(nodes, byname, i, [0, 0, 0]) is not None]
     names = [files[i][7:-4] for i in want]
     if sorted(names) != sorted(objs):
         err('model.obj: objects %s, expected %s' % (sorted(objs), sorted(names)))
     for i, name in zip(want, names):
-        rows = objs.get(name, [])
-        local = nodes[i]['mesh']['verts']
+        rows, uvs, faces = objs.get(name, ([], [], []))
+        mesh = nodes[i]['mesh']
+        local = mesh['verts']
+        if len(uvs) != len(mesh['uvs']):
+            err('model.obj %s: %d vt rows, node has %d' % (name, len(uvs), len(mesh['uvs'])))
+        for k, (row, uv) in enumerate(zip(uvs, mesh['uvs'])):
+            for a in range(2):
+                same('model.obj %s vt %d' % (name, k + 1), row[a], uv[a])
+        stored = [f for g in mesh['groups'] for f in g['faces']]
+        if faces != stored:
+            err('model.obj %s: faces (object-relative) differ from the node\'s' % name)
         if len(rows) != len(local):
             err('model.obj %s: %d v rows, node has %d vertices' % (name, len(rows), len(local)))
         for k, (row, v) in enumerate(zip(rows, local)):
