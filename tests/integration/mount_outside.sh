@@ -267,11 +267,9 @@ warm() {
 	OLD_PATHS=""
 	[ -d "$mm" ] || return 0
 	OLD_PATHS=$(cd "$mm" && find . -mindepth 1 -type f -printf '%P\n' | sort)
-	for p in $OLD_PATHS; do
-		cat "$mm/$p" >/dev/null
-		stat "$mm/$p" >/dev/null
-		ls -l "$mm/$p" >/dev/null
-	done
+	find "$mm" -type f -exec cat {} + >/dev/null
+	find "$mm" -exec stat {} + >/dev/null
+	ls -lR "$mm" >/dev/null
 }
 
 # hold FMT: open descriptors 3, 4, 5 on the model text, one mesh OBJ or
