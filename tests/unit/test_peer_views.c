@@ -453,10 +453,10 @@ static bool is_colour(const char *k)
 	return false;
 }
 
-/* The peer value index the header column @p h names, for a controller
- * @p key of @p width values (docs/formats/obj-csv.md table); -1 when
- * the name is not the one the table gives for that place. */
-static int column_index(const char *key, bool bezier, size_t width, size_t col, const char *h)
+/* The name docs/formats/obj-csv.md gives value column @p col (0-based,
+ * after time) of controller @p key with @p width values. */
+static void column_name(const char *key, bool bezier, size_t width, size_t col, char *out,
+			size_t outsz)
 {
 	static const char *const pos[] = { "x", "y", "z" };
 	static const char *const ori[] = { "axis_x", "axis_y", "axis_z", "angle" };
@@ -474,15 +474,26 @@ static int column_index(const char *key, bool bezier, size_t width, size_t col, 
 		base = val, nb = 1;
 	if (!bezier && nb != width)
 		nb = 0;
-	char want[32];
 	if (col < nb)
-		snprintf(want, sizeof(want), "%s", base[col]);
+		snprintf(out, outsz, "%s", base[col]);
 	else if (nb)
-		snprintf(want, sizeof(want), "ctrl%zu", col - nb + 1);
+		snprintf(out, outsz, "ctrl%zu", col - nb + 1);
 	else
-		snprintf(want, sizeof(want), "v%zu", col + 1);
-	/* find the header name among the places: it names the value at that place */
-	return !strcmp(h, want) ? (int)col : -1;
+		snprintf(out, outsz, "v%zu", col + 1);
+}
+
+/* The peer value index (0-based, after the time) that header name @p h
+ * names for controller @p key of @p width values; -1 when no column of
+ * that controller has that name. */
+static int column_index(const char *key, bool bezier, size_t width, const char *h)
+{
+	for (size_t j = 0; j < width; j++) {
+		char n[32];
+		column_name(key, bezier, width, j, n, sizeof(n));
+		if (!strcmp(n, h))
+			return (int)j;
+	}
+	return -1;
 }
 
 static void cmp_keys(pv_stats *st, const mdl_stmt *ks, const char *key, const pv_csv *c,
@@ -518,15 +529,18 @@ static void cmp_keys(pv_stats *st, const mdl_stmt *ks, const char *key, const pv
 			continue;
 		}
 		float got[16], want[16];
+		bool seen[16] = { false };
 		for (size_t col = 0; col < width; col++) {
-			int idx = column_index(key, ks->bezier, width, col, c->head[1 + col]);
+			/* the header name says which of the peer's values this is */
+			int idx = column_index(key, ks->bezier, width, c->head[1 + col]);
 			if (r == 0)
 				st->headers++;
-			if (idx < 0) {
-				if (r == 0)
-					pv_fail(st, "%s: column %zu named '%s'", path, col + 1, c->head[1 + col]);
+			if (idx != (int)col && r == 0)
+				pv_fail(st, "%s: value column %zu named '%s', not as documented", path,
+					col + 1, c->head[1 + col]);
+			if (idx < 0 || seen[idx])
 				idx = (int)col;
-			}
+			seen[idx] = true;
 			got[idx] = row[1 + col];
 			if (!tokf(pr, v0 + (uint32_t)idx, &want[idx])) {
 				pv_fail(st, "%s: peer line %u: not a number", path, pr->line);
@@ -546,10 +560,12 @@ static void cmp_keys(pv_stats *st, const mdl_stmt *ks, const char *key, const pv
 			from_v = 4;
 		}
 		for (size_t k = from_v; k < width; k++) {
+			char name[32];
+			column_name(key, ks->bezier, width, k, name, sizeof(name));
 			st->values++;
 			if (!same_f32(got[k], want[k]))
-				pv_fail(st, "%s row %u: %s %.9g, peer line %u %.9g", path, r,
-				     c->head[1 + k], got[k], pr->line, want[k]);
+				pv_fail(st, "%s row %u: %s %.9g, peer line %u %.9g", path, r, name,
+					got[k], pr->line, want[k]);
 		}
 	}
 }
@@ -726,7 +742,7 @@ static void cmp_model_obj(pv_stats *st, const mdl_doc *pd, const mdl_doc *od, co
 	pv_xf *xf = calloc(pd->n_nodes + 1, sizeof(*xf));
 	assert_non_null(xf);
 	peer_transforms(pd, od, xf);
-	st->models++;
+	st->models += mo->no > 0;
 	size_t want_objs = 0;
 	for (uint32_t i = 0; i < pd->n_nodes; i++) {
 		const mdl_node *n = &pd->nodes[i];
@@ -865,6 +881,91 @@ static void cmp_file(pv_stats *st, const mdl_doc *pd, const lfs_viewset *vs)
 	free(used);
 }
 
+/* ---- self-test of the readers and comparisons on small texts ------------------ */
+
+static void test_self(void **state)
+{
+	(void)state;
+	pv_obj ob;
+	const char *ot = "# c\nmtllib x\no a\nv 1 -2 3.5\nv 0 0 0\nvt 0.5 0.25\nvt 1 0\n"
+			 "f 1/1/1 2/2/2 1/1/1\no b\nv 4 5 6\nf 3 3 3\n";
+	obj_read(&ob, ot, strlen(ot));
+	assert_false(ob.bad);
+	assert_int_equal(ob.no, 2);
+	assert_int_equal(ob.nv, 3);
+	assert_int_equal(ob.nvt, 2);
+	assert_int_equal(ob.nf, 2);
+	assert_true(ob.v[1] == -2.0f && ob.v[2] == 3.5f && ob.vt[1] == 0.25f);
+	assert_int_equal(ob.f[2], 1);  /* corner 1: v 2 -> 1 */
+	assert_int_equal(ob.f[3], 1);  /* vt 2 -> 1 */
+	assert_int_equal(ob.f[7], -1); /* object b: no vt */
+	assert_int_equal(ob.o[1].v0, 2);
+	assert_int_equal(ob.o[1].nf, 1);
+	obj_free(&ob);
+	obj_read(&ob, "v 1 x 3\n", 8);
+	assert_true(ob.bad);
+	obj_free(&ob);
+
+	pv_csv c;
+	const char *ct = "time,x,y,z\n0,1,2,3\n0.5,4,5,6.25\n";
+	csv_read(&c, ct, strlen(ct));
+	assert_false(c.bad);
+	assert_int_equal(c.ncol, 4);
+	assert_int_equal(c.nrow, 2);
+	assert_string_equal(c.head[2], "y");
+	assert_true(c.val[4] == 0.5f && c.val[7] == 6.25f);
+	free(c.val);
+	csv_read(&c, "time,x\n0,1,2\n", 14);
+	assert_true(c.bad);
+	free(c.val);
+
+	pv_names ns = { 0 };
+	char b[256];
+	assert_string_equal(name_of(&ns, "a/b", b, sizeof(b)), "a%2Fb");
+	assert_string_equal(name_of(&ns, "head", b, sizeof(b)), "head");
+	assert_string_equal(name_of(&ns, "head", b, sizeof(b)), "head~2");
+	assert_string_equal(name_of(&ns, "..", b, sizeof(b)), "%2E%2E");
+	names_free(&ns);
+
+	assert_int_equal(column_index("position", false, 3, "y"), 1);
+	assert_int_equal(column_index("position", false, 3, "value"), -1);
+	assert_int_equal(column_index("orientation", false, 4, "angle"), 3);
+	assert_int_equal(column_index("colorStart", false, 3, "b"), 2);
+	assert_int_equal(column_index("alpha", false, 1, "value"), 0);
+	assert_int_equal(column_index("position", true, 9, "ctrl2"), 4);
+	assert_int_equal(column_index("position", false, 2, "v2"), 1);
+
+	/* a CSV against peer keys: equal; two value columns swapped; two
+	 * columns with their names swapped too (values right, order not the
+	 * documented one: a failure per column); a rotation written the other
+	 * way round; another rotation */
+	const char *peer = "newmodel m\nbeginmodelgeom m\nnode dummy m\nparent NULL\nendnode\n"
+			   "endmodelgeom m\nnewanim a m\nnode dummy m\nparent NULL\n"
+			   "positionkey 2\n0 1 2 3\n0.5 4 5 6\n"
+			   "orientationkey 1\n0 0 0 1 1.5\nendnode\ndoneanim a m\ndonemodel m\n";
+	mdl_doc *d = NULL;
+	lfs_error e = { 0 };
+	assert_int_equal(mdl_parse("peer", (const uint8_t *)peer, strlen(peer), &d, &e), LFS_OK);
+	const mdl_stmt *pk = &d->anims[0].nodes[0].stmts[0], *ok = &d->anims[0].nodes[0].stmts[1];
+	pv_stats st = { .file = "self" };
+	const char *good = "time,x,y,z\n0,1,2,3\n0.5,4,5,6\n";
+	const char *swapped = "time,x,y,z\n0,2,1,3\n0.5,5,4,6\n";
+	const char *renamed = "time,y,x,z\n0,2,1,3\n0.5,5,4,6\n";
+	const char *rot_same = "time,axis_x,axis_y,axis_z,angle\n0,-0,-0,-1,-1.5\n";
+	const char *rot_other = "time,axis_x,axis_y,axis_z,angle\n0,0,0,1,1.4\n";
+	const char *texts[] = { good, swapped, renamed, rot_same, rot_other };
+	const unsigned want[] = { 0, 4, 2, 0, 1 };
+	for (size_t i = 0; i < 5; i++) {
+		st.failures = 0;
+		csv_read(&c, texts[i], strlen(texts[i]));
+		assert_false(c.bad);
+		cmp_keys(&st, i < 3 ? pk : ok, i < 3 ? "position" : "orientation", &c, "self.csv");
+		free(c.val);
+		assert_int_equal(st.failures, want[i]);
+	}
+	mdl_doc_free(d);
+}
+
 static void test_peer_views(void **state)
 {
 	(void)state;
@@ -915,7 +1016,7 @@ static void test_peer_views(void **state)
 	printf("  anims/*.csv: %u files, %u keys, %u header columns, %u values, %u rotations "
 	       "(%u flattened by the peer, R2b)\n",
 	       st.csvs, st.keys, st.headers, st.values, st.orients, st.flattened);
-	printf("  model.obj: %u models, %u vertices placed; largest relative deviation %.3g; "
+	printf("  model.obj: %u with meshes, %u vertices placed; largest relative deviation %.3g; "
 	       "%u under a rotation the peer flattened (R2b), largest deviation there %.3g m\n",
 	       st.models, st.placed, st.max_place_rel, st.placed_loose, st.max_loose);
 	printf("  differences: %u\n", st.failures);
@@ -927,6 +1028,7 @@ static void test_peer_views(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_self),
 		cmocka_unit_test(test_peer_views),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
