@@ -30,7 +30,9 @@
  *                     obj-csv.md "model.obj": first key of position,
  *                     orientation, scale), the transforms taken from the
  *                     PEER text; the objects are the peer's mesh nodes
- *                     with render != 0 that are not aabb; uvs and faces
+ *                     with render != 0 that are not aabb; each normal is
+ *                     the meshes/ normal turned by the same rotation
+ *                     (the peer prints no normals, R8); uvs and faces
  *                     equal the meshes/ OBJ's.
  *
  * File names of the views follow docs/naming.md (escape, ~N duplicates),
@@ -63,7 +65,7 @@ typedef struct pv_stats {
 	unsigned printed;
 	unsigned meshes, corners, uvs;
 	unsigned csvs, keys, values, orients, flattened, headers;
-	unsigned models, placed;
+	unsigned models, placed, normals;
 	double max_place_rel;  /* largest |got - want| / max(1, |want|) */
 	unsigned placed_loose; /* vertices under a near-identity (R2b) ancestor */
 	double max_loose;      /* their largest |got - want| (metres) */
@@ -108,12 +110,12 @@ static bool num(const char *s, size_t n, float *out)
 
 typedef struct pv_obj_o {
 	char name[256];
-	size_t v0, nv, vt0, nvt, f0, nf;
+	size_t v0, nv, vt0, nvt, vn0, nvn, f0, nf;
 } pv_obj_o;
 
 typedef struct pv_obj {
-	float *v, *vt;        /* 3 / 2 floats per row */
-	size_t nv, nvt;
+	float *v, *vt, *vn;   /* 3 / 2 / 3 floats per row */
+	size_t nv, nvt, nvn;
 	long *f;              /* per face 3 corners x (v, vt), 0-based, vt -1 = none */
 	size_t nf;
 	pv_obj_o *o;
@@ -139,6 +141,7 @@ static void obj_free(pv_obj *o)
 {
 	free(o->v);
 	free(o->vt);
+	free(o->vn);
 	free(o->f);
 	free(o->o);
 	memset(o, 0, sizeof(*o));
@@ -186,9 +189,10 @@ static void obj_read(pv_obj *ob, const char *text, size_t size)
 				 nt > 1 ? tok[1] : "");
 			o->v0 = ob->nv;
 			o->vt0 = ob->nvt;
+			o->vn0 = ob->nvn;
 			o->f0 = ob->nf;
-		} else if (IS("v") || IS("vt")) {
-			bool t = IS("vt");
+		} else if (IS("v") || IS("vt") || IS("vn")) {
+			bool t = IS("vt"), n = IS("vn");
 			size_t w = t ? 2 : 3;
 			float x[3];
 			bool ok = nt == w + 1;
@@ -196,12 +200,16 @@ static void obj_read(pv_obj *ob, const char *text, size_t size)
 				ok = num(tok[1 + k], len[1 + k], &x[k]);
 			if (!ok) {
 				ob->bad = true;
-				snprintf(ob->why, sizeof(ob->why), "line %u: bad %s", line, t ? "vt" : "v");
+				snprintf(ob->why, sizeof(ob->why), "line %u: bad %s", line,
+					 t ? "vt" : n ? "vn" : "v");
 				break;
 			}
 			if (t) {
 				ob->vt = grow(ob->vt, ob->nvt, 2 * sizeof(float));
 				memcpy(ob->vt + 2 * ob->nvt++, x, 2 * sizeof(float));
+			} else if (n) {
+				ob->vn = grow(ob->vn, ob->nvn, 3 * sizeof(float));
+				memcpy(ob->vn + 3 * ob->nvn++, x, 3 * sizeof(float));
 			} else {
 				ob->v = grow(ob->v, ob->nv, 3 * sizeof(float));
 				memcpy(ob->v + 3 * ob->nv++, x, 3 * sizeof(float));
@@ -209,6 +217,8 @@ static void obj_read(pv_obj *ob, const char *text, size_t size)
 			if (ob->no) {
 				if (t)
 					ob->o[ob->no - 1].nvt++;
+				else if (n)
+					ob->o[ob->no - 1].nvn++;
 				else
 					ob->o[ob->no - 1].nv++;
 			}
@@ -762,7 +772,8 @@ static void cmp_model_obj(pv_stats *st, const mdl_doc *pd, const mdl_doc *od, co
 			continue;
 		}
 		const pv_obj *part = &parts[i];
-		if (o->nv != part->nv || o->nf != part->nf || o->nvt != part->nvt) {
+		if (o->nv != part->nv || o->nf != part->nf || o->nvt != part->nvt ||
+		    o->nvn != part->nvn) {
 			pv_fail(st, "model.obj %s: %zu v %zu vt %zu f, meshes/ %zu %zu %zu", names[i], o->nv,
 			     o->nvt, o->nf, part->nv, part->nvt, part->nf);
 			continue;
@@ -796,6 +807,18 @@ static void cmp_model_obj(pv_stats *st, const mdl_doc *pd, const mdl_doc *od, co
 			if (d > tol)
 				pv_fail(st, "model.obj %s v %zu: %.9g %.9g %.9g, want %.9g %.9g %.9g (peer transforms)",
 				     names[i], v, gv[0], gv[1], gv[2], w[0], w[1], w[2]);
+		}
+		/* normals: the node's rotation only (reversed under a negative scale) */
+		for (size_t v = 0; v < o->nvn; v++) {
+			const float *ln = part->vn + 3 * v, *gn = mo->vn + 3 * (o->vn0 + v);
+			double p[3] = { ln[0], ln[1], ln[2] }, r[3], d = 0;
+			qrot(x->q, p, r);
+			for (int k = 0; k < 3; k++)
+				d = fmax(d, fabs(gn[k] - (x->s < 0 ? -r[k] : r[k])));
+			st->normals++;
+			if (d > 1e-4 + 2.01e-3 * x->nlo)
+				pv_fail(st, "model.obj %s vn %zu: %.9g %.9g %.9g, want %.9g %.9g %.9g",
+					names[i], v, gn[0], gn[1], gn[2], r[0], r[1], r[2]);
 		}
 		for (size_t t = 0; t < o->nvt; t++)
 			for (int k = 0; k < 2; k++)
@@ -895,6 +918,7 @@ static void test_self(void **state)
 	assert_int_equal(ob.no, 2);
 	assert_int_equal(ob.nv, 3);
 	assert_int_equal(ob.nvt, 2);
+	assert_int_equal(ob.nvn, 0);
 	assert_int_equal(ob.nf, 2);
 	assert_true(ob.v[1] == -2.0f && ob.v[2] == 3.5f && ob.vt[1] == 0.25f);
 	assert_int_equal(ob.f[2], 1);  /* corner 1: v 2 -> 1 */
@@ -1027,6 +1051,7 @@ static void test_peer_views(void **state)
 	printf("  model.obj: %u with meshes, %u vertices placed; largest relative deviation %.3g; "
 	       "%u under a rotation the peer flattened (R2b), largest deviation there %.3g m\n",
 	       st.models, st.placed, st.max_place_rel, st.placed_loose, st.max_loose);
+	printf("  model.obj: %u normals rotated\n", st.normals);
 	printf("  differences: %u\n", st.failures);
 	assert_int_equal(st.failures, 0);
 	assert_true(compared > 0);
