@@ -1279,7 +1279,9 @@ static int number_opt(const char *name, const char *arg, unsigned long min, unsi
 	return -1;
 }
 
-int main(int argc, char **argv)
+/* The command line: options, then the subcommand. @p pos has room for argc
+ * operand pointers (owned by main). */
+static int convert_main(int argc, char **argv, char **pos)
 {
 	enum { OPT_ROOT = 256, OPT_THUMB_SIZE, OPT_MAX_SIZE, OPT_RESPATH, OPT_TYPE, OPT_ERFVER };
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -1315,15 +1317,8 @@ int main(int argc, char **argv)
 	g_progress = true;
 	int c;
 	unsigned long v;
-	/* the operands in order: the subcommand, then its arguments (static:
-	 * reachable until exit, no leak to report) */
-	static char **operands;
-	char **pos = operands = calloc((size_t)argc + 1, sizeof(*operands));
+	/* the operands in order: the subcommand, then its arguments */
 	int npos = 0;
-	if (!pos) {
-		eprintf("legacyfs-convert: error: %s\n", strerror(ENOMEM));
-		return EXIT_ERR;
-	}
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, shorts, longopts, NULL)) != -1) {
 		switch (c) {
@@ -1507,4 +1502,16 @@ int main(int argc, char **argv)
 		break;
 	}
 	return batch(&r, pos, (size_t)npos);
+}
+
+int main(int argc, char **argv)
+{
+	char **pos = calloc((size_t)argc + 1, sizeof(*pos));
+	if (!pos) {
+		eprintf("legacyfs-convert: error: %s\n", strerror(ENOMEM));
+		return EXIT_ERR;
+	}
+	int rc = convert_main(argc, argv, pos);
+	free(pos);
+	return rc;
 }
