@@ -934,5 +934,5 @@ int main(void)
 		cmocka_unit_test(parser_messages),
 		cmocka_unit_test(decoder_messages),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return lfs_test_exit(cmocka_run_group_tests(tests, setup, teardown));
 }
