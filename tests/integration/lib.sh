@@ -24,6 +24,10 @@ LFS_PIDS=""         # daemons to wait for on exit
 LFS_FAILS=0
 
 lfs_log() { printf '%s\n' "$*" >&2; }
+# lfs_skip: the whole test's subject (program, corpus, FUSE) is missing: exit
+# 77, meson reports SKIP. A test that can only leave out a part goes on and
+# logs "SKIP-PART: what is left out and why" (grep the logs for it); CI
+# installs every such program (scripts/deps.sh), so no SKIP-PART shows there.
 lfs_skip() { lfs_log "SKIP: $*"; exit 77; }
 lfs_fail() { lfs_log "FAIL: $*"; LFS_FAILS=$((LFS_FAILS + 1)); }
 lfs_die() { lfs_log "FAIL: $*"; exit 1; }
