@@ -168,6 +168,21 @@ lfs_wait_for() {
 	lfs_ok "$what"
 }
 
+# lfs_wait_until LIMIT COMMAND...: run COMMAND (output discarded) every
+# 0.05 s until it succeeds (return 0) or LIMIT seconds (may be fractional)
+# have passed (return 1, after one last try). Instead of a fixed sleep before
+# a check; the caller reports the failure with its own message:
+#   lfs_wait_until 10 cmp -s a b || lfs_fail "b never became a"
+lfs_wait_until() {
+	local limit=$1 end
+	shift
+	end=$(awk -v l="$limit" -v n="$(date +%s%N)" 'BEGIN { printf "%.0f", n + l * 1e9 }')
+	until "$@" >/dev/null 2>&1; do
+		[ "$(date +%s%N)" -lt "$end" ] || { "$@" >/dev/null 2>&1; return; }
+		sleep 0.05
+	done
+}
+
 lfs_finish() {
 	if [ "$LFS_FAILS" -ne 0 ]; then
 		lfs_log "$LFS_FAILS check(s) failed"
