@@ -671,8 +671,15 @@ static void views_sometimes(void *ctx, const uint8_t *d, size_t n, size_t trial,
 	if (trial % 100 == 0 && nad_is_binary(d, n)) {
 		lfs_viewset vs;
 		lfs_error err;
-		if (lfs_views_build("x.nad", d, n, NULL, &vs, &err) == LFS_OK)
+		lfs_err r = lfs_views_build("x.nad", d, n, NULL, &vs, &err);
+		if (r == LFS_OK) {
+			if (!vs.n_views)
+				fail_msg("trial %zu: views built, but none", trial);
 			lfs_viewset_free(&vs);
+		} else if ((r != LFS_ERR_CORRUPT && r != LFS_ERR_UNSUPPORTED && r != LFS_ERR_NOTFORMAT) ||
+			   !err.msg[0]) {
+			fail_msg("trial %zu: refused with code %d and message '%s'", trial, (int)r, err.msg);
+		}
 	}
 }
 
