@@ -24,7 +24,7 @@ for m in vim nvim emacs; do
 	if (edit_require_method "$m") >/dev/null 2>&1; then
 		methods="$methods $m"
 	else
-		lfs_log "NOTE: $m not installed: its bad-edit case is skipped"
+		lfs_log "SKIP-PART: $m not installed: its bad-edit case is left out"
 	fi
 done
 

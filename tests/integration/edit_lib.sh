@@ -132,7 +132,7 @@ edit_targets() {
 			[ -n "$v" ] && edit_writable "$EDIT_SOD" "$v" &&
 				printf '%s|%s|^[0-9]|position_x|comma\n' "$EDIT_SOD" "$v"
 		else
-			lfs_log "NOTE: SOD views are not writable yet (legacyfs-convert apply refuses them): SOD targets left out"
+			lfs_log "SKIP-PART: SOD views are not writable yet (legacyfs-convert apply refuses them): SOD targets left out"
 		fi
 	fi
 	return 0

@@ -201,7 +201,7 @@ EOF
 	fi
 	edit_check_views "$M" "$what"
 else
-	lfs_log "NOTE: vim or emacs not installed: interleaved vim/emacs case left out"
+	lfs_log "SKIP-PART: vim or emacs not installed: interleaved vim/emacs case left out"
 fi
 # python (os.replace) holds the mesh while vim in compatible mode (in-place
 # write) saves model.txt; then python saves.

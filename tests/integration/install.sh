@@ -117,7 +117,7 @@ fi
 if [ -f /usr/share/bash-completion/bash_completion ]; then
 	bc=/usr/share/bash-completion/bash_completion
 else
-	lfs_log "bash-completion not installed: completing without its helpers"
+	lfs_log "SKIP-PART: bash-completion not installed: completing without its helpers"
 	bc=/dev/null
 fi
 # complete FUNC WORD...: the completions of the last WORD
@@ -176,7 +176,7 @@ if command -v systemd-analyze >/dev/null 2>&1; then
 		lfs_fail "systemd-analyze verify legacyfs@demo.service"
 	fi
 else
-	lfs_log "systemd-analyze not installed: unit not verified"
+	lfs_log "SKIP-PART: systemd-analyze not installed: unit not verified"
 fi
 
 # --- git diff through the installed driver (docs/git.md) ---
@@ -207,7 +207,7 @@ if command -v git >/dev/null 2>&1; then
 		lfs_fail "git diff of $model does not show exactly the changed position line"
 	fi
 else
-	lfs_log "git not installed: installed git driver not checked"
+	lfs_log "SKIP-PART: git not installed: installed git driver not checked"
 fi
 
 # --- Vim finds the installed files (docs/vim.md) ---
@@ -222,7 +222,7 @@ if command -v vim >/dev/null 2>&1; then
 		lfs_fail "installed Vim files: model text has filetype '$ft', want nwnmdl"
 	fi
 else
-	lfs_log "vim not installed: installed Vim files not checked"
+	lfs_log "SKIP-PART: vim not installed: installed Vim files not checked"
 fi
 
 # --- mounts through mount(8) ---

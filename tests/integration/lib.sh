@@ -24,6 +24,10 @@ LFS_PIDS=""         # daemons to wait for on exit
 LFS_FAILS=0
 
 lfs_log() { printf '%s\n' "$*" >&2; }
+# lfs_skip: the whole test's subject (program, corpus, FUSE) is missing: exit
+# 77, meson reports SKIP. A test that can only leave out a part goes on and
+# logs "SKIP-PART: what is left out and why" (grep the logs for it); CI
+# installs every such program (scripts/deps.sh), so no SKIP-PART shows there.
 lfs_skip() { lfs_log "SKIP: $*"; exit 77; }
 lfs_fail() { lfs_log "FAIL: $*"; LFS_FAILS=$((LFS_FAILS + 1)); }
 lfs_die() { lfs_log "FAIL: $*"; exit 1; }
@@ -162,6 +166,21 @@ lfs_wait_for() {
 		sleep 0.1
 	done
 	lfs_ok "$what"
+}
+
+# lfs_wait_until LIMIT COMMAND...: run COMMAND (output discarded) every
+# 0.05 s until it succeeds (return 0) or LIMIT seconds (may be fractional)
+# have passed (return 1, after one last try). Instead of a fixed sleep before
+# a check; the caller reports the failure with its own message:
+#   lfs_wait_until 10 cmp -s a b || lfs_fail "b never became a"
+lfs_wait_until() {
+	local limit=$1 end
+	shift
+	end=$(awk -v l="$limit" -v n="$(date +%s%N)" 'BEGIN { printf "%.0f", n + l * 1e9 }')
+	until "$@" >/dev/null 2>&1; do
+		[ "$(date +%s%N)" -lt "$end" ] || { "$@" >/dev/null 2>&1; return; }
+		sleep 0.05
+	done
 }
 
 lfs_finish() {

@@ -62,8 +62,8 @@ k=0
 saved=0
 for method in vim vimcompat nvim emacs nano sed gio pyreplace vscode jetbrains shell cp mv; do
 	case $method in
-	vim | vimcompat) command -v vim >/dev/null || continue ;;
-	nvim | emacs | nano | gio) command -v "$method" >/dev/null || continue ;;
+	vim | vimcompat) command -v vim >/dev/null || { lfs_log "SKIP-PART: vim not installed: $method left out"; continue; } ;;
+	nvim | emacs | nano | gio) command -v "$method" >/dev/null || { lfs_log "SKIP-PART: $method not installed: left out"; continue; } ;;
 	esac
 	k=$((k + 1))
 	cp "$V" "$WORK/cur.mdl"

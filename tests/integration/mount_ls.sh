@@ -103,7 +103,8 @@ models=$(grep -c ': header read (nwn' "$MNT.log" || true)
 
 # -- 4. after the lookups: a new listing is typed and reads nothing
 touch "$SRC/new.txt" # the folder changed: the next listing is read anew
-sleep 0.2
+lfs_wait_until 10 sh -c "python3 '$WORK/dents.py' '$MNT' | grep -q '^new.txt '" ||
+	lfs_fail "new.txt not listed within 10 s"
 dents "$MNT" >"$WORK/dents2"
 grep -q '^new.txt ' "$WORK/dents2" && lfs_ok "the new listing shows new.txt" || lfs_fail "new.txt not listed"
 n=$(reads)

@@ -42,7 +42,7 @@ if (lfs_require_fuse) 2>/dev/null; then
 	cp "$SRC/$b" "$KEEP/mount_$b"
 	lfs_ok "a save through the mount added ($b)"
 else
-	lfs_log "note: no usable FUSE: the mount-saved binary is left out"
+	lfs_log "SKIP-PART: no usable FUSE: the mount-saved binary is left out"
 fi
 
 rc=0

@@ -80,7 +80,7 @@ check "link count of b after ln" 2 "$(stat -c %h "$MNT/b")"
 check "same st_ino" "$(stat -c %i "$MNT/a")" "$(stat -c %i "$MNT/b")"
 c1=$(stat -c %Z "$MNT/a")
 [ "$c1" -gt "$c0" ] && lfs_ok "ctime of a moved with ln" || lfs_fail "ctime of a: $c0 then $c1"
-sleep 1.1
+sleep 1.1 # deliberate: ctime has 1 s resolution in stat -c %Z
 rm "$MNT/b"
 check "link count of a after rm b" 1 "$(stat -c %h "$MNT/a")"
 c2=$(stat -c %Z "$MNT/a")

@@ -217,6 +217,6 @@ check_editor vim
 if command -v nvim >/dev/null 2>&1; then
 	check_editor nvim
 else
-	lfs_log "nvim not installed: vim only"
+	lfs_log "SKIP-PART: nvim not installed: vim only"
 fi
 lfs_finish

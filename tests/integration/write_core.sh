@@ -116,7 +116,7 @@ rm "$MNT/$NOD/model.txt.rejected" "$MNT/$NOD/errors.txt" || lfs_fail "cannot rem
 
 # 4. no-op save: the generated text written back
 st0=$(stamp "$NOD")
-sleep 0.05
+sleep 0.05 # deliberate: let the clock move, so a rewrite would show in the mtime
 if cp "$WORK/cur.txt" "$MNT/$NOD/model.txt" && cmp -s "$WORK/before.bin" "$SRC/$NOD" && [ "$(stamp "$NOD")" = "$st0" ]; then
 	lfs_ok "no-op save: SOURCE bytes, inode and mtime unchanged"
 else
@@ -131,7 +131,12 @@ cat "$MNT/$NOD/model.txt" >"$WORK/read.txt"
 awk 'BEGIN{n=0} /^  resttranslate /{n++; if (n==4) {$2="0.125"; print "  " $0; next}} {print}' "$WORK/cur.txt" >"$WORK/out.txt"
 "$CONVERT" apply "$SRC/$NOD" model.txt "$WORK/out.txt" -o "$SRC/$NOD"
 "$CONVERT" cat "$SRC/$NOD" model.txt >"$WORK/gen2.txt"
-sleep 0.5
+# the mount has seen the outside change before the stale save comes: the
+# view's mtime follows the model file's. Only stat: a read of the view would
+# serve the new text and make it the base of the stale save.
+view_follows() { [ "$(stat -c %y "$MNT/$NOD/model.txt")" = "$(stat -c %y "$SRC/$NOD")" ]; }
+lfs_wait_until 10 view_follows ||
+	lfs_fail "outside change: model.txt's mtime $(stat -c %y "$MNT/$NOD/model.txt"), the model's $(stat -c %y "$SRC/$NOD") after 10 s"
 awk 'BEGIN{n=0} /^  resttranslate /{n++; if (n==4) {$2="0.375"; print "  " $0; next}} {print}' "$WORK/read.txt" >"$WORK/stale.txt"
 cp "$SRC/$NOD" "$WORK/before.bin"
 if py_write "$MNT/$NOD/model.txt" "$WORK/stale.txt" 2>"$WORK/py.err"; then

@@ -35,6 +35,32 @@ const char *lfs_corpus_dir_or_skip(void)
 	return d;
 }
 
+static unsigned g_skipped;
+
+void lfs_test_note_skip(const char *file, int line, const char *msg)
+{
+	g_skipped++;
+	fprintf(stderr, "SKIP: %s:%d: %s\n", file, line, msg ? msg : "");
+}
+
+unsigned lfs_test_skipped(void)
+{
+	return g_skipped;
+}
+
+int lfs_test_exit(int rc)
+{
+	if (rc == 0 && g_skipped > 0) {
+		fprintf(stderr, "%u test(s) skipped, none failed: exit 77 (SKIP)\n", g_skipped);
+		return 77;
+	}
+	if (rc < 0)
+		return 1;
+	if (rc >= 77)
+		return 76;
+	return rc;
+}
+
 char *lfs_path(char *buf, size_t size, const char *fmt, ...)
 {
 	va_list ap;

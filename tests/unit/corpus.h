@@ -24,6 +24,39 @@ const char *lfs_corpus_dir(void);
 const char *lfs_corpus_dir_or_skip(void);
 
 /**
+ * Skips that reach meson. cmocka's skip() ends one test as "[  SKIPPED ]"
+ * but leaves the program's exit status 0, so meson would report the whole
+ * binary OK with an input missing. Tests therefore skip with LFS_SKIP(msg)
+ * (only in cmocka test files: it expands to cmocka's skip()), which prints
+ * "SKIP: file:line: msg" on stderr and counts the skip, and main ends with
+ * `return lfs_test_exit(cmocka_run_group_tests(...));`.
+ *
+ * Decision: a binary where some tests ran and some skipped is reported SKIP
+ * (exit 77) as long as none failed — a missing input is never hidden as OK.
+ * Its log still shows which tests ran ("[       OK ]") and which skipped
+ * ("[  SKIPPED ]" and the SKIP: line with the reason). Failures win: any
+ * failed test keeps cmocka's non-zero, non-77 status (meson: FAIL).
+ */
+void lfs_test_note_skip(const char *file, int line, const char *msg);
+
+/** Skip the current cmocka test with reason @p msg (a string); see above. */
+#define LFS_SKIP(msg)                                          \
+	do {                                                   \
+		lfs_test_note_skip(__FILE__, __LINE__, (msg)); \
+		skip();                                        \
+	} while (0)
+
+/** Number of LFS_SKIP() calls so far in this process. */
+unsigned lfs_test_skipped(void);
+
+/**
+ * Exit status for main from @p rc, cmocka_run_group_tests()'s result (the
+ * number of failed tests): 77 (meson: SKIP) when @p rc is 0 and a test
+ * skipped; otherwise @p rc (0 = OK, >0 = FAIL; never 77, capped below it).
+ */
+int lfs_test_exit(int rc);
+
+/**
  * Format a path into @p buf (@p size bytes, truncated if longer) and return
  * @p buf. With lfs_corpus_dir_or_skip() as the first argument this names a
  * corpus file: lfs_path(b, sizeof(b), "%s/nwn/MANIFEST.tsv", corpus).

@@ -243,7 +243,7 @@ static void test_model_view(void **state)
 		if (strstr(lfs_arch_rows[r].file, "gen/nwn_erf/models_v1.hak"))
 			row = &lfs_arch_rows[r];
 	if (!row)
-		skip();
+		LFS_SKIP("no gen/nwn_erf/models_v1.hak in the archive manifest");
 	size_t n;
 	uint8_t *d = lfs_read_file(row->path, &n);
 	assert_non_null(d);
@@ -367,5 +367,5 @@ int main(void)
 		cmocka_unit_test(test_model_view),
 		cmocka_unit_test(test_hostile),
 	};
-	return cmocka_run_group_tests(tests, lfs_arch_setup, lfs_arch_teardown);
+	return lfs_test_exit(cmocka_run_group_tests(tests, lfs_arch_setup, lfs_arch_teardown));
 }

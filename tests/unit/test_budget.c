@@ -96,7 +96,7 @@ static uint8_t *corpus_file(const char *rel, size_t *n)
 	char p[4096];
 	uint8_t *b = lfs_read_file(lfs_path(p, sizeof(p), "%s/%s", lfs_corpus_dir_or_skip(), rel), n);
 	if (!b)
-		skip();
+		LFS_SKIP(rel);
 	return b;
 }
 
@@ -210,5 +210,5 @@ int main(void)
 		cmocka_unit_test(test_build_sod),
 		cmocka_unit_test(test_build_nwn),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return lfs_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

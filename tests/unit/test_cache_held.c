@@ -200,5 +200,5 @@ int main(void)
 		cmocka_unit_test(test_accounted_is_held),
 		cmocka_unit_test(test_eviction_keeps_bound),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return lfs_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -586,5 +586,5 @@ int main(void)
 		cmocka_unit_test(test_e1_sha1_mismatch),
 		cmocka_unit_test(test_hostile),
 	};
-	return cmocka_run_group_tests(tests, lfs_arch_setup, lfs_arch_teardown);
+	return lfs_test_exit(cmocka_run_group_tests(tests, lfs_arch_setup, lfs_arch_teardown));
 }

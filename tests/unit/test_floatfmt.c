@@ -213,5 +213,5 @@ int main(void)
 		cmocka_unit_test(test_corpus_floats),
 		cmocka_unit_test(test_fast_path_sweep),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return lfs_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -241,5 +241,5 @@ int main(void)
 		cmocka_unit_test(test_generated),
 		cmocka_unit_test(test_hostile),
 	};
-	return cmocka_run_group_tests(tests, lfs_arch_setup, lfs_arch_teardown);
+	return lfs_test_exit(cmocka_run_group_tests(tests, lfs_arch_setup, lfs_arch_teardown));
 }

@@ -254,5 +254,5 @@ int main(void)
 		cmocka_unit_test(test_escape),
 		cmocka_unit_test(test_cache_building),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return lfs_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -29,6 +29,7 @@
 
 #include <cmocka.h>
 
+#include "corpus.h"
 #include "fs/texture.h"
 #include "formats/erf.h"
 #include "formats/restype.h"
@@ -453,7 +454,7 @@ static void test_keys(void **state)
 	snprintf(src, sizeof(src), "%s/archives/gen/nwn_key_pack/v1", corpus ? corpus : "");
 	snprintf(p, sizeof(p), "%s/gen_v1.key", src);
 	if (!corpus || access(p, R_OK) != 0)
-		skip();
+		LFS_SKIP("no corpus archives/gen/nwn_key_pack/v1/gen_v1.key");
 	snprintf(cmd, sizeof(cmd),
 		 "mkdir -p '%s/game/data' '%s/a_first/data' '%s/mine' && cp '%s/gen_v1.key' '%s/game/' && "
 		 "cp '%s/data/models.bif' '%s/data/textures.bif' '%s/game/data/' && "
@@ -518,5 +519,5 @@ int main(void)
 		cmocka_unit_test(test_respath),
 		cmocka_unit_test(test_archives),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return lfs_test_exit(cmocka_run_group_tests(tests, setup, teardown));
 }

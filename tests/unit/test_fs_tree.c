@@ -450,5 +450,5 @@ int main(void)
 		cmocka_unit_test(test_small_cache),
 		cmocka_unit_test(test_corrupt_and_changes),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return lfs_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

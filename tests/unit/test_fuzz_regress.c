@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "corpus.h"
 #include "formats/nod.h"
 #include "formats/sod.h"
 #include "views/obj.h"
@@ -323,5 +324,5 @@ int main(void)
 		cmocka_unit_test(test_obj_nan_payload),
 		cmocka_unit_test(test_sod_face_out_of_range),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return lfs_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -618,5 +618,5 @@ int main(void)
 		cmocka_unit_test(test_table_pread),
 		cmocka_unit_test(test_table_hostile),
 	};
-	return cmocka_run_group_tests(tests, lfs_arch_setup, lfs_arch_teardown);
+	return lfs_test_exit(cmocka_run_group_tests(tests, lfs_arch_setup, lfs_arch_teardown));
 }

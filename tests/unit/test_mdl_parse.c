@@ -498,5 +498,5 @@ int main(void)
 		cmocka_unit_test(test_corpus_oddities),
 		cmocka_unit_test(test_mutations),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return lfs_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "corpus.h"
 #include "views/mdltext.h"
 
 static void test_lines_tokens_comments(void **state)
@@ -118,5 +119,5 @@ int main(void)
 		cmocka_unit_test(test_errors_have_positions),
 		cmocka_unit_test(test_name_and_hex_round_trip),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return lfs_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

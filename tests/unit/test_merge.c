@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "corpus.h"
 #include "fs/merge.h"
 #include "testrng.h"
 
@@ -228,5 +229,5 @@ int main(void)
 		cmocka_unit_test(test_crlf),           cmocka_unit_test(test_final_newline),
 		cmocka_unit_test(test_bounded),        cmocka_unit_test(test_property),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return lfs_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

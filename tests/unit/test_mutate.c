@@ -692,5 +692,5 @@ int main(void)
 		cmocka_unit_test(test_known_damage),
 		cmocka_unit_test(test_mutate),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return lfs_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "conform.h"
+#include "corpus.h"
 #include "formats/nil.h"
 #include "views/nil_text.h"
 #include "views/nil_views.h"
@@ -976,5 +977,5 @@ int main(void)
 		cmocka_unit_test(test_search_budget),
 		cmocka_unit_test(test_text_mutations),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return lfs_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -917,5 +917,5 @@ int main(void)
 		cmocka_unit_test(test_hostile_truncation),
 		cmocka_unit_test(test_hostile_flips),
 	};
-	return cmocka_run_group_tests(tests, setup, NULL);
+	return lfs_test_exit(cmocka_run_group_tests(tests, setup, NULL));
 }

@@ -110,5 +110,5 @@ int main(void)
 		cmocka_unit_test(test_nod_noop),
 		cmocka_unit_test(test_sod_noop),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return lfs_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -2259,5 +2259,5 @@ int main(void)
 	/* NWN_APPLY_TESTS=<glob> runs a subset (cmocka's test filter) */
 	if (getenv("NWN_APPLY_TESTS"))
 		cmocka_set_test_filter(getenv("NWN_APPLY_TESTS"));
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return lfs_test_exit(cmocka_run_group_tests(tests, setup, teardown));
 }

@@ -823,7 +823,7 @@ static void test_animverts_edit(void **state)
 		if (strstr(g_ascii[i], "/tno01_v67_01.mdl"))
 			path = g_ascii[i];
 	if (!path)
-		skip();
+		LFS_SKIP("no tno01_v67_01.mdl in the ASCII corpus list");
 	size_t n = 0, bn = 0;
 	uint8_t *src = lfs_read_file_ok(path, &n), *bin = NULL;
 	lfs_corpus_lookup lc = { path, g_ascii, g_bins };
@@ -1121,5 +1121,5 @@ int main(void)
 		cmocka_unit_test(test_messy),
 		cmocka_unit_test(test_hostile),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return lfs_test_exit(cmocka_run_group_tests(tests, setup, teardown));
 }

@@ -485,5 +485,5 @@ int main(void)
 		cmocka_unit_test(test_controllers_and_skins),
 		cmocka_unit_test(test_ascii_is_not_binary),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return lfs_test_exit(cmocka_run_group_tests(tests, setup, teardown));
 }

@@ -437,5 +437,5 @@ int main(void)
 		cmocka_unit_test(derived_table),
 		cmocka_unit_test(edit_revert),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return lfs_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

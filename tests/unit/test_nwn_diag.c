@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "corpus.h"
 #include "formats/nwn/nwn_mdl.h"
 #include "views/nwn_apply_struct.h"
 #include "views/nwn_compile.h"
@@ -415,5 +416,5 @@ int main(void)
 		cmocka_unit_test(test_bones),
 		cmocka_unit_test(test_apply_warns),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return lfs_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -137,5 +137,5 @@ int main(void)
 		cmocka_unit_test(test_truncation),
 		cmocka_unit_test(test_byte_flips),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return lfs_test_exit(cmocka_run_group_tests(tests, setup, teardown));
 }

@@ -514,7 +514,7 @@ static void test_model_obj_refusals(void **state)
 	size_t n;
 	uint8_t *data = lfs_read_file(path, &n);
 	if (!data)
-		skip();
+		LFS_SKIP(path);
 	lfs_viewset vs;
 	lfs_error err;
 	assert_int_equal(lfs_views_build("ttd01_a04_03.mdl", data, n, NULL, &vs, &err), LFS_OK);
@@ -659,5 +659,5 @@ int main(void)
 		cmocka_unit_test(test_blender_printed_delete_face),
 		cmocka_unit_test(test_model_obj_refusals),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return lfs_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

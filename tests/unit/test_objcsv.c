@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "corpus.h"
 #include "common/floatfmt.h"
 #include "views/csv.h"
 #include "views/obj.h"
@@ -629,5 +630,5 @@ int main(void)
 		cmocka_unit_test(test_csv_quoting),
 		cmocka_unit_test(test_csv_quote_refusals),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return lfs_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

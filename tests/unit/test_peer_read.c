@@ -608,5 +608,5 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_peer_read),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return lfs_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "corpus.h"
 #include "common/rd.h"
 
 static void test_values_little_endian(void **state)
@@ -71,5 +72,5 @@ int main(void)
 		cmocka_unit_test(test_values_little_endian),
 		cmocka_unit_test(test_bounds),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return lfs_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

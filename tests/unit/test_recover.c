@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "corpus.h"
 #include "fs/replace.h"
 
 static void test_names(void **state)
@@ -200,5 +201,5 @@ int main(void)
 		cmocka_unit_test(test_replace_names),
 		cmocka_unit_test(test_recover),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return lfs_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -445,5 +445,5 @@ int main(void)
 		tests[n].name = "skin18bone: bone 17 named, survives a structural edit";
 		n++;
 	}
-	return _cmocka_run_group_tests("samples", tests, n, NULL, NULL);
+	return lfs_test_exit(_cmocka_run_group_tests("samples", tests, n, NULL, NULL));
 }

@@ -760,5 +760,5 @@ int main(void)
 		cmocka_unit_test(test_text_mutations),
 		cmocka_unit_test(test_parse_errors),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return lfs_test_exit(cmocka_run_group_tests(tests, setup, teardown));
 }

@@ -354,12 +354,12 @@ static void test_corpus(void **state)
 	const char *c = getenv("LFS_CORPUS");
 	struct stat st;
 	if (!c || stat(c, &st) != 0 || !S_ISDIR(st.st_mode))
-		skip();
+		LFS_SKIP("no corpus folder (LFS_CORPUS)");
 	char root[4096];
 	lfs_path(root, sizeof(root), "%s/nwn/tree", c);
 	nftw(root, collect, 16, FTW_PHYS);
 	if (!g_ndds)
-		skip();
+		LFS_SKIP("no .dds file under the corpus nwn/tree");
 	size_t bioware = 0, standard = 0;
 	for (size_t i = 0; i < g_ndds; i++) {
 		size_t n;
@@ -418,7 +418,7 @@ static void test_corpus_row_order(void **state)
 	const char *c = getenv("LFS_CORPUS");
 	struct stat st;
 	if (!c || stat(c, &st) != 0 || !S_ISDIR(st.st_mode))
-		skip();
+		LFS_SKIP("no corpus folder (LFS_CORPUS)");
 	static const char *const names[] = { "c_aribeth", "c_drgshad_bod", "c_drgshad_wing",
 					     "ttd01_cliff01" };
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
@@ -432,7 +432,7 @@ static void test_corpus_row_order(void **state)
 		if (!t || !d) {
 			free(t);
 			free(d);
-			skip();
+			LFS_SKIP(names[i]);
 		}
 		uint32_t tw, th, dw, dh;
 		assert_true(lfs_thumb_decode_tga(t, nt, &rt, &tw, &th));
@@ -457,5 +457,5 @@ int main(void)
 		cmocka_unit_test(test_bioware_files),	 cmocka_unit_test(test_standard_files),
 		cmocka_unit_test(test_corpus),		 cmocka_unit_test(test_corpus_row_order),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return lfs_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -425,7 +425,7 @@ static void test_lazy_corpus(void **state)
 	const char *c = getenv("LFS_CORPUS");
 	struct stat st;
 	if (!c || stat(c, &st) != 0)
-		skip();
+		LFS_SKIP("no corpus (LFS_CORPUS)");
 	size_t cnt = 0;
 	char **l = lfs_corpus_list("nwn", "binary.txt", &cnt);
 	for (size_t i = 0; i < cnt; i++)
@@ -445,5 +445,5 @@ int main(void)
 		cmocka_unit_test(test_lazy_samples),
 		cmocka_unit_test(test_lazy_corpus),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return lfs_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

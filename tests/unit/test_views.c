@@ -805,5 +805,5 @@ int main(void)
 		cmocka_unit_test(peer_skin_and_dangly),
 		cmocka_unit_test(peer_tile_aabb_light),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return lfs_test_exit(cmocka_run_group_tests(tests, setup, teardown));
 }

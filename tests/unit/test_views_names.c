@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "corpus.h"
 #include "views/names.h"
 
 static const char *safe(const char *raw)
@@ -182,5 +183,5 @@ int main(void)
 		cmocka_unit_test(duplicates_numbered),
 		cmocka_unit_test(many_names_unique),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return lfs_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -171,7 +171,7 @@ static void corpus_dir(const char *fmt, const char *ext, uint64_t seed)
 	char **paths = lfs_list_dir(lfs_path(dir, sizeof(dir), "%s/%s", corpus, fmt), ext, &n);
 	if (!paths || !n) {
 		lfs_free_list(paths);
-		skip();
+		LFS_SKIP(dir);
 	}
 	check_files(paths, seed, false);
 	lfs_free_list(paths);
@@ -329,5 +329,5 @@ int main(void)
 	int r = cmocka_run_group_tests(tests, NULL, NULL);
 	fprintf(stderr, "views_only: %zu models, %zu views built alone\n", g_models,
 		g_views_checked);
-	return r;
+	return lfs_test_exit(r);
 }
