@@ -4,7 +4,7 @@
 # is a_fa, beside it. Two saves with `sed -i` through model.mdl: remove the
 # leaf `Impact`, then add it back as a new node under `torso_g`. The new node
 # must take a_fa's part number for `Impact` (the compiler matches by name
-# along the tree, notes §3.8); without the supermodel it would get -1. The
+# along the tree, [N §3.8], key in src/formats/nwn/nwn_mdl.h); without the supermodel it would get -1. The
 # final source equals `legacyfs-convert apply` of the same two texts.
 . "$(dirname "$0")/lib.sh"
 lfs_require_fuse

@@ -107,7 +107,7 @@ static const smp_anim box_anims[] = {
  * 0.5 m wide and 2 m high, three rings of four vertices (z = 0, 1, 2).
  * Ring 0 follows bone1, ring 2 follows bone2, ring 1 is shared half/half.
  * Ring 2 puts its only bone in lane 1 with lane 0 unused, as some game files
- * do (notes §3.6).
+ * do ([N §3.6]).
  */
 #define Q 0.25f
 static const float tube_verts[12 * 3] = {

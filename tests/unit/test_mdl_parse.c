@@ -174,7 +174,7 @@ static mdl_doc *parse_corpus_file(const char *rel)
 	return d;
 }
 
-/* Real-file oddities [notes §1, §2.1–2.3]. */
+/* Real-file oddities [N §1, §2.1–2.3]. */
 static void test_corpus_oddities(void **state)
 {
 	(void)state;
@@ -222,7 +222,7 @@ static void test_corpus_oddities(void **state)
 			assert_int_equal(s->kind, MDL_ST_LIST);
 			assert_int_equal(s->count, -1);
 			assert_non_null(f);
-			/* a binary AABB tree over n faces has 2n-1 entries [notes §2.5] */
+			/* a binary AABB tree over n faces has 2n-1 entries [N §2.5] */
 			assert_int_equal(s->n_rows, 2 * f->n_rows - 1);
 			assert_int_equal(s->rows[0].line, s->head.line);
 			found = true;

@@ -301,7 +301,7 @@ static void test_retyped_mdl(void **state)
 
 /* ---- (c) value edits ------------------------------------------------------------ */
 
-/* Independent plane check (double, notes §3.4). */
+/* Independent plane check (double, [N §3.4]). */
 static void check_plane(const nwn_mesh *me, const uint8_t *img, size_t md0, uint32_t f)
 {
 	const nwn_face *fc = &me->faces[f];
@@ -1825,7 +1825,7 @@ static bool corpus_lookup(void *ctx, const char *name, uint8_t **data, size_t *n
 }
 
 /* With the supermodel found through the lookup, part numbers come from it
- * (the compiler's rule [notes §3.8]): a node added to a model whose
+ * (the compiler's rule [N §3.8]): a node added to a model whose
  * supermodel is a corpus binary leaves every old node with the number the
  * game's compiler gave it, and the node-count field grows by one. */
 static void test_structural_supermodel(void **state)

@@ -5,7 +5,7 @@
  * Every check compares the decode with an independent fact about the same
  * file: the corpus MANIFEST (written by another tool), geometry the values
  * must satisfy (face planes computed from the vertices, the raw block tiled
- * exactly by the arrays that point into it [notes §3.5]), or redundancy
+ * exactly by the arrays that point into it [N §3.5]), or redundancy
  * inside the file (the vertex index list repeats the faces' indices).
  */
 #include <setjmp.h>
@@ -153,7 +153,7 @@ static void add(range **r, size_t *n, size_t *cap, uint32_t ptr, uint64_t bytes)
 }
 
 /* The arrays the decoder found in the raw block tile it exactly: no gap, no
- * overlap, ending at the raw size (notes §3.5). A wrong raw pointer, element
+ * overlap, ending at the raw size ([N §3.5]). A wrong raw pointer, element
  * size or count in the decoder breaks the tiling. */
 static void test_raw_block_tiled(void **state)
 {
@@ -196,7 +196,7 @@ static void test_raw_block_tiled(void **state)
 }
 
 /* Face planes recomputed from the decoded vertices agree with the stored
- * plane normal and distance (notes §3.4: n = normalize((p1-p0)x(p2-p1)),
+ * plane normal and distance ([N §3.4]: n = normalize((p1-p0)x(p2-p1)),
  * d = -n.p0). Checks the face and vertex decoding together. */
 static void test_face_planes(void **state)
 {
@@ -240,7 +240,7 @@ static void test_face_planes(void **state)
 }
 
 /* The stored vertex index list is the faces' vertex indices in face order
- * (NN NmcBuildVertexList, notes §3.3). */
+ * (NN NmcBuildVertexList, [N §3.3]). */
 static void test_vertex_index_list(void **state)
 {
 	(void)state;

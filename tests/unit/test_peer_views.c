@@ -1064,5 +1064,5 @@ int main(void)
 		cmocka_unit_test(test_self),
 		cmocka_unit_test(test_peer_views),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return lfs_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }
