@@ -72,41 +72,8 @@ EXT[nil]=nil
 FORMATS="nwn nod nad sod nil"
 
 # Two NIL levels (2 and 3 sectors), layout of docs/formats/nil.md.
-python3 - "$GEN" <<'EOF'
-import os, random, struct, sys
-gen = sys.argv[1]
-rnd = random.Random(15)
-def header(materials, nsectors):
-    b = b"NIL\x10" + struct.pack("<I", 27) + bytes(rnd.randrange(256) for _ in range(72))
-    b += struct.pack("<3f", 0.25, 0.25, 0.3) + struct.pack("<I", len(materials))
-    for m in materials:
-        b += m.encode("latin-1").ljust(32, b"\0")
-    return b + struct.pack("<I", nsectors)
-def plane():
-    n = [0.0, 0.0, 0.0]
-    n[rnd.randrange(3)] = rnd.choice((-1.0, 1.0))
-    return struct.pack("<4f", *n, rnd.uniform(-500, 500))
-def sector(nmat):
-    b = struct.pack("<I3f", rnd.randrange(4), 0.1, 0.1, 0.1)
-    np_ = rnd.randrange(5)
-    b += struct.pack("<B", np_) + b"".join(plane() for _ in range(np_))
-    ns = rnd.randrange(8)
-    b += struct.pack("<H", ns) + b"".join(plane() for _ in range(ns))
-    b += struct.pack("<H", 0)
-    nv = 4 + rnd.randrange(20)
-    b += struct.pack("<H", nv) + b"".join(struct.pack("<3f", *(rnd.uniform(-100, 100) for _ in range(3))) for _ in range(nv))
-    nw = 3 + rnd.randrange(30)
-    base = rnd.randrange(nmat)
-    b += struct.pack("<H", nw)
-    for _ in range(nw):
-        b += struct.pack("<HH4B4f", rnd.randrange(nv), base, 200, 190, 180, 255,
-                         *(rnd.uniform(-4, 4) for _ in range(4)))
-    return b
-mats = ["London\\SBIwall1_2_L", "London\\SBIfloor1_L", "New_York\\SWfloor1_2_NY"]
-for name, n in (("a.nil", 2), ("b.nil", 3)):
-    with open(os.path.join(gen, name), "wb") as f:
-        f.write(header(mats[:n], n) + b"".join(sector(n) for _ in range(n)))
-EOF
+python3 "$LFS_SOURCE_ROOT/tests/integration/nil_gen.py" "$GEN/a.nil" 2 15
+python3 "$LFS_SOURCE_ROOT/tests/integration/nil_gen.py" "$GEN/b.nil" 3 16
 
 for fmt in $FORMATS; do
 	for f in "${A[$fmt]}" "${B[$fmt]}"; do

@@ -48,37 +48,9 @@ for m in nad/c_deer__cconjure1.nad nad/T_Door21__closed.nad nad/a_fa__2hcloseh.n
 	text_of "$LFS_CORPUS/$m" anim.txt "$WORK/text/$b/anim.txt"
 	printf '%s\tlegacyfs\t%s\n' "$b" "$WORK/text/$b/anim.txt" >>"$LIST"
 done
-# NIL: no public file; a level of 4 sectors as tests/integration/mount_nil.sh makes them
+# NIL: no public file; a level of 4 sectors made by tests/integration/nil_gen.py
 mkdir -p "$WORK/nil"
-python3 - "$WORK/nil/l1_test.nil" <<'EOF'
-import random, struct, sys
-rnd = random.Random(27)
-def plane():
-    n = [0.0, 0.0, 0.0]
-    n[rnd.randrange(3)] = rnd.choice((-1.0, 1.0))
-    return struct.pack("<4f", *n, rnd.uniform(-500, 500))
-def sector(nmat):
-    b = struct.pack("<I3f", rnd.randrange(4), 0.1, 0.1, 0.1)
-    np_ = 1 + rnd.randrange(4)
-    b += struct.pack("<B", np_) + b"".join(plane() for _ in range(np_))
-    ns = rnd.randrange(8)
-    b += struct.pack("<H", ns) + b"".join(plane() for _ in range(ns))
-    nb = rnd.randrange(6)
-    b += struct.pack("<H", nb) + b"".join(struct.pack("<4H", *(rnd.randrange(65536) for _ in range(4))) for _ in range(nb))
-    nv = 4 + rnd.randrange(20)
-    b += struct.pack("<H", nv) + b"".join(struct.pack("<3f", *(rnd.uniform(-100, 100) for _ in range(3))) for _ in range(nv))
-    nw = 3 + rnd.randrange(30)
-    b += struct.pack("<H", nw)
-    for _ in range(nw):
-        b += struct.pack("<HH4B4f", rnd.randrange(nv), rnd.randrange(nmat), 200, 190, 180, 255,
-                         *(rnd.uniform(-4, 4) for _ in range(4)))
-    return b + bytes(rnd.randrange(256) for _ in range(rnd.randrange(300)))
-mats = ["London\\SBIwall1_2_L", "London\\SBIfloor1_L", "New_York\\SWfloor1_2_NY"]
-h = b"NIL\x10" + struct.pack("<I", 27) + bytes(rnd.randrange(256) for _ in range(72))
-h += struct.pack("<3f", 0.25, 0.25, 0.3) + struct.pack("<I", len(mats))
-h += b"".join(m.encode("latin-1").ljust(32, b"\0") for m in mats) + struct.pack("<I", 4)
-open(sys.argv[1], "wb").write(h + b"".join(sector(len(mats)) for _ in range(4)))
-EOF
+python3 "$LFS_SOURCE_ROOT/tests/integration/nil_gen.py" "$WORK/nil/l1_test.nil" 4 27
 text_of "$WORK/nil/l1_test.nil" model.txt "$WORK/text/l1_test.nil/model.txt"
 printf '%s\tlegacyfs\t%s\n' l1_test.nil "$WORK/text/l1_test.nil/model.txt" >>"$LIST"
 # real NWN ASCII models and a walkmesh, opened where they are (read only)
