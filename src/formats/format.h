@@ -47,6 +47,8 @@ typedef enum lfs_view_kind {
 			     *   (lfs_view_opts.view_budget): the only view, read-only */
 	LFS_VIEW_RESOURCE,  /**< a resource of an archive, its payload verbatim
 			     *   (src/fs/fs_archive.h; saved by src/fs/archive_edit.h) */
+	LFS_VIEW_MEMBER,    /**< a model inside an archive: shown as a folder of its
+			     *   own views, built from its payload alone (no bytes) */
 } lfs_view_kind;
 
 /**

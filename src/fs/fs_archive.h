@@ -5,17 +5,19 @@
  * of its resources (docs/archives.md).
  *
  * How: an archive is classified like a model file (source.c asks
- * lfs_archive_detect() after the format registry), and its "views" are its
- * resources, built by lfs_archive_build(): one file `resref.ext` per
- * resource (the payload, E1 payloads decompressed and their SHA-1
- * checked), and, for a `.mdl` resource whose payload is a model the
- * registry decodes, a folder `resref.mdl/` holding that model's views,
- * built from the payload bytes exactly as a loose model file's are. In an
- * ERF these views are writable (saved through archive_edit.h); in a KEY
- * they are read-only.
- * The whole tree of one archive version is one entry of the mount's view
- * cache (keyed by the archive file's stat and path), so a changed archive
- * is listed and built again, like a changed model file.
+ * lfs_archive_detect() after the format registry). Its folder is built from
+ * its tables alone (lfs_archive_build(), archive_table.h): one file
+ * `resref.ext` per resource, whose bytes are read one payload at a time
+ * when asked for, and, for a `.mdl` resource whose payload is a model the
+ * registry decodes, a member folder `resref.mdl/`: the model
+ * "<archive>/<resref>.mdl", a model folder of its own in the mount whose
+ * views are built from that payload alone, exactly as a loose model file's
+ * are (source.c loads members through lfs_archive_member_read()). Each
+ * member and each resource read is its own entry of the mount's view cache,
+ * keyed by the archive file's stat and the member's path, so a changed
+ * archive is listed and built again, and -o cache_size bounds it all. In an
+ * ERF the views are writable (saved through archive_edit.h); in a KEY they
+ * are read-only.
  *
  * The layer: the archive pseudo-format lives in src/fs, not in the views
  * registry, because a KEY needs other files (its BIFs, by path relative to
@@ -28,6 +30,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "../common/error.h"
 #include "../common/strbuf.h"
@@ -58,58 +61,68 @@ bool lfs_archive_erf_name(const char *name);
 const lfs_format *lfs_archive_detect(const char *name, const uint8_t *data, size_t n);
 
 /**
- * Build the folder of the archive @p name, whose bytes are @p data (@p n
- * bytes), into @p vs (free with lfs_viewset_free()): every resource as a
- * read-only view (kind LFS_VIEW_NOTICE, whole payload), every `.mdl`
- * resource that is a model as a folder of its views (read-only; map_Kd
- * lines through the archive's own textures, then opts->texture_lookup; a
- * pending thumbnail.png with opts->thumb_lazy, see build_model()). Honours opts->names_only (listed, no
- * bytes; ERF payloads not read) and gives each inner model
- * opts->view_budget. A KEY reads its BIFs relative to the folder @p dir
- * (relative to @p dirfd; "" = @p dirfd itself), matching each path
- * component case-insensitively when the exact name is absent; BIFs over
- * @p max_bif bytes are not read.
+ * Build the folder of archive file @p rel (relative to @p rootfd, the
+ * SOURCE root) into @p vs (free with lfs_viewset_free()) from its shared
+ * table alone (archive_table.h; no payload is read but the first bytes of
+ * each `.mdl` resource): every resource a view of kind LFS_VIEW_RESOURCE
+ * whose size is the payload's and whose bytes are not in the set (data
+ * NULL: lfs_archive_member_read() of "<rel>/<name>" gives them); a `.mdl`
+ * resource whose header the registry takes for a model a view of kind
+ * LFS_VIEW_MEMBER (size 0), shown as a folder: the model "<rel>/<name>",
+ * whose views are built from that payload alone (lfs_source_load()).
+ * Writable (an ERF's resources; archive_edit.h) unless a KEY. *st gets
+ * the archive's stat. @p opts is not used (the names and sizes are the
+ * same in every build).
  *
  * @param problems  out (may be NULL): one line per problem, "what\n": broken
- *                  entries (empty ResRef, type 0; listed under a documented
- *                  name), entries that cannot be read (left out), missing or
- *                  truncated BIFs (their resources left out), models that do
- *                  not decode (listed as plain files). The mount adds each
- *                  line to /.legacyfs/errors.
+ *                  entries (listed under a documented name), missing or
+ *                  truncated BIFs (their resources left out). The mount adds
+ *                  each line to /.legacyfs/errors.
  * @return LFS_OK; LFS_ERR_NOTFORMAT / LFS_ERR_UNSUPPORTED / LFS_ERR_CORRUPT
  *         when the archive's own tables do not decode (err names offset and
- *         structure); LFS_ERR_NOMEM.
+ *         structure); LFS_ERR_IO; LFS_ERR_NOMEM.
  */
-lfs_err lfs_archive_build(int dirfd, const char *dir, const char *name, const uint8_t *data,
-			  size_t n, size_t max_bif, const lfs_view_opts *opts, lfs_viewset *vs,
-			  lfs_sb *problems, lfs_error *err);
-
-/** A resource's payload taken from an archive (lfs_archive_model_bytes()). */
-typedef struct lfs_archive_res {
-	char resref[33]; /**< as stored */
-	uint16_t type;   /**< ResType (formats/restype.h) */
-	uint8_t *data;   /**< owned, @c n bytes */
-	size_t n;
-} lfs_archive_res;
-
-/** Free @p n resources @p v (NULL is fine). */
-void lfs_archive_res_free(lfs_archive_res *v, size_t n);
+lfs_err lfs_archive_build(int rootfd, const char *rel, const lfs_view_opts *opts, struct stat *st,
+			  lfs_viewset *vs, lfs_sb *problems, lfs_error *err);
 
 /**
- * The payload of the model whose folder is @p model ("resref.mdl", as
- * lfs_archive_build() names it) in archive @p name (@p data, @p n bytes;
- * @p dirfd, @p dir, @p max_bif as for lfs_archive_build()): *out malloc'd
- * (*outn bytes; caller frees). An ERF reads only its MDL payloads; a KEY
- * its BIFs, and then also gives its texture resources (TGA, DDS, PLT) in
- * *tex (*ntex; free with lfs_archive_res_free(); none for an ERF, whose
- * entries texture.h reads one by one). The mount draws an inner model's
- * thumbnail.png from them.
- * @return LFS_OK; LFS_ERR_NOTFORMAT when there is no such model; the
- *         errors of lfs_archive_build().
+ * The whole tree of archive @p rel in one set, for programs that show an
+ * archive without a mount (legacyfs-convert, tests): @p vs, a listing from
+ * lfs_archive_build(), is replaced by a set holding every resource with its
+ * bytes (none with opts->names_only) and, for each member model, its views
+ * under "<name>/" built with @p opts (a KEY's read-only). A member that does
+ * not decode becomes a plain resource and a line in @p problems (may be
+ * NULL). @return LFS_OK or LFS_ERR_NOMEM (then @p vs is unchanged).
  */
-lfs_err lfs_archive_model_bytes(int dirfd, const char *dir, const char *name, const uint8_t *data,
-				size_t n, size_t max_bif, const char *model, uint8_t **out, size_t *outn,
-				lfs_archive_res **tex, size_t *ntex, lfs_error *err);
+lfs_err lfs_archive_expand(int rootfd, const char *rel, const lfs_view_opts *opts, lfs_viewset *vs,
+			   lfs_sb *problems, lfs_error *err);
+
+/**
+ * Split a member path "<archive>/<name>" (@p rel, relative to SOURCE) whose
+ * folder part names an archive by its extension: the archive's path into
+ * @p arch (@p archsz bytes), *@p name pointing into @p rel. False when
+ * @p rel is not of that shape (nothing is read).
+ */
+bool lfs_archive_member_split(const char *rel, char *arch, size_t archsz, const char **name);
+
+/**
+ * Does member path @p rel ("<archive>/<name>", lfs_archive_member_split())
+ * name a resource of its archive as the archive folder lists it? 0 and *st
+ * the archive file's stat (a member has no stat of its own: its version is
+ * the archive's), *@p size (may be NULL) the payload's bytes; ENOENT (not
+ * an archive, no such resource) or the errno of opening the archive.
+ */
+int lfs_archive_member_stat(int rootfd, const char *rel, struct stat *st, uint64_t *size);
+
+/**
+ * The payload of member @p rel (as lfs_archive_member_stat()): *out
+ * malloc'd (*n bytes), *st the archive's stat, *@p read_only (may be NULL)
+ * true for a KEY's resource. At most @p max bytes (EFBIG beyond). Returns
+ * 0, ENOENT, EFBIG, EIO (cannot be read: a truncated BIF, a bad compressed
+ * payload) or ENOMEM.
+ */
+int lfs_archive_member_read(int rootfd, const char *rel, size_t max, uint8_t **out, size_t *n,
+			    struct stat *st, bool *read_only);
 
 /** Called by lfs_archive_key_each() for one resource: its ResRef (as stored) and type. */
 typedef void (*lfs_archive_key_fn)(void *ctx, const char *resref, uint16_t type);
@@ -126,8 +139,9 @@ bool lfs_archive_key_each(int dfd, const char *name, size_t max, lfs_archive_key
 
 /**
  * Resource @p resref (ignoring case) of type @p type of KEY file @p name
- * in folder @p dfd, read from its BIF: the KEY, that BIF's table and the one
- * payload (pread; an E1 payload decompressed and SHA-1-checked), at most
+ * in folder @p dfd, read from its BIF through the KEY's shared table
+ * (archive_table.h: decoded once per KEY version) and one pread of the
+ * payload (an E1 payload decompressed and SHA-1-checked), at most
  * @p max bytes stored or uncompressed. *out malloc'd (*n bytes). False when
  * there is no such resource or it cannot be read.
  */

@@ -246,6 +246,53 @@ static lfs_err commit_apply(lfs_fs *fs, const char *rel, const struct stat *st,
 	return e;
 }
 
+/* Is @p rel a file of SOURCE itself (not a member "<archive>/<name>")? */
+bool fsi_is_plain_file(lfs_fs *fs, const char *rel)
+{
+	struct stat st;
+	return fstatat(fs->rootfd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+/*
+ * The new bytes @p out of the model @p name inside archive @p arch (read
+ * with the archive's stat @p st): the archive read again (unchanged since,
+ * or EAGAIN), that entry's payload replaced (archive_edit.h: every other
+ * entry kept byte for byte, the result checked) and the archive replaced
+ * atomically as a model file is (lfs_replace_file_ex). Errno as that.
+ */
+static int write_member(lfs_fs *fs, const char *arch, const char *name, const uint8_t *out,
+			size_t outn, const struct stat *st, struct stat *nst, int *kept, int *dsync,
+			char *what, size_t whatsz)
+{
+	uint8_t *a = NULL, *na = NULL;
+	size_t an = 0, nn = 0;
+	struct stat ast;
+	int r = lfs_read_source(fs->rootfd, arch, SIZE_MAX, &a, &an, &ast);
+	if (r) {
+		snprintf(what, whatsz, "reading the archive");
+		return r;
+	}
+	if (ast.st_dev != st->st_dev || ast.st_ino != st->st_ino || ast.st_size != st->st_size ||
+	    ast.st_mtim.tv_sec != st->st_mtim.tv_sec || ast.st_mtim.tv_nsec != st->st_mtim.tv_nsec) {
+		free(a);
+		snprintf(what, whatsz, "the archive changed while the save ran");
+		return EAGAIN;
+	}
+	lfs_error err;
+	memset(&err, 0, sizeof(err));
+	lfs_err e = lfs_archive_apply(a, an, name, (const char *)out, outn, NULL, &na, &nn, NULL, NULL,
+				      &err);
+	if (e != LFS_OK) {
+		free(a);
+		snprintf(what, whatsz, "%s", err.msg);
+		return e == LFS_ERR_NOMEM ? ENOMEM : EIO;
+	}
+	r = lfs_replace_file_ex(fs->rootfd, arch, na, nn, &ast, nst, kept, dsync, what, whatsz);
+	free(a);
+	free(na);
+	return r;
+}
+
 /*
  * Replace source file @p rel (read with stat @p st) of folder @p model with
  * @p out (@p outn bytes), atomically (replace.h); the folder then shows the
@@ -261,8 +308,13 @@ static int write_source(lfs_fs *fs, struct node *model, const char *rel, const u
 	int kept = 1, dsync = 0;
 	char what[PATH_MAX + 64];
 	what[0] = '\0';
-	int r = lfs_replace_file_ex(fs->rootfd, rel, out, outn, st, nst, &kept, &dsync, what,
-				    sizeof(what));
+	char arch[PATH_MAX];
+	const char *member;
+	int r = lfs_archive_member_split(rel, arch, sizeof(arch), &member) &&
+			 !(S_ISREG(st->st_mode) && fsi_is_plain_file(fs, rel))
+		 ? write_member(fs, arch, member, out, outn, st, nst, &kept, &dsync, what, sizeof(what))
+		 : lfs_replace_file_ex(fs->rootfd, rel, out, outn, st, nst, &kept, &dsync, what,
+				       sizeof(what));
 	if (r) {
 		snprintf(msg, msgsz, "%s: error: not saved: writing %s failed (%s): %s; the %s is "
 			 "unchanged\n", name, rel, what, strerror(r), noun);
@@ -314,6 +366,16 @@ static int do_commit(lfs_fs *fs, struct node *model, const char *rel, const char
 		lfs_centry *ce = fsi_entry_for(fs, rel, &st);
 		bool decodes = ce && ce->kind == LFS_SOURCE_MODEL;
 		const lfs_view *v = decodes ? lfs_viewset_find(&ce->vs, vpath) : NULL;
+		if (fsi_view_lazy(v)) {
+			/* an archive's resource: its bytes from their own entry */
+			int re = 0;
+			lfs_centry *rce = fsi_resource_entry(fs, ce, vpath, &re);
+			fs_lock(fs);
+			lfs_cache_release(&fs->cache, ce);
+			fs_unlock(fs);
+			ce = rce;
+			v = rce ? &rce->vs.views[0] : NULL;
+		}
 		uint64_t cur = v ? fsi_text_hash(v->data, v->size) : 0;
 		uint64_t bgen = t->base_gen ? t->base_gen : t->base_hash;
 		r = 0;

@@ -874,6 +874,8 @@ int fsi_view_change(lfs_fs *fs, const struct nodeinfo *ni, const char *buf, size
 		fsi_srcinfo_release(fs, &si);
 		return EROFS;
 	}
+	if ((r = fsi_view_bytes(fs, &si, nd->rel, &v)) != 0)
+		return r; /* an archive's resource: the overlay starts from its bytes */
 	fs_lock(fs);
 	struct mstate *ms = fsi_ms_get(fs, ni->model->rel);
 	struct overlay *o = ms ? fsi_ovl_find(ms, nd->rel) : NULL;

@@ -433,6 +433,12 @@ struct srcinfo {
 			    * ce->names (view names, no bytes); NULL: use ce->vs */
 };
 
+/* Is @p v a lazy view: an archive's resource listed with its size, its bytes not in the set? */
+static inline bool fsi_view_lazy(const lfs_view *v)
+{
+	return v && v->kind == LFS_VIEW_RESOURCE && !v->data && v->size;
+}
+
 /* The views a listing of @p si's model walks: its names-only set or its views. */
 static inline const lfs_viewset *fsi_si_vs(const struct srcinfo *si)
 {
@@ -675,6 +681,8 @@ int fsi_rename_elsewhere(const struct nodeinfo *p, const struct nodeinfo *np);
 
 /* fs_pass.c */
 int fsi_pass_getattr(lfs_fs *fs, const struct nodeinfo *ni, struct stat *st);
+int fsi_member_lookup(lfs_fs *fs, struct node *p, const char *name, const char *vpath,
+		      lfs_fs_entry *e);
 
 /* fs_model.c */
 bool fsi_view_is_dir(const lfs_viewset *vs, const char *vpath);
@@ -687,6 +695,8 @@ int fsi_model_views(lfs_fs *fs, const struct node *model, struct srcinfo *si);
 int fsi_model_names(lfs_fs *fs, const struct node *model, struct srcinfo *si);
 int fsi_fill_gen(lfs_fs *fs, struct node *c, const struct srcinfo *si, struct stat *a);
 int fsi_gen_getattr(lfs_fs *fs, const struct nodeinfo *ni, struct stat *st);
+lfs_centry *fsi_resource_entry(lfs_fs *fs, const lfs_centry *ce, const char *vpath, int *err);
+int fsi_view_bytes(lfs_fs *fs, struct srcinfo *si, const char *vpath, const lfs_view **v);
 int fsi_open_write_erofs(lfs_fs *fs, const struct nodeinfo *ni);
 int fsi_write_erofs(lfs_fs *fs, const struct nodeinfo *ni, const char *buf, size_t size, off_t off,
 		const lfs_fs_ctx *ctx, size_t *written);
@@ -765,6 +775,7 @@ struct fsi_aop {
 int fsi_archive_op(lfs_fs *fs, struct mstate *ms, struct node *model, const struct fsi_aop *op,
 		   char *listed);
 pid_t fsi_tgid_of(pid_t tid);
+bool fsi_is_plain_file(lfs_fs *fs, const char *rel);
 int fsi_commit_overlay(lfs_fs *fs, struct node *nd, bool fsync, pid_t closer);
 int fsi_rename_commit(lfs_fs *fs, struct mstate *ms, struct mloc *a, struct mloc *b, struct node *p,
 		  const char *name, struct node *np, const char *newname);

@@ -10,11 +10,13 @@
 #define _GNU_SOURCE
 #include "fs_int.h"
 #include "fs_thumb.h"
+#include "replace.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,7 +77,8 @@ static int view_children(const lfs_viewset *vs, const char *vpath, vchild_fn fn,
 			if (r)
 				return r;
 		} else {
-			int r = fn(ctx, comp, strlen(comp), false, v);
+			/* a member of an archive is a folder of its own (fs_archive.h) */
+			int r = fn(ctx, comp, strlen(comp), v->kind == LFS_VIEW_MEMBER, v);
 			if (r)
 				return r;
 		}
@@ -342,6 +345,13 @@ static int lookup_view(lfs_fs *fs, const struct nodeinfo *pi, const char *name, 
 		vs = &si.ce->vs;
 		v = lfs_viewset_find(vs, vpath);
 	}
+	if (v && v->kind == LFS_VIEW_MEMBER) {
+		/* a model inside an archive: a model folder of its own */
+		fsi_srcinfo_release(fs, &si);
+		r = fsi_member_lookup(fs, p, name, vpath, e);
+		free(vpath);
+		return r;
+	}
 	/* thumbnail.png is drawn when looked up (not by READDIRPLUS: listed bare) */
 	if (v && (r = fsi_thumb_fill(fs, si.ce, vpath)) != 0) {
 		fsi_srcinfo_release(fs, &si);
@@ -582,6 +592,91 @@ static int vfile_open_write(lfs_fs *fs, const struct nodeinfo *ni)
 	return r;
 }
 
+/*
+ * The bytes of resource @p vpath of archive folder entry @p ce (a lazy view:
+ * listed with its size, no bytes): a cache entry of its own, keyed by the
+ * archive's version and "<archive>/<vpath>", holding one view, read with
+ * one pread (lfs_read_source() of the member path) when first asked for,
+ * then bounded by -o cache_size like any view. A reference is taken
+ * (lfs_cache_release()). NULL with *err ESTALE when the archive changed
+ * since @p ce, EIO when the resource cannot be read, ENOMEM.
+ */
+lfs_centry *fsi_resource_entry(lfs_fs *fs, const lfs_centry *ce, const char *vpath, int *err)
+{
+	char rel[PATH_MAX];
+	if (snprintf(rel, sizeof(rel), "%s/%s", ce->key.rel, vpath) >= (int)sizeof(rel)) {
+		*err = ENAMETOOLONG;
+		return NULL;
+	}
+	lfs_cache_key k = ce->key;
+	k.rel = rel;
+	fs_lock(fs);
+	lfs_centry *e = lfs_cache_get(&fs->cache, &k);
+	fs_unlock(fs);
+	if (e)
+		return e;
+	uint8_t *d = NULL;
+	size_t n = 0;
+	struct stat st;
+	int r = lfs_read_source(fs->rootfd, rel, fs->o.max_model_size, &d, &n, &st);
+	lfs_cache_key fk = lfs_cache_key_of(&st, rel);
+	if (!r && (fk.dev != k.dev || fk.ino != k.ino || fk.size != k.size ||
+		   fk.mtime_ns != k.mtime_ns || fk.bif_gen != k.bif_gen))
+		r = ESTALE; /* the archive changed since it was listed */
+	if (r) {
+		free(d);
+		*err = r == ENOENT || r == ENOTDIR || r == ESTALE ? ESTALE : r == ENOMEM ? ENOMEM : EIO;
+		return NULL;
+	}
+	lfs_viewset vs = { 0 };
+	vs.views = calloc(1, sizeof(*vs.views));
+	char *path = strdup(vpath);
+	if (!vs.views || !path) {
+		free(vs.views);
+		free(path);
+		free(d);
+		*err = ENOMEM;
+		return NULL;
+	}
+	vs.views[0] = (lfs_view){ .path = path, .data = (char *)d, .size = n,
+				  .kind = LFS_VIEW_RESOURCE, .target = LFS_VIEW_WHOLE,
+				  .writable = lfs_viewset_find(&ce->vs, vpath) &&
+					      lfs_viewset_find(&ce->vs, vpath)->writable };
+	vs.n_views = 1;
+	vs.format = ce->vs.format;
+	vs.writable = vs.views[0].writable;
+	e = lfs_centry_new(&k, LFS_SOURCE_MODEL, &vs, NULL);
+	if (!e) {
+		*err = ENOMEM;
+		return NULL;
+	}
+	fs_lock(fs);
+	lfs_centry *got = lfs_cache_put(&fs->cache, e);
+	fs_unlock(fs);
+	return got;
+}
+
+/*
+ * View @p *v of si->ce with its bytes: a lazy view (an archive's resource,
+ * fsi_view_lazy()) is replaced by the one view of its own entry
+ * (fsi_resource_entry()), which si->ce then holds instead. 0, or an errno
+ * (si released).
+ */
+int fsi_view_bytes(lfs_fs *fs, struct srcinfo *si, const char *vpath, const lfs_view **v)
+{
+	if (!fsi_view_lazy(*v))
+		return 0;
+	int err = 0;
+	lfs_centry *re = fsi_resource_entry(fs, si->ce, vpath, &err);
+	fsi_srcinfo_release(fs, si);
+	if (!re)
+		return err;
+	si->ce = re;
+	si->names = NULL;
+	*v = &re->vs.views[0];
+	return 0;
+}
+
 static int vfile_read(lfs_fs *fs, const struct nodeinfo *ni, size_t size, off_t off, lfs_fs_read *r)
 {
 	struct srcinfo si;
@@ -631,6 +726,8 @@ static int vfile_read(lfs_fs *fs, const struct nodeinfo *ni, size_t size, off_t 
 		return err;
 	}
 	fs_unlock(fs);
+	if ((err = fsi_view_bytes(fs, &si, ni->node->rel, &v)) != 0)
+		return err;
 	/* Remember which generated text was served, and to which process (the
 	 * base of its next save). Only for views that can be saved. */
 	if (v->writable)

@@ -779,8 +779,15 @@ int fsi_classify(lfs_fs *fs, const char *rel, struct srcinfo *si)
 {
 	si->ce = NULL;
 	si->names = NULL;
-	if (fstatat(fs->rootfd, rel, &si->st, AT_SYMLINK_NOFOLLOW) != 0)
-		return errno;
+	bool member = false;
+	if (fstatat(fs->rootfd, rel, &si->st, AT_SYMLINK_NOFOLLOW) != 0) {
+		/* "<archive>/<name>": a model inside an archive (a member folder,
+		 * fs_archive.h) has its archive's stat: its version is the archive's */
+		int e = errno;
+		if (e != ENOTDIR || lfs_archive_member_stat(fs->rootfd, rel, &si->st, NULL) != 0)
+			return e == ENOTDIR ? ENOENT : e;
+		member = true;
+	}
 	switch (si->st.st_mode & S_IFMT) {
 	case S_IFDIR:
 		si->kind = K_DIR;
@@ -795,8 +802,12 @@ int fsi_classify(lfs_fs *fs, const char *rel, struct srcinfo *si)
 		return 0;
 	}
 	si->kind = K_FILE;
-	if (si->st.st_size <= 0 || (uint64_t)si->st.st_size > fs->o.max_model_size ||
-	    !lfs_source_candidate(lfs_source_basename(rel)))
+	const char *base = lfs_source_basename(rel);
+	/* an archive is read by its tables, a member by its payload: neither by
+	 * the file's size (its resources are bounded one by one) */
+	bool any_size = member || lfs_archive_candidate(base);
+	if (si->st.st_size <= 0 || ((uint64_t)si->st.st_size > fs->o.max_model_size && !any_size) ||
+	    !lfs_source_candidate(base))
 		return 0;
 	lfs_cache_key k = lfs_cache_key_of(&si->st, rel);
 	si->ce = entry_verdict(fs, &k);

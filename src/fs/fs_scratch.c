@@ -440,6 +440,8 @@ static int model_rename(lfs_fs *fs, struct node *p, const char *name, struct nod
 		}
 	} else if (!a.vwritable) {
 		r = EROFS;
+	} else if (fsi_view_lazy(a.v)) {
+		r = EPERM; /* an archive's resource to a scratch name: its bytes are not at hand */
 	} else {
 		/* view -> scratch: the text moves, the view stays (generated text). */
 		struct overlay *o = fsi_ovl_find(ms, a.vpath);
@@ -525,6 +527,8 @@ static int model_link(lfs_fs *fs, struct node *src, struct node *np, const char 
 		struct overlay *o = fsi_ovl_find(ms, src->rel);
 		if (!v) {
 			r = ESTALE;
+		} else if (!o && fsi_view_lazy(v)) {
+			r = EPERM; /* an archive's resource: its bytes are not at hand here */
 		} else {
 			const char *txt = o ? o->text.data : v->data;
 			size_t tl = o ? o->text.len : v->size;

@@ -11,7 +11,6 @@
 #include "../common/strbuf.h"
 #include "../views/thumb.h"
 #include "../views/thumb_models.h"
-#include "../formats/erf.h"
 #include "archive_edit.h"
 #include "fs_archive.h"
 #include "replace.h"
@@ -45,30 +44,7 @@ static atomic_bool put_warned;
 struct texrec {
 	lfs_texture_ctx tc;
 	lfs_sb deps;
-	const struct owntex *own; /* may be NULL */
 };
-
-/* Textures of a KEY's own BIFs, for a model inside that KEY (fill_archive). */
-struct owntex {
-	const lfs_archive_res *v;
-	size_t n;
-};
-
-/* The best own texture of @p resref (tga, dds, plt; ResRef ignoring case), or NULL. */
-static const lfs_archive_res *own_find(const struct owntex *o, const char *resref)
-{
-	const lfs_archive_res *best = NULL;
-	int br = 99;
-	for (size_t i = 0; o && i < o->n; i++) {
-		uint16_t t = o->v[i].type;
-		int rk = t == 3 ? 0 : t == 2033 ? 1 : t == 6 ? 2 : -1;
-		if (rk >= 0 && rk < br && strcasecmp(o->v[i].resref, resref) == 0) {
-			best = &o->v[i];
-			br = rk;
-		}
-	}
-	return best;
-}
 
 /* "a/b/m.mdl" + "../../x.tga" (relative to the model folder) -> "a/x.tga"; false when it leaves the root. */
 static bool join_norm(const char *model_rel, const char *found, char *out, size_t outsz)
@@ -102,20 +78,12 @@ static bool join_norm(const char *model_rel, const char *found, char *out, size_
 	return on > 0;
 }
 
-/* The identity line of texture @p resref as the lookup finds it now (an own texture: its size and FNV-1a hash). */
-static void tex_identity(lfs_texture_ctx *tc, const struct owntex *own, const char *resref, lfs_sb *sb)
+/* The identity line of texture @p resref as the lookup finds it now. */
+static void tex_identity(lfs_texture_ctx *tc, const char *resref, lfs_sb *sb)
 {
 	char found[PATH_MAX], rel[PATH_MAX];
 	struct stat st;
 	lfs_sb_printf(sb, "%s\t", resref);
-	const lfs_archive_res *o = own_find(own, resref);
-	if (o) {
-		uint64_t h = 1469598103934665603ull;
-		for (size_t i = 0; i < o->n; i++)
-			h = (h ^ o->data[i]) * 1099511628211ull;
-		lfs_sb_printf(sb, "own %zu %016llx\n", o->n, (unsigned long long)h);
-		return;
-	}
 	/* an absolute answer (a respath folder) is stat'ed as it is */
 	if (lfs_texture_lookup(tc, resref, found, sizeof(found)) &&
 	    (found[0] == '/' ? snprintf(rel, sizeof(rel), "%s", found) < (int)sizeof(rel)
@@ -134,21 +102,12 @@ static bool rec_read(void *ctx, const char *resref, uint8_t **data, size_t *n)
 	/* identity first: a texture changed between this and the read makes the
 	 * stored identity the older one, so the next check misses (safe) */
 	if (!strchr(resref, '\t') && !strchr(resref, '\n'))
-		tex_identity(&t->tc, t->own, resref, &t->deps);
-	const lfs_archive_res *o = own_find(t->own, resref);
-	if (o) {
-		*data = o->n ? malloc(o->n) : NULL;
-		if (!*data)
-			return false;
-		memcpy(*data, o->data, o->n);
-		*n = o->n;
-		return true;
-	}
+		tex_identity(&t->tc, resref, &t->deps);
 	return lfs_texture_read(&t->tc, resref, data, n);
 }
 
 /* Do the dependencies @p deps (as recorded by rec_read) hold for the textures now? */
-static bool deps_hold(int rootfd, const char *model_rel, const struct owntex *own, const char *deps)
+static bool deps_hold(int rootfd, const char *model_rel, const char *deps)
 {
 	lfs_texture_ctx tc;
 	lfs_texture_ctx_init(&tc, rootfd, model_rel);
@@ -163,7 +122,7 @@ static bool deps_hold(int rootfd, const char *model_rel, const struct owntex *ow
 		memcpy(resref, p, (size_t)(tab - p));
 		resref[tab - p] = '\0';
 		lfs_sb now = { 0 };
-		tex_identity(&tc, own, resref, &now);
+		tex_identity(&tc, resref, &now);
 		size_t ln = (size_t)(nl + 1 - p);
 		ok = lfs_sb_ok(&now) && now.len == ln && memcmp(now.data, p, ln) == 0;
 		lfs_sb_free(&now);
@@ -178,7 +137,7 @@ static bool deps_hold(int rootfd, const char *model_rel, const struct owntex *ow
  * @p mtime: from the disk cache or rendered (and stored). LFS errors as
  * lfs_thumb_model(); *from_cache says which.
  */
-static lfs_err produce(lfs_fs *fs, const lfs_format *f, const char *rel, const struct owntex *own,
+static lfs_err produce(lfs_fs *fs, const lfs_format *f, const char *rel,
 		       const uint8_t *data, size_t n, unsigned size, const char *uri, int64_t mtime, uint8_t **png,
 		       size_t *pngn, bool *from_cache, lfs_error *err)
 {
@@ -191,7 +150,7 @@ static lfs_err produce(lfs_fs *fs, const lfs_format *f, const char *rel, const s
 		uint8_t *cpng = NULL;
 		size_t cn = 0;
 		int g = lfs_thumbcache_get(dir, &k, size, &deps, &cpng, &cn);
-		if (g == 0 && deps_hold(fs->rootfd, rel, own, deps)) {
+		if (g == 0 && deps_hold(fs->rootfd, rel, deps)) {
 			lfs_err r = lfs_thumb_png_retext(cpng, cn, uri, mtime, png, pngn, err);
 			free(deps);
 			free(cpng);
@@ -206,7 +165,7 @@ static lfs_err produce(lfs_fs *fs, const lfs_format *f, const char *rel, const s
 				fsi_log(fs, LFS_LOG_INFO, "%s: invalid thumbnail cache file in %s removed", rel, dir);
 		}
 	}
-	struct texrec t = { .own = own };
+	struct texrec t = { 0 };
 	lfs_texture_ctx_init(&t.tc, fs->rootfd, rel);
 	lfs_view_opts vo = { .texture_read = rec_read, .texture_ctx = &t };
 	uint8_t *bare = NULL;
@@ -260,7 +219,7 @@ static lfs_err placeholder(unsigned size, const char *uri, int64_t mtime, uint8_
  * decode), 0 out of memory. @p listed: the views list thumbnail.png (it is
  * drawable: a failed render is always the stand-in, never -1).
  */
-static int draw_thumb(lfs_fs *fs, const lfs_format *f, const char *rel, const struct owntex *own,
+static int draw_thumb(lfs_fs *fs, const lfs_format *f, const char *rel,
 		      const uint8_t *data,
 		      size_t n, const struct stat *st, bool listed, uint8_t **png, size_t *pngn,
 		      bool *from_cache)
@@ -275,7 +234,7 @@ static int draw_thumb(lfs_fs *fs, const lfs_format *f, const char *rel, const st
 	lfs_error e;
 	memset(&e, 0, sizeof(e));
 	int got = 1;
-	lfs_err lr = produce(fs, f, rel, own, data, n, size, uri, (int64_t)st->st_mtime, png, pngn,
+	lfs_err lr = produce(fs, f, rel, data, n, size, uri, (int64_t)st->st_mtime, png, pngn,
 			     from_cache, &e);
 	if (lr != LFS_OK && lr != LFS_ERR_NOMEM) {
 		if (listed || lfs_views_thumb_drawable(f, data, n)) {
@@ -298,41 +257,16 @@ static double ms_since(const struct timespec *a)
 }
 
 /*
- * The thumbnail.png view @p vpath ("<resref>.mdl/thumbnail.png") of a model
- * inside archive entry @p ce when it waits for its bytes (listed with size
- * 0 by lfs_archive_build(): fs->mu held), else NULL.
- */
-static lfs_view *archive_pending(lfs_centry *ce, const char *vpath)
-{
-	lfs_view *v = (lfs_view *)lfs_viewset_find(&ce->vs, vpath);
-	return v && v->kind == LFS_VIEW_THUMBNAIL && v->size == 0 ? v : NULL;
-}
-
-/*
- * fsi_thumb_fill() for a model inside an archive (docs/thumbnails.md
- * "Models inside archives"): the archive file is read again, the model's
- * payload taken from it (lfs_archive_model_bytes()), and drawn as a loose
- * model's (same disk cache, keyed by the payload's bytes), with the texture
- * lookup of a model "<archive>/<resref>.mdl": the archive's own textures
- * (an ERF's through texture.h, entry by entry; a KEY's as its BIFs were
- * read, recorded in the disk cache by size and hash), then loose files
- * beside the archive and above, then the SOURCE-wide index.
- * One inner thumbnail of an archive at a time (ce->thumb_busy).
- */
-/*
- * Wait until this thread may draw the pending thumbnail of @p ce: the
- * model's own (@p vpath NULL) or that of the model inside an archive at
- * @p vpath (fs->mu held throughout; one drawer per entry, ce->thumb_busy,
+ * Wait until this thread may draw the pending thumbnail of @p ce (fs->mu
+ * held throughout; one drawer per entry, ce->thumb_busy,
  * also against a thumbnail drawn before the views: fsi_thumb_early).
  * 1: claimed (thumb_busy set); 0: nothing pending; EAGAIN: drawing is
  * deferred (fsi_thumb_defer).
  */
-static int thumb_claim(lfs_fs *fs, lfs_centry *ce, const char *vpath)
+static int thumb_claim(lfs_fs *fs, lfs_centry *ce)
 {
 	for (;;) {
-		bool pending = vpath ? ce->vs.format == &lfs_archive_format &&
-					       archive_pending(ce, vpath) != NULL
-				     : lfs_viewset_thumb_pending(&ce->vs) != NULL;
+		bool pending = lfs_viewset_thumb_pending(&ce->vs) != NULL;
 		if (!pending)
 			return 0;
 		if (fsi_thumb_defer)
@@ -345,123 +279,12 @@ static int thumb_claim(lfs_fs *fs, lfs_centry *ce, const char *vpath)
 	return 1;
 }
 
-static int fill_archive(lfs_fs *fs, lfs_centry *ce, const char *vpath)
-{
-	size_t vl = strlen(vpath), tl = strlen("/" LFS_VIEWSET_THUMB_NAME);
-	if (vl <= tl || strcmp(vpath + vl - tl, "/" LFS_VIEWSET_THUMB_NAME) != 0)
-		return 0;
-	fs_lock(fs);
-	int c = thumb_claim(fs, ce, vpath);
-	fs_unlock(fs);
-	if (c != 1)
-		return c;
-
-	const char *rel = ce->key.rel; /* the entry's own copy; held by the caller */
-	char model[PATH_MAX], mrel[PATH_MAX], dir[PATH_MAX];
-	const char *slash = strrchr(rel, '/');
-	size_t dl = slash ? (size_t)(slash - rel) : 0, rl = strlen(rel);
-	int r = 0;
-	if (vl - tl >= sizeof(model) || rl + 1 + (vl - tl) >= sizeof(mrel)) {
-		r = ENAMETOOLONG;
-	} else {
-		memcpy(model, vpath, vl - tl);
-		model[vl - tl] = '\0';
-		memcpy(mrel, rel, rl);
-		mrel[rl] = '/';
-		memcpy(mrel + rl + 1, model, vl - tl + 1);
-		memcpy(dir, rel, dl); /* dl < rl < PATH_MAX */
-		dir[dl] = '\0';
-	}
-	struct timespec t0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	uint8_t *data = NULL, *mb = NULL, *png = NULL;
-	size_t n = 0, mn = 0, pngn = 0, nres = 0;
-	lfs_archive_res *res = NULL;
-	struct owntex own = { NULL, 0 };
-	struct stat st;
-	bool key = !lfs_texture_archive_name(slash ? slash + 1 : rel);
-	if (!r && !key) {
-		/* an ERF: its tables and the model's payload alone (erf.h
-		 * lfs_erf_decode_fd); its textures are read entry by entry
-		 * through texture.h */
-		int fd = openat(fs->rootfd, rel, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-		lfs_erf *a = NULL;
-		lfs_error e;
-		memset(&e, 0, sizeof(e));
-		if (fd < 0 || fstat(fd, &st) != 0)
-			r = ESTALE;
-		else if (lfs_erf_decode_fd(fd, fs->o.max_model_size, &a, &e) != LFS_OK)
-			r = ESTALE; /* changed since it was listed: listed again */
-		uint32_t i = a ? lfs_archive_locate(a, model, NULL) : UINT32_MAX;
-		if (!r && i == UINT32_MAX - 1)
-			r = ENOMEM;
-		else if (!r && (i == UINT32_MAX ||
-				lfs_erf_read_fd(a, fd, i, fs->o.max_model_size, &mb, &mn, &e) != LFS_OK))
-			r = ESTALE;
-		lfs_erf_free(a);
-		if (fd >= 0)
-			close(fd);
-	} else if (!r) {
-		r = read_model_now(fs, rel, &data, &n, &st);
-	}
-	bool from_cache = false;
-	if (!r) {
-		lfs_error e;
-		memset(&e, 0, sizeof(e));
-		lfs_err lr = key ? lfs_archive_model_bytes(fs->rootfd, dir, slash ? slash + 1 : rel, data,
-							   n, fs->o.max_model_size, model, &mb, &mn,
-							   &res, &nres, &e)
-				 : LFS_OK;
-		own.v = res;
-		own.n = nres;
-		const lfs_format *f = lr == LFS_OK ? lfs_format_for("model.mdl", mb, mn) : NULL;
-		if (lr == LFS_ERR_NOMEM)
-			r = ENOMEM;
-		else if (!f)
-			r = ESTALE; /* the archive changed: no such model now */
-		else if (draw_thumb(fs, f, mrel, &own, mb, mn, &st, true, &png, &pngn, &from_cache) <= 0)
-			r = ENOMEM;
-	}
-	free(data);
-	free(mb);
-	lfs_archive_res_free(res, nres);
-	/* a KEY's BIFs were read (as its folder's build reads them): give the
-	 * freed bytes back, or each request thread's malloc arena keeps a copy
-	 * (measured when a hak was read whole this way: 304 against 101 MiB
-	 * after grep -r of a 1,000-model hak) */
-	if (key)
-		malloc_trim(0);
-	if (!r)
-		fsi_log(fs, LFS_LOG_DEBUG, "%s: thumbnail %s in %.1f ms", mrel,
-			from_cache ? "from the disk cache" : "rendered", ms_since(&t0));
-
-	fs_lock(fs);
-	ce->thumb_busy = false;
-	lfs_view *v = r ? NULL : archive_pending(ce, vpath);
-	if (v) {
-		size_t before = lfs_centry_held(ce);
-		free(v->data);
-		v->data = (char *)png;
-		v->size = pngn;
-		png = NULL;
-		size_t grew = lfs_centry_held(ce) - before;
-		ce->bytes += grew;
-		fs->cache.bytes += grew;
-	}
-	pthread_cond_broadcast(&fs->cache.built);
-	fs_unlock(fs);
-	free(png);
-	return r;
-}
-
 int fsi_thumb_fill(lfs_fs *fs, lfs_centry *ce, const char *vpath)
 {
-	if (ce && strcmp(vpath, LFS_VIEWSET_THUMB_NAME) != 0)
-		return fill_archive(fs, ce, vpath);
-	if (!ce)
-		return 0;
+	if (!ce || strcmp(vpath, LFS_VIEWSET_THUMB_NAME) != 0)
+		return 0; /* (a model inside an archive is a model folder of its own) */
 	fs_lock(fs);
-	int c = thumb_claim(fs, ce, NULL);
+	int c = thumb_claim(fs, ce);
 	const lfs_format *f = ce->vs.format;
 	fs_unlock(fs);
 	if (c != 1)
@@ -486,7 +309,7 @@ int fsi_thumb_fill(lfs_fs *fs, lfs_centry *ce, const char *vpath)
 		fsi_log(fs, LFS_LOG_DEBUG, "%s: changed since its views were built: thumbnail of the new bytes",
 			rel);
 	bool from_cache = false;
-	if (!r && draw_thumb(fs, f, rel, NULL, data, n, &st, true, &png, &pngn, &from_cache) <= 0)
+	if (!r && draw_thumb(fs, f, rel, data, n, &st, true, &png, &pngn, &from_cache) <= 0)
 		r = ENOMEM;
 	free(data);
 	if (!r)
@@ -551,7 +374,7 @@ int fsi_thumb_early(lfs_fs *fs, lfs_centry *ce)
 	bool from_cache = false;
 	if (!r) {
 		/* drawn from the bytes as they are now (as fsi_thumb_fill) */
-		drawn = draw_thumb(fs, f, rel, NULL, data, n, &st, false, &png, &pngn, &from_cache);
+		drawn = draw_thumb(fs, f, rel, data, n, &st, false, &png, &pngn, &from_cache);
 		if (!drawn)
 			r = ENOMEM;
 	}

@@ -73,11 +73,26 @@ static lfs_err open_candidate(int dirfd, const char *rel, size_t max_size, struc
 		*fd = -1;
 		return r;
 	}
-	if (!S_ISREG(st->st_mode) || st->st_size <= 0 || (uint64_t)st->st_size > max_size) {
+	bool big_ok = lfs_archive_candidate(lfs_source_basename(rel)); /* read by its tables */
+	if (!S_ISREG(st->st_mode) || st->st_size <= 0 ||
+	    ((uint64_t)st->st_size > max_size && !big_ok)) {
 		close(*fd);
 		*fd = -1;
 	}
 	return LFS_OK;
+}
+
+/*
+ * Is @p rel a member path "<archive>/<name>" whose archive is a regular
+ * file of SOURCE (fs_archive.h)? One fstatat of the archive's path.
+ */
+static bool is_member(int dirfd, const char *rel)
+{
+	char arch[PATH_MAX];
+	const char *name;
+	struct stat st;
+	return lfs_archive_member_split(rel, arch, sizeof(arch), &name) &&
+	       fstatat(dirfd, arch, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
 }
 
 /* Files up to this size are detected in a per-thread buffer (lfs_source_detect()). */
@@ -87,6 +102,20 @@ lfs_err lfs_source_detect(int dirfd, const char *rel, size_t max_size, struct st
 			  const lfs_format **fmt, lfs_error *err)
 {
 	*fmt = NULL;
+	if (is_member(dirfd, rel)) {
+		/* a model inside an archive: its payload (a member folder is asked
+		 * for only when the archive's listing took it for a model) */
+		uint8_t *d = NULL;
+		size_t n = 0;
+		int mr = lfs_archive_member_read(dirfd, rel, max_size, &d, &n, st, NULL);
+		if (mr == 0)
+			*fmt = lfs_source_format_for(lfs_source_basename(rel), d, n);
+		free(d);
+		if (mr == 0 || mr == EFBIG)
+			return LFS_OK;
+		errno = mr;
+		return io_fail(err, rel, "read from its archive");
+	}
 	int fd;
 	lfs_err r0 = open_candidate(dirfd, rel, max_size, st, &fd, err);
 	if (r0 != LFS_OK || fd < 0)
@@ -98,6 +127,8 @@ lfs_err lfs_source_detect(int dirfd, const char *rel, size_t max_size, struct st
 	}
 	size_t n = (size_t)st->st_size;
 	size_t head = n < LFS_SOURCE_HEADER_BYTES ? n : LFS_SOURCE_HEADER_BYTES;
+	if (lfs_archive_candidate(name))
+		n = head; /* an archive's test reads its header alone, whatever its size */
 	/* As lfs_source_load(): the header in a zero-filled buffer of the file's
 	 * size, so a detector sees the real size and never reads out of bounds.
 	 * Files up to DETECT_SMALL bytes (most models) use this thread's
@@ -184,35 +215,32 @@ const lfs_format *lfs_source_format_for(const char *name, const uint8_t *data, s
 	return f ? f : lfs_archive_detect(name, data, n);
 }
 
-/* The folder part of @p rel ("" for a name at the top), into @p buf. */
-static const char *dir_of(const char *rel, char *buf, size_t bufsz)
+/*
+ * The bytes of model file @p rel for lfs_source_load_w(): *buf (malloc'd,
+ * zero-filled past what was read), *n, *f the format its header has (NULL:
+ * plain, nothing to build). An archive is not read (its folder is built
+ * from its tables); a model over the memory budget only to its header.
+ */
+static lfs_err load_file(int dirfd, const char *rel, size_t max_size, const lfs_view_opts *vopts,
+			 struct stat *st, uint8_t **bufp, size_t *np, const lfs_format **fp,
+			 lfs_error *err)
 {
-	const char *s = strrchr(rel, '/');
-	size_t len = s ? (size_t)(s - rel) : 0;
-	if (len >= bufsz)
-		len = 0;
-	memcpy(buf, rel, len);
-	buf[len] = '\0';
-	return buf;
-}
-
-lfs_err lfs_source_load_w(int dirfd, const char *rel, size_t max_size, const lfs_view_opts *vopts,
-			  unsigned flags, lfs_sb *problems, struct stat *st, lfs_source_kind *kind,
-			  lfs_viewset *vs, lfs_error *err)
-{
-	*kind = LFS_SOURCE_PLAIN;
-	memset(vs, 0, sizeof(*vs));
+	*bufp = NULL;
+	*np = 0;
+	*fp = NULL;
 	int fd;
 	lfs_err r0 = open_candidate(dirfd, rel, max_size, st, &fd, err);
 	if (r0 != LFS_OK || fd < 0)
 		return r0;
+	const char *name = lfs_source_basename(rel);
 	size_t n = (size_t)st->st_size;
-	uint8_t *buf = calloc(n, 1);
+	size_t head = n < LFS_SOURCE_HEADER_BYTES ? n : LFS_SOURCE_HEADER_BYTES;
+	bool arch_name = lfs_archive_candidate(name);
+	uint8_t *buf = calloc(arch_name ? head : n, 1);
 	if (!buf) {
 		close(fd);
 		return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, NULL, "%s: out of memory (%zu bytes)", rel, n);
 	}
-	size_t head = n < LFS_SOURCE_HEADER_BYTES ? n : LFS_SOURCE_HEADER_BYTES;
 	ssize_t got = read_full(fd, buf, head, 0);
 	if (got < 0) {
 		lfs_err r = io_fail(err, rel, "read");
@@ -220,16 +248,16 @@ lfs_err lfs_source_load_w(int dirfd, const char *rel, size_t max_size, const lfs
 		close(fd);
 		return r;
 	}
-	const char *name = lfs_source_basename(rel);
-	const lfs_format *f = lfs_source_format_for(name, buf, n);
-	if (f == NULL) {
-		free(buf);
+	const lfs_format *f = lfs_source_format_for(name, buf, arch_name ? head : n);
+	if (f == NULL || f == &lfs_archive_format) {
 		close(fd);
+		*bufp = buf;
+		*np = (size_t)got;
+		*fp = f;
 		return LFS_OK;
 	}
 	size_t total = (size_t)got;
-	bool archive = f == &lfs_archive_format;
-	bool fits = archive || lfs_views_may_fit(n, vopts); /* an archive: its models each */
+	bool fits = lfs_views_may_fit(n, vopts);
 	if (!fits && total == head)
 		total = n; /* over the memory budget: the build only names it (viewset.h) */
 	else if (total == head && head < n) {
@@ -251,12 +279,51 @@ lfs_err lfs_source_load_w(int dirfd, const char *rel, size_t max_size, const lfs
 		errno = EAGAIN;
 		return io_fail(err, rel, "file changed while reading");
 	}
+	*bufp = buf;
+	*np = n;
+	*fp = f;
+	return LFS_OK;
+}
+
+lfs_err lfs_source_load_w(int dirfd, const char *rel, size_t max_size, const lfs_view_opts *vopts,
+			  unsigned flags, lfs_sb *problems, struct stat *st, lfs_source_kind *kind,
+			  lfs_viewset *vs, lfs_error *err)
+{
+	*kind = LFS_SOURCE_PLAIN;
+	memset(vs, 0, sizeof(*vs));
+	const char *name = lfs_source_basename(rel);
+	uint8_t *buf = NULL;
+	size_t n = 0;
+	const lfs_format *f = NULL;
+	bool read_only = false;
+	if (is_member(dirfd, rel)) {
+		/* a model inside an archive: built from its payload alone */
+		int mr = lfs_archive_member_read(dirfd, rel, max_size, &buf, &n, st, &read_only);
+		if (mr == EFBIG || (mr == 0 && !(f = lfs_source_format_for(name, buf, n)))) {
+			free(buf);
+			return LFS_OK;
+		}
+		if (mr) {
+			errno = mr;
+			return io_fail(err, rel, "read from its archive");
+		}
+	} else {
+		lfs_err r0 = load_file(dirfd, rel, max_size, vopts, st, &buf, &n, &f, err);
+		if (r0 != LFS_OK || !f) {
+			free(buf);
+			return r0;
+		}
+	}
+	bool archive = f == &lfs_archive_format;
 	lfs_error e;
 	memset(&e, 0, sizeof(e));
-	char dir[PATH_MAX];
-	lfs_err r = archive ? lfs_archive_build(dirfd, dir_of(rel, dir, sizeof(dir)), name, buf, n,
-						max_size, vopts, vs, problems, &e)
+	lfs_err r = archive ? lfs_archive_build(dirfd, rel, vopts, st, vs, problems, &e)
 			    : lfs_views_build(name, buf, n, vopts, vs, &e);
+	if (r == LFS_OK && read_only) {
+		vs->writable = false; /* a KEY's model: the game's own files are not edited */
+		for (size_t i = 0; i < vs->n_views; i++)
+			vs->views[i].writable = false;
+	}
 	if (r == LFS_OK) {
 		free(buf);
 		*kind = LFS_SOURCE_MODEL;
@@ -276,6 +343,17 @@ lfs_err lfs_source_load_w(int dirfd, const char *rel, size_t max_size, const lfs
 	if (!e.msg[0])
 		lfs_fail(&e, r, SIZE_MAX, NULL, "%s", lfs_err_name(r));
 	*kind = LFS_SOURCE_FAILED;
+	if ((flags & LFS_SOURCE_KEEP_FAILED) && archive) {
+		/* its original bytes, shown beside README.txt (within -o max_model_size) */
+		struct stat ast;
+		free(buf);
+		buf = NULL;
+		n = 0;
+		if (lfs_read_source(dirfd, rel, max_size, &buf, &n, &ast) != 0) {
+			buf = NULL;
+			n = 0;
+		}
+	}
 	if (flags & LFS_SOURCE_KEEP_FAILED) {
 		lfs_error fe;
 		memset(&fe, 0, sizeof(fe));
