@@ -41,6 +41,7 @@ struct lfs_atable {
 	/* identity */
 	uint64_t dev, ino, bif_gen;
 	int64_t size, mtime_ns;
+	char *rel; /* where it was opened: a KEY's BIFs are found from there */
 	unsigned refs;   /* users + 1 while in the shared list */
 	bool listed;     /* in the shared list */
 	struct lfs_atable *next;
@@ -97,6 +98,7 @@ static void table_free(lfs_atable *t)
 	free(t->by_name);
 	lfs_nameset_free(&t->names);
 	lfs_sb_free(&t->problems);
+	free(t->rel);
 	free(t);
 }
 
@@ -378,7 +380,7 @@ static void trim_locked(void)
 static bool same_version(const lfs_atable *t, const lfs_cache_key *k)
 {
 	return t->dev == k->dev && t->ino == k->ino && t->size == k->size &&
-	       t->mtime_ns == k->mtime_ns && t->bif_gen == k->bif_gen;
+	       t->mtime_ns == k->mtime_ns && t->bif_gen == k->bif_gen && !strcmp(t->rel, k->rel);
 }
 
 lfs_err lfs_atable_get(int rootfd, const char *rel, struct stat *st, lfs_atable **out,
@@ -416,6 +418,11 @@ lfs_err lfs_atable_get(int rootfd, const char *rel, struct stat *st, lfs_atable 
 	}
 	t->fd = fd;
 	lfs_nameset_init(&t->names);
+	t->rel = strdup(rel);
+	if (!t->rel) {
+		table_free(t);
+		return lfs_nomem(err, "archive table");
+	}
 	t->dev = k.dev;
 	t->ino = k.ino;
 	t->size = k.size;

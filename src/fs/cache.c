@@ -49,6 +49,10 @@ void lfs_cache_bifs_changed(void)
 lfs_cache_key lfs_cache_key_of(const struct stat *st, const char *rel)
 {
 	size_t n = strlen(rel);
+	/* a KEY, or a member "<x.key>/<name>" of one: built from its BIFs too */
+	const char *sl = strrchr(rel, '/');
+	if (sl && sl - rel > 4 && strncasecmp(sl - 4, ".key", 4) == 0)
+		n = (size_t)(sl - rel);
 	lfs_cache_key k = {
 		.dev = (uint64_t)st->st_dev,
 		.ino = (uint64_t)st->st_ino,

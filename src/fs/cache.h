@@ -117,7 +117,8 @@ typedef struct lfs_cache {
 
 /**
  * Key of a stat result (rel is borrowed). The key of a KEY file (name
- * ending in ".key", any case) also holds the count of
+ * ending in ".key", any case), and of a member "<x.key>/<name>" of one
+ * (fs_archive.h), also holds the count of
  * lfs_cache_bifs_changed() calls, since its folder is built from its BIFs
  * too (docs/archives.md "Changes and caching").
  */

@@ -98,8 +98,8 @@ static int view_cmp(const void *a, const void *b)
  * (LFS_VIEW_MEMBER): a folder of its own, built from that payload alone
  * when something looks inside it.
  */
-lfs_err lfs_archive_build(int rootfd, const char *rel, const lfs_view_opts *opts, struct stat *st,
-			  lfs_viewset *vs, lfs_sb *problems, lfs_error *err)
+lfs_err lfs_archive_build(int rootfd, const char *rel, size_t max_res, const lfs_view_opts *opts,
+			  struct stat *st, lfs_viewset *vs, lfs_sb *problems, lfs_error *err)
 {
 	(void)opts;
 	memset(vs, 0, sizeof(*vs));
@@ -119,6 +119,13 @@ lfs_err lfs_archive_build(int rootfd, const char *rel, const lfs_view_opts *opts
 	static _Thread_local uint8_t head[LFS_SOURCE_HEADER_BYTES];
 	for (size_t i = 0; i < n; i++) {
 		const lfs_ares *a = lfs_atable_res(t, i);
+		if (a->size > max_res || a->stored > max_res) {
+			if (problems)
+				lfs_sb_printf(problems, "%s (type %u): %llu bytes, larger than "
+					      "-o max_model_size: left out\n", a->resref, a->type,
+					      (unsigned long long)(a->size > a->stored ? a->size : a->stored));
+			continue;
+		}
 		lfs_view *v = &vs->views[vs->n_views];
 		v->kind = LFS_VIEW_RESOURCE;
 		v->target = LFS_VIEW_WHOLE;

@@ -70,6 +70,8 @@ const lfs_format *lfs_archive_detect(const char *name, const uint8_t *data, size
  * resource whose header the registry takes for a model a view of kind
  * LFS_VIEW_MEMBER (size 0), shown as a folder: the model "<rel>/<name>",
  * whose views are built from that payload alone (lfs_source_load()).
+ * A resource over @p max_res bytes (stored or uncompressed; -o
+ * max_model_size) is left out and reported.
  * Writable (an ERF's resources; archive_edit.h) unless a KEY. *st gets
  * the archive's stat. @p opts is not used (the names and sizes are the
  * same in every build).
@@ -82,8 +84,8 @@ const lfs_format *lfs_archive_detect(const char *name, const uint8_t *data, size
  *         when the archive's own tables do not decode (err names offset and
  *         structure); LFS_ERR_IO; LFS_ERR_NOMEM.
  */
-lfs_err lfs_archive_build(int rootfd, const char *rel, const lfs_view_opts *opts, struct stat *st,
-			  lfs_viewset *vs, lfs_sb *problems, lfs_error *err);
+lfs_err lfs_archive_build(int rootfd, const char *rel, size_t max_res, const lfs_view_opts *opts,
+			  struct stat *st, lfs_viewset *vs, lfs_sb *problems, lfs_error *err);
 
 /**
  * The whole tree of archive @p rel in one set, for programs that show an

@@ -620,10 +620,10 @@ lfs_centry *fsi_resource_entry(lfs_fs *fs, const lfs_centry *ce, const char *vpa
 	struct stat st;
 	int r = lfs_read_source(fs->rootfd, rel, fs->o.max_model_size, &d, &n, &st);
 	lfs_cache_key fk = lfs_cache_key_of(&st, rel);
-	if (!r && (fk.dev != k.dev || fk.ino != k.ino || fk.size != k.size ||
-		   fk.mtime_ns != k.mtime_ns || fk.bif_gen != k.bif_gen))
-		r = ESTALE; /* the archive changed since it was listed */
+	if (!r && (fk.dev != k.dev || fk.ino != k.ino || fk.size != k.size || fk.mtime_ns != k.mtime_ns))
+		r = ESTALE; /* the archive changed since it was listed (a KEY's BIFs: read as they are now) */
 	if (r) {
+		fsi_log(fs, LFS_LOG_DEBUG, "%s: cannot be read from its archive: %s", rel, strerror(r));
 		free(d);
 		*err = r == ENOENT || r == ENOTDIR || r == ESTALE ? ESTALE : r == ENOMEM ? ENOMEM : EIO;
 		return NULL;
@@ -645,7 +645,7 @@ lfs_centry *fsi_resource_entry(lfs_fs *fs, const lfs_centry *ce, const char *vpa
 	vs.n_views = 1;
 	vs.format = ce->vs.format;
 	vs.writable = vs.views[0].writable;
-	e = lfs_centry_new(&k, LFS_SOURCE_MODEL, &vs, NULL);
+	e = lfs_centry_new(&fk, LFS_SOURCE_MODEL, &vs, NULL);
 	if (!e) {
 		*err = ENOMEM;
 		return NULL;

@@ -42,7 +42,10 @@ static int mloc_get(lfs_fs *fs, struct node *dir, const char *name, struct mloc 
 	}
 	const lfs_viewset *vs = &m->si.ce->vs;
 	m->v = lfs_viewset_find(vs, m->vpath);
-	m->isdir = !m->v && fsi_view_is_dir(vs, m->vpath);
+	if (m->v && m->v->kind == LFS_VIEW_MEMBER)
+		m->v = NULL; /* a model inside an archive: a folder (of its own, fs_archive.h) */
+	m->isdir = (!m->v && fsi_view_is_dir(vs, m->vpath)) ||
+		   (!m->v && lfs_viewset_find(vs, m->vpath) != NULL);
 	m->writable = vs->writable;
 	m->vwritable = m->v && m->v->writable;
 	m->merr_name = !m->v && dir->kind == K_MODEL && strcmp(name, LFS_FS_MODEL_ERRORS_NAME) == 0;

@@ -317,7 +317,7 @@ lfs_err lfs_source_load_w(int dirfd, const char *rel, size_t max_size, const lfs
 	bool archive = f == &lfs_archive_format;
 	lfs_error e;
 	memset(&e, 0, sizeof(e));
-	lfs_err r = archive ? lfs_archive_build(dirfd, rel, vopts, st, vs, problems, &e)
+	lfs_err r = archive ? lfs_archive_build(dirfd, rel, max_size, vopts, st, vs, problems, &e)
 			    : lfs_views_build(name, buf, n, vopts, vs, &e);
 	if (r == LFS_OK && read_only) {
 		vs->writable = false; /* a KEY's model: the game's own files are not edited */

@@ -135,7 +135,7 @@ cp "$SRC/models_v1.hak" "$WORK/before.hak"
 n=$(pos_line "$V")
 if sed -i "${n}s|.*|  position 1 2 banana|" "$V" 2>/dev/null; then lfs_fail "bad edit: sed -i succeeded"; fi
 cmp -s "$SRC/models_v1.hak" "$WORK/before.hak" || lfs_fail "bad edit: the hak changed"
-grep -q "model.mdl:$n:[0-9]*: " "$MNT/models_v1.hak/errors.txt" ||
+grep -q "model.mdl:$n:[0-9]*: " "$MNT/models_v1.hak/c_aribeth.mdl/errors.txt" ||
 	lfs_fail "bad edit: no model.mdl:$n:col message in errors.txt"
 lfs_ok "a bad edit inside a hak is refused with file:line:col, the hak unchanged"
 
