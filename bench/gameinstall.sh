@@ -92,7 +92,7 @@ if [ ! -d "$native/models" ]; then
 		xargs -0 "$conv" extract -d "$native/models.part" >/dev/null 2>&1 || true
 	mv "$native/models.part" "$native/models"
 fi
-one=$(cd "$loose/models" && ls | head -1) # m00000_<name>.mdl
+one=$(cd "$loose/models" && ls | sed -n 1p) # m00000_<name>.mdl
 
 mnt_k=$(mktemp -d "$work/mnt-key.XXXXXX")
 mnt_l=$(mktemp -d "$work/mnt-loose.XXXXXX")
@@ -211,7 +211,7 @@ K=$mnt_k/$keydir L=$mnt_l/models N=$native/models
 : >"$tmp/grep"
 : >"$tmp/thumb"
 : >"$tmp/mem"
-seen_k=- seen_l=- seen_n=- hits="" thumbref=""
+seen_k=- seen_l=- seen_n=- hits="" thumbref="" errk=""
 for ((r = 0; r < runs; r++)); do
 	mount_fresh "$inst" "$mnt_k" pid_k
 	mount_fresh "$loose" "$mnt_l" pid_l
@@ -229,9 +229,10 @@ for ((r = 0; r < runs; r++)); do
 	pair "$tmp/find" find "$K" -- find "$L" -- find "$N"
 	pair "$tmp/grep" grep -rl "$pattern" "$K" -- grep -rl "$pattern" "$L" -- grep -rl "$pattern" "$N"
 	if [ -z "$thumbref" ]; then # a model that has a thumbnail (the loose mount decides)
-		thumbref=$( (timeout 60 find "$L" -maxdepth 2 -name thumbnail.png 2>/dev/null || true) | head -1)
+		thumbref=$( (timeout 60 find "$L" -maxdepth 2 -name thumbnail.png 2>/dev/null || true) | sed -n 1p)
 		thumbref=${thumbref#"$L/"}
 		seen_k=$(count find "$K" -type f)
+		[ "$seen_k" -gt 0 ] || errk=$(head -c 300 "$mnt_k/.legacyfs/errors" 2>/dev/null | sed -n 1p || true)
 		seen_l=$(count find "$L" -type f)
 		seen_n=$(count find "$N" -type f)
 		hits="$(count grep -rl "$pattern" "$K") / $(count grep -rl "$pattern" "$L") / $(count grep -rl "$pattern" "$N")"
@@ -250,6 +251,7 @@ echo "gameinstall.sh: $(date -u +%FT%H:%MZ), $(basename "$build") at $(git -C "$
 echo "  layout $layout, $n models + $ntex textures: BIFs $(du -ch "$inst"/data/*.bif | tail -1 | cut -f1), loose $(du -sh "$loose/models" | cut -f1), native text $(du -sh "$native/models" | cut -f1)$([ "$gen_s" != - ] && echo ", generated in $gen_s s"),"
 echo "  $runs run(s) per figure, cold = fresh daemon$([ "$cold" = yes ] && echo ' + drop_caches' || echo ' (not root: page cache not dropped)'), limit $limit s per command,"
 echo "  files seen: KEY $seen_k, loose $seen_l, native $seen_n; grep -rl '$pattern' files: $hits (KEY / loose / native);"
+[ -z "$errk" ] || echo "  WARNING: the KEY folder shows no file; /.legacyfs/errors: $errk"
 echo "  thumbnail: ${thumbref:-none}; options '$opts', cache_size ${cache:-256 (default)} MiB"
 echo
 echo "| work | KEY ms, median (min–max) | loose ms | native text ms | KEY / loose (median of runs) |"
