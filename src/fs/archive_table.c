@@ -56,6 +56,7 @@ struct lfs_atable {
 	lfs_ares *res;
 	size_t n;
 	size_t *by_name; /* indices sorted by name */
+	size_t *by_resref; /* indices sorted by ResRef ignoring case, then type */
 	lfs_nameset names;
 	lfs_sb problems;
 	size_t bytes;
@@ -96,6 +97,7 @@ static void table_free(lfs_atable *t)
 	lfs_key_free(t->key);
 	free(t->res);
 	free(t->by_name);
+	free(t->by_resref);
 	lfs_nameset_free(&t->names);
 	lfs_sb_free(&t->problems);
 	free(t->rel);
@@ -323,6 +325,13 @@ static int by_name_cmp(const void *a, const void *b)
 	return strcmp(sort_t->res[*(const size_t *)a].name, sort_t->res[*(const size_t *)b].name);
 }
 
+static int by_resref_cmp(const void *a, const void *b)
+{
+	const lfs_ares *x = &sort_t->res[*(const size_t *)a], *y = &sort_t->res[*(const size_t *)b];
+	int c = strcasecmp(x->resref, y->resref);
+	return c ? c : (int)x->type - (int)y->type;
+}
+
 static size_t usable(const void *p)
 {
 	return p ? malloc_usable_size((void *)p) + 8 : 0;
@@ -331,18 +340,20 @@ static size_t usable(const void *p)
 static lfs_err index_names(lfs_atable *t, lfs_error *err)
 {
 	t->by_name = malloc((t->n ? t->n : 1) * sizeof(*t->by_name));
-	if (!t->by_name)
+	t->by_resref = malloc((t->n ? t->n : 1) * sizeof(*t->by_resref));
+	if (!t->by_name || !t->by_resref)
 		return lfs_nomem(err, "archive names");
 	for (size_t i = 0; i < t->n; i++)
-		t->by_name[i] = i;
+		t->by_name[i] = t->by_resref[i] = i;
 	static pthread_mutex_t sort_mu = PTHREAD_MUTEX_INITIALIZER;
 	pthread_mutex_lock(&sort_mu);
 	sort_t = t;
 	qsort(t->by_name, t->n, sizeof(*t->by_name), by_name_cmp);
+	qsort(t->by_resref, t->n, sizeof(*t->by_resref), by_resref_cmp);
 	sort_t = NULL;
 	pthread_mutex_unlock(&sort_mu);
 	/* what it holds: entries, indices, names (about 24 bytes each), tables */
-	t->bytes = usable(t) + usable(t->res) + usable(t->by_name) + t->n * 32 +
+	t->bytes = usable(t) + usable(t->res) + usable(t->by_name) + usable(t->by_resref) + t->n * 32 +
 		   (t->erf ? usable(t->erf->e) : 0) + (t->key ? usable(t->key->res) : 0);
 	for (uint32_t b = 0; t->key && b < t->key->n_bifs; b++)
 		t->bytes += t->bifs[b].bif ? usable(t->bifs[b].bif->res) : 0;
@@ -511,12 +522,21 @@ const lfs_ares *lfs_atable_find(const lfs_atable *t, const char *name)
 const lfs_ares *lfs_atable_find_resref(const lfs_atable *t, const char *resref,
 				       const uint16_t *types, size_t ntypes)
 {
+	/* the first index whose ResRef is not below @p resref (ignoring case) */
+	size_t lo = 0, hi = t->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcasecmp(t->res[t->by_resref[mid]].resref, resref) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	const lfs_ares *best = NULL;
 	size_t rank = ntypes;
-	for (size_t i = 0; i < t->n; i++) {
-		const lfs_ares *r = &t->res[i];
+	for (size_t i = lo; i < t->n && strcasecmp(t->res[t->by_resref[i]].resref, resref) == 0; i++) {
+		const lfs_ares *r = &t->res[t->by_resref[i]];
 		for (size_t k = 0; k < rank; k++) {
-			if (r->type == types[k] && strcasecmp(r->resref, resref) == 0) {
+			if (r->type == types[k]) {
 				best = r;
 				rank = k;
 				break;

@@ -91,7 +91,7 @@ const lfs_ares *lfs_atable_find(const lfs_atable *t, const char *name);
 
 /**
  * The best resource of ResRef @p resref (ignoring case) among @p types
- * (@p ntypes ResTypes, first = best), or NULL.
+ * (@p ntypes ResTypes, first = best), or NULL. O(log n + copies).
  */
 const lfs_ares *lfs_atable_find_resref(const lfs_atable *t, const char *resref,
 				       const uint16_t *types, size_t ntypes);

@@ -95,7 +95,7 @@ int lfs_fs_new(const char *source, const lfs_fs_opts *opts, lfs_fs **out)
 			fs->o.watch = false;
 		}
 	}
-	/* Slots 1..3: root, /.legacyfs, /.legacyfs/errors (pinned). */
+	/* Slots 1..5: root, /.legacyfs, its errors, status, resources (pinned). */
 	uint64_t id;
 	if (fsi_alloc_id(fs, &id) != 0) { /* grows the tables */
 		err = ENOMEM;
@@ -105,7 +105,10 @@ int lfs_fs_new(const char *source, const lfs_fs_opts *opts, lfs_fs **out)
 	struct node *root = fsi_node_new(fs, LFS_FS_ROOT_ID, K_ROOT, NULL, "", strdup("."));
 	struct node *ctl = root ? fsi_node_new(fs, CTL_ID, K_CTLDIR, root, LFS_FS_CTL_NAME, NULL) : NULL;
 	struct node *errs = ctl ? fsi_node_new(fs, ERRORS_ID, K_CTLERR, ctl, LFS_FS_ERRORS_NAME, NULL) : NULL;
-	if (!errs || !root->rel) {
+	struct node *stat_n = errs ? fsi_node_new(fs, STATUS_ID, K_CTLERR, ctl, LFS_FS_STATUS_NAME, NULL) : NULL;
+	struct node *res_n = stat_n ? fsi_node_new(fs, RESOURCES_ID, K_CTLERR, ctl, LFS_FS_RESOURCES_NAME, NULL)
+				    : NULL;
+	if (!res_n || !root->rel) {
 		err = ENOMEM;
 		goto fail;
 	}
@@ -118,6 +121,8 @@ int lfs_fs_new(const char *source, const lfs_fs_opts *opts, lfs_fs **out)
 	root->src_ino = root->sino = (uint64_t)st.st_ino;
 	ctl->sino = CTL_INO;
 	errs->sino = ERRORS_INO;
+	stat_n->sino = STATUS_INO;
+	res_n->sino = RESOURCES_INO;
 	fsi_add_watch(fs, root);
 	/* Crash recovery (docs/editing.md "After a crash"): before any request. */
 	lfs_replace_recover(fs->rootfd, 256, recovered, fs);
@@ -155,6 +160,8 @@ void lfs_fs_free(lfs_fs *fs)
 	free(fs->nh);
 	lfs_cache_destroy(&fs->cache);
 	lfs_errlog_free(&fs->errors);
+	lfs_sb_free(&fs->ctl_status);
+	lfs_sb_free(&fs->ctl_resources);
 	if (fs->ifd >= 0)
 		close(fs->ifd);
 	if (fs->stopfd >= 0)

@@ -54,6 +54,10 @@
 #define LFS_FS_CTL_NAME ".legacyfs"
 /** Name of the failure list inside it. */
 #define LFS_FS_ERRORS_NAME "errors"
+/** Name of the mount's status inside it (docs/mount.md "/.legacyfs"). */
+#define LFS_FS_STATUS_NAME "status"
+/** Name of the resource table inside it: which copy of each resource wins. */
+#define LFS_FS_RESOURCES_NAME "resources"
 /** Name of the per-model message file of refused saves (docs/editing.md). */
 #define LFS_FS_MODEL_ERRORS_NAME "errors.txt"
 /** Suffix of the scratch copy of a refused text ("model.txt.rejected"). */

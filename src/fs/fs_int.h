@@ -57,15 +57,22 @@
 #include <time.h>
 
 #include "cache.h"
+#include "../common/strbuf.h"
 #include "errlog.h"
 #include "membuf.h"
 
 #define CTL_ID 2
 #define ERRORS_ID 3
-#define FIRST_FREE_ID 4
+#define STATUS_ID 4
+#define RESOURCES_ID 5
+#define FIRST_FREE_ID 6
 #define VINO_BIT (1ULL << 63)
 #define CTL_INO (VINO_BIT | 1)
 #define ERRORS_INO (VINO_BIT | 2)
+#define STATUS_INO (VINO_BIT | 3)
+#define RESOURCES_INO (VINO_BIT | 4)
+/* st_ino of control file @p id (ERRORS_ID, STATUS_ID, RESOURCES_ID) */
+#define CTLFILE_INO(id) (VINO_BIT | ((uint64_t)(id) - 1))
 #define WATCH_BUCKETS 1024
 
 /* One byte (packed): the kind is in every node (struct node). */
@@ -79,7 +86,7 @@ enum __attribute__((packed)) nkind {
 	K_VDIR,   /* folder inside a model folder */
 	K_VFILE,  /* generated file */
 	K_CTLDIR, /* /.legacyfs */
-	K_CTLERR, /* /.legacyfs/errors */
+	K_CTLERR, /* a file of /.legacyfs: errors, status, resources (by node id) */
 	K_SCRATCH, /* in-memory file or symlink in a model folder's scratch namespace */
 	K_MERR,   /* <model>/errors.txt: messages of refused saves */
 };
@@ -341,7 +348,8 @@ static inline const char *node_name(const struct node *n)
 	case K_CTLDIR:
 		return LFS_FS_CTL_NAME;
 	case K_CTLERR:
-		return LFS_FS_ERRORS_NAME;
+		return n->id == STATUS_ID ? LFS_FS_STATUS_NAME
+		       : n->id == RESOURCES_ID ? LFS_FS_RESOURCES_NAME : LFS_FS_ERRORS_NAME;
 	default:
 		break;
 	}
@@ -411,6 +419,11 @@ struct lfs_fs {
 	struct vtext *vt_head, *vt_tail;
 	size_t vt_bytes, vt_count;
 	struct { pid_t tid, tgid; int64_t when; } tgcache[64]; /* tid -> tgid, seconds (monotonic) */
+
+	/* generated control files (fs_ctl.c): /.legacyfs/status, /.legacyfs/resources */
+	lfs_sb ctl_status, ctl_resources;
+	struct timespec ctl_resources_at; /* CLOCK_MONOTONIC of its last build (0: never) */
+	bool ctl_resources_busy;
 
 	/* watcher / notification thread */
 	int ifd, stopfd, kickfd;
@@ -679,6 +692,11 @@ int fsi_link_eperm(lfs_fs *fs, const struct nodeinfo *ni, const struct nodeinfo 
 	       const char *newname, lfs_fs_entry *e);
 int fsi_rename_elsewhere(const struct nodeinfo *p, const struct nodeinfo *np);
 
+/* fs_ctl.c */
+int fsi_ctl_refresh(lfs_fs *fs, uint32_t id);
+const lfs_sb *fsi_ctl_text(lfs_fs *fs, uint32_t id);
+uint32_t fsi_ctl_id_of(const char *name);
+
 /* fs_pass.c */
 int fsi_pass_getattr(lfs_fs *fs, const struct nodeinfo *ni, struct stat *st);
 int fsi_member_lookup(lfs_fs *fs, struct node *p, const char *name, const char *vpath,
@@ -690,7 +708,7 @@ void fsi_fill_virtual_dir(struct stat *a, const struct stat *src, const lfs_view
 		      const char *vpath, uint64_t ino);
 void fsi_fill_view_file(struct stat *a, const struct stat *src, size_t size,
 		    const struct timespec *mtime, bool writable, uint64_t ino);
-void fsi_fill_ctl(lfs_fs *fs, struct stat *a, bool errors_file);
+void fsi_fill_ctl(lfs_fs *fs, struct stat *a, uint32_t id);
 int fsi_model_views(lfs_fs *fs, const struct node *model, struct srcinfo *si);
 int fsi_model_names(lfs_fs *fs, const struct node *model, struct srcinfo *si);
 int fsi_fill_gen(lfs_fs *fs, struct node *c, const struct srcinfo *si, struct stat *a);

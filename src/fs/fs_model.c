@@ -156,28 +156,33 @@ void fsi_fill_view_file(struct stat *a, const struct stat *src, size_t size,
 	a->st_dev = src->st_dev;
 }
 
-void fsi_fill_ctl(lfs_fs *fs, struct stat *a, bool errors_file)
+/* Attributes of /.legacyfs (@p id CTL_ID) or of one of its files (fs->mu held). */
+void fsi_fill_ctl(lfs_fs *fs, struct stat *a, uint32_t id)
 {
 	memset(a, 0, sizeof(*a));
 	a->st_uid = fs->uid;
 	a->st_gid = fs->gid;
 	a->st_blksize = 4096;
 	a->st_atim = a->st_ctim = fs->start;
-	if (errors_file) {
-		a->st_ino = ERRORS_INO;
-		a->st_mode = S_IFREG | 0444;
-		a->st_nlink = 1;
-		a->st_size = (off_t)fs->errors.text.len;
-		a->st_blocks = (blkcnt_t)((fs->errors.text.len + 511) / 512);
-		a->st_mtim = fs->errors.n ? fs->errors.mtime : fs->start;
-		a->st_ctim = a->st_mtim;
-	} else {
+	if (id == CTL_ID) {
 		a->st_ino = CTL_INO;
 		a->st_mode = S_IFDIR | 0555;
 		a->st_nlink = 2;
 		a->st_size = 4096;
 		a->st_mtim = fs->start;
+		return;
 	}
+	const lfs_sb *t = id == ERRORS_ID ? &fs->errors.text : fsi_ctl_text(fs, id);
+	size_t len = t ? t->len : 0;
+	a->st_ino = CTLFILE_INO(id);
+	a->st_mode = S_IFREG | 0444;
+	a->st_nlink = 1;
+	a->st_size = (off_t)len;
+	a->st_blocks = (blkcnt_t)((len + 511) / 512);
+	a->st_mtim = id == ERRORS_ID && fs->errors.n ? fs->errors.mtime
+		     : id == ERRORS_ID		  ? fs->start
+						  : fsi_now_real();
+	a->st_ctim = a->st_mtim;
 }
 
 /* What a request on a model folder needs of its entry. */
@@ -508,6 +513,12 @@ static int snap_build_ctl(lfs_fs *fs, const struct nodeinfo *ni, off_t off, uint
 		r = fsi_snap_add(s, &cap, "..", 2, 0, DT_DIR);
 	if (!r)
 		r = fsi_snap_add(s, &cap, LFS_FS_ERRORS_NAME, strlen(LFS_FS_ERRORS_NAME), ERRORS_INO, DT_REG);
+	if (!r)
+		r = fsi_snap_add(s, &cap, LFS_FS_RESOURCES_NAME, strlen(LFS_FS_RESOURCES_NAME),
+				 RESOURCES_INO, DT_REG);
+	if (!r)
+		r = fsi_snap_add(s, &cap, LFS_FS_STATUS_NAME, strlen(LFS_FS_STATUS_NAME), STATUS_INO,
+				 DT_REG);
 	if (r) {
 		fsi_snap_unref(s);
 		return r;
@@ -793,16 +804,19 @@ static int ctldir_getattr(lfs_fs *fs, const struct nodeinfo *ni, struct stat *st
 {
 	(void)ni;
 	fs_lock(fs);
-	fsi_fill_ctl(fs, st, false);
+	fsi_fill_ctl(fs, st, CTL_ID);
 	fs_unlock(fs);
 	return 0;
 }
 
 static int ctlerr_getattr(lfs_fs *fs, const struct nodeinfo *ni, struct stat *st)
 {
-	(void)ni;
+	uint32_t id = ni->node->id;
+	int r = fsi_ctl_refresh(fs, id); /* status and resources: made when looked at */
+	if (r)
+		return r;
 	fs_lock(fs);
-	fsi_fill_ctl(fs, st, true);
+	fsi_fill_ctl(fs, st, id);
 	fs_unlock(fs);
 	return 0;
 }
@@ -810,14 +824,18 @@ static int ctlerr_getattr(lfs_fs *fs, const struct nodeinfo *ni, struct stat *st
 static int ctl_lookup(lfs_fs *fs, const struct nodeinfo *p, const char *name, lfs_fs_entry *e)
 {
 	(void)p;
-	if (strcmp(name, LFS_FS_ERRORS_NAME) != 0)
+	uint32_t id = fsi_ctl_id_of(name);
+	if (!id)
 		return ENOENT;
+	int r = fsi_ctl_refresh(fs, id);
+	if (r)
+		return r;
 	fs_lock(fs);
-	struct node *c = fs->slots[ERRORS_ID];
+	struct node *c = fs->slots[id];
 	node_hold(c);
 	e->ino = c->id;
 	e->generation = c->gen;
-	fsi_fill_ctl(fs, &e->attr, true);
+	fsi_fill_ctl(fs, &e->attr, id);
 	fsi_entry_timeouts(fs, c, e);
 	fs_unlock(fs);
 	return 0;
@@ -825,9 +843,12 @@ static int ctl_lookup(lfs_fs *fs, const struct nodeinfo *p, const char *name, lf
 
 static int ctlerr_read(lfs_fs *fs, const struct nodeinfo *ni, size_t size, off_t off, lfs_fs_read *r)
 {
-	(void)ni;
+	uint32_t id = ni->node->id;
+	if (off == 0 && id == STATUS_ID)
+		fsi_ctl_refresh(fs, id);
 	fs_lock(fs);
-	int err = fsi_read_copy(r, fs->errors.text.data, fs->errors.text.len, size, off);
+	const lfs_sb *t = id == ERRORS_ID ? &fs->errors.text : fsi_ctl_text(fs, id);
+	int err = fsi_read_copy(r, t ? t->data : NULL, t ? t->len : 0, size, off);
 	fs_unlock(fs);
 	return err;
 }

@@ -68,8 +68,8 @@ uint64_t fsi_view_ino(const struct node *model, const char *vpath)
 	h = fnv64(h, model->rel, strlen(model->rel) + 1);
 	h = fnv64(h, vpath, strlen(vpath));
 	h |= VINO_BIT;
-	if (h == CTL_INO || h == ERRORS_INO)
-		h ^= 4;
+	while (h == CTL_INO || h == ERRORS_INO || h == STATUS_INO || h == RESOURCES_INO)
+		h ^= 8;
 	return h;
 }
 

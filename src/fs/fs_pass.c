@@ -789,7 +789,7 @@ static int lookup_root(lfs_fs *fs, const struct nodeinfo *p, const char *name, l
 	node_hold(c);
 	e->ino = c->id;
 	e->generation = c->gen;
-	fsi_fill_ctl(fs, &e->attr, false);
+	fsi_fill_ctl(fs, &e->attr, CTL_ID);
 	fsi_entry_timeouts(fs, c, e);
 	fs_unlock(fs);
 	return 0;
