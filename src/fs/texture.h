@@ -129,8 +129,7 @@ bool lfs_texture_stat(int rootfd, const char *rel, struct stat *st);
  * folder is @p dir (relative to SOURCE root @p rootfd). When @p dir is an
  * ERF-family archive (the model lives inside it), that archive's own MDL
  * resource first; then the SOURCE-wide index (models: loose `.mdl` files
- * with an "override" folder first, then loose files shallowest first, then
- * MDL resources of ERF-family archives in bytewise path order; then the
+ * and MDL resources of archives and KEYs, in resorder.h's order; then the
  * respath folders). At most @p max bytes; *data malloc'd (caller frees).
  * False when there is none or it cannot be read. (The folder beside the
  * model is the caller's first place: lfs_sibling_model_read().)
