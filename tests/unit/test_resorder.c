@@ -425,12 +425,12 @@ static void test_unpacked_module(void **state)
 	const struct res h2[] = { { "u3", T } };
 	write_erf("sum/hak/h1.hak", "HAK ", h1, 2, NULL, 0);
 	write_erf("sum/elsewhere/deep/h2.hak", "HAK ", h2, 1, NULL, 0); /* found anywhere */
-	write_erf("sum/zz/h1.hak", "HAK ", h2, 1, NULL, 0);            /* hak/ preferred */
+	write_erf("sum/aa/h1.hak", "HAK ", h2, 1, NULL, 0); /* hak/ preferred to a bytewise smaller path */
 	char *t = text_of("sum");
 	assert_string_equal(line(t, "um.tga"), "um.tga\ttemp0/um.tga\ta/override/um.tga");
 	assert_string_equal(line(t, "u2.tga"), "u2.tga\thak/h1.hak/u2.tga\ttemp0/u2.tga");
 	assert_string_equal(line(t, "u3.tga"),
-			    "u3.tga\telsewhere/deep/h2.hak/u3.tga\thak/h1.hak/u3.tga\tzz/h1.hak/u3.tga");
+			    "u3.tga\telsewhere/deep/h2.hak/u3.tga\thak/h1.hak/u3.tga\taa/h1.hak/u3.tga");
 	free(t);
 
 	/* no install, no module: today's asset-folder rule, unchanged */
