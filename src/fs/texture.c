@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include "texture.h"
 #include "fs_archive.h"
+#include "resorder.h"
 
 #include "../common/mem.h"
 #include "../formats/erf.h"
@@ -155,8 +156,7 @@ struct texent {
 	char *path;      /* relative to its root ('/'-separated), or absolute (respath) */
 	unsigned root;   /* 0 = SOURCE, 1.. = respath folders in their order */
 	unsigned mdl;    /* 0 = a texture, 1 = a model (.mdl; supermodels) */
-	unsigned tier;   /* 0 loose in an "override" folder, 1 loose, 2 in an ERF-family
-			  * archive, 3 in a KEY's BIFs (the base game) */
+	lfs_resplace place; /* precedence (resorder.h: the one rule) */
 	unsigned depth;  /* folders between the root and the file (0 in an archive) */
 	int ext;         /* ext_rank() */
 	size_t dirlen;   /* length of the folder part of path (without the '/') */
@@ -196,19 +196,6 @@ static void index_free(struct texindex *x)
 	free(x);
 }
 
-static bool is_override(const char *path, size_t dirlen)
-{
-	for (size_t i = 0; i < dirlen;) {
-		size_t j = i;
-		while (j < dirlen && path[j] != '/')
-			j++;
-		if (j - i == 8 && strncasecmp(path + i, "override", 8) == 0)
-			return true;
-		i = j + 1;
-	}
-	return false;
-}
-
 /* Is @p name a model file's (".mdl", any case)? */
 static bool mdl_name(const char *name)
 {
@@ -216,8 +203,8 @@ static bool mdl_name(const char *name)
 	return n > 4 && strcasecmp(name + n - 4, ".mdl") == 0;
 }
 
-static void index_add(struct texindex *x, const char *prefix, const char *rel, const char *name,
-		      unsigned root, unsigned depth)
+static void index_add(struct texindex *x, const lfs_resorder *o, const char *prefix, const char *rel,
+		      const char *name, unsigned root, unsigned depth)
 {
 	if (x->n >= LFS_TEXTURE_INDEX_MAX)
 		return;
@@ -256,9 +243,11 @@ static void index_add(struct texindex *x, const char *prefix, const char *rel, c
 	e->mdl = mdl;
 	e->ext = rk;
 	e->depth = depth;
-	/* "override" counts only for folders inside the root, not the prefix */
+	/* the place counts only folders inside the root, not the prefix; a
+	 * respath folder gets the asset-folder rule (no install, no module) */
 	size_t skip = prefix ? pfl + psep : 0;
-	e->tier = (e->dirlen > skip && is_override(full + skip, e->dirlen - skip)) ? 0 : 1;
+	e->place = lfs_resorder_place(root ? NULL : o, LFS_RES_IN_FOLDER, full + skip,
+				      e->dirlen > skip ? e->dirlen - skip : 0, depth);
 	x->n++;
 }
 
@@ -297,7 +286,8 @@ static int type_rank(uint16_t type)
 }
 
 /* Add the textures and models of archive @p name in folder @p rel (open at @p dfd). */
-static void index_archive(struct texindex *x, int dfd, const char *rel, const char *name)
+static void index_archive(struct texindex *x, const lfs_resorder *o, int dfd, const char *rel,
+			  const char *name)
 {
 	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0)
@@ -334,9 +324,9 @@ static void index_archive(struct texindex *x, int dfd, const char *rel, const ch
 		for (char *k = e->key; *k; k++)
 			*k = (char)(*k >= 'A' && *k <= 'Z' ? *k - 'A' + 'a' : *k);
 		e->mdl = mdl;
-		e->tier = 2;
-		e->ext = mdl ? 0 : rk;
 		e->dirlen = strlen(arel);
+		e->place = lfs_resorder_place(o, LFS_RES_IN_ERF, arel, e->dirlen, 0);
+		e->ext = mdl ? 0 : rk;
 		x->n++;
 	}
 	free(arel);
@@ -347,6 +337,7 @@ static void index_archive(struct texindex *x, int dfd, const char *rel, const ch
 struct keyadd {
 	struct texindex *x;
 	const char *krel; /* "<folder>/<name>.key" */
+	lfs_resplace place;
 };
 
 static void key_add(void *ctx, const char *resref, uint16_t type)
@@ -373,7 +364,7 @@ static void key_add(void *ctx, const char *resref, uint16_t type)
 	for (char *k = e->key; *k; k++)
 		*k = (char)(*k >= 'A' && *k <= 'Z' ? *k - 'A' + 'a' : *k);
 	e->mdl = mdl;
-	e->tier = 3;
+	e->place = c->place;
 	e->ext = mdl ? 0 : rk;
 	e->dirlen = strlen(c->krel);
 	x->n++;
@@ -385,14 +376,14 @@ static void index_key(struct texindex *x, int dfd, const char *rel, const char *
 	char *krel = NULL;
 	if (asprintf(&krel, "%s%s%s", rel, *rel ? "/" : "", name) < 0)
 		return;
-	struct keyadd c = { x, krel };
+	struct keyadd c = { x, krel, lfs_resorder_place(NULL, LFS_RES_IN_KEY, krel, strlen(krel), 0) };
 	lfs_archive_key_each(dfd, name, KEY_MAX, key_add, &c);
 	free(krel);
 }
 
 /* Add the texture files below folder @p dfd (path @p rel from the root, "" = root). */
-static void index_walk(struct texindex *x, int dfd, const char *prefix, const char *rel,
-		       unsigned root, unsigned depth)
+static void index_walk(struct texindex *x, const lfs_resorder *o, int dfd, const char *prefix,
+		       const char *rel, unsigned root, unsigned depth)
 {
 	DIR *dp = fdopendir(dfd);
 	if (!dp) {
@@ -424,14 +415,14 @@ static void index_walk(struct texindex *x, int dfd, const char *prefix, const ch
 				close(cfd);
 				continue;
 			}
-			index_walk(x, cfd, prefix, crel, root, depth + 1);
+			index_walk(x, o, cfd, prefix, crel, root, depth + 1);
 			free(crel);
 		} else if (t == DT_REG && root == 0 && lfs_archive_erf_name(nm)) {
-			index_archive(x, dirfd(dp), rel, nm);
+			index_archive(x, o, dirfd(dp), rel, nm);
 		} else if (t == DT_REG && root == 0 && lfs_archive_key_name(nm)) {
 			index_key(x, dirfd(dp), rel, nm);
 		} else if (t == DT_REG || t == DT_LNK) {
-			index_add(x, prefix, rel, nm, root, depth);
+			index_add(x, o, prefix, rel, nm, root, depth);
 		}
 	}
 	closedir(dp);
@@ -447,16 +438,10 @@ static int ent_cmp(const void *a, const void *b)
 		return x->mdl < y->mdl ? -1 : 1;
 	if (x->root != y->root)
 		return x->root < y->root ? -1 : 1;
-	if (x->tier != y->tier)
-		return x->tier < y->tier ? -1 : 1;
-	if (x->depth != y->depth)
-		return x->depth < y->depth ? -1 : 1;
-	size_t m = x->dirlen < y->dirlen ? x->dirlen : y->dirlen;
-	c = memcmp(x->path, y->path, m);
+	/* the place: resorder.h's one rule */
+	c = lfs_resorder_cmp(&x->place, x->path, x->dirlen, &y->place, y->path, y->dirlen);
 	if (c)
 		return c;
-	if (x->dirlen != y->dirlen)
-		return x->dirlen < y->dirlen ? -1 : 1;
 	if (x->ext != y->ext)
 		return x->ext < y->ext ? -1 : 1;
 	return strcmp(x->path, y->path);
@@ -468,14 +453,17 @@ static struct texindex *index_build(int rootfd, char **rp, size_t nrp)
 	struct texindex *x = calloc(1, sizeof(*x));
 	if (!x)
 		return NULL;
+	lfs_resorder ro; /* install roots, the module and its haks */
+	lfs_resorder_scan(rootfd, &ro);
 	int fd = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd >= 0)
-		index_walk(x, fd, NULL, "", 0, 0);
+		index_walk(x, &ro, fd, NULL, "", 0, 0);
 	for (size_t i = 0; i < nrp; i++) {
 		fd = open(rp[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (fd >= 0)
-			index_walk(x, fd, rp[i], "", (unsigned)i + 1, 0);
+			index_walk(x, NULL, fd, rp[i], "", (unsigned)i + 1, 0);
 	}
+	lfs_resorder_free(&ro);
 	if (x->n > 1)
 		qsort(x->v, x->n, sizeof(*x->v), ent_cmp);
 	/* keep the first (winning) entry per key and class */
@@ -606,7 +594,8 @@ bool lfs_texture_archive_name(const char *name)
 
 bool lfs_texture_index_name(const char *name)
 {
-	return name && (ext_rank(name) >= 0 || mdl_name(name) || lfs_archive_erf_name(name) || lfs_archive_key_name(name));
+	return name && (ext_rank(name) >= 0 || mdl_name(name) || lfs_archive_erf_name(name) ||
+			lfs_archive_key_name(name) || !strcasecmp(name, "module.ifo"));
 }
 
 void lfs_texture_index_invalidate(int rootfd)

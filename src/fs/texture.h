@@ -23,15 +23,17 @@
  * alone), then of each respath folder (lfs_texture_set_respath()), answers.
  * Key: the file name without its extension (a resource's ResRef),
  * case-insensitive (ASCII). Precedence, first wins: SOURCE before the
- * respath folders in their order; then loose files with a folder named
- * "override" (any case) on their path, as the game's override folder beats
- * its other sources; then other loose files; then archive resources; among
- * loose files the shallowest, then the bytewise smallest folder path; among
- * archives the bytewise smallest archive path; then .tga, .dds, .plt; then
- * the bytewise smallest name. Answers in SOURCE are relative to the model
+ * respath folders in their order; then the place, by resorder.h's one rule
+ * (lfs_resorder_cmp(): an EE install's development/ folder, the module's
+ * haks in its Mod_HakList order, the module, override folders, other loose
+ * files — the shallowest, then the bytewise smallest folder — other
+ * archives in bytewise path order, KEYs in the game's load order, other
+ * loose files of an install); then .tga, .dds, .plt; then the bytewise
+ * smallest name. Respath folders get the asset-folder part of the rule. Answers in SOURCE are relative to the model
  * directory ("../../B/tex.tga", "../../B/x.hak/tex.tga": the resource's
  * file inside the archive's folder in the mount); answers in a respath
- * folder are absolute paths. KEY/BIF resources are not indexed.
+ * folder are absolute paths. KEY resources are indexed (from the KEY,
+ * for the BIFs lfs_archive_key_each() finds).
  *
  * A model inside an ERF-family archive (model_rel "<archive>/<resref>.mdl")
  * looks in that archive first ("../tex.tga"), then as a loose model there.
@@ -50,6 +52,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
+
+#include "../common/strbuf.h"
 
 /** One listed folder (private). */
 typedef struct lfs_texdir {
@@ -102,7 +106,8 @@ bool lfs_texture_archive_name(const char *name);
 
 /**
  * Does a file named @p name count in the SOURCE-wide index (a texture, a
- * `.mdl` model, an ERF-family archive)? The watcher invalidates the index
+ * `.mdl` model, an ERF-family archive, a KEY, a `module.ifo`: its hak list
+ * orders the haks)? The watcher invalidates the index
  * when one is created, deleted or renamed (and an archive when written).
  */
 bool lfs_texture_index_name(const char *name);
@@ -124,8 +129,7 @@ bool lfs_texture_stat(int rootfd, const char *rel, struct stat *st);
  * folder is @p dir (relative to SOURCE root @p rootfd). When @p dir is an
  * ERF-family archive (the model lives inside it), that archive's own MDL
  * resource first; then the SOURCE-wide index (models: loose `.mdl` files
- * with an "override" folder first, then loose files shallowest first, then
- * MDL resources of ERF-family archives in bytewise path order; then the
+ * and MDL resources of archives and KEYs, in resorder.h's order; then the
  * respath folders). At most @p max bytes; *data malloc'd (caller frees).
  * False when there is none or it cannot be read. (The folder beside the
  * model is the caller's first place: lfs_sibling_model_read().)
@@ -146,5 +150,28 @@ bool lfs_texture_model_read(int rootfd, const char *dir, const char *name, size_
  * cannot be read.
  */
 bool lfs_texture_read(void *ctx, const char *resref, uint8_t **data, size_t *n);
+
+/**
+ * "Which resource wins" over SOURCE @p rootfd (docs/archives.md "Resources
+ * by ResRef"): appends to @p out one line per resource, every type (loose
+ * files whose extension names a resource type, except .bif; every entry of
+ * the ERF-family archives; every entry of the KEYs whose BIF
+ * lfs_archive_key_each() opens):
+ *
+ *     resref.ext<TAB>winner[<TAB>other copy]...\n
+ *
+ * `resref` as stored in the winning copy, `ext` the type's lower-case
+ * extension (restype.h); lines sorted by ResRef ignoring case, then type
+ * number; copies in precedence order (resorder.h lfs_resorder_cmp(), then
+ * the name bytewise). Each copy is its path relative to SOURCE as the mount
+ * shows it: `override/x.tga`, `hak/cep.hak/x.tga`, `data/nwn_base.key/x.mdl`.
+ * Names with control characters or '/' are left out. Respath folders are not
+ * listed. Built afresh on each call (a scan and a walk of SOURCE; archives'
+ * tables and KEYs read, no payload): O(n log n) in resources, memory per
+ * resource ~12 bytes plus its name once (resorder.c). At most
+ * LFS_TEXTURE_INDEX_MAX resources. False when out of memory (@p out then
+ * holds a partial text or is in the failed state).
+ */
+bool lfs_texture_resources_text(int rootfd, lfs_sb *out);
 
 #endif
