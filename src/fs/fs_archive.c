@@ -12,6 +12,7 @@
 #include "archive_table.h"
 #include "replace.h"
 #include "source.h"
+#include "texture.h"
 
 #include "../common/mem.h"
 #include "../formats/erf.h"
@@ -171,13 +172,23 @@ lfs_err lfs_archive_expand(int rootfd, const char *rel, const lfs_view_opts *opt
 		const lfs_view *v = &vs->views[i];
 		if (snprintf(mrel, sizeof(mrel), "%s/%s", rel, v->path) >= (int)sizeof(mrel))
 			continue;
+		/* opts->only: the one view asked for, a member's views under its folder */
+		lfs_view_opts mo = opts ? *opts : (lfs_view_opts){ 0 };
+		if (opts && opts->only) {
+			size_t pl = strlen(v->path);
+			bool under = !strncmp(opts->only, v->path, pl) && opts->only[pl] == '/';
+			if (v->kind == LFS_VIEW_MEMBER && !under)
+				continue;
+			if (v->kind != LFS_VIEW_MEMBER && strcmp(opts->only, v->path) != 0)
+				continue;
+			mo.only = under ? opts->only + pl + 1 : NULL;
+		}
 		uint8_t *d = NULL;
 		size_t n = 0;
 		struct stat st;
 		bool ro = false;
-		int mr = l.names_only && v->kind != LFS_VIEW_MEMBER
-				 ? 0
-				 : lfs_archive_member_read(rootfd, mrel, SIZE_MAX, &d, &n, &st, &ro);
+		/* read even for names: a listing leaves out what the full tree leaves out */
+		int mr = lfs_archive_member_read(rootfd, mrel, SIZE_MAX, &d, &n, &st, &ro);
 		if (mr) {
 			if (problems)
 				lfs_sb_printf(problems, "%s: cannot be read, left out: %s\n", v->path,
@@ -187,9 +198,18 @@ lfs_err lfs_archive_expand(int rootfd, const char *rel, const lfs_view_opts *opt
 		lfs_viewset sub;
 		lfs_error e;
 		memset(&e, 0, sizeof(e));
+		/* map_Kd as the mount writes it: textures found for "<archive>/<name>" */
+		lfs_texture_ctx tc;
+		lfs_texture_ctx_init(&tc, rootfd, mrel);
+		if (mo.texture_lookup) {
+			mo.texture_lookup = lfs_texture_lookup;
+			mo.texture_ctx = &tc;
+			mo.texture_read = mo.texture_read ? lfs_texture_read : NULL;
+		}
 		lfs_err r = v->kind == LFS_VIEW_MEMBER
-				    ? lfs_views_build(v->path, d, n, opts, &sub, &e)
+				    ? lfs_views_build(v->path, d, n, &mo, &sub, &e)
 				    : LFS_ERR_NOTFORMAT;
+		lfs_texture_ctx_free(&tc);
 		if (r == LFS_OK) {
 			char path[PATH_MAX];
 			for (size_t k = 0; k < sub.n_views && !l.failed; k++) {
@@ -206,7 +226,7 @@ lfs_err lfs_archive_expand(int rootfd, const char *rel, const lfs_view_opts *opt
 				lfs_sb_printf(problems, "%s: looks like a model but does not decode, "
 					      "listed as a plain file: %s\n", v->path, e.msg);
 			lfs_sb sb = { 0 };
-			if (d && n)
+			if (d && n && !l.names_only)
 				lfs_sb_put(&sb, d, n);
 			lfs_vlist_add(&l, v->path, LFS_VIEW_RESOURCE, LFS_VIEW_WHOLE, v->writable, &sb);
 		}

@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include "texture.h"
+#include "archive_table.h"
 #include "fs_archive.h"
 #include "resorder.h"
 
@@ -655,9 +656,9 @@ int lfs_texture_set_respath(const char *dirs)
 }
 
 /*
- * The ERF-family archive holding model @p model_rel ("<archive>/<name>",
- * <archive> a regular file with an archive's extension): the length of
- * "<archive>", else 0.
+ * The archive (ERF-family or KEY) holding model @p model_rel
+ * ("<archive>/<name>", <archive> a regular file with an archive's
+ * extension): the length of "<archive>", else 0.
  */
 static size_t model_archive(int rootfd, const char *model_rel)
 {
@@ -669,42 +670,37 @@ static size_t model_archive(int rootfd, const char *model_rel)
 	a[s - model_rel] = '\0';
 	struct stat st;
 	const char *base = strrchr(a, '/');
-	if (!lfs_archive_erf_name(base ? base + 1 : a) || fstatat(rootfd, a, &st, 0) != 0 || !S_ISREG(st.st_mode))
+	if (!lfs_archive_candidate(base ? base + 1 : a) || fstatat(rootfd, a, &st, 0) != 0 ||
+	    !S_ISREG(st.st_mode))
 		return 0;
 	return (size_t)(s - model_rel);
 }
 
 /*
- * The entry of archive @p arel (at @p dfd) named @p resref (ignoring case)
- * of a texture type (best rank first), or of type @p want when non-zero:
- * its stored ResRef and type. False when none.
+ * The entry of archive @p arel (at @p dfd; an ERF or a KEY, through its
+ * shared table, archive_table.h) named @p resref (ignoring case) of a
+ * texture type (best rank first), or of type @p want when non-zero: its
+ * stored ResRef and type. False when none.
  */
 static bool arch_find(int dfd, const char *arel, const char *resref, uint16_t want, char stored[33],
 		      uint16_t *type)
 {
-	int fd = openat(dfd, arel, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
+	struct stat st;
+	lfs_atable *t = NULL;
+	lfs_error e;
+	memset(&e, 0, sizeof(e));
+	if (lfs_atable_get(dfd, arel, &st, &t, &e) != LFS_OK)
 		return false;
-	lfs_erf *a = erf_tables(fd);
-	close(fd);
-	const lfs_erf_entry *v = a ? a->e : NULL;
-	size_t n = a ? a->n : 0;
-	int best = -1, best_rank = 99;
-	for (size_t i = 0; i < n; i++) {
-		if (strcasecmp(v[i].resref, resref) != 0 || !plain_resref(v[i].resref))
-			continue;
-		int rk = want ? (v[i].type == want ? 0 : -1) : type_rank(v[i].type);
-		if (rk >= 0 && rk < best_rank) {
-			best = (int)i;
-			best_rank = rk;
-		}
+	static const uint16_t tex[] = { LFS_RESTYPE_TGA, LFS_RESTYPE_DDS, 6 };
+	const lfs_ares *r = want ? lfs_atable_find_resref(t, resref, &want, 1)
+				 : lfs_atable_find_resref(t, resref, tex, 3);
+	bool ok = r && plain_resref(r->resref);
+	if (ok) {
+		memcpy(stored, r->resref, 33);
+		*type = r->type;
 	}
-	if (best >= 0) {
-		memcpy(stored, v[best].resref, 33);
-		*type = v[best].type;
-	}
-	lfs_erf_free(a);
-	return best >= 0;
+	lfs_atable_put(t);
+	return ok;
 }
 
 bool lfs_texture_lookup(void *ctx, const char *resref, char *out, size_t outsz)
@@ -792,8 +788,8 @@ static bool read_whole(int dfd, const char *path, size_t max, uint8_t **data, si
 
 /*
  * Read resource @p leaf ("resref.ext": ResRef ignoring case, type by the
- * extension) of ERF-family archive @p arel (at @p dfd): its tables and that
- * one payload (erf.h lfs_erf_decode_fd, lfs_erf_read_fd: an E1.0 payload
+ * extension) of archive @p arel (at @p dfd; an ERF or a KEY): through its
+ * shared table (archive_table.h), that one payload (an E1 payload
  * decompressed and SHA-1-checked), at most @p max bytes.
  */
 static bool arch_read(int dfd, const char *arel, const char *leaf, size_t max, uint8_t **data,
@@ -806,23 +802,20 @@ static bool arch_read(int dfd, const char *arel, const char *leaf, size_t max, u
 	char resref[33];
 	memcpy(resref, leaf, (size_t)(dot - leaf));
 	resref[dot - leaf] = '\0';
-	int fd = openat(dfd, arel, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return false;
-	/* the tables, then that one payload (E1: decompressed, SHA-1 checked) */
-	lfs_erf *a = NULL;
+	struct stat st;
+	lfs_atable *t = NULL;
 	lfs_error e;
 	memset(&e, 0, sizeof(e));
-	bool ok = lfs_erf_decode_fd(fd, ERF_TABLES_MAX, &a, &e) == LFS_OK;
-	uint32_t k = ok ? lfs_erf_find(a, resref, type) : UINT32_MAX;
-	ok = ok && k != UINT32_MAX && lfs_erf_read_fd(a, fd, k, max, data, n, &e) == LFS_OK;
+	if (lfs_atable_get(dfd, arel, &st, &t, &e) != LFS_OK)
+		return false;
+	const lfs_ares *r = lfs_atable_find_resref(t, resref, &type, 1);
+	bool ok = r && lfs_atable_read(t, r, max, data, n, &e) == LFS_OK;
+	lfs_atable_put(t);
 	if (ok && *n == 0) {
 		free(*data);
 		*data = NULL;
 		ok = false;
 	}
-	lfs_erf_free(a);
-	close(fd);
 	return ok;
 }
 
@@ -838,33 +831,7 @@ static bool read_res(int dfd, const char *path, size_t max, uint8_t **data, size
 	memcpy(arel, path, (size_t)(s - path));
 	arel[s - path] = '\0';
 	const char *base = strrchr(arel, '/');
-	if (lfs_archive_key_name(base ? base + 1 : arel)) {
-		/* a resource of a KEY: from its BIF (fs_archive.h lfs_archive_key_read) */
-		const char *leaf = s + 1, *dot = strrchr(leaf, '.');
-		uint16_t type;
-		char resref[33];
-		if (!dot || dot == leaf || (size_t)(dot - leaf) > 16 ||
-		    !lfs_restype_from_ext(dot + 1, &type))
-			return false;
-		memcpy(resref, leaf, (size_t)(dot - leaf));
-		resref[dot - leaf] = '\0';
-		char kdir[PATH_MAX];
-		size_t kl = base ? (size_t)(base - arel) : 0;
-		memcpy(kdir, arel, kl);
-		kdir[kl] = '\0';
-		int fd = kl ? openat(dfd, kdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : dup(dfd);
-		if (fd < 0)
-			return false;
-		bool ok = lfs_archive_key_read(fd, base ? base + 1 : arel, resref, type, max, data, n);
-		close(fd);
-		if (ok && *n == 0) {
-			free(*data);
-			*data = NULL;
-			ok = false;
-		}
-		return ok;
-	}
-	if (!lfs_archive_erf_name(base ? base + 1 : arel))
+	if (!lfs_archive_candidate(base ? base + 1 : arel))
 		return false;
 	return arch_read(dfd, arel, s + 1, max, data, n);
 }
@@ -932,7 +899,7 @@ bool lfs_texture_model_read(int rootfd, const char *dir, const char *name, size_
 	/* a model inside an archive: the same archive first */
 	const char *base = strrchr(dir, '/');
 	struct stat st;
-	if (*dir && lfs_archive_erf_name(base ? base + 1 : dir) && fstatat(rootfd, dir, &st, 0) == 0 &&
+	if (*dir && lfs_archive_candidate(base ? base + 1 : dir) && fstatat(rootfd, dir, &st, 0) == 0 &&
 	    S_ISREG(st.st_mode) && arch_read(rootfd, dir, leaf, max, data, n))
 		return true;
 	char *path = NULL;

@@ -2,12 +2,19 @@
  * @file archive_corpus.c
  * MANIFEST.tsv and gen/inputs.tsv readers for the archive tests.
  */
+#define _GNU_SOURCE
 #include "archive_corpus.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <nettle/sha2.h>
 
@@ -154,4 +161,74 @@ bool lfs_arch_is_erf(const lfs_arch_row *r)
 		if (!strncmp(r->format, tags[i], 4))
 			return true;
 	return false;
+}
+
+const lfs_arch_row *lfs_arch_find(const char *suffix)
+{
+	size_t ls = strlen(suffix);
+	for (size_t i = 0; i < lfs_arch_nrows; i++) {
+		size_t lf = strlen(lfs_arch_rows[i].file);
+		if (lf >= ls && !strcmp(lfs_arch_rows[i].file + lf - ls, suffix))
+			return &lfs_arch_rows[i];
+	}
+	return NULL;
+}
+
+int lfs_arch_dirfd(const char *path)
+{
+	char dir[PATH_MAX];
+	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
+		return -1;
+	char *sl = strrchr(dir, '/');
+	if (!sl)
+		return open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	*sl = '\0';
+	return open(sl == dir ? "/" : dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+int lfs_arch_tmpdir(char *buf, size_t size, const char *tag)
+{
+	const char *b = getenv("LFS_BUILD_ROOT");
+	if (snprintf(buf, size, "%s/test-%s-XXXXXX", b && *b ? b : "/tmp", tag) >= (int)size ||
+	    !mkdtemp(buf))
+		return -1;
+	return open(buf, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+int lfs_arch_put(int dfd, const char *rel, const void *d, size_t n)
+{
+	char dir[PATH_MAX];
+	if (snprintf(dir, sizeof(dir), "%s", rel) >= (int)sizeof(dir))
+		return -1;
+	for (char *s = strchr(dir, '/'); s; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		if (mkdirat(dfd, dir, 0755) != 0 && errno != EEXIST)
+			return -1;
+		*s = '/';
+	}
+	int fd = openat(dfd, rel, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -1;
+	const uint8_t *p = d;
+	size_t done = 0;
+	while (done < n) {
+		ssize_t k = write(fd, p + done, n - done);
+		if (k <= 0)
+			break;
+		done += (size_t)k;
+	}
+	return close(fd) == 0 && done == n ? 0 : -1;
+}
+
+static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(p);
+}
+
+int lfs_arch_rmtree(const char *dir)
+{
+	return nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }

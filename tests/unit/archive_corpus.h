@@ -48,4 +48,29 @@ uint8_t *lfs_arch_loose(const char *name, size_t *n);
  */
 bool lfs_arch_equals_input(const char *name, const uint8_t *p, size_t n, bool *compared_loose);
 
+/** The row whose file ends with @p suffix, or NULL. */
+const lfs_arch_row *lfs_arch_find(const char *suffix);
+
+/**
+ * The folder of the file at @p path opened (O_RDONLY | O_DIRECTORY): the
+ * rootfd to give lfs_archive_build() with the base name
+ * (lfs_base_name(path)). -1 when it cannot be opened.
+ */
+int lfs_arch_dirfd(const char *path);
+
+/**
+ * A new empty folder under $LFS_BUILD_ROOT (else /tmp) named after @p tag:
+ * its path into @p buf (@p size bytes), its fd returned; -1 on failure.
+ */
+int lfs_arch_tmpdir(char *buf, size_t size, const char *tag);
+
+/**
+ * Write @p n bytes at @p rel in folder @p dfd (the file replaced in place:
+ * O_TRUNC, same inode; missing parent folders made). 0, or -1.
+ */
+int lfs_arch_put(int dfd, const char *rel, const void *d, size_t n);
+
+/** Remove folder @p dir with everything in it. 0, or -1. */
+int lfs_arch_rmtree(const char *dir);
+
 #endif

@@ -22,6 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "archive_corpus.h"
 #include "corpus.h"
@@ -80,13 +82,24 @@ static void same_but(const lfs_erf *x, const lfs_erf *y, uint32_t skip, const ch
 	}
 }
 
-/* The listed name of entry @p i (as fs_archive.c lists it) of archive bytes @p d. */
-static bool listed(const uint8_t *d, size_t n, uint32_t i, char *out, size_t outsz)
+/*
+ * The listed name of entry @p i (as fs_archive.c lists it) of the archive
+ * of row @p row (its bytes @p d, @p n): listed by lfs_archive_build() from
+ * the file in its folder.
+ */
+static bool listed(const lfs_arch_row *row, const uint8_t *d, size_t n, uint32_t i, char *out,
+		   size_t outsz)
 {
 	lfs_viewset vs;
 	lfs_error e;
-	lfs_view_opts o = { .names_only = true };
-	if (lfs_archive_build(-1, "", "x.hak", d, n, 0, &o, &vs, NULL, &e) != LFS_OK)
+	memset(&e, 0, sizeof(e));
+	struct stat st;
+	int dfd = lfs_arch_dirfd(row->path);
+	assert_true(dfd >= 0);
+	lfs_err br =
+		lfs_archive_build(dfd, lfs_base_name(row->path), SIZE_MAX, NULL, &st, &vs, NULL, &e);
+	close(dfd);
+	if (br != LFS_OK)
 		return false;
 	/* the top names in key order: rebuild the order from the archive */
 	lfs_erf *a = NULL;
@@ -127,7 +140,7 @@ static void test_payload_roundtrip(void **state)
 			uint32_t i = pick[p];
 			char name[64];
 			if (a->e[i].type == 2002 || !a->e[i].resref[0] || a->e[i].type == 0 ||
-			    !listed(d, n, i, name, sizeof(name)))
+			    !listed(&lfs_arch_rows[r], d, n, i, name, sizeof(name)))
 				continue;
 			uint8_t *cur = NULL;
 			size_t cn = 0;
@@ -247,11 +260,17 @@ static void test_model_view(void **state)
 	size_t n;
 	uint8_t *d = lfs_read_file(row->path, &n);
 	assert_non_null(d);
+	/* the model's views as the whole tree has them (listing, then expanded) */
 	lfs_viewset vs;
 	lfs_error e;
 	memset(&e, 0, sizeof(e));
-	assert_int_equal(lfs_archive_build(-1, "", "models_v1.hak", d, n, 0, NULL, &vs, NULL, &e),
+	struct stat st;
+	int dfd = lfs_arch_dirfd(row->path);
+	assert_true(dfd >= 0);
+	assert_int_equal(lfs_archive_build(dfd, "models_v1.hak", SIZE_MAX, NULL, &st, &vs, NULL, &e),
 			 LFS_OK);
+	assert_int_equal(lfs_archive_expand(dfd, "models_v1.hak", NULL, &vs, NULL, &e), LFS_OK);
+	close(dfd);
 	const lfs_view *v = NULL;
 	for (size_t k = 0; k < vs.n_views && !v; k++)
 		if (!strcmp(vs.views[k].path, "c_aribeth.mdl/model.mdl"))
