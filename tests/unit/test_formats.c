@@ -188,7 +188,8 @@ static void check_view_shape(const lfs_view *v)
 		fail_msg("%s: notice view without a budget", v->path);
 		break;
 	case LFS_VIEW_RESOURCE: /* only in archive folders (src/fs), never from a format */
-		fail_msg("%s: resource view from a model format", v->path);
+	case LFS_VIEW_MEMBER:
+		fail_msg("%s: archive view from a model format", v->path);
 		break;
 	}
 	if (v->kind == LFS_VIEW_THUMBNAIL)
