@@ -633,6 +633,17 @@ lfs_centry *fsi_resource_entry(lfs_fs *fs, const lfs_centry *ce, const char *vpa
 	lfs_cache_key fk = lfs_cache_key_of(&st, rel);
 	if (!r && (fk.dev != k.dev || fk.ino != k.ino || fk.size != k.size || fk.mtime_ns != k.mtime_ns))
 		r = ESTALE; /* the archive changed since it was listed (a KEY's BIFs: read as they are now) */
+	if (r == EIO || r == EFBIG) {
+		/* listed from the tables, its payload unreadable (an E1 buffer that
+		 * does not decompress, a SHA-1 mismatch, a BIF cut short) */
+		char msg[PATH_MAX + 64];
+		snprintf(msg, sizeof(msg), "%s: cannot be read: %s", vpath, strerror(r));
+		fs_lock(fs);
+		bool line = lfs_errlog_add(&fs->errors, ce->key.rel, msg);
+		fs_unlock(fs);
+		if (line)
+			fsi_log(fs, LFS_LOG_WARNING, "%s: %s", ce->key.rel, msg);
+	}
 	if (r) {
 		fsi_log(fs, LFS_LOG_DEBUG, "%s: cannot be read from its archive: %s", rel, strerror(r));
 		free(d);

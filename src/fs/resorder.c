@@ -337,7 +337,7 @@ unsigned lfs_resorder_key_rank(const char *name)
 	static const char *const order[] = {
 		"chitin.key",	    "patch.key",      "xp1.key",	"xp1patch.key",
 		"xp2.key",	    "xp2patch.key",   "xp3.key",	"xp3patch.key",
-		"nwn_base.key",	    "nwn_base_loc.key", "nwn_retail.key", "nwn_retail_loc.key",
+		"nwn_base.key",	    "nwn_retail.key", "nwn_base_loc.key", "nwn_retail_loc.key",
 	};
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
 		if (!strcasecmp(name, order[i]))
@@ -478,6 +478,7 @@ struct listing {
 	size_t nc, ccap;
 	uint32_t cur;    /* container of key_fn */
 	bool failed;
+	int rootfd;      /* SOURCE's root: a KEY's BIF names are relative to the install root */
 };
 
 static uint32_t pool_add(struct listing *l, const char *s, size_t n)
@@ -586,8 +587,10 @@ static void list_fn(void *ctx, int dfd, const char *rel, const char *name, bool 
 		return;
 	}
 	if (lfs_archive_key_name(name)) {
-		if (cont_add(l, rel, name, LFS_RES_IN_KEY, depth))
-			lfs_archive_key_each(dfd, name, KEY_MAX, key_fn, l);
+		char krel[PATH_MAX];
+		if (snprintf(krel, sizeof(krel), "%s%s%s", rel, *rel ? "/" : "", name) < (int)sizeof(krel) &&
+		    cont_add(l, rel, name, LFS_RES_IN_KEY, depth))
+			lfs_archive_key_each(l->rootfd, krel, KEY_MAX, key_fn, l);
 		return;
 	}
 	const char *dot = strrchr(name, '.');
@@ -649,6 +652,7 @@ bool lfs_texture_resources_text(int rootfd, lfs_sb *out)
 	struct listing l;
 	memset(&l, 0, sizeof(l));
 	l.o = &o;
+	l.rootfd = rootfd;
 	int fd = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd >= 0)
 		walk(fd, "", 0, list_fn, &l);

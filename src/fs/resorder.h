@@ -35,9 +35,11 @@
  * xp1, xp1patch, xp2, xp2patch, xp3, xp3patch; a later one wins).
  * Conflict: the brief's draft put override above the module's haks; every
  * source read puts haks (and, for 1.69, the module) above override, so the
- * table follows the sources. nwn_retail.key (EE; holds what used to ship
- * loose in `ovr/`, per virusman/nwnexplorer PR #11) is ranked above
- * nwn_base(_loc).key: no source gives its load position.
+ * table follows the sources. EE keys: the default resource manager of
+ * neverwinter.nim (`newDefaultResMan`, highest first) stacks
+ * `lang/<xx>/data/nwn_base_loc.key` above `data/nwn_retail.key` above
+ * `data/nwn_base.key`; `nwn_retail_loc.key` (no source) is put with the
+ * language keys, above them.
  *
  * No FUSE code here.
  */

@@ -166,6 +166,8 @@ struct texent {
 struct texindex {
 	struct texent *v; /* sorted by key, then precedence; first per key wins */
 	size_t n, cap;
+	int rootfd;       /* SOURCE's root while it is walked (KEYs are read from it: their
+			   * BIF names are relative to the install root, archive_table.h) */
 };
 
 /* Per SOURCE root (by device and inode), process-wide. */
@@ -378,7 +380,12 @@ static void index_key(struct texindex *x, int dfd, const char *rel, const char *
 	if (asprintf(&krel, "%s%s%s", rel, *rel ? "/" : "", name) < 0)
 		return;
 	struct keyadd c = { x, krel, lfs_resorder_place(NULL, LFS_RES_IN_KEY, krel, strlen(krel), 0) };
-	lfs_archive_key_each(dfd, name, KEY_MAX, key_add, &c);
+	/* from SOURCE's root (one shared table with the mount's KEY folder);
+	 * a respath folder's KEY from its own folder */
+	if (x->rootfd >= 0)
+		lfs_archive_key_each(x->rootfd, krel, KEY_MAX, key_add, &c);
+	else
+		lfs_archive_key_each(dfd, name, KEY_MAX, key_add, &c);
 	free(krel);
 }
 
@@ -457,8 +464,10 @@ static struct texindex *index_build(int rootfd, char **rp, size_t nrp)
 	lfs_resorder ro; /* install roots, the module and its haks */
 	lfs_resorder_scan(rootfd, &ro);
 	int fd = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	x->rootfd = rootfd;
 	if (fd >= 0)
 		index_walk(x, &ro, fd, NULL, "", 0, 0);
+	x->rootfd = -1;
 	for (size_t i = 0; i < nrp; i++) {
 		fd = open(rp[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (fd >= 0)
@@ -606,6 +615,8 @@ void lfs_texture_index_invalidate(int rootfd)
 	if (r)
 		r->gen++;
 	pthread_mutex_unlock(&g_mu);
+	/* archives and BIFs are read again too (a KEY's table keeps its BIFs open) */
+	lfs_atable_flush();
 }
 
 int lfs_texture_set_respath(const char *dirs)

@@ -112,7 +112,11 @@ bool lfs_texture_archive_name(const char *name);
  */
 bool lfs_texture_index_name(const char *name);
 
-/** Make the next lookup under root @p rootfd rebuild the SOURCE-wide index. */
+/**
+ * Make the next lookup under root @p rootfd rebuild the SOURCE-wide index,
+ * and drop the unused shared archive tables (archive_table.h: read again,
+ * BIFs included, when next asked for).
+ */
 void lfs_texture_index_invalidate(int rootfd);
 
 /**

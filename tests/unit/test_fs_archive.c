@@ -676,15 +676,20 @@ static void hostile_one(int tfd, const char *name, const uint8_t *m, size_t len)
 	}
 	for (size_t v = 0; v < vs.n_views; v++)
 		assert_string_equal(nv.views[v].path, vs.views[v].path);
-	assert_int_equal(top_names(&vs), ls.n_views);
+	/* the listing comes from the tables alone: an entry whose payload cannot
+	 * be read (an E1 buffer that does not decompress, a SHA-1 mismatch) is
+	 * listed, and the tree leaves it out saying so */
+	assert_true(top_names(&vs) <= ls.n_views);
 	for (size_t v = 0; v < ls.n_views; v++) {
 		char sub[600];
 		snprintf(sub, sizeof(sub), "%s/", ls.views[v].path);
 		bool in = find(&vs, ls.views[v].path) != NULL;
 		for (size_t k = 0; k < vs.n_views && !in; k++)
 			in = !strncmp(vs.views[k].path, sub, strlen(sub));
-		if (!in)
-			fail_msg("%s: %s listed, not in the tree", name, ls.views[v].path);
+		char said[600];
+		snprintf(said, sizeof(said), "%s: cannot be read, left out", ls.views[v].path);
+		if (!in && !(probs.data && strstr(probs.data, said)))
+			fail_msg("%s: %s listed, not in the tree, not reported", name, ls.views[v].path);
 	}
 	lfs_viewset_free(&ls);
 	lfs_viewset_free(&vs);
