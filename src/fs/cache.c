@@ -4,6 +4,8 @@
  */
 #include "cache.h"
 
+#include "../views/container.h"
+
 #include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,26 +41,16 @@ size_t lfs_centry_held(const lfs_centry *e)
 	return b + held(e->thumb);
 }
 
-static _Atomic uint64_t bifs_changed; /* lfs_cache_bifs_changed() calls */
-
-void lfs_cache_bifs_changed(void)
-{
-	bifs_changed++;
-}
 
 lfs_cache_key lfs_cache_key_of(const struct stat *st, const char *rel)
 {
-	size_t n = strlen(rel);
-	/* a KEY, or a member "<x.key>/<name>" of one: built from its BIFs too */
-	const char *sl = strrchr(rel, '/');
-	if (sl && sl - rel > 4 && strncasecmp(sl - 4, ".key", 4) == 0)
-		n = (size_t)(sl - rel);
 	lfs_cache_key k = {
 		.dev = (uint64_t)st->st_dev,
 		.ino = (uint64_t)st->st_ino,
 		.size = (int64_t)st->st_size,
 		.mtime_ns = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec,
-		.bif_gen = n > 4 && strcasecmp(rel + n - 4, ".key") == 0 ? bifs_changed : 0,
+		/* a KEY, or a member of one, is built from its BIFs too */
+		.bif_gen = lfs_container_version(rel),
 		.rel = rel,
 	};
 	return k;

@@ -52,7 +52,8 @@ typedef struct lfs_cache_key {
 	uint64_t dev, ino;
 	int64_t size;
 	int64_t mtime_ns;
-	uint64_t bif_gen; /**< a KEY (*.key): lfs_cache_bifs_changed() calls so far; else 0 */
+	uint64_t bif_gen; /**< a container built from other files (a KEY) or a member of
+			   *   one: views/container.h lfs_container_version(); else 0 */
 	const char *rel;
 } lfs_cache_key;
 
@@ -116,20 +117,13 @@ typedef struct lfs_cache {
 } lfs_cache;
 
 /**
- * Key of a stat result (rel is borrowed). The key of a KEY file (name
- * ending in ".key", any case), and of a member "<x.key>/<name>" of one
- * (fs_archive.h), also holds the count of
- * lfs_cache_bifs_changed() calls, since its folder is built from its BIFs
- * too (docs/archives.md "Changes and caching").
+ * Key of a stat result (rel is borrowed). The key of a container built from
+ * other files (a KEY, from its BIFs) and of a member "<x.key>/<name>" of one
+ * also holds the count of those files' changes the watcher reported
+ * (views/container.h lfs_container_version(), docs/archives.md "Changes
+ * and caching").
  */
 lfs_cache_key lfs_cache_key_of(const struct stat *st, const char *rel);
-
-/**
- * A BIF changed (the watcher saw a *.bif name change): from now on every
- * KEY file has a new key, so its folder is built again when next asked
- * and its old entry ages out. Process-wide, any thread.
- */
-void lfs_cache_bifs_changed(void);
 
 /** Set the bounds (bytes of view data, number of entries; 0 = no bound). */
 void lfs_cache_init(lfs_cache *c, size_t max_bytes, size_t max_entries);

@@ -21,8 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "archive_edit.h"
-#include "fs_archive.h"
+#include "../views/container.h"
 #include "merge.h"
 #include "replace.h"
 #include "source.h"
@@ -228,8 +227,9 @@ static lfs_err commit_apply(lfs_fs *fs, const char *rel, const struct stat *st,
 	const lfs_view *v =
 		ce && ce->kind == LFS_SOURCE_MODEL ? lfs_viewset_find(&ce->vs, vpath) : NULL;
 	lfs_err e;
-	if (lfs_source_format_for(lfs_source_basename(rel), orig, n) == &lfs_archive_format)
-		e = lfs_archive_apply_view(orig, n, vpath, v, t->data, t->n, &sib, out, outn, reread,
+	const lfs_container *c = lfs_container_of(lfs_source_format_for(lfs_source_basename(rel), orig, n));
+	if (c)
+		e = c->apply(orig, n, vpath, v, t->data, t->n, &sib, out, outn, reread,
 					   rn, err);
 	else if (v)
 		e = lfs_view_apply_keep(ce->vs.format, orig, n, v, t->data, t->n, &sib, out, outn,
@@ -260,7 +260,8 @@ bool fsi_is_plain_file(lfs_fs *fs, const char *rel)
  * entry kept byte for byte, the result checked) and the archive replaced
  * atomically as a model file is (lfs_replace_file_ex). Errno as that.
  */
-static int write_member(lfs_fs *fs, const char *arch, const char *name, const uint8_t *out,
+static int write_member(lfs_fs *fs, const lfs_container *c, const char *arch, const char *name,
+			const uint8_t *out,
 			size_t outn, const struct stat *st, struct stat *nst, int *kept, int *dsync,
 			char *what, size_t whatsz)
 {
@@ -280,8 +281,8 @@ static int write_member(lfs_fs *fs, const char *arch, const char *name, const ui
 	}
 	lfs_error err;
 	memset(&err, 0, sizeof(err));
-	lfs_err e = lfs_archive_apply(a, an, name, (const char *)out, outn, NULL, &na, &nn, NULL, NULL,
-				      &err);
+	lfs_err e = c->apply(a, an, name, NULL, (const char *)out, outn, NULL, &na, &nn, NULL, NULL,
+			     &err);
 	if (e != LFS_OK) {
 		free(a);
 		snprintf(what, whatsz, "%s", err.msg);
@@ -310,9 +311,11 @@ static int write_source(lfs_fs *fs, struct node *model, const char *rel, const u
 	what[0] = '\0';
 	char arch[PATH_MAX];
 	const char *member;
-	int r = lfs_archive_member_split(rel, arch, sizeof(arch), &member) &&
+	const lfs_container *c = NULL;
+	int r = lfs_container_member(rel, arch, sizeof(arch), &member, &c) &&
 			 !(S_ISREG(st->st_mode) && fsi_is_plain_file(fs, rel))
-		 ? write_member(fs, arch, member, out, outn, st, nst, &kept, &dsync, what, sizeof(what))
+		 ? write_member(fs, c, arch, member, out, outn, st, nst, &kept, &dsync, what,
+				sizeof(what))
 		 : lfs_replace_file_ex(fs->rootfd, rel, out, outn, st, nst, &kept, &dsync, what,
 				       sizeof(what));
 	if (r) {
@@ -743,19 +746,22 @@ int fsi_archive_op(lfs_fs *fs, struct mstate *ms, struct node *model, const stru
 	uint8_t *orig = NULL, *out = NULL;
 	size_t n = 0, outn = 0;
 	struct stat st;
-	if (!r && (r = lfs_read_source(fs->rootfd, rel, fs->o.max_model_size, &orig, &n, &st)) != 0)
+	const lfs_container *c = rel ? lfs_container_for_name(lfs_source_basename(rel)) : NULL;
+	if (!r && !c)
+		r = EINVAL;
+	/* the whole archive is rewritten: read whatever its size (its folder is
+	 * listed whatever its size too, docs/archives.md) */
+	if (!r && (r = lfs_read_source(fs->rootfd, rel, SIZE_MAX, &orig, &n, &st)) != 0)
 		snprintf(msg, sizeof(msg), "%s: error: not saved: cannot read the archive %s: %s\n",
 			 op->name, rel, strerror(r));
 	if (!r) {
 		lfs_error err;
 		memset(&err, 0, sizeof(err));
 		lfs_err e = op->what == FSI_AOP_ADD
-				    ? lfs_archive_add(orig, n, op->name, op->data, op->dn, &out, &outn,
-						      listed, &err)
+				    ? c->add(orig, n, op->name, op->data, op->dn, &out, &outn, listed, &err)
 			    : op->what == FSI_AOP_REMOVE
-				    ? lfs_archive_remove(orig, n, op->name, &out, &outn, &err)
-				    : lfs_archive_rename(orig, n, op->name, op->to, op->replace, &out,
-							 &outn, &err);
+				    ? c->remove(orig, n, op->name, &out, &outn, &err)
+				    : c->rename(orig, n, op->name, op->to, op->replace, &out, &outn, &err);
 		if (e != LFS_OK) {
 			r = e == LFS_ERR_NOMEM ? ENOMEM : e == LFS_ERR_CORRUPT ? EIO : EINVAL;
 			snprintf(msg, sizeof(msg), "%s: error: not saved: %s\n", op->name, err.msg);

@@ -17,8 +17,9 @@
 #define _GNU_SOURCE
 #include "fs_int.h"
 
-#include "archive_table.h"
 #include "texture.h"
+
+#include "../views/container.h"
 
 #include <errno.h>
 #include <string.h>
@@ -48,8 +49,7 @@ static void status_text(lfs_fs *fs, lfs_sb *sb)
 	lfs_sb_printf(sb, "cache_hits %llu\n", (unsigned long long)fs->cache.hits);
 	lfs_sb_printf(sb, "cache_misses %llu\n", (unsigned long long)fs->cache.misses);
 	lfs_sb_printf(sb, "cache_evictions %llu\n", (unsigned long long)fs->cache.evictions);
-	lfs_sb_printf(sb, "archive_tables_bytes %zu\n", lfs_atable_held());
-	lfs_sb_printf(sb, "archive_tables_max %d\n", LFS_ATABLE_MAX);
+	lfs_sb_printf(sb, "archive_tables_bytes %zu\n", lfs_container_held());
 	lfs_sb_printf(sb, "nodes %zu\n", fs->nnodes);
 	lfs_sb_printf(sb, "builds %llu\n", (unsigned long long)fs->builds);
 	lfs_sb_printf(sb, "build_failures %llu\n", (unsigned long long)fs->build_failures);

@@ -20,7 +20,7 @@
 #include <sys/inotify.h>
 #include <unistd.h>
 
-#include "fs_archive.h"
+#include "../views/container.h"
 #include "source.h"
 #include "texture.h"
 #include "../common/mem.h"
@@ -674,7 +674,7 @@ bool fsi_names_fit(const lfs_fs *fs, const lfs_cache_key *k)
 {
 	/* An archive's names are built model by model, each within
 	 * -o model_memory (fs_archive.h): its own size says nothing. */
-	if (lfs_archive_candidate(lfs_source_basename(k->rel)))
+	if (lfs_container_for_name(lfs_source_basename(k->rel)))
 		return true;
 	size_t budget = fs->o.model_memory == SIZE_MAX ? 0 : fs->o.model_memory;
 	return !budget || (k->size >= 0 && (uint64_t)k->size <= budget / LFS_VIEWSET_SUGGEST_PER_BYTE);
@@ -782,9 +782,9 @@ int fsi_classify(lfs_fs *fs, const char *rel, struct srcinfo *si)
 	bool member = false;
 	if (fstatat(fs->rootfd, rel, &si->st, AT_SYMLINK_NOFOLLOW) != 0) {
 		/* "<archive>/<name>": a model inside an archive (a member folder,
-		 * fs_archive.h) has its archive's stat: its version is the archive's */
+		 * views/container.h) has its archive's stat: its version is the archive's */
 		int e = errno;
-		if (e != ENOTDIR || lfs_archive_member_stat(fs->rootfd, rel, &si->st, NULL) != 0)
+		if (e != ENOTDIR || lfs_container_member_stat(fs->rootfd, rel, &si->st, NULL) != 0)
 			return e == ENOTDIR ? ENOENT : e;
 		member = true;
 	}
@@ -805,7 +805,7 @@ int fsi_classify(lfs_fs *fs, const char *rel, struct srcinfo *si)
 	const char *base = lfs_source_basename(rel);
 	/* an archive is read by its tables, a member by its payload: neither by
 	 * the file's size (its resources are bounded one by one) */
-	bool any_size = member || lfs_archive_candidate(base);
+	bool any_size = member || lfs_container_for_name(base);
 	if (si->st.st_size <= 0 || ((uint64_t)si->st.st_size > fs->o.max_model_size && !any_size) ||
 	    !lfs_source_candidate(base))
 		return 0;

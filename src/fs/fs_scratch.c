@@ -11,9 +11,7 @@
 #define _GNU_SOURCE
 #include "fs_int.h"
 
-#include "../formats/erf.h"
-#include "archive_edit.h"
-#include "fs_archive.h"
+#include "../views/container.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -43,21 +41,22 @@ static int mloc_get(lfs_fs *fs, struct node *dir, const char *name, struct mloc 
 	const lfs_viewset *vs = &m->si.ce->vs;
 	m->v = lfs_viewset_find(vs, m->vpath);
 	if (m->v && m->v->kind == LFS_VIEW_MEMBER)
-		m->v = NULL; /* a model inside an archive: a folder (of its own, fs_archive.h) */
+		m->v = NULL; /* a model inside an archive: a folder (of its own, views/container.h) */
 	m->isdir = (!m->v && fsi_view_is_dir(vs, m->vpath)) ||
 		   (!m->v && lfs_viewset_find(vs, m->vpath) != NULL);
 	m->writable = vs->writable;
 	m->vwritable = m->v && m->v->writable;
 	m->merr_name = !m->v && dir->kind == K_MODEL && strcmp(name, LFS_FS_MODEL_ERRORS_NAME) == 0;
-	m->archive = dir == m->model && vs->format == &lfs_archive_format && vs->writable;
+	m->archive = dir == m->model && lfs_container_of(vs->format) && vs->writable;
 	return 0;
 }
 
 /* What a new name @p name at the top of an archive folder is (archive_edit.h); @p why ≥ 160 bytes. */
-static lfs_archive_name_kind aname(const char *name, char *why)
+static lfs_cname_kind aname(const struct mloc *m, const char *name, char *why)
 {
 	why[0] = '\0';
-	return lfs_archive_name_class(name, LFS_RESREF_MAX, NULL, NULL, why);
+	const lfs_container *c = lfs_container_of(m->si.ce->vs.format);
+	return c ? c->name_class(name, why) : LFS_CNAME_SCRATCH;
 }
 
 /* Refuse name @p vpath of an archive with @p why in its errors.txt (fs->mu held). */
@@ -199,7 +198,7 @@ int fsi_model_mknew(lfs_fs *fs, const struct nodeinfo *pi, const char *name, con
 		return r;
 	struct node *c = NULL;
 	struct sname *sn = ms ? fsi_sname_find(ms, m.vpath) : NULL;
-	lfs_archive_name_kind ak = m.archive ? aname(name, why) : LFS_ANAME_SCRATCH;
+	lfs_cname_kind ak = m.archive ? aname(&m, name, why) : LFS_CNAME_SCRATCH;
 	if (!ms) {
 		r = ENOMEM;
 	} else if ((r = new_name_check(fs, ms, &m, file)) != 0) {
@@ -212,7 +211,7 @@ int fsi_model_mknew(lfs_fs *fs, const struct nodeinfo *pi, const char *name, con
 		r = scratch_reopen(fs, sn, flags);
 		if (!r)
 			c = fsi_scratch_node(fs, p, name, sn, &r);
-	} else if (ak == LFS_ANAME_BAD) {
+	} else if (ak == LFS_CNAME_BAD) {
 		r = aname_refuse(ms, m.vpath, why);
 	} else {
 		const char *data = file ? NULL : w->target;
@@ -223,7 +222,7 @@ int fsi_model_mknew(lfs_fs *fs, const struct nodeinfo *pi, const char *name, con
 		sn = o ? fsi_sname_add(ms, m.vpath, o) : NULL;
 		if (o && !sn)
 			fsi_sobj_discard(fs, o);
-		else if (o && file && ak == LFS_ANAME_RESOURCE)
+		else if (o && file && ak == LFS_CNAME_RESOURCE)
 			o->resource = true; /* added to the archive when closed */
 		if (!sn)
 			r = ENOMEM;
@@ -387,20 +386,20 @@ static int model_rename(lfs_fs *fs, struct node *p, const char *name, struct nod
 	/* At the top of an archive folder: resources renamed in the archive, a
 	 * scratch file renamed to a resource name added to it (docs/archives.md). */
 	bool top = ms && a.archive && b.archive;
-	lfs_archive_name_kind bk = top ? aname(newname, why) : LFS_ANAME_SCRATCH;
+	lfs_cname_kind bk = top ? aname(&b, newname, why) : LFS_CNAME_SCRATCH;
 	bool a_res = top && ((a.v && !a_hid) || a.isdir);
 	bool b_res = top && ((b.v && !b_hid) || b.isdir);
 	uint8_t *adata = NULL;
 	size_t an = 0;
 	if (!ms)
 		r = ENOMEM;
-	else if (a_res && (b_res || bk != LFS_ANAME_SCRATCH))
+	else if (a_res && (b_res || bk != LFS_CNAME_SCRATCH))
 		r = (flags & RENAME_NOREPLACE) && b_res ? EEXIST
-		    : bk == LFS_ANAME_BAD && !b_res ? aname_refuse(ms, b.vpath, why)
+		    : bk == LFS_CNAME_BAD && !b_res ? aname_refuse(ms, b.vpath, why)
 						     : (aop = ARENAME, 0);
-	else if (top && sa && !b_res && bk == LFS_ANAME_BAD)
+	else if (top && sa && !b_res && bk == LFS_CNAME_BAD)
 		r = aname_refuse(ms, b.vpath, why);
-	else if (top && sa && !b_res && !sb && bk == LFS_ANAME_RESOURCE) {
+	else if (top && sa && !b_res && !sb && bk == LFS_CNAME_RESOURCE) {
 		if (!S_ISREG(sa->obj->mode))
 			r = EINVAL;
 		else if (!(adata = malloc(sa->obj->data.len ? sa->obj->data.len : 1)))

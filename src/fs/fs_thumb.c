@@ -11,8 +11,6 @@
 #include "../common/strbuf.h"
 #include "../views/thumb.h"
 #include "../views/thumb_models.h"
-#include "archive_edit.h"
-#include "fs_archive.h"
 #include "replace.h"
 #include "texture.h"
 #include "thumbcache.h"

@@ -9,6 +9,8 @@
 #define _GNU_SOURCE
 #include "fs_int.h"
 
+#include "../views/container.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
@@ -138,25 +140,24 @@ void fsi_inval_subtree(struct inval_list *l, struct node *n)
 
 /*
  * Name @p name in folder @p d is a BIF that changed: every KEY's folder is
- * built anew when next asked (lfs_cache_bifs_changed(): a KEY's cache key
- * changes), and the kernel forgets the folders of the KEYs in @p d and
+ * built anew when next asked (views/container.h lfs_container_aux_changed():
+ * a KEY's cache key changes), and the kernel forgets the folders of the KEYs in @p d and
  * above (a KEY names its BIFs relative to its own folder: docs/archives.md),
  * as for a changed archive file (fs->mu held).
  */
 static void bif_changed(lfs_fs *fs, const struct node *d, const char *name, struct inval_list *l)
 {
-	size_t ln = strlen(name);
-	if (ln <= 4 || strcasecmp(name + ln - 4, ".bif") != 0)
+	if (!lfs_container_aux_changed(name)) /* not a BIF: nothing else is built from it */
 		return;
-	lfs_cache_bifs_changed();
 	const char *drel = d->kind == K_ROOT ? "" : d->rel;
 	for (size_t i = 1; i < fs->nslots; i++) {
 		struct node *n = fs->slots[i];
 		if (!n || n->kind != K_MODEL)
 			continue;
 		const char *rel = n->rel, *base = strrchr(rel, '/');
-		size_t lr = strlen(rel), kd = base ? (size_t)(base - rel) : 0;
-		if (lr <= 4 || strcasecmp(rel + lr - 4, ".key") != 0 ||
+		size_t kd = base ? (size_t)(base - rel) : 0;
+		const lfs_container *c = lfs_container_for_name(base ? base + 1 : rel);
+		if (!c || !c->uses_aux || !c->uses_aux(base ? base + 1 : rel) ||
 		    (kd && (strncmp(drel, rel, kd) != 0 || (drel[kd] && drel[kd] != '/'))))
 			continue; /* not a KEY, or not in d or above */
 		n->dirty_gen++;

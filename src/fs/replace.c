@@ -4,7 +4,7 @@
  */
 #define _GNU_SOURCE
 #include "replace.h"
-#include "fs_archive.h"
+#include "../views/container.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -163,7 +163,7 @@ int lfs_read_source(int rootfd, const char *rel, size_t max, uint8_t **out, size
 	*n = 0;
 	int fd = openat(rootfd, rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0 && errno == ENOTDIR) { /* a resource inside an archive: its payload */
-		int mr = lfs_archive_member_read(rootfd, rel, max, out, n, st, NULL);
+		int mr = lfs_container_member_read(rootfd, rel, max, out, n, st, NULL);
 		return mr == ENOENT ? ENOTDIR : mr;
 	}
 	if (fd < 0)

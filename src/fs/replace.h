@@ -55,7 +55,7 @@ int lfs_replace_file_ex(int rootfd, const char *rel, const uint8_t *data, size_t
  * *out (malloc'd, caller frees; non-NULL even for 0 bytes), *n bytes, *st its
  * fstat. Returns 0, EFBIG when larger than @p max bytes, EAGAIN when the size
  * changed while reading, or the errno of open/read. A resource inside an
- * archive ("<archive>/<resref.ext>", fs_archive.h lfs_archive_member_read())
+ * archive ("<archive>/<resref.ext>", views/container.h lfs_container_member_read())
  * is read as its payload, *st being the archive's stat.
  */
 int lfs_read_source(int rootfd, const char *rel, size_t max, uint8_t **out, size_t *n,

@@ -6,14 +6,12 @@
  */
 #define _GNU_SOURCE
 #include "resorder.h"
-#include "fs_archive.h"
 #include "texture.h"
 
 #include "../common/mem.h"
 #include "../common/strbuf.h"
-#include "../formats/erf.h"
-#include "../formats/gff.h"
 #include "../formats/restype.h"
+#include "../views/container.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -27,16 +25,19 @@
 
 /* Largest module.ifo read (a real one: a few KB). */
 #define IFO_MAX ((size_t)16 << 20)
-/* Largest tables of an archive read (as texture.c). */
-#define ERF_TABLES_MAX ((size_t)256 << 20)
-/* Largest KEY read (as texture.c). */
-#define KEY_MAX ((size_t)64 << 20)
 
 /* ---- one folder walk for the scan and the listing ------------------------ */
 
 /* Called for each entry: its folder @p rel ("" = SOURCE) open at @p dfd. */
 typedef void (*walk_fn)(void *ctx, int dfd, const char *rel, const char *name, bool dir,
 			unsigned depth);
+
+/* An ERF-family file's name (.erf .hak .mod .sav .nwm): a container not built from other files. */
+static bool archive_name(const char *name)
+{
+	const lfs_container *c = lfs_container_for_name(name);
+	return c && !(c->uses_aux && c->uses_aux(name));
+}
 
 static void walk(int dfd, const char *rel, unsigned depth, walk_fn fn, void *ctx)
 {
@@ -179,7 +180,7 @@ static void scan_fn(void *ctx, int dfd, const char *rel, const char *name, bool 
 		free(r);
 	} else if (!strcasecmp(name, "module.ifo"))
 		push(&o->mods, &o->nmods, rel); /* an unpacked module: its folder */
-	else if (lfs_archive_erf_name(name)) {
+	else if (archive_name(name)) {
 		size_t nl = strlen(name);
 		if (!strcasecmp(name + nl - 4, ".mod"))
 			push_join(&o->mods, &o->nmods, rel, name);
@@ -193,19 +194,11 @@ static bool read_ifo(int rootfd, const char *m, bool isdir, uint8_t **data, size
 {
 	*data = NULL;
 	*n = 0;
-	lfs_error e;
-	memset(&e, 0, sizeof(e));
 	if (!isdir) {
-		int fd = openat(rootfd, m, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-		if (fd < 0)
-			return false;
-		lfs_erf *a = NULL;
-		bool ok = lfs_erf_decode_fd(fd, ERF_TABLES_MAX, &a, &e) == LFS_OK;
-		uint32_t k = ok ? lfs_erf_find(a, "module", 2014) : UINT32_MAX;
-		ok = ok && k != UINT32_MAX && lfs_erf_read_fd(a, fd, k, IFO_MAX, data, n, &e) == LFS_OK;
-		lfs_erf_free(a);
-		close(fd);
-		return ok;
+		/* from the .mod: its one resource "module" of type ifo (views/container.h) */
+		const char *base = strrchr(m, '/');
+		const lfs_container *c = lfs_container_for_name(base ? base + 1 : m);
+		return c && c->read_resref(rootfd, m, "module", 2014, IFO_MAX, data, n);
 	}
 	int dfd = *m ? openat(rootfd, m, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : dup(rootfd);
 	DIR *dp = dfd >= 0 ? fdopendir(dfd) : NULL;
@@ -301,7 +294,10 @@ void lfs_resorder_scan(int rootfd, lfs_resorder *o)
 	lfs_error e;
 	if (!read_ifo(rootfd, o->module, o->module_dir, &ifo, &n))
 		return;
-	if (lfs_gff_hak_list(ifo, n, &names, &nh, &e) == LFS_OK && nh &&
+	const char *mb = strrchr(o->module, '/');
+	const lfs_container *mc = lfs_container_for_name(o->module_dir ? "module.mod" : mb ? mb + 1 : o->module);
+	memset(&e, 0, sizeof(e));
+	if (mc && mc->module_deps && mc->module_deps(ifo, n, &names, &nh, &e) == LFS_OK && nh &&
 	    (o->haks = calloc(nh, sizeof(char *))) != NULL) {
 		o->nhaks = nh;
 		for (size_t i = 0; i < nh; i++) {
@@ -312,7 +308,9 @@ void lfs_resorder_scan(int rootfd, lfs_resorder *o)
 			o->haks[i] = h && !dup ? strdup(h) : NULL;
 		}
 	}
-	lfs_gff_hak_list_free(names, nh);
+	for (size_t i = 0; names && i < nh; i++)
+		free(names[i]);
+	free(names);
 	free(ifo);
 }
 
@@ -571,26 +569,15 @@ static void list_fn(void *ctx, int dfd, const char *rel, const char *name, bool 
 	struct listing *l = ctx;
 	if (dir || l->failed || !plain_name(name))
 		return;
-	if (lfs_archive_erf_name(name)) {
-		int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-		lfs_erf *a = NULL;
-		lfs_error e;
-		if (fd < 0)
-			return;
-		bool ok = lfs_erf_decode_fd(fd, ERF_TABLES_MAX, &a, &e) == LFS_OK;
-		close(fd);
-		if (ok && cont_add(l, rel, name, LFS_RES_IN_ERF, depth))
-			for (uint32_t i = 0; i < a->n; i++)
-				if (plain_name(a->e[i].resref) && a->e[i].type != LFS_RESTYPE_INVALID)
-					ent_add(l, a->e[i].resref, strlen(a->e[i].resref), a->e[i].type);
-		lfs_erf_free(a);
-		return;
-	}
-	if (lfs_archive_key_name(name)) {
-		char krel[PATH_MAX];
-		if (snprintf(krel, sizeof(krel), "%s%s%s", rel, *rel ? "/" : "", name) < (int)sizeof(krel) &&
-		    cont_add(l, rel, name, LFS_RES_IN_KEY, depth))
-			lfs_archive_key_each(l->rootfd, krel, KEY_MAX, key_fn, l);
+	const lfs_container *k = lfs_container_for_name(name);
+	if (k) {
+		/* an archive: its tables (a KEY's from SOURCE's root: its BIF names
+		 * are relative to the install root) */
+		bool base = k->uses_aux && k->uses_aux(name);
+		char crel[PATH_MAX];
+		if (snprintf(crel, sizeof(crel), "%s%s%s", rel, *rel ? "/" : "", name) < (int)sizeof(crel) &&
+		    cont_add(l, rel, name, base ? LFS_RES_IN_KEY : LFS_RES_IN_ERF, depth))
+			k->each(l->rootfd, crel, key_fn, l);
 		return;
 	}
 	const char *dot = strrchr(name, '.');

@@ -4,7 +4,7 @@
  */
 #include "source.h"
 #include "texture.h"
-#include "fs_archive.h"
+#include "../views/container.h"
 #include "replace.h"
 #include "../common/mem.h"
 #include "../common/strbuf.h"
@@ -73,7 +73,7 @@ static lfs_err open_candidate(int dirfd, const char *rel, size_t max_size, struc
 		*fd = -1;
 		return r;
 	}
-	bool big_ok = lfs_archive_candidate(lfs_source_basename(rel)); /* read by its tables */
+	bool big_ok = lfs_container_for_name(lfs_source_basename(rel)) != NULL; /* read by its tables */
 	if (!S_ISREG(st->st_mode) || st->st_size <= 0 ||
 	    ((uint64_t)st->st_size > max_size && !big_ok)) {
 		close(*fd);
@@ -84,14 +84,14 @@ static lfs_err open_candidate(int dirfd, const char *rel, size_t max_size, struc
 
 /*
  * Is @p rel a member path "<archive>/<name>" whose archive is a regular
- * file of SOURCE (fs_archive.h)? One fstatat of the archive's path.
+ * file of SOURCE (views/container.h)? One fstatat of the archive's path.
  */
 static bool is_member(int dirfd, const char *rel)
 {
 	char arch[PATH_MAX];
 	const char *name;
 	struct stat st;
-	return lfs_archive_member_split(rel, arch, sizeof(arch), &name) &&
+	return lfs_container_member(rel, arch, sizeof(arch), &name, NULL) &&
 	       fstatat(dirfd, arch, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
 }
 
@@ -107,7 +107,7 @@ lfs_err lfs_source_detect(int dirfd, const char *rel, size_t max_size, struct st
 		 * for only when the archive's listing took it for a model) */
 		uint8_t *d = NULL;
 		size_t n = 0;
-		int mr = lfs_archive_member_read(dirfd, rel, max_size, &d, &n, st, NULL);
+		int mr = lfs_container_member_read(dirfd, rel, max_size, &d, &n, st, NULL);
 		if (mr == 0)
 			*fmt = lfs_source_format_for(lfs_source_basename(rel), d, n);
 		free(d);
@@ -127,7 +127,7 @@ lfs_err lfs_source_detect(int dirfd, const char *rel, size_t max_size, struct st
 	}
 	size_t n = (size_t)st->st_size;
 	size_t head = n < LFS_SOURCE_HEADER_BYTES ? n : LFS_SOURCE_HEADER_BYTES;
-	if (lfs_archive_candidate(name))
+	if (lfs_container_for_name(name))
 		n = head; /* an archive's test reads its header alone, whatever its size */
 	/* As lfs_source_load(): the header in a zero-filled buffer of the file's
 	 * size, so a detector sees the real size and never reads out of bounds.
@@ -206,13 +206,16 @@ lfs_err lfs_source_load_ex(int dirfd, const char *rel, size_t max_size, const lf
 
 bool lfs_source_candidate(const char *name)
 {
-	return lfs_views_candidate(name) || lfs_archive_candidate(name);
+	return lfs_views_candidate(name) || lfs_container_for_name(name) != NULL;
 }
 
 const lfs_format *lfs_source_format_for(const char *name, const uint8_t *data, size_t n)
 {
 	const lfs_format *f = lfs_format_for(name, data, n);
-	return f ? f : lfs_archive_detect(name, data, n);
+	if (f)
+		return f;
+	const lfs_container *c = lfs_container_detect(name, data, n);
+	return c ? c->row : NULL;
 }
 
 /*
@@ -235,7 +238,7 @@ static lfs_err load_file(int dirfd, const char *rel, size_t max_size, const lfs_
 	const char *name = lfs_source_basename(rel);
 	size_t n = (size_t)st->st_size;
 	size_t head = n < LFS_SOURCE_HEADER_BYTES ? n : LFS_SOURCE_HEADER_BYTES;
-	bool arch_name = lfs_archive_candidate(name);
+	bool arch_name = lfs_container_for_name(name) != NULL;
 	uint8_t *buf = calloc(arch_name ? head : n, 1);
 	if (!buf) {
 		close(fd);
@@ -249,7 +252,7 @@ static lfs_err load_file(int dirfd, const char *rel, size_t max_size, const lfs_
 		return r;
 	}
 	const lfs_format *f = lfs_source_format_for(name, buf, arch_name ? head : n);
-	if (f == NULL || f == &lfs_archive_format) {
+	if (f == NULL || lfs_container_of(f)) {
 		close(fd);
 		*bufp = buf;
 		*np = (size_t)got;
@@ -298,7 +301,7 @@ lfs_err lfs_source_load_w(int dirfd, const char *rel, size_t max_size, const lfs
 	bool read_only = false;
 	if (is_member(dirfd, rel)) {
 		/* a model inside an archive: built from its payload alone */
-		int mr = lfs_archive_member_read(dirfd, rel, max_size, &buf, &n, st, &read_only);
+		int mr = lfs_container_member_read(dirfd, rel, max_size, &buf, &n, st, &read_only);
 		if (mr == EFBIG || (mr == 0 && !(f = lfs_source_format_for(name, buf, n)))) {
 			free(buf);
 			return LFS_OK;
@@ -314,10 +317,11 @@ lfs_err lfs_source_load_w(int dirfd, const char *rel, size_t max_size, const lfs
 			return r0;
 		}
 	}
-	bool archive = f == &lfs_archive_format;
+	const lfs_container *cont = lfs_container_of(f);
+	bool archive = cont != NULL;
 	lfs_error e;
 	memset(&e, 0, sizeof(e));
-	lfs_err r = archive ? lfs_archive_build(dirfd, rel, max_size, vopts, st, vs, problems, &e)
+	lfs_err r = archive ? cont->list(dirfd, rel, max_size, st, vs, problems, &e)
 			    : lfs_views_build(name, buf, n, vopts, vs, &e);
 	if (r == LFS_OK && read_only) {
 		vs->writable = false; /* a KEY's model: the game's own files are not edited */
@@ -391,4 +395,87 @@ bool lfs_sibling_model_read(void *ctx, const char *name, uint8_t **data, size_t 
 	/* not beside it: by ResRef through SOURCE's index (loose anywhere, then
 	 * archives; texture.h) — in the mount, where dirfd is SOURCE's root */
 	return c->dirfd != AT_FDCWD && lfs_texture_model_read(c->dirfd, c->dir, name, c->max, data, n);
+}
+
+lfs_err lfs_source_expand(int rootfd, const char *rel, const lfs_view_opts *opts, lfs_viewset *vs,
+			  lfs_sb *problems, lfs_error *err)
+{
+	lfs_vlist l = { 0 };
+	l.names_only = opts && opts->names_only;
+	char mrel[PATH_MAX];
+	for (size_t i = 0; i < vs->n_views && !l.failed; i++) {
+		const lfs_view *v = &vs->views[i];
+		if (snprintf(mrel, sizeof(mrel), "%s/%s", rel, v->path) >= (int)sizeof(mrel))
+			continue;
+		/* opts->only: the one view asked for, a member's views under its folder */
+		lfs_view_opts mo = opts ? *opts : (lfs_view_opts){ 0 };
+		if (opts && opts->only) {
+			size_t pl = strlen(v->path);
+			bool under = !strncmp(opts->only, v->path, pl) && opts->only[pl] == '/';
+			if (v->kind == LFS_VIEW_MEMBER && !under)
+				continue;
+			if (v->kind != LFS_VIEW_MEMBER && strcmp(opts->only, v->path) != 0)
+				continue;
+			mo.only = under ? opts->only + pl + 1 : NULL;
+		}
+		uint8_t *d = NULL;
+		size_t n = 0;
+		struct stat st;
+		bool ro = false;
+		/* read even for names: a listing leaves out what the full tree leaves out */
+		int mr = lfs_container_member_read(rootfd, mrel, SIZE_MAX, &d, &n, &st, &ro);
+		if (mr) {
+			if (problems)
+				lfs_sb_printf(problems, "%s: cannot be read, left out: %s\n", v->path,
+					      strerror(mr));
+			continue;
+		}
+		lfs_viewset sub;
+		lfs_error e;
+		memset(&e, 0, sizeof(e));
+		/* map_Kd as the mount writes it: textures found for "<archive>/<name>" */
+		lfs_texture_ctx tc;
+		lfs_texture_ctx_init(&tc, rootfd, mrel);
+		if (mo.texture_lookup) {
+			mo.texture_lookup = lfs_texture_lookup;
+			mo.texture_ctx = &tc;
+			mo.texture_read = mo.texture_read ? lfs_texture_read : NULL;
+		}
+		lfs_err r = v->kind == LFS_VIEW_MEMBER ? lfs_views_build(v->path, d, n, &mo, &sub, &e)
+							: LFS_ERR_NOTFORMAT;
+		lfs_texture_ctx_free(&tc);
+		if (r == LFS_OK) {
+			char path[PATH_MAX];
+			for (size_t k = 0; k < sub.n_views && !l.failed; k++) {
+				const lfs_view *sv = &sub.views[k];
+				snprintf(path, sizeof(path), "%s/%s", v->path, sv->path);
+				lfs_sb sb = { 0 };
+				if (sv->size && sv->data)
+					lfs_sb_put(&sb, sv->data, sv->size);
+				lfs_vlist_add(&l, path, sv->kind, sv->target, sv->writable && !ro, &sb);
+			}
+			lfs_viewset_free(&sub);
+		} else {
+			if (v->kind == LFS_VIEW_MEMBER && problems)
+				lfs_sb_printf(problems, "%s: looks like a model but does not decode, "
+					      "listed as a plain file: %s\n", v->path, e.msg);
+			lfs_sb sb = { 0 };
+			if (d && n && !l.names_only)
+				lfs_sb_put(&sb, d, n);
+			lfs_vlist_add(&l, v->path, LFS_VIEW_RESOURCE, LFS_VIEW_WHOLE, v->writable, &sb);
+		}
+		free(d);
+	}
+	if (l.failed) {
+		lfs_vlist_discard(&l);
+		return lfs_nomem(err, "archive folder");
+	}
+	bool writable = vs->writable;
+	const lfs_format *f = vs->format;
+	lfs_viewset_free(vs);
+	lfs_vlist_finish(&l, vs);
+	vs->format = f;
+	vs->writable = writable;
+	vs->names_only = opts && opts->names_only;
+	return LFS_OK;
 }

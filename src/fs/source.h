@@ -138,4 +138,19 @@ typedef struct lfs_sibling_ctx {
  */
 bool lfs_sibling_model_read(void *ctx, const char *name, uint8_t **data, size_t *n);
 
+/**
+ * The whole tree of a container (an archive) in one set, for programs that
+ * show it without a mount (legacyfs-convert, tests): @p vs, the container's
+ * listing as lfs_source_load() gives it (views/container.h: resources
+ * without bytes, models as LFS_VIEW_MEMBER), is replaced by a set holding
+ * every resource with its bytes (none with opts->names_only) and, for each
+ * member model "<rel>/<name>", its views under "<name>/" built with @p opts
+ * (map_Kd found as the mount finds it for that member; a KEY's read-only).
+ * A resource that cannot be read is left out, a member that does not decode
+ * is a plain resource; each says so in @p problems (may be NULL).
+ * @return LFS_OK or LFS_ERR_NOMEM (then @p vs is unchanged).
+ */
+lfs_err lfs_source_expand(int rootfd, const char *rel, const lfs_view_opts *opts, lfs_viewset *vs,
+			  lfs_sb *problems, lfs_error *err);
+
 #endif

@@ -4,12 +4,10 @@
  */
 #define _GNU_SOURCE
 #include "texture.h"
-#include "archive_table.h"
-#include "fs_archive.h"
+#include "../views/container.h"
 #include "resorder.h"
 
 #include "../common/mem.h"
-#include "../formats/erf.h"
 #include "../formats/restype.h"
 
 #include <dirent.h>
@@ -254,22 +252,7 @@ static void index_add(struct texindex *x, const lfs_resorder *o, const char *pre
 	x->n++;
 }
 
-/* ---- ERF-family archives: the table alone ("Encapsulated Resource File Format") */
-
-/* Largest KEY file the index reads (a game's chitin.key is a few MB). */
-#define KEY_MAX ((size_t)64 << 20)
-
-/* Most bytes of an archive's tables the lookups read (header, strings, key and resource lists). */
-#define ERF_TABLES_MAX ((size_t)256 << 20)
-
-/* The tables of the ERF-family file @p fd (erf.h lfs_erf_decode_fd, no payload), or NULL. */
-static lfs_erf *erf_tables(int fd)
-{
-	lfs_erf *a = NULL;
-	lfs_error e;
-	memset(&e, 0, sizeof(e));
-	return lfs_erf_decode_fd(fd, ERF_TABLES_MAX, &a, &e) == LFS_OK ? a : NULL;
-}
+/* ---- archives (views/container.h): their tables alone ---- */
 
 /* A ResRef the mount names "resref.ext" as stored: printable ASCII, no '/', not "." or "..". */
 static bool plain_resref(const char *r)
@@ -288,64 +271,16 @@ static int type_rank(uint16_t type)
 	return type == LFS_RESTYPE_TGA ? 0 : type == LFS_RESTYPE_DDS ? 1 : type == 6 ? 2 : -1;
 }
 
-/* Add the textures and models of archive @p name in folder @p rel (open at @p dfd). */
-static void index_archive(struct texindex *x, const lfs_resorder *o, int dfd, const char *rel,
-			  const char *name)
-{
-	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-	if (fd < 0)
-		return;
-	lfs_erf *a = erf_tables(fd);
-	close(fd);
-	if (!a)
-		return;
-	const lfs_erf_entry *v = a->e;
-	size_t n = a->n;
-	char *arel = NULL;
-	if (asprintf(&arel, "%s%s%s", rel, *rel ? "/" : "", name) < 0) {
-		lfs_erf_free(a);
-		return;
-	}
-	for (size_t i = 0; i < n && x->n < LFS_TEXTURE_INDEX_MAX; i++) {
-		int rk = type_rank(v[i].type);
-		bool mdl = v[i].type == LFS_RESTYPE_MDL;
-		if ((rk < 0 && !mdl) || !plain_resref(v[i].resref))
-			continue;
-		char ext[16];
-		lfs_restype_name(v[i].type, ext, sizeof(ext));
-		void *nv = x->v;
-		if (!lfs_grow(&nv, &x->cap, x->n + 1, sizeof(*x->v)))
-			break;
-		x->v = nv;
-		struct texent *e = &x->v[x->n];
-		memset(e, 0, sizeof(*e));
-		e->key = strdup(v[i].resref);
-		if (!e->key || asprintf(&e->path, "%s/%s.%s", arel, v[i].resref, ext) < 0) {
-			free(e->key);
-			break;
-		}
-		for (char *k = e->key; *k; k++)
-			*k = (char)(*k >= 'A' && *k <= 'Z' ? *k - 'A' + 'a' : *k);
-		e->mdl = mdl;
-		e->dirlen = strlen(arel);
-		e->place = lfs_resorder_place(o, LFS_RES_IN_ERF, arel, e->dirlen, 0);
-		e->ext = mdl ? 0 : rk;
-		x->n++;
-	}
-	free(arel);
-	lfs_erf_free(a);
-}
-
-/* lfs_archive_key_each() callback of index_key(). */
-struct keyadd {
+/* The lfs_container.each callback of index_container(). */
+struct contadd {
 	struct texindex *x;
-	const char *krel; /* "<folder>/<name>.key" */
+	const char *crel; /* "<folder>/<name>" of the container */
 	lfs_resplace place;
 };
 
-static void key_add(void *ctx, const char *resref, uint16_t type)
+static void cont_add(void *ctx, const char *resref, uint16_t type)
 {
-	struct keyadd *c = ctx;
+	struct contadd *c = ctx;
 	struct texindex *x = c->x;
 	int rk = type_rank(type);
 	bool mdl = type == LFS_RESTYPE_MDL;
@@ -360,7 +295,7 @@ static void key_add(void *ctx, const char *resref, uint16_t type)
 	struct texent *e = &x->v[x->n];
 	memset(e, 0, sizeof(*e));
 	e->key = strdup(resref);
-	if (!e->key || asprintf(&e->path, "%s/%s.%s", c->krel, resref, ext) < 0) {
+	if (!e->key || asprintf(&e->path, "%s/%s.%s", c->crel, resref, ext) < 0) {
 		free(e->key);
 		return;
 	}
@@ -369,24 +304,29 @@ static void key_add(void *ctx, const char *resref, uint16_t type)
 	e->mdl = mdl;
 	e->place = c->place;
 	e->ext = mdl ? 0 : rk;
-	e->dirlen = strlen(c->krel);
+	e->dirlen = strlen(c->crel);
 	x->n++;
 }
 
-/* Add the textures and models of KEY @p name in folder @p rel (open at @p dfd) whose BIF is there. */
-static void index_key(struct texindex *x, int dfd, const char *rel, const char *name)
+/*
+ * Add the textures and models of container @p name (of kind @p c) in folder
+ * @p rel, read from SOURCE's root through the container's shared tables
+ * (one table with the mount's folder of it; a KEY's BIF names are relative
+ * to the install root): a container built from other files (a KEY) ranks
+ * as the game's base data, any other as an archive (resorder.h).
+ */
+static void index_container(struct texindex *x, const lfs_resorder *o, const lfs_container *c,
+			    const char *rel, const char *name)
 {
-	char *krel = NULL;
-	if (asprintf(&krel, "%s%s%s", rel, *rel ? "/" : "", name) < 0)
+	char *crel = NULL;
+	if (x->rootfd < 0 || asprintf(&crel, "%s%s%s", rel, *rel ? "/" : "", name) < 0)
 		return;
-	struct keyadd c = { x, krel, lfs_resorder_place(NULL, LFS_RES_IN_KEY, krel, strlen(krel), 0) };
-	/* from SOURCE's root (one shared table with the mount's KEY folder);
-	 * a respath folder's KEY from its own folder */
-	if (x->rootfd >= 0)
-		lfs_archive_key_each(x->rootfd, krel, KEY_MAX, key_add, &c);
-	else
-		lfs_archive_key_each(dfd, name, KEY_MAX, key_add, &c);
-	free(krel);
+	bool base = c->uses_aux && c->uses_aux(name);
+	struct contadd a = { x, crel,
+			     base ? lfs_resorder_place(NULL, LFS_RES_IN_KEY, crel, strlen(crel), 0)
+				  : lfs_resorder_place(o, LFS_RES_IN_ERF, crel, strlen(crel), 0) };
+	c->each(x->rootfd, crel, cont_add, &a);
+	free(crel);
 }
 
 /* Add the texture files below folder @p dfd (path @p rel from the root, "" = root). */
@@ -425,10 +365,8 @@ static void index_walk(struct texindex *x, const lfs_resorder *o, int dfd, const
 			}
 			index_walk(x, o, cfd, prefix, crel, root, depth + 1);
 			free(crel);
-		} else if (t == DT_REG && root == 0 && lfs_archive_erf_name(nm)) {
-			index_archive(x, o, dirfd(dp), rel, nm);
-		} else if (t == DT_REG && root == 0 && lfs_archive_key_name(nm)) {
-			index_key(x, dirfd(dp), rel, nm);
+		} else if (t == DT_REG && root == 0 && lfs_container_for_name(nm)) {
+			index_container(x, o, lfs_container_for_name(nm), rel, nm);
 		} else if (t == DT_REG || t == DT_LNK) {
 			index_add(x, o, prefix, rel, nm, root, depth);
 		}
@@ -599,13 +537,13 @@ bool lfs_texture_name(const char *name)
 
 bool lfs_texture_archive_name(const char *name)
 {
-	return name && lfs_archive_erf_name(name);
+	return name && lfs_container_for_name(name) != NULL;
 }
 
 bool lfs_texture_index_name(const char *name)
 {
-	return name && (ext_rank(name) >= 0 || mdl_name(name) || lfs_archive_erf_name(name) ||
-			lfs_archive_key_name(name) || !strcasecmp(name, "module.ifo"));
+	return name && (ext_rank(name) >= 0 || mdl_name(name) || lfs_container_for_name(name) ||
+			!strcasecmp(name, "module.ifo"));
 }
 
 void lfs_texture_index_invalidate(int rootfd)
@@ -616,7 +554,7 @@ void lfs_texture_index_invalidate(int rootfd)
 		r->gen++;
 	pthread_mutex_unlock(&g_mu);
 	/* archives and BIFs are read again too (a KEY's table keeps its BIFs open) */
-	lfs_atable_flush();
+	lfs_container_flush();
 }
 
 int lfs_texture_set_respath(const char *dirs)
@@ -681,7 +619,7 @@ static size_t model_archive(int rootfd, const char *model_rel)
 	a[s - model_rel] = '\0';
 	struct stat st;
 	const char *base = strrchr(a, '/');
-	if (!lfs_archive_candidate(base ? base + 1 : a) || fstatat(rootfd, a, &st, 0) != 0 ||
+	if (!lfs_container_for_name(base ? base + 1 : a) || fstatat(rootfd, a, &st, 0) != 0 ||
 	    !S_ISREG(st.st_mode))
 		return 0;
 	return (size_t)(s - model_rel);
@@ -696,22 +634,12 @@ static size_t model_archive(int rootfd, const char *model_rel)
 static bool arch_find(int dfd, const char *arel, const char *resref, uint16_t want, char stored[33],
 		      uint16_t *type)
 {
-	struct stat st;
-	lfs_atable *t = NULL;
-	lfs_error e;
-	memset(&e, 0, sizeof(e));
-	if (lfs_atable_get(dfd, arel, &st, &t, &e) != LFS_OK)
-		return false;
+	const char *base = strrchr(arel, '/');
+	const lfs_container *c = lfs_container_for_name(base ? base + 1 : arel);
 	static const uint16_t tex[] = { LFS_RESTYPE_TGA, LFS_RESTYPE_DDS, 6 };
-	const lfs_ares *r = want ? lfs_atable_find_resref(t, resref, &want, 1)
-				 : lfs_atable_find_resref(t, resref, tex, 3);
-	bool ok = r && plain_resref(r->resref);
-	if (ok) {
-		memcpy(stored, r->resref, 33);
-		*type = r->type;
-	}
-	lfs_atable_put(t);
-	return ok;
+	bool ok = c && (want ? c->find(dfd, arel, resref, &want, 1, stored, type)
+			     : c->find(dfd, arel, resref, tex, 3, stored, type));
+	return ok && plain_resref(stored);
 }
 
 bool lfs_texture_lookup(void *ctx, const char *resref, char *out, size_t outsz)
@@ -813,15 +741,9 @@ static bool arch_read(int dfd, const char *arel, const char *leaf, size_t max, u
 	char resref[33];
 	memcpy(resref, leaf, (size_t)(dot - leaf));
 	resref[dot - leaf] = '\0';
-	struct stat st;
-	lfs_atable *t = NULL;
-	lfs_error e;
-	memset(&e, 0, sizeof(e));
-	if (lfs_atable_get(dfd, arel, &st, &t, &e) != LFS_OK)
-		return false;
-	const lfs_ares *r = lfs_atable_find_resref(t, resref, &type, 1);
-	bool ok = r && lfs_atable_read(t, r, max, data, n, &e) == LFS_OK;
-	lfs_atable_put(t);
+	const char *base = strrchr(arel, '/');
+	const lfs_container *c = lfs_container_for_name(base ? base + 1 : arel);
+	bool ok = c && c->read_resref(dfd, arel, resref, type, max, data, n);
 	if (ok && *n == 0) {
 		free(*data);
 		*data = NULL;
@@ -842,7 +764,7 @@ static bool read_res(int dfd, const char *path, size_t max, uint8_t **data, size
 	memcpy(arel, path, (size_t)(s - path));
 	arel[s - path] = '\0';
 	const char *base = strrchr(arel, '/');
-	if (!lfs_archive_candidate(base ? base + 1 : arel))
+	if (!lfs_container_for_name(base ? base + 1 : arel))
 		return false;
 	return arch_read(dfd, arel, s + 1, max, data, n);
 }
@@ -858,7 +780,7 @@ bool lfs_texture_stat(int rootfd, const char *rel, struct stat *st)
 	memcpy(arel, rel, (size_t)(s - rel));
 	arel[s - rel] = '\0';
 	const char *base = strrchr(arel, '/');
-	return (lfs_archive_erf_name(base ? base + 1 : arel) || lfs_archive_key_name(base ? base + 1 : arel)) &&
+	return lfs_container_for_name(base ? base + 1 : arel) &&
 	       fstatat(rootfd, arel, st, 0) == 0 && S_ISREG(st->st_mode);
 }
 
@@ -910,7 +832,7 @@ bool lfs_texture_model_read(int rootfd, const char *dir, const char *name, size_
 	/* a model inside an archive: the same archive first */
 	const char *base = strrchr(dir, '/');
 	struct stat st;
-	if (*dir && lfs_archive_candidate(base ? base + 1 : dir) && fstatat(rootfd, dir, &st, 0) == 0 &&
+	if (*dir && lfs_container_for_name(base ? base + 1 : dir) && fstatat(rootfd, dir, &st, 0) == 0 &&
 	    S_ISREG(st.st_mode) && arch_read(rootfd, dir, leaf, max, data, n))
 		return true;
 	char *path = NULL;

@@ -65,7 +65,7 @@
 
 #include "formats/erf.h"
 #include "formats/restype.h"
-#include "fs/fs_archive.h"
+#include "views/container.h"
 #include "fs/replace.h"
 #include "fs/source.h"
 #include "fs/texture.h"
@@ -327,8 +327,8 @@ static int load_q(const char *model, const char *root, size_t max_size, unsigned
 	lfs_error err;
 	memset(&err, 0, sizeof(err));
 	lfs_err r = lfs_source_load(rootfd, rel, max_size, &vo, &st, &kind, vs, &err);
-	if (r == LFS_OK && kind == LFS_SOURCE_MODEL && vs->format == &lfs_archive_format)
-		r = lfs_archive_expand(rootfd, rel, &vo, vs, NULL, &err); /* every member's views */
+	if (r == LFS_OK && kind == LFS_SOURCE_MODEL && lfs_container_of(vs->format))
+		r = lfs_source_expand(rootfd, rel, &vo, vs, NULL, &err); /* every member's views */
 	lfs_texture_ctx_free(&tc);
 	free(uri);
 	close(rootfd);

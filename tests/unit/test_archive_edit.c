@@ -28,8 +28,9 @@
 #include "archive_corpus.h"
 #include "corpus.h"
 #include "formats/erf.h"
-#include "fs/archive_edit.h"
-#include "fs/fs_archive.h"
+#include "formats/nwnarchive/edit.h"
+#include "formats/nwnarchive/archive.h"
+#include "fs/source.h"
 #include "testrng.h"
 
 
@@ -269,7 +270,7 @@ static void test_model_view(void **state)
 	assert_true(dfd >= 0);
 	assert_int_equal(lfs_archive_build(dfd, "models_v1.hak", SIZE_MAX, NULL, &st, &vs, NULL, &e),
 			 LFS_OK);
-	assert_int_equal(lfs_archive_expand(dfd, "models_v1.hak", NULL, &vs, NULL, &e), LFS_OK);
+	assert_int_equal(lfs_source_expand(dfd, "models_v1.hak", NULL, &vs, NULL, &e), LFS_OK);
 	close(dfd);
 	const lfs_view *v = NULL;
 	for (size_t k = 0; k < vs.n_views && !v; k++)

@@ -3,10 +3,10 @@
  * The folder of an archive (src/fs/fs_archive.h) on the archive corpus:
  * every ERF-family archive is listed (lfs_archive_build(), from its table)
  * with exactly one view per MANIFEST entry, and its whole tree
- * (lfs_archive_expand()) names the same paths with and without names_only;
+ * (lfs_source_expand()) names the same paths with and without names_only;
  * broken entries are named broken-<index>.<ext> and reported; the listing
  * of models_v1.hak has each entry's payload size and no bytes, its binary
- * models as member folders, and lfs_archive_member_read() gives each
+ * models as member folders, and lfs_container_member_read() gives each
  * payload; a KEY's table is decoded once per KEY version and shared
  * (archive_table.h); NWN:EE's root-relative BIF names (data\x.bif, any
  * case) are found; the generated HAK V1/E1 and KEY/BIF V1/E1 sets give
@@ -34,10 +34,11 @@
 #include "archive_corpus.h"
 #include "corpus.h"
 #include "formats/erf.h"
-#include "fs/archive_edit.h"
-#include "fs/archive_table.h"
-#include "fs/fs_archive.h"
+#include "formats/nwnarchive/edit.h"
+#include "formats/nwnarchive/table.h"
+#include "formats/nwnarchive/archive.h"
 #include "fs/source.h"
+#include "views/container.h"
 #include "fs/texture.h"
 #include "testrng.h"
 
@@ -72,7 +73,7 @@ static const lfs_view *find(const lfs_viewset *vs, const char *path)
 /*
  * The whole tree of archive @p rel (relative to folder @p dfd), as the old
  * one-call build made it: the listing (lfs_archive_build()) expanded
- * (lfs_archive_expand()). Problems of both go to @p probs (may be NULL).
+ * (lfs_source_expand()). Problems of both go to @p probs (may be NULL).
  */
 static lfs_err build_tree(int dfd, const char *rel, const lfs_view_opts *o, lfs_viewset *vs,
 			  lfs_sb *probs, lfs_error *e)
@@ -82,7 +83,7 @@ static lfs_err build_tree(int dfd, const char *rel, const lfs_view_opts *o, lfs_
 	lfs_err r = lfs_archive_build(dfd, rel, SIZE_MAX, o, &st, vs, probs, e);
 	if (r != LFS_OK)
 		return r;
-	r = lfs_archive_expand(dfd, rel, o, vs, probs, e);
+	r = lfs_source_expand(dfd, rel, o, vs, probs, e);
 	if (r != LFS_OK)
 		lfs_viewset_free(vs);
 	return r;
@@ -364,7 +365,7 @@ static void test_listing_sizes(void **state)
 	close(dfd);
 }
 
-/* lfs_archive_member_read() of every entry: lfs_erf_read()'s payload. */
+/* lfs_container_member_read() of every entry: lfs_erf_read()'s payload. */
 static void test_member_read(void **state)
 {
 	(void)state;
@@ -384,7 +385,7 @@ static void test_member_read(void **state)
 		assert_int_equal(lfs_erf_read(a, i, &p, &pn, &e), LFS_OK);
 		struct stat st;
 		bool ro = true;
-		int r = lfs_archive_member_read(dfd, rel, SIZE_MAX, &m, &mn, &st, &ro);
+		int r = lfs_container_member_read(dfd, rel, SIZE_MAX, &m, &mn, &st, &ro);
 		if (r != 0)
 			fail_msg("%s: member read: %s", rel, strerror(r));
 		assert_false(ro);
@@ -393,10 +394,10 @@ static void test_member_read(void **state)
 			fail_msg("%s: %zu bytes read, payload %zu bytes (or different)", rel, mn, pn);
 		free(m);
 		uint64_t sz = 0;
-		assert_int_equal(lfs_archive_member_stat(dfd, rel, &st, &sz), 0);
+		assert_int_equal(lfs_container_member_stat(dfd, rel, &st, &sz), 0);
 		assert_int_equal(sz, pn);
 		if (pn) { /* over max: refused */
-			assert_int_equal(lfs_archive_member_read(dfd, rel, pn - 1, &m, &mn, &st, NULL),
+			assert_int_equal(lfs_container_member_read(dfd, rel, pn - 1, &m, &mn, &st, NULL),
 					 EFBIG);
 			assert_null(m);
 		}
@@ -405,7 +406,7 @@ static void test_member_read(void **state)
 	uint8_t *m = NULL;
 	size_t mn = 0;
 	struct stat st;
-	assert_int_equal(lfs_archive_member_read(dfd, "models_v1.hak/no_such.tga", SIZE_MAX, &m, &mn,
+	assert_int_equal(lfs_container_member_read(dfd, "models_v1.hak/no_such.tga", SIZE_MAX, &m, &mn,
 						 &st, NULL), ENOENT);
 	lfs_erf_free(a);
 	free(bytes);
@@ -596,7 +597,7 @@ static void check_tiny(int tfd, const char *rel)
 		size_t n = 0;
 		struct stat st;
 		bool ro = false;
-		assert_int_equal(lfs_archive_member_read(tfd, mrel, SIZE_MAX, &d, &n, &st, &ro), 0);
+		assert_int_equal(lfs_container_member_read(tfd, mrel, SIZE_MAX, &d, &n, &st, &ro), 0);
 		assert_true(ro);
 		assert_int_equal(n, strlen(tiny[i].data));
 		assert_memory_equal(d, tiny[i].data, n);

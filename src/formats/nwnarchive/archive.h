@@ -1,5 +1,5 @@
 /**
- * @file fs_archive.h
+ * @file archive.h
  * NWN resource archives shown as folders: an ERF-family file (.erf .hak
  * .mod .sav .nwm) or a KEY (.key, with the BIFs it names) becomes a folder
  * of its resources (docs/archives.md).
@@ -19,22 +19,24 @@
  * ERF the views are writable (saved through archive_edit.h); in a KEY they
  * are read-only.
  *
- * The layer: the archive pseudo-format lives in src/fs, not in the views
- * registry, because a KEY needs other files (its BIFs, by path relative to
- * the KEY's folder). It uses formats/ (erf.h, keybif.h, restype.h) and
- * views/ (viewset.h, vlist.h, names.h); no FUSE.
+ * The layer: a container module (views/container.h): the mount reaches it
+ * only through the row lfs_container_nwn_archive and the container table
+ * (views/containers.c). It uses the ERF, KEY/BIF and GFF codecs
+ * (formats/erf.h, keybif.h, gff.h) and views/ (viewset.h); no FUSE, no
+ * file-system layer.
  */
-#ifndef LFS_FS_FS_ARCHIVE_H
-#define LFS_FS_FS_ARCHIVE_H
+#ifndef LFS_NWNARCHIVE_ARCHIVE_H
+#define LFS_NWNARCHIVE_ARCHIVE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
 
-#include "../common/error.h"
-#include "../common/strbuf.h"
-#include "../views/viewset.h"
+#include "../../common/error.h"
+#include "../../common/strbuf.h"
+#include "../../views/container.h"
+#include "../../views/viewset.h"
 
 /**
  * The archive pseudo-format: name "nwn-archive", the archive extensions,
@@ -88,66 +90,48 @@ lfs_err lfs_archive_build(int rootfd, const char *rel, size_t max_res, const lfs
 			  struct stat *st, lfs_viewset *vs, lfs_sb *problems, lfs_error *err);
 
 /**
- * The whole tree of archive @p rel in one set, for programs that show an
- * archive without a mount (legacyfs-convert, tests): @p vs, a listing from
- * lfs_archive_build(), is replaced by a set holding every resource with its
- * bytes (none with opts->names_only) and, for each member model, its views
- * under "<name>/" built with @p opts (a KEY's read-only). A member that does
- * not decode becomes a plain resource and a line in @p problems (may be
- * NULL). @return LFS_OK or LFS_ERR_NOMEM (then @p vs is unchanged).
+ * Is resource @p name (as listed) in archive @p arch (relative to @p rootfd)?
+ * 0 and *st the archive file's stat (a resource has no stat of its own:
+ * its version is the archive's), *@p size (may be NULL) the payload's
+ * bytes; ENOENT (not an archive, no such resource) or the errno of opening
+ * the archive. (lfs_container.member_stat)
  */
-lfs_err lfs_archive_expand(int rootfd, const char *rel, const lfs_view_opts *opts, lfs_viewset *vs,
-			   lfs_sb *problems, lfs_error *err);
+int lfs_archive_member_stat(int rootfd, const char *arch, const char *name, struct stat *st,
+			    uint64_t *size);
 
 /**
- * Split a member path "<archive>/<name>" (@p rel, relative to SOURCE) whose
- * folder part names an archive by its extension: the archive's path into
- * @p arch (@p archsz bytes), *@p name pointing into @p rel. False when
- * @p rel is not of that shape (nothing is read).
+ * The payload of resource @p name of archive @p arch: *out malloc'd (*n
+ * bytes), *st the archive's stat, *@p read_only (may be NULL) true for a
+ * KEY's resource. At most @p max bytes (EFBIG beyond). Returns 0, ENOENT,
+ * EFBIG, EIO (cannot be read: a truncated BIF, a bad compressed payload) or
+ * ENOMEM. (lfs_container.member_read)
  */
-bool lfs_archive_member_split(const char *rel, char *arch, size_t archsz, const char **name);
+int lfs_archive_member_read(int rootfd, const char *arch, const char *name, size_t max,
+			    uint8_t **out, size_t *n, struct stat *st, bool *read_only);
 
-/**
- * Does member path @p rel ("<archive>/<name>", lfs_archive_member_split())
- * name a resource of its archive as the archive folder lists it? 0 and *st
- * the archive file's stat (a member has no stat of its own: its version is
- * the archive's), *@p size (may be NULL) the payload's bytes; ENOENT (not
- * an archive, no such resource) or the errno of opening the archive.
- */
-int lfs_archive_member_stat(int rootfd, const char *rel, struct stat *st, uint64_t *size);
+/** The container row of the ERF family and KEY/BIF (views/container.h). */
+extern const lfs_container lfs_container_nwn_archive;
 
-/**
- * The payload of member @p rel (as lfs_archive_member_stat()): *out
- * malloc'd (*n bytes), *st the archive's stat, *@p read_only (may be NULL)
- * true for a KEY's resource. At most @p max bytes (EFBIG beyond). Returns
- * 0, ENOENT, EFBIG, EIO (cannot be read: a truncated BIF, a bad compressed
- * payload) or ENOMEM.
- */
-int lfs_archive_member_read(int rootfd, const char *rel, size_t max, uint8_t **out, size_t *n,
-			    struct stat *st, bool *read_only);
-
-/** Called by lfs_archive_key_each() for one resource: its ResRef (as stored) and type. */
+/** Called by lfs_archive_each() for one resource: its ResRef (as stored) and type. */
 typedef void (*lfs_archive_key_fn)(void *ctx, const char *resref, uint16_t type);
 
 /**
- * The resources of KEY file @p name in folder @p dfd that its folder can
- * show: those whose BIF opens (BIF paths relative to the KEY's folder,
- * found as lfs_archive_build() finds them, ignoring case); @p fn once for
- * each, in key order. Reads the KEY (at most @p max bytes) and opens each
- * BIF named; no BIF table or payload is read. False when the KEY cannot be
- * read or does not decode. (The mount's resource index: texture.h.)
+ * Every resource of archive file @p name (relative to @p dfd; an ERF, or a
+ * KEY whose resources in missing BIFs are left out) through its shared
+ * table (table.h), @p fn once for each, in key order. No payload is read.
+ * False when the archive cannot be read or does not decode.
  */
-bool lfs_archive_key_each(int dfd, const char *name, size_t max, lfs_archive_key_fn fn, void *ctx);
+bool lfs_archive_each(int dfd, const char *name, lfs_archive_key_fn fn, void *ctx);
 
 /**
- * Resource @p resref (ignoring case) of type @p type of KEY file @p name
- * in folder @p dfd, read from its BIF through the KEY's shared table
- * (archive_table.h: decoded once per KEY version) and one pread of the
- * payload (an E1 payload decompressed and SHA-1-checked), at most
- * @p max bytes stored or uncompressed. *out malloc'd (*n bytes). False when
- * there is no such resource or it cannot be read.
+ * Resource @p resref (ignoring case) of type @p type of archive file
+ * @p name (relative to @p dfd; ERF or KEY) through its shared table
+ * (decoded once per version) and one pread of the payload (an E1 payload
+ * decompressed and SHA-1-checked), at most @p max bytes stored or
+ * uncompressed. *out malloc'd (*n bytes). False when there is no such
+ * resource or it cannot be read.
  */
-bool lfs_archive_key_read(int dfd, const char *name, const char *resref, uint16_t type,
-			  size_t max, uint8_t **out, size_t *n);
+bool lfs_archive_read_resref(int dfd, const char *name, const char *resref, uint16_t type,
+			     size_t max, uint8_t **out, size_t *n);
 
 #endif

@@ -1,5 +1,5 @@
 /**
- * @file archive_table.h
+ * @file table.h
  * The decoded tables of one version of an archive (an ERF-family file, or a
  * KEY with the tables of the BIFs it names), shared process-wide: what an
  * archive folder is listed from and what its resources are read through,
@@ -14,8 +14,9 @@
  * (an E1 payload decompressed and SHA-1-checked).
  *
  * Versions: a table is keyed by the archive file's (st_dev, st_ino,
- * st_size, st_mtim) and, for a KEY, by the count of BIF changes the watcher
- * reported (cache.h lfs_cache_bifs_changed()): a changed archive or BIF gets
+ * st_size, st_mtim) and path and, for a KEY, by the count of BIF changes the
+ * watcher reported (views/container.h lfs_container_aux_changed()): a changed
+ * archive or BIF gets
  * a new table, the old one is dropped once unused. At most
  * LFS_ATABLE_MAX tables are kept (least recently used dropped first), so
  * listing, reading, thumbnails and texture lookups of one KEY decode its
@@ -30,18 +31,19 @@
  * whose name equals it ignoring case (the game's own file lookup is
  * case-insensitive on Windows).
  *
- * Thread-safe. No FUSE; uses formats/ (erf.h, keybif.h) only.
+ * Thread-safe. No FUSE; uses the ERF and KEY/BIF codecs (formats/erf.h,
+ * formats/keybif.h).
  */
-#ifndef LFS_FS_ARCHIVE_TABLE_H
-#define LFS_FS_ARCHIVE_TABLE_H
+#ifndef LFS_NWNARCHIVE_TABLE_H
+#define LFS_NWNARCHIVE_TABLE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
 
-#include "../common/error.h"
-#include "../common/strbuf.h"
+#include "../../common/error.h"
+#include "../../common/strbuf.h"
 
 /** Most archive tables kept at once (each holds its files open). */
 #define LFS_ATABLE_MAX 8

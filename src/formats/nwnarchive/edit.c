@@ -6,13 +6,13 @@
  * meant with everything else unchanged.
  */
 #define _GNU_SOURCE
-#include "archive_edit.h"
+#include "edit.h"
 
-#include "../common/mem.h"
-#include "../formats/erf.h"
-#include "../formats/restype.h"
-#include "../views/names.h"
-#include "../views/viewset.h"
+#include "../../common/mem.h"
+#include "../../views/names.h"
+#include "../../views/viewset.h"
+#include "../erf.h"
+#include "../restype.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /**
- * @file archive_edit.h
+ * @file edit.h
  * Edits of an ERF-family archive (.erf .hak .mod .sav .nwm) as the mount
  * makes them: bytes of the archive in, bytes of the new archive out
  * (docs/archives.md "Writing into an archive"). No file system access, no
@@ -16,13 +16,13 @@
  * checked against that rule before it is handed back (the round-trip law
  * at the archive level): a result that breaks it is refused, LFS_ERR_PARSE.
  */
-#ifndef LFS_FS_ARCHIVE_EDIT_H
-#define LFS_FS_ARCHIVE_EDIT_H
+#ifndef LFS_NWNARCHIVE_EDIT_H
+#define LFS_NWNARCHIVE_EDIT_H
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "../common/error.h"
-#include "../formats/format.h"
+#include "../../common/error.h"
+#include "../format.h"
 
 /**
  * The listed name of entry @p idx (ResRef @p resref, type @p type) before

@@ -1,24 +1,21 @@
 /**
- * @file fs_archive.c
+ * @file archive.c
  * NWN resource archives (ERF family, KEY/BIF) as folders of their
  * resources: detection by header and the build of an archive's folder
- * (fs_archive.h, docs/archives.md). Nothing here writes: edits go through
- * archive_edit.c.
+ * (archive.h, docs/archives.md), and the container row the mount uses
+ * (views/container.h). Nothing here writes: edits go through edit.c.
  */
 #define _GNU_SOURCE
-#include "fs_archive.h"
+#include "archive.h"
 
-#include "archive_edit.h"
-#include "archive_table.h"
-#include "replace.h"
-#include "source.h"
-#include "texture.h"
+#include "edit.h"
+#include "table.h"
 
-#include "../common/mem.h"
-#include "../formats/erf.h"
-#include "../formats/keybif.h"
-#include "../formats/restype.h"
-#include "../views/vlist.h"
+#include "../../common/mem.h"
+#include "../../views/container.h"
+#include "../erf.h"
+#include "../gff.h"
+#include "../restype.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -117,7 +114,7 @@ lfs_err lfs_archive_build(int rootfd, const char *rel, size_t max_res, const lfs
 		lfs_atable_put(t);
 		return lfs_nomem(err, "archive folder");
 	}
-	static _Thread_local uint8_t head[LFS_SOURCE_HEADER_BYTES];
+	static _Thread_local uint8_t head[4096]; /* as source.h reads a loose file's header */
 	for (size_t i = 0; i < n; i++) {
 		const lfs_ares *a = lfs_atable_res(t, i);
 		if (a->size > max_res || a->stored > max_res) {
@@ -162,109 +159,9 @@ lfs_err lfs_archive_build(int rootfd, const char *rel, size_t max_res, const lfs
 	return LFS_OK;
 }
 
-lfs_err lfs_archive_expand(int rootfd, const char *rel, const lfs_view_opts *opts, lfs_viewset *vs,
-			   lfs_sb *problems, lfs_error *err)
+int lfs_archive_member_stat(int rootfd, const char *arch, const char *name, struct stat *st,
+			    uint64_t *size)
 {
-	lfs_vlist l = { 0 };
-	l.names_only = opts && opts->names_only;
-	char mrel[PATH_MAX];
-	for (size_t i = 0; i < vs->n_views && !l.failed; i++) {
-		const lfs_view *v = &vs->views[i];
-		if (snprintf(mrel, sizeof(mrel), "%s/%s", rel, v->path) >= (int)sizeof(mrel))
-			continue;
-		/* opts->only: the one view asked for, a member's views under its folder */
-		lfs_view_opts mo = opts ? *opts : (lfs_view_opts){ 0 };
-		if (opts && opts->only) {
-			size_t pl = strlen(v->path);
-			bool under = !strncmp(opts->only, v->path, pl) && opts->only[pl] == '/';
-			if (v->kind == LFS_VIEW_MEMBER && !under)
-				continue;
-			if (v->kind != LFS_VIEW_MEMBER && strcmp(opts->only, v->path) != 0)
-				continue;
-			mo.only = under ? opts->only + pl + 1 : NULL;
-		}
-		uint8_t *d = NULL;
-		size_t n = 0;
-		struct stat st;
-		bool ro = false;
-		/* read even for names: a listing leaves out what the full tree leaves out */
-		int mr = lfs_archive_member_read(rootfd, mrel, SIZE_MAX, &d, &n, &st, &ro);
-		if (mr) {
-			if (problems)
-				lfs_sb_printf(problems, "%s: cannot be read, left out: %s\n", v->path,
-					      strerror(mr));
-			continue;
-		}
-		lfs_viewset sub;
-		lfs_error e;
-		memset(&e, 0, sizeof(e));
-		/* map_Kd as the mount writes it: textures found for "<archive>/<name>" */
-		lfs_texture_ctx tc;
-		lfs_texture_ctx_init(&tc, rootfd, mrel);
-		if (mo.texture_lookup) {
-			mo.texture_lookup = lfs_texture_lookup;
-			mo.texture_ctx = &tc;
-			mo.texture_read = mo.texture_read ? lfs_texture_read : NULL;
-		}
-		lfs_err r = v->kind == LFS_VIEW_MEMBER
-				    ? lfs_views_build(v->path, d, n, &mo, &sub, &e)
-				    : LFS_ERR_NOTFORMAT;
-		lfs_texture_ctx_free(&tc);
-		if (r == LFS_OK) {
-			char path[PATH_MAX];
-			for (size_t k = 0; k < sub.n_views && !l.failed; k++) {
-				const lfs_view *sv = &sub.views[k];
-				snprintf(path, sizeof(path), "%s/%s", v->path, sv->path);
-				lfs_sb sb = { 0 };
-				if (sv->size && sv->data)
-					lfs_sb_put(&sb, sv->data, sv->size);
-				lfs_vlist_add(&l, path, sv->kind, sv->target, sv->writable && !ro, &sb);
-			}
-			lfs_viewset_free(&sub);
-		} else {
-			if (v->kind == LFS_VIEW_MEMBER && problems)
-				lfs_sb_printf(problems, "%s: looks like a model but does not decode, "
-					      "listed as a plain file: %s\n", v->path, e.msg);
-			lfs_sb sb = { 0 };
-			if (d && n && !l.names_only)
-				lfs_sb_put(&sb, d, n);
-			lfs_vlist_add(&l, v->path, LFS_VIEW_RESOURCE, LFS_VIEW_WHOLE, v->writable, &sb);
-		}
-		free(d);
-	}
-	if (l.failed) {
-		lfs_vlist_discard(&l);
-		return lfs_nomem(err, "archive folder");
-	}
-	bool writable = vs->writable;
-	lfs_viewset_free(vs);
-	lfs_vlist_finish(&l, vs);
-	vs->format = &lfs_archive_format;
-	vs->writable = writable;
-	vs->names_only = opts && opts->names_only;
-	return LFS_OK;
-}
-
-bool lfs_archive_member_split(const char *rel, char *arch, size_t archsz, const char **name)
-{
-	const char *sl = strrchr(rel, '/');
-	if (!sl || sl == rel || !sl[1] || (size_t)(sl - rel) >= archsz)
-		return false;
-	memcpy(arch, rel, (size_t)(sl - rel));
-	arch[sl - rel] = '\0';
-	const char *ab = strrchr(arch, '/');
-	if (!lfs_archive_candidate(ab ? ab + 1 : arch))
-		return false;
-	*name = sl + 1;
-	return true;
-}
-
-int lfs_archive_member_stat(int rootfd, const char *rel, struct stat *st, uint64_t *size)
-{
-	char arch[PATH_MAX];
-	const char *name;
-	if (!lfs_archive_member_split(rel, arch, sizeof(arch), &name))
-		return ENOENT;
 	lfs_atable *t = NULL;
 	lfs_error e;
 	memset(&e, 0, sizeof(e));
@@ -277,15 +174,11 @@ int lfs_archive_member_stat(int rootfd, const char *rel, struct stat *st, uint64
 	return a ? 0 : ENOENT;
 }
 
-int lfs_archive_member_read(int rootfd, const char *rel, size_t max, uint8_t **out, size_t *n,
-			    struct stat *st, bool *read_only)
+int lfs_archive_member_read(int rootfd, const char *arch, const char *name, size_t max,
+			    uint8_t **out, size_t *n, struct stat *st, bool *read_only)
 {
 	*out = NULL;
 	*n = 0;
-	char arch[PATH_MAX];
-	const char *name;
-	if (!lfs_archive_member_split(rel, arch, sizeof(arch), &name))
-		return ENOENT;
 	lfs_atable *t = NULL;
 	lfs_error e;
 	memset(&e, 0, sizeof(e));
@@ -305,9 +198,8 @@ int lfs_archive_member_read(int rootfd, const char *rel, size_t max, uint8_t **o
 	return r;
 }
 
-bool lfs_archive_key_each(int dfd, const char *name, size_t max, lfs_archive_key_fn fn, void *ctx)
+bool lfs_archive_each(int dfd, const char *name, lfs_archive_key_fn fn, void *ctx)
 {
-	(void)max;
 	struct stat st;
 	lfs_atable *t = NULL;
 	lfs_error e;
@@ -323,8 +215,8 @@ bool lfs_archive_key_each(int dfd, const char *name, size_t max, lfs_archive_key
 	return true;
 }
 
-bool lfs_archive_key_read(int dfd, const char *name, const char *resref, uint16_t type,
-			  size_t max, uint8_t **out, size_t *n)
+bool lfs_archive_read_resref(int dfd, const char *name, const char *resref, uint16_t type,
+			     size_t max, uint8_t **out, size_t *n)
 {
 	*out = NULL;
 	*n = 0;
@@ -340,7 +232,7 @@ bool lfs_archive_key_read(int dfd, const char *name, const char *resref, uint16_
 	return ok;
 }
 
-/* build_views of the row: an ERF from its bytes (a KEY has no BIFs here). */
+/* build_views of the row: archives are listed by lfs_archive_build(), never from bytes. */
 static lfs_err row_build(const uint8_t *data, size_t n, const lfs_view_opts *opts,
 			 struct lfs_vlist *l, lfs_error *err)
 {
@@ -349,7 +241,7 @@ static lfs_err row_build(const uint8_t *data, size_t n, const lfs_view_opts *opt
 	(void)opts;
 	(void)l;
 	return lfs_fail(err, LFS_ERR_UNSUPPORTED, SIZE_MAX, NULL,
-			"archives are built by lfs_archive_build() (src/fs/fs_archive.c)");
+			"archives are listed by lfs_archive_build() (src/formats/nwnarchive/archive.c)");
 }
 
 static lfs_err row_decode(const uint8_t *data, size_t n, void **model, lfs_error *err)
@@ -365,7 +257,7 @@ static lfs_err row_encode(const void *model, uint8_t **out, size_t *n, lfs_error
 	return lfs_erf_encode(model, out, n, err);
 }
 
-/* apply of the row: an edited resource or view of a model inside an ERF (archive_edit.h). */
+/* apply of the row: an edited resource or view of a model inside an ERF (edit.h). */
 static lfs_err row_apply(const uint8_t *orig, size_t n, const lfs_view *v, const char *text,
 			 size_t tn, const lfs_siblings *sib, uint8_t **out, size_t *outn,
 			 lfs_error *err)
@@ -387,4 +279,91 @@ const lfs_format lfs_archive_format = {
 	.free_model = row_free,
 	.build_views = row_build,
 	.apply = row_apply,
+};
+
+/* ---- the container row (views/container.h) ---- */
+
+static bool c_detect(const char *name, const uint8_t *head, size_t n)
+{
+	return lfs_archive_detect(name, head, n) != NULL;
+}
+
+static bool c_writable(const char *name)
+{
+	return lfs_archive_erf_name(name);
+}
+
+static bool c_aux_name(const char *name)
+{
+	size_t ln = strlen(name);
+	return ln > 4 && strcasecmp(name + ln - 4, ".bif") == 0;
+}
+
+static lfs_err c_list(int rootfd, const char *rel, size_t max_res, struct stat *st, lfs_viewset *vs,
+		      lfs_sb *problems, lfs_error *err)
+{
+	return lfs_archive_build(rootfd, rel, max_res, NULL, st, vs, problems, err);
+}
+
+static bool c_each(int rootfd, const char *rel, lfs_container_each_fn fn, void *ctx)
+{
+	return lfs_archive_each(rootfd, rel, fn, ctx);
+}
+
+static bool c_find(int rootfd, const char *rel, const char *resref, const uint16_t *types,
+		   size_t ntypes, char stored[33], uint16_t *type)
+{
+	struct stat st;
+	lfs_atable *t = NULL;
+	lfs_error e;
+	memset(&e, 0, sizeof(e));
+	if (lfs_atable_get(rootfd, rel, &st, &t, &e) != LFS_OK)
+		return false;
+	const lfs_ares *r = lfs_atable_find_resref(t, resref, types, ntypes);
+	if (r) {
+		memcpy(stored, r->resref, 33);
+		*type = r->type;
+	}
+	lfs_atable_put(t);
+	return r != NULL;
+}
+
+static lfs_cname_kind c_name_class(const char *name, char *why)
+{
+	why[0] = '\0';
+	lfs_archive_name_kind k = lfs_archive_name_class(name, LFS_RESREF_MAX, NULL, NULL, why);
+	return k == LFS_ANAME_RESOURCE ? LFS_CNAME_RESOURCE
+	       : k == LFS_ANAME_BAD    ? LFS_CNAME_BAD
+				       : LFS_CNAME_SCRATCH;
+}
+
+/* A module's haks: module.ifo's Mod_HakList (gff.h), first listed first. */
+static lfs_err c_module_deps(const uint8_t *data, size_t n, char ***names, size_t *nn,
+			     lfs_error *err)
+{
+	return lfs_gff_hak_list(data, n, names, nn, err);
+}
+
+const lfs_container lfs_container_nwn_archive = {
+	.name = "nwn-archive",
+	.extensions = archive_exts,
+	.row = &lfs_archive_format,
+	.detect = c_detect,
+	.writable = c_writable,
+	.aux_name = c_aux_name,
+	.uses_aux = lfs_archive_key_name,
+	.list = c_list,
+	.member_read = lfs_archive_member_read,
+	.member_stat = lfs_archive_member_stat,
+	.each = c_each,
+	.find = c_find,
+	.read_resref = lfs_archive_read_resref,
+	.apply = lfs_archive_apply_view,
+	.add = lfs_archive_add,
+	.remove = lfs_archive_remove,
+	.rename = lfs_archive_rename,
+	.name_class = c_name_class,
+	.module_deps = c_module_deps,
+	.flush = lfs_atable_flush,
+	.held = lfs_atable_held,
 };

@@ -1,20 +1,20 @@
 /**
  * @file archive_table.c
- * Shared decoded tables of archives (archive_table.h): ERF tables from
+ * Shared decoded tables of archives (table.h): ERF tables from
  * lfs_erf_decode_fd(), KEY tables with each BIF's variable table, payloads
  * read one by one with pread.
  */
 #define _GNU_SOURCE
-#include "archive_table.h"
+#include "table.h"
 
-#include "archive_edit.h"
-#include "cache.h"
+#include "edit.h"
 
-#include "../common/mem.h"
-#include "../formats/erf.h"
-#include "../formats/keybif.h"
-#include "../formats/restype.h"
-#include "../views/names.h"
+#include "../../common/mem.h"
+#include "../../views/container.h"
+#include "../../views/names.h"
+#include "../erf.h"
+#include "../keybif.h"
+#include "../restype.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -388,7 +388,22 @@ static void trim_locked(void)
 	}
 }
 
-static bool same_version(const lfs_atable *t, const lfs_cache_key *k)
+/* One version of an archive file: its stat, the aux changes it depends on, its path. */
+struct aversion {
+	uint64_t dev, ino, bif_gen;
+	int64_t size, mtime_ns;
+	const char *rel;
+};
+
+static struct aversion version_of(const struct stat *st, const char *rel)
+{
+	return (struct aversion){ .dev = (uint64_t)st->st_dev, .ino = (uint64_t)st->st_ino,
+				  .size = (int64_t)st->st_size,
+				  .mtime_ns = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec,
+				  .bif_gen = lfs_container_version(rel), .rel = rel };
+}
+
+static bool same_version(const lfs_atable *t, const struct aversion *k)
 {
 	return t->dev == k->dev && t->ino == k->ino && t->size == k->size &&
 	       t->mtime_ns == k->mtime_ns && t->bif_gen == k->bif_gen && !strcmp(t->rel, k->rel);
@@ -405,7 +420,7 @@ lfs_err lfs_atable_get(int rootfd, const char *rel, struct stat *st, lfs_atable 
 			close(fd);
 		return lfs_fail(err, LFS_ERR_IO, SIZE_MAX, NULL, "%s: %s", rel, strerror(e));
 	}
-	lfs_cache_key k = lfs_cache_key_of(st, rel);
+	struct aversion k = version_of(st, rel);
 	pthread_mutex_lock(&tab_mu);
 	for (struct lfs_atable **pp = &tabs; *pp; pp = &(*pp)->next) {
 		lfs_atable *t = *pp;
