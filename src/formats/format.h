@@ -47,8 +47,9 @@ typedef enum lfs_view_kind {
 			     *   (lfs_view_opts.view_budget): the only view, read-only */
 	LFS_VIEW_RESOURCE,  /**< a resource of an archive, its payload verbatim
 			     *   (src/fs/fs_archive.h; saved by src/fs/archive_edit.h) */
-	LFS_VIEW_MEMBER,    /**< a model inside an archive: shown as a folder of its
-			     *   own views, built from its payload alone (no bytes) */
+	LFS_VIEW_MEMBER,    /**< a model candidate inside an archive (its payload's
+			     *   size, no bytes): a folder of its own views when its
+			     *   header is a model's, else a plain resource */
 } lfs_view_kind;
 
 /**

@@ -446,10 +446,12 @@ struct srcinfo {
 			    * ce->names (view names, no bytes); NULL: use ce->vs */
 };
 
-/* Is @p v a lazy view: an archive's resource listed with its size, its bytes not in the set? */
+/* Is @p v a lazy view: an archive's resource (or model candidate) listed with its size, its
+ * bytes not in the set? */
 static inline bool fsi_view_lazy(const lfs_view *v)
 {
-	return v && v->kind == LFS_VIEW_RESOURCE && !v->data && v->size;
+	return v && (v->kind == LFS_VIEW_RESOURCE || v->kind == LFS_VIEW_MEMBER) && !v->data &&
+	       v->size;
 }
 
 /* The views a listing of @p si's model walks: its names-only set or its views. */
@@ -498,6 +500,9 @@ struct ctext {
  * entry points in fs.c take a new snapshot and dispatch again.
  */
 #define FSI_KIND_CHANGED (-1)
+
+/* Returned by fsi_member_lookup() when the model candidate is no model: a plain resource. */
+#define FSI_NOT_MEMBER (-2)
 
 /* lfs_fs_read.hold_kind */
 enum { HOLD_NONE, HOLD_ENTRY, HOLD_MALLOC };

@@ -12,6 +12,8 @@
 #include "fs_thumb.h"
 #include "replace.h"
 
+#include "../views/container.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -77,8 +79,8 @@ static int view_children(const lfs_viewset *vs, const char *vpath, vchild_fn fn,
 			if (r)
 				return r;
 		} else {
-			/* a member of an archive is a folder of its own (fs_archive.h) */
-			int r = fn(ctx, comp, strlen(comp), v->kind == LFS_VIEW_MEMBER, v);
+			/* a member of an archive: a folder or a file, told when looked up */
+			int r = fn(ctx, comp, strlen(comp), false, v);
 			if (r)
 				return r;
 		}
@@ -122,7 +124,10 @@ void fsi_fill_virtual_dir(struct stat *a, const struct stat *src, const lfs_view
 	 * create their swap, backup and temp files there (scratch namespace). */
 	if (vs->writable)
 		a->st_mode |= src->st_mode & 0222;
-	a->st_nlink = 2 + ndirs;
+	/* a folder with model candidates (an archive's) has sub-folders not
+	 * counted yet: "unknown" (1), as btrfs says, so that find looks at
+	 * every name */
+	a->st_nlink = !vpath[0] && lfs_container_of(vs->format) ? 1 : 2 + ndirs;
 	a->st_uid = src->st_uid;
 	a->st_gid = src->st_gid;
 	a->st_size = 4096;
@@ -351,11 +356,15 @@ static int lookup_view(lfs_fs *fs, const struct nodeinfo *pi, const char *name, 
 		v = lfs_viewset_find(vs, vpath);
 	}
 	if (v && v->kind == LFS_VIEW_MEMBER) {
-		/* a model inside an archive: a model folder of its own */
-		fsi_srcinfo_release(fs, &si);
+		/* a model inside an archive: a model folder of its own, or, when
+		 * its header is no model's, a plain resource (below) */
 		r = fsi_member_lookup(fs, p, name, vpath, e);
-		free(vpath);
-		return r;
+		if (r != FSI_NOT_MEMBER) {
+			fsi_srcinfo_release(fs, &si);
+			free(vpath);
+			return r;
+		}
+		r = 0;
 	}
 	/* thumbnail.png is drawn when looked up (not by READDIRPLUS: listed bare) */
 	if (v && (r = fsi_thumb_fill(fs, si.ce, vpath)) != 0) {
@@ -399,7 +408,6 @@ struct vlist_ctx {
 static int vlist_cb(void *ctx, const char *name, size_t len, bool is_dir, const lfs_view *v)
 {
 	struct vlist_ctx *c = ctx;
-	(void)v;
 	char path[PATH_MAX];
 	size_t pl = strlen(c->vpath);
 	if (pl + 1 + len + 1 > sizeof(path))
@@ -409,7 +417,10 @@ static int vlist_cb(void *ctx, const char *name, size_t len, bool is_dir, const 
 		path[pl++] = '/';
 	memcpy(path + pl, name, len);
 	path[pl + len] = '\0';
-	c->err = fsi_snap_add(c->s, &c->cap, name, len, fsi_view_ino(c->model, path), is_dir ? DT_DIR : DT_REG);
+	/* a model candidate inside an archive: its type is known once looked up
+	 * (as an unclassified model file in a source folder) */
+	unsigned char t = is_dir ? DT_DIR : v && v->kind == LFS_VIEW_MEMBER ? DT_UNKNOWN : DT_REG;
+	c->err = fsi_snap_add(c->s, &c->cap, name, len, fsi_view_ino(c->model, path), t);
 	return c->err;
 }
 
@@ -614,13 +625,17 @@ static int vfile_open_write(lfs_fs *fs, const struct nodeinfo *ni)
  */
 lfs_centry *fsi_resource_entry(lfs_fs *fs, const lfs_centry *ce, const char *vpath, int *err)
 {
-	char rel[PATH_MAX];
+	char rel[PATH_MAX], krel[PATH_MAX + 1];
 	if (snprintf(rel, sizeof(rel), "%s/%s", ce->key.rel, vpath) >= (int)sizeof(rel)) {
 		*err = ENAMETOOLONG;
 		return NULL;
 	}
+	/* the key of the bytes: the member's path and a byte no name holds, so
+	 * that it is never the member's own entry (a model candidate's verdict,
+	 * a model's views: fsi_classify()) */
+	snprintf(krel, sizeof(krel), "%s\x01", rel);
 	lfs_cache_key k = ce->key;
-	k.rel = rel;
+	k.rel = krel;
 	fs_lock(fs);
 	lfs_centry *e = lfs_cache_get(&fs->cache, &k);
 	fs_unlock(fs);
@@ -631,6 +646,7 @@ lfs_centry *fsi_resource_entry(lfs_fs *fs, const lfs_centry *ce, const char *vpa
 	struct stat st;
 	int r = lfs_read_source(fs->rootfd, rel, fs->o.max_model_size, &d, &n, &st);
 	lfs_cache_key fk = lfs_cache_key_of(&st, rel);
+	fk.rel = krel;
 	if (!r && (fk.dev != k.dev || fk.ino != k.ino || fk.size != k.size || fk.mtime_ns != k.mtime_ns))
 		r = ESTALE; /* the archive changed since it was listed (a KEY's BIFs: read as they are now) */
 	if (r == EIO || r == EFBIG) {

@@ -239,10 +239,12 @@ static void prefetch_due(lfs_fs *fs, struct node *p)
 }
 
 /*
- * Lookup of member @p name of archive folder @p p (a K_MODEL whose views
- * list it as LFS_VIEW_MEMBER, @p vpath its view path): a model folder of
- * its own, "<archive>/<name>" (fs_archive.h), whose st_ino is the one the
- * archive's listing gives it (fsi_view_ino), not the archive file's.
+ * Lookup of model candidate @p name of archive folder @p p (a K_MODEL whose
+ * views list it as LFS_VIEW_MEMBER, @p vpath its view path): when its
+ * payload's header is a model's, a model folder of its own,
+ * "<archive>/<name>" (views/container.h), whose st_ino is the one the
+ * archive's listing gives it (fsi_view_ino), not the archive file's;
+ * FSI_NOT_MEMBER when it is no model (the caller shows a plain resource).
  */
 int fsi_member_lookup(lfs_fs *fs, struct node *p, const char *name, const char *vpath,
 		      lfs_fs_entry *e)
@@ -262,7 +264,7 @@ int fsi_member_lookup(lfs_fs *fs, struct node *p, const char *name, const char *
 	if (si.kind != K_MODEL) {
 		fsi_srcinfo_release(fs, &si);
 		free(rel);
-		return ENOENT; /* changed since the listing */
+		return FSI_NOT_MEMBER; /* an ASCII model, or no model: a plain resource */
 	}
 	fs_lock(fs);
 	struct node *c = fsi_child_for(fs, p, name, K_MODEL, (uint64_t)si.st.st_dev,

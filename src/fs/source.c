@@ -456,7 +456,7 @@ lfs_err lfs_source_expand(int rootfd, const char *rel, const lfs_view_opts *opts
 			}
 			lfs_viewset_free(&sub);
 		} else {
-			if (v->kind == LFS_VIEW_MEMBER && problems)
+			if (v->kind == LFS_VIEW_MEMBER && r != LFS_ERR_NOTFORMAT && problems)
 				lfs_sb_printf(problems, "%s: looks like a model but does not decode, "
 					      "listed as a plain file: %s\n", v->path, e.msg);
 			lfs_sb sb = { 0 };

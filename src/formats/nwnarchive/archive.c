@@ -89,12 +89,12 @@ static int view_cmp(const void *a, const void *b)
 }
 
 /*
- * The folder of an archive, from its shared table (archive_table.h): one
- * view per resource, its size from the table and no bytes (a lazy view,
- * read through lfs_archive_member_read() when asked for); a `.mdl`
- * resource whose header the registry takes for a model is a member view
- * (LFS_VIEW_MEMBER): a folder of its own, built from that payload alone
- * when something looks inside it.
+ * The folder of an archive, from its shared table (table.h) alone: one view
+ * per resource, its size from the table and no bytes (a lazy view, read
+ * through lfs_archive_member_read() when asked for); a `.mdl` resource is
+ * a member view (LFS_VIEW_MEMBER): a folder of its own when its header is a
+ * model's, built from that payload alone, else a plain resource — decided
+ * when something looks at it.
  */
 lfs_err lfs_archive_build(int rootfd, const char *rel, size_t max_res, const lfs_view_opts *opts,
 			  struct stat *st, lfs_viewset *vs, lfs_sb *problems, lfs_error *err)
@@ -114,7 +114,6 @@ lfs_err lfs_archive_build(int rootfd, const char *rel, size_t max_res, const lfs
 		lfs_atable_put(t);
 		return lfs_nomem(err, "archive folder");
 	}
-	static _Thread_local uint8_t head[4096]; /* as source.h reads a loose file's header */
 	for (size_t i = 0; i < n; i++) {
 		const lfs_ares *a = lfs_atable_res(t, i);
 		if (a->size > max_res || a->stored > max_res) {
@@ -125,25 +124,14 @@ lfs_err lfs_archive_build(int rootfd, const char *rel, size_t max_res, const lfs
 			continue;
 		}
 		lfs_view *v = &vs->views[vs->n_views];
-		v->kind = LFS_VIEW_RESOURCE;
 		v->target = LFS_VIEW_WHOLE;
 		v->size = (size_t)a->size;
 		v->writable = writable && !a->broken;
-		if (a->type == LFS_RESTYPE_MDL && !a->broken && a->size) {
-			/* as a loose file is classified: its header, its real size */
-			long got = lfs_atable_head(t, a, head, sizeof(head));
-			uint8_t *buf = got < 0 ? NULL : a->size <= sizeof(head) ? head : calloc(a->size, 1);
-			if (buf && buf != head)
-				memcpy(buf, head, (size_t)got);
-			if (buf && lfs_format_for("model.mdl", buf, (size_t)a->size)) {
-				v->kind = LFS_VIEW_MEMBER;
-				v->size = 0;
-			}
-			if (buf == head)
-				memset(head, 0, (size_t)got);
-			else
-				free(buf);
-		}
+		/* a `.mdl` may be a binary model (a folder) or ASCII (a plain file):
+		 * told by its header when something looks at it, not here (a listing
+		 * reads no payload) */
+		v->kind = a->type == LFS_RESTYPE_MDL && !a->broken && a->size ? LFS_VIEW_MEMBER
+									    : LFS_VIEW_RESOURCE;
 		v->path = strdup(a->name);
 		if (!v->path) {
 			lfs_viewset_free(vs);

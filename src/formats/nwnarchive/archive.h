@@ -65,13 +65,14 @@ const lfs_format *lfs_archive_detect(const char *name, const uint8_t *data, size
 /**
  * Build the folder of archive file @p rel (relative to @p rootfd, the
  * SOURCE root) into @p vs (free with lfs_viewset_free()) from its shared
- * table alone (archive_table.h; no payload is read but the first bytes of
- * each `.mdl` resource): every resource a view of kind LFS_VIEW_RESOURCE
- * whose size is the payload's and whose bytes are not in the set (data
- * NULL: lfs_archive_member_read() of "<rel>/<name>" gives them); a `.mdl`
- * resource whose header the registry takes for a model a view of kind
- * LFS_VIEW_MEMBER (size 0), shown as a folder: the model "<rel>/<name>",
- * whose views are built from that payload alone (lfs_source_load()).
+ * table alone (table.h; no payload is read): every resource a view whose
+ * size is the payload's and whose bytes are not in the set (data NULL:
+ * lfs_archive_member_read() gives them), of kind LFS_VIEW_RESOURCE, or,
+ * for a `.mdl` resource, LFS_VIEW_MEMBER: a model candidate, shown as the
+ * folder of the model "<rel>/<name>" when its payload's header is a
+ * model's (its views built from that payload alone, lfs_source_load()),
+ * else as a plain resource — decided when it is looked up, as a loose
+ * file's header is read when it is looked up.
  * A resource over @p max_res bytes (stored or uncompressed; -o
  * max_model_size) is left out and reported.
  * Writable (an ERF's resources; archive_edit.h) unless a KEY. *st gets
