@@ -254,47 +254,6 @@ bool fsi_is_plain_file(lfs_fs *fs, const char *rel)
 }
 
 /*
- * The new bytes @p out of the model @p name inside archive @p arch (read
- * with the archive's stat @p st): the archive read again (unchanged since,
- * or EAGAIN), that entry's payload replaced (archive_edit.h: every other
- * entry kept byte for byte, the result checked) and the archive replaced
- * atomically as a model file is (lfs_replace_file_ex). Errno as that.
- */
-static int write_member(lfs_fs *fs, const lfs_container *c, const char *arch, const char *name,
-			const uint8_t *out,
-			size_t outn, const struct stat *st, struct stat *nst, int *kept, int *dsync,
-			char *what, size_t whatsz)
-{
-	uint8_t *a = NULL, *na = NULL;
-	size_t an = 0, nn = 0;
-	struct stat ast;
-	int r = lfs_read_source(fs->rootfd, arch, SIZE_MAX, &a, &an, &ast);
-	if (r) {
-		snprintf(what, whatsz, "reading the archive");
-		return r;
-	}
-	if (ast.st_dev != st->st_dev || ast.st_ino != st->st_ino || ast.st_size != st->st_size ||
-	    ast.st_mtim.tv_sec != st->st_mtim.tv_sec || ast.st_mtim.tv_nsec != st->st_mtim.tv_nsec) {
-		free(a);
-		snprintf(what, whatsz, "the archive changed while the save ran");
-		return EAGAIN;
-	}
-	lfs_error err;
-	memset(&err, 0, sizeof(err));
-	lfs_err e = c->apply(a, an, name, NULL, (const char *)out, outn, NULL, &na, &nn, NULL, NULL,
-			     &err);
-	if (e != LFS_OK) {
-		free(a);
-		snprintf(what, whatsz, "%s", err.msg);
-		return e == LFS_ERR_NOMEM ? ENOMEM : EIO;
-	}
-	r = lfs_replace_file_ex(fs->rootfd, arch, na, nn, &ast, nst, kept, dsync, what, whatsz);
-	free(a);
-	free(na);
-	return r;
-}
-
-/*
  * Replace source file @p rel (read with stat @p st) of folder @p model with
  * @p out (@p outn bytes), atomically (replace.h); the folder then shows the
  * new file (same node, new inode: *nst). A failure, or a folder fsync that
@@ -314,7 +273,7 @@ static int write_source(lfs_fs *fs, struct node *model, const char *rel, const u
 	const lfs_container *c = NULL;
 	int r = lfs_container_member(rel, arch, sizeof(arch), &member, &c) &&
 			 !(S_ISREG(st->st_mode) && fsi_is_plain_file(fs, rel))
-		 ? write_member(fs, c, arch, member, out, outn, st, nst, &kept, &dsync, what,
+		 ? fsi_write_member(fs, c, arch, member, out, outn, st, nst, &kept, &dsync, what,
 				sizeof(what))
 		 : lfs_replace_file_ex(fs->rootfd, rel, out, outn, st, nst, &kept, &dsync, what,
 				       sizeof(what));

@@ -697,6 +697,17 @@ int fsi_link_eperm(lfs_fs *fs, const struct nodeinfo *ni, const struct nodeinfo 
 	       const char *newname, lfs_fs_entry *e);
 int fsi_rename_elsewhere(const struct nodeinfo *p, const struct nodeinfo *np);
 
+/* fs_container.c */
+int fsi_member_lookup(lfs_fs *fs, struct node *p, const char *name, const char *vpath,
+		      lfs_fs_entry *e);
+bool fsi_member_is_model(lfs_fs *fs, struct node *model, const char *name);
+lfs_centry *fsi_resource_entry(lfs_fs *fs, const lfs_centry *ce, const char *vpath, int *err);
+int fsi_view_bytes(lfs_fs *fs, struct srcinfo *si, const char *vpath, const lfs_view **v);
+struct lfs_container;
+int fsi_write_member(lfs_fs *fs, const struct lfs_container *c, const char *arch, const char *name,
+		     const uint8_t *out, size_t outn, const struct stat *st, struct stat *nst,
+		     int *kept, int *dsync, char *what, size_t whatsz);
+
 /* fs_ctl.c */
 int fsi_ctl_refresh(lfs_fs *fs, uint32_t id);
 const lfs_sb *fsi_ctl_text(lfs_fs *fs, uint32_t id);
@@ -704,8 +715,7 @@ uint32_t fsi_ctl_id_of(const char *name);
 
 /* fs_pass.c */
 int fsi_pass_getattr(lfs_fs *fs, const struct nodeinfo *ni, struct stat *st);
-int fsi_member_lookup(lfs_fs *fs, struct node *p, const char *name, const char *vpath,
-		      lfs_fs_entry *e);
+void fsi_fill_source(struct stat *a, const struct srcinfo *si, nlink_t nl);
 
 /* fs_model.c */
 bool fsi_view_is_dir(const lfs_viewset *vs, const char *vpath);
@@ -718,8 +728,7 @@ int fsi_model_views(lfs_fs *fs, const struct node *model, struct srcinfo *si);
 int fsi_model_names(lfs_fs *fs, const struct node *model, struct srcinfo *si);
 int fsi_fill_gen(lfs_fs *fs, struct node *c, const struct srcinfo *si, struct stat *a);
 int fsi_gen_getattr(lfs_fs *fs, const struct nodeinfo *ni, struct stat *st);
-lfs_centry *fsi_resource_entry(lfs_fs *fs, const lfs_centry *ce, const char *vpath, int *err);
-int fsi_view_bytes(lfs_fs *fs, struct srcinfo *si, const char *vpath, const lfs_view **v);
+
 int fsi_open_write_erofs(lfs_fs *fs, const struct nodeinfo *ni);
 int fsi_write_erofs(lfs_fs *fs, const struct nodeinfo *ni, const char *buf, size_t size, off_t off,
 		const lfs_fs_ctx *ctx, size_t *written);

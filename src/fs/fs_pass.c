@@ -196,9 +196,10 @@ static void fill_model_dir(struct stat *a, const struct srcinfo *si)
 
 /*
  * Source-backed attributes (passthrough or model folder); @p nl: link count
- * of a folder. fs->mu held.
+ * of a folder. fs->mu held. (Also a model folder inside an archive:
+ * fs_container.c.)
  */
-static void fill_source(struct stat *a, const struct srcinfo *si, nlink_t nl)
+void fsi_fill_source(struct stat *a, const struct srcinfo *si, nlink_t nl)
 {
 	if (si->kind == K_MODEL) {
 		fill_model_dir(a, si);
@@ -238,53 +239,6 @@ static void prefetch_due(lfs_fs *fs, struct node *p)
 	fs_unlock(fs);
 }
 
-/*
- * Lookup of model candidate @p name of archive folder @p p (a K_MODEL whose
- * views list it as LFS_VIEW_MEMBER, @p vpath its view path): when its
- * payload's header is a model's, a model folder of its own,
- * "<archive>/<name>" (views/container.h), whose st_ino is the one the
- * archive's listing gives it (fsi_view_ino), not the archive file's;
- * FSI_NOT_MEMBER when it is no model (the caller shows a plain resource).
- */
-int fsi_member_lookup(lfs_fs *fs, struct node *p, const char *name, const char *vpath,
-		      lfs_fs_entry *e)
-{
-	fs_lock(fs);
-	char *rel = fsi_join_rel(p->rel, name);
-	uint64_t ino = fsi_view_ino(p, vpath);
-	fs_unlock(fs);
-	if (!rel)
-		return ENAMETOOLONG;
-	struct srcinfo si;
-	int r = fsi_classify(fs, rel, &si);
-	if (r) {
-		free(rel);
-		return r;
-	}
-	if (si.kind != K_MODEL) {
-		fsi_srcinfo_release(fs, &si);
-		free(rel);
-		return FSI_NOT_MEMBER; /* an ASCII model, or no model: a plain resource */
-	}
-	fs_lock(fs);
-	struct node *c = fsi_child_for(fs, p, name, K_MODEL, (uint64_t)si.st.st_dev,
-				       (uint64_t)si.st.st_ino, rel, &r);
-	if (c) {
-		c->sino = ino;
-		node_hold(c);
-		e->ino = c->id;
-		e->generation = c->gen;
-		fill_source(&e->attr, &si, 0);
-		e->attr.st_ino = ino;
-		fsi_entry_timeouts(fs, c, e);
-	}
-	if (si.ce)
-		lfs_cache_release(&fs->cache, si.ce);
-	fs_unlock(fs);
-	free(rel);
-	return r;
-}
-
 static int lookup_source(lfs_fs *fs, const struct nodeinfo *pi, const char *name, lfs_fs_entry *e)
 {
 	struct node *p = pi->node;
@@ -322,7 +276,7 @@ static int lookup_source(lfs_fs *fs, const struct nodeinfo *pi, const char *name
 		node_hold(c);
 		e->ino = c->id;
 		e->generation = c->gen;
-		fill_source(&e->attr, &si, nl);
+		fsi_fill_source(&e->attr, &si, nl);
 		fsi_entry_timeouts(fs, c, e);
 		/* Another name may change its link count and ctime at any time. */
 		if (si.kind != K_DIR && si.kind != K_MODEL && si.st.st_nlink > 1)
@@ -816,7 +770,7 @@ int fsi_pass_getattr(lfs_fs *fs, const struct nodeinfo *ni, struct stat *st)
 		nlink_t nl = si.kind == K_DIR ? folder_nlink(fs, ni->node, ni->node->rel,
 							     ni->kind == K_ROOT, &si.st) : 0;
 		fs_lock(fs);
-		fill_source(st, &si, nl);
+		fsi_fill_source(st, &si, nl);
 		/* a model inside an archive: its own number, not the archive file's */
 		if (ni->kind == K_MODEL && ni->node->parent && ni->node->parent->kind == K_MODEL)
 			st->st_ino = ni->node->sino;

@@ -20,23 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Is model candidate @p name of archive folder @p model a model (a folder), by its header? */
-static bool member_is_model(lfs_fs *fs, struct node *model, const char *name)
-{
-	fs_lock(fs);
-	char *rel = fsi_join_rel(model->rel, name);
-	fs_unlock(fs);
-	struct srcinfo si;
-	memset(&si, 0, sizeof(si));
-	bool yes = false;
-	if (rel && fsi_classify(fs, rel, &si) == 0) {
-		yes = si.kind == K_MODEL;
-		fsi_srcinfo_release(fs, &si);
-	}
-	free(rel);
-	return yes;
-}
-
 /* Resolve @p name in model/view folder @p dir into @p m (views held: release with mloc_put). */
 static int mloc_get(lfs_fs *fs, struct node *dir, const char *name, struct mloc *m)
 {
@@ -57,7 +40,7 @@ static int mloc_get(lfs_fs *fs, struct node *dir, const char *name, struct mloc 
 	}
 	const lfs_viewset *vs = &m->si.ce->vs;
 	m->v = lfs_viewset_find(vs, m->vpath);
-	if (m->v && m->v->kind == LFS_VIEW_MEMBER && member_is_model(fs, m->model, name))
+	if (m->v && m->v->kind == LFS_VIEW_MEMBER && fsi_member_is_model(fs, m->model, name))
 		m->v = NULL; /* a model inside an archive: a folder (of its own, views/container.h) */
 	m->isdir = (!m->v && fsi_view_is_dir(vs, m->vpath)) ||
 		   (!m->v && lfs_viewset_find(vs, m->vpath) != NULL);
