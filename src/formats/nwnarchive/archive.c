@@ -147,13 +147,20 @@ lfs_err lfs_archive_build(int rootfd, const char *rel, size_t max_res, const lfs
 	return LFS_OK;
 }
 
+/* The shared table of archive @p name (relative to @p dfd) as it is now, or NULL (errno in *e). */
+static lfs_atable *table_of(int dfd, const char *name, struct stat *st, lfs_error *e)
+{
+	lfs_atable *t = NULL;
+	memset(e, 0, sizeof(*e));
+	return lfs_atable_get(dfd, name, st, &t, e) == LFS_OK ? t : NULL;
+}
+
 int lfs_archive_member_stat(int rootfd, const char *arch, const char *name, struct stat *st,
 			    uint64_t *size)
 {
-	lfs_atable *t = NULL;
 	lfs_error e;
-	memset(&e, 0, sizeof(e));
-	if (lfs_atable_get(rootfd, arch, st, &t, &e) != LFS_OK)
+	lfs_atable *t = table_of(rootfd, arch, st, &e);
+	if (!t)
 		return e.sys_errno ? e.sys_errno : ENOENT;
 	const lfs_ares *a = lfs_atable_find(t, name);
 	if (a && size)
@@ -167,10 +174,9 @@ int lfs_archive_member_read(int rootfd, const char *arch, const char *name, size
 {
 	*out = NULL;
 	*n = 0;
-	lfs_atable *t = NULL;
 	lfs_error e;
-	memset(&e, 0, sizeof(e));
-	if (lfs_atable_get(rootfd, arch, st, &t, &e) != LFS_OK)
+	lfs_atable *t = table_of(rootfd, arch, st, &e);
+	if (!t)
 		return ENOENT;
 	const lfs_ares *a = lfs_atable_find(t, name);
 	int r = ENOENT;
@@ -189,10 +195,9 @@ int lfs_archive_member_read(int rootfd, const char *arch, const char *name, size
 bool lfs_archive_each(int dfd, const char *name, lfs_archive_key_fn fn, void *ctx)
 {
 	struct stat st;
-	lfs_atable *t = NULL;
 	lfs_error e;
-	memset(&e, 0, sizeof(e));
-	if (lfs_atable_get(dfd, name, &st, &t, &e) != LFS_OK)
+	lfs_atable *t = table_of(dfd, name, &st, &e);
+	if (!t)
 		return false;
 	for (size_t i = 0; i < lfs_atable_count(t); i++) {
 		const lfs_ares *a = lfs_atable_res(t, i);
@@ -209,10 +214,9 @@ bool lfs_archive_read_resref(int dfd, const char *name, const char *resref, uint
 	*out = NULL;
 	*n = 0;
 	struct stat st;
-	lfs_atable *t = NULL;
 	lfs_error e;
-	memset(&e, 0, sizeof(e));
-	if (lfs_atable_get(dfd, name, &st, &t, &e) != LFS_OK)
+	lfs_atable *t = table_of(dfd, name, &st, &e);
+	if (!t)
 		return false;
 	const lfs_ares *a = lfs_atable_find_resref(t, resref, &type, 1);
 	bool ok = a && lfs_atable_read(t, a, max, out, n, &e) == LFS_OK;
@@ -302,10 +306,9 @@ static bool c_find(int rootfd, const char *rel, const char *resref, const uint16
 		   size_t ntypes, char stored[33], uint16_t *type)
 {
 	struct stat st;
-	lfs_atable *t = NULL;
 	lfs_error e;
-	memset(&e, 0, sizeof(e));
-	if (lfs_atable_get(rootfd, rel, &st, &t, &e) != LFS_OK)
+	lfs_atable *t = table_of(rootfd, rel, &st, &e);
+	if (!t)
 		return false;
 	const lfs_ares *r = lfs_atable_find_resref(t, resref, types, ntypes);
 	if (r) {
