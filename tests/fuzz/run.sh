@@ -23,7 +23,7 @@ seed=${LFS_FUZZ_SEED:-1}
 corpus=$root/../shared/corpus
 
 all_targets=(decode-nwn-mdl decode-nod decode-nad decode-nil decode-sod
-	mdl nwn-ascii text-nod text-nad text-sod text-nil obj csv roundtrip apply)
+	mdl nwn-ascii text-nod text-nad text-sod text-nil obj csv roundtrip apply gff)
 
 mode=short secs=20 runs=-1
 targets=()
