@@ -283,3 +283,26 @@ bool lfs_malloc_counts(void)
 	free(p);
 	return seen;
 }
+
+bool lfs_test_slice_keeps(size_t i)
+{
+	const char *v = getenv("LFS_TEST_SLICE"), *sd = getenv("LFS_TEST_SEED");
+	unsigned long n = v ? strtoul(v, NULL, 10) : 1;
+	unsigned long seed = sd ? strtoul(sd, NULL, 10) : 0;
+	return n <= 1 || i % n == seed % n;
+}
+
+void lfs_test_slice(char **list, size_t *count)
+{
+	size_t w = 0, i = 0;
+	for (; list && list[i]; i++) {
+		if (lfs_test_slice_keeps(i))
+			list[w++] = list[i];
+		else
+			free(list[i]);
+	}
+	if (list)
+		list[w] = NULL;
+	if (count)
+		*count = w;
+}

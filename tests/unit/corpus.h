@@ -97,6 +97,22 @@ char **lfs_corpus_list(const char *fmt_dir, const char *list_file, size_t *count
  */
 char **lfs_list_dir(const char *dir, const char *ext, size_t *count);
 
+/**
+ * The fast tier's slice (docs/testing.md "The fast tier"): with
+ * $LFS_TEST_SLICE = N > 1 (meson test --setup fast), is item @p i one a
+ * slow test keeps? Every N-th, those at i ≡ $LFS_TEST_SEED (mod N), seed 0
+ * by default; without the variable every item is kept.
+ */
+bool lfs_test_slice_keeps(size_t i);
+
+/**
+ * Keep only the items of NULL-terminated list @p list (from lfs_read_list(),
+ * lfs_corpus_list(), lfs_list_dir()) that lfs_test_slice_keeps(), freeing
+ * the others; *@p count (may be NULL) gets the new length. A no-op without
+ * $LFS_TEST_SLICE.
+ */
+void lfs_test_slice(char **list, size_t *count);
+
 /** Free a list from lfs_read_list(), lfs_corpus_list() or lfs_list_dir(). */
 void lfs_free_list(char **list);
 

@@ -47,6 +47,7 @@ static int setup(void **state)
 {
 	(void)state;
 	g_list = lfs_corpus_list("nwn", "binary.txt", &g_count);
+	lfs_test_slice(g_list, &g_count); /* the fast tier: a slice (docs/testing.md) */
 	return 0;
 }
 

@@ -95,6 +95,7 @@ static void test_blender_printed_noop(void **state)
 	(void)state;
 	size_t nlist = 0;
 	char **list = lfs_corpus_list("nwn", "binary.txt", &nlist);
+	lfs_test_slice(list, &nlist); /* the fast tier: a slice (docs/testing.md) */
 	size_t models = 0, views = 0;
 	for (size_t i = 0; list[i]; i++) {
 		size_t n;
@@ -349,6 +350,7 @@ static void test_blender_printed_delete_face(void **state)
 	(void)state;
 	size_t nlist = 0;
 	char **list = lfs_corpus_list("nwn", "binary.txt", &nlist);
+	lfs_test_slice(list, &nlist); /* the fast tier: a slice (docs/testing.md) */
 	size_t views = 0, refused = 0, same_nv = 0, fewer_nv = 0, more_nv = 0, as_mdl = 0, loose = 0;
 	for (size_t i = 0; list[i]; i++) {
 		size_t n;

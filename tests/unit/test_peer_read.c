@@ -504,6 +504,8 @@ static void test_peer_read(void **state)
 	peer_setup();
 	g_ascii = lfs_corpus_list("nwn", "ascii.txt", &g_nascii);
 	g_bins = lfs_corpus_list("nwn", "binary.txt", &g_nbins);
+	lfs_test_slice(g_ascii, &g_nascii); /* the fast tier: a slice (docs/testing.md) */
+	lfs_test_slice(g_bins, &g_nbins);
 	assert_true(g_nascii > 0 && g_nbins > 0);
 	const char *seed = getenv("LFS_PEER_READ_SEED");
 	g_rng = seed && *seed ? strtoull(seed, NULL, 10) : 1;
