@@ -7,8 +7,8 @@
  * upside down, mirrored, fitted on one axis only or not centred on the
  * model fails.
  *
- * The camera as encoded here (docs/thumbnails.md, "Camera and framing,
- * exactly"):
+ * The camera as encoded here (docs/thumbnails.md "Axes and the camera",
+ * the "Exactly" list):
  *  - c = centre of the axis-aligned bounding box of the drawn vertices,
  *    R = the largest distance from c to a drawn vertex;
  *  - eye = c + 3.5 R · (1, 1, 0.5)/1.5, forward f = −(1, 1, 0.5)/1.5,
