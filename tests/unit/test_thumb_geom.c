@@ -93,7 +93,8 @@ static void cam_project(const cam *k, const double p[3], double *x, double *y)
 /* Camera and framing for the drawn vertices @p p (n of them). */
 static void cam_fit(cam *k, const double (*p)[3], size_t n, unsigned size)
 {
-	double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
+	double lo[3] = { INFINITY, INFINITY, INFINITY },
+	       hi[3] = { -INFINITY, -INFINITY, -INFINITY };
 	for (size_t i = 0; i < n; i++)
 		for (int a = 0; a < 3; a++) {
 			lo[a] = fmin(lo[a], p[i][a]);
@@ -162,7 +163,9 @@ static uint8_t *render(lfs_thumb_scene *s, unsigned size)
 enum { TEX = 64 };
 enum { RED, GREEN, BLUE, YELLOW, OTHER };
 static const char *const col_name[] = { "red", "green", "blue", "yellow", "other" };
-static const uint8_t col_rgb[4][3] = { { 255, 0, 0 }, { 0, 255, 0 }, { 0, 0, 255 }, { 255, 255, 0 } };
+static const uint8_t col_rgb[4][3] = {
+	{ 255, 0, 0 }, { 0, 255, 0 }, { 0, 0, 255 }, { 255, 255, 0 }
+};
 
 /* Colour of texel (u, v up) of the test texture: red where u < 0.5, v > 0.5 … */
 static int quadrant(double u, double v)
@@ -248,8 +251,10 @@ static void check_quad(const char *what, const double o[3], const double U[3], c
 		vi[i] = add_p(&s, p[i]);
 		ti[i] = lfs_thumb_add_uv(&s, (float)cuv[i][0], (float)cuv[i][1]);
 	}
-	lfs_thumb_add_tri(&s, &(lfs_thumb_tri){ { vi[0], vi[1], vi[2] }, { ti[0], ti[1], ti[2] }, mat });
-	lfs_thumb_add_tri(&s, &(lfs_thumb_tri){ { vi[0], vi[2], vi[3] }, { ti[0], ti[2], ti[3] }, mat });
+	lfs_thumb_add_tri(
+		&s, &(lfs_thumb_tri){ { vi[0], vi[1], vi[2] }, { ti[0], ti[1], ti[2] }, mat });
+	lfs_thumb_add_tri(
+		&s, &(lfs_thumb_tri){ { vi[0], vi[2], vi[3] }, { ti[0], ti[2], ti[3] }, mat });
 	uint8_t *img = render(&s, size);
 	lfs_thumb_scene_free(&s);
 
@@ -271,11 +276,12 @@ static void check_quad(const char *what, const double o[3], const double U[3], c
 				const uint8_t *px = img + ((size_t)y * size + (size_t)x) * 4;
 				int got = classify(px);
 				if (got != want && bad++ < 4)
-					print_error("%s (%s TGA, %u px): uv (%.2f, %.2f) projects to "
-						    "pixel (%d, %d): want %s, got %s (%u %u %u %u)\n",
-						    what, top_left ? "top-left" : "bottom-left",
-						    size, u, v, x, y, col_name[want], col_name[got],
-						    px[0], px[1], px[2], px[3]);
+					print_error(
+						"%s (%s TGA, %u px): uv (%.2f, %.2f) projects to "
+						"pixel (%d, %d): want %s, got %s (%u %u %u %u)\n",
+						what, top_left ? "top-left" : "bottom-left", size,
+						u, v, x, y, col_name[want], col_name[got], px[0],
+						px[1], px[2], px[3]);
 			}
 	}
 	free(img);
@@ -367,10 +373,14 @@ static void check_box(const char *what, const double lo[3], const double hi[3], 
 					{ 2, 3, 7, 6 }, { 0, 1, 3, 2 }, { 4, 6, 7, 5 } };
 	for (int f = 0; f < 6; f++) {
 		const int *q = face[f];
-		lfs_thumb_add_tri(&s, &(lfs_thumb_tri){ { vi[q[0]], vi[q[1]], vi[q[2]] },
-							{ LFS_THUMB_NONE, LFS_THUMB_NONE, LFS_THUMB_NONE }, mat });
-		lfs_thumb_add_tri(&s, &(lfs_thumb_tri){ { vi[q[0]], vi[q[2]], vi[q[3]] },
-							{ LFS_THUMB_NONE, LFS_THUMB_NONE, LFS_THUMB_NONE }, mat });
+		lfs_thumb_add_tri(
+			&s, &(lfs_thumb_tri){ { vi[q[0]], vi[q[1]], vi[q[2]] },
+					      { LFS_THUMB_NONE, LFS_THUMB_NONE, LFS_THUMB_NONE },
+					      mat });
+		lfs_thumb_add_tri(
+			&s, &(lfs_thumb_tri){ { vi[q[0]], vi[q[2]], vi[q[3]] },
+					      { LFS_THUMB_NONE, LFS_THUMB_NONE, LFS_THUMB_NONE },
+					      mat });
 	}
 	uint8_t *img = render(&s, size);
 	lfs_thumb_scene_free(&s);
@@ -404,13 +414,15 @@ static void check_box(const char *what, const double lo[3], const double hi[3], 
 				gy1 = (int)y > gy1 ? (int)y : gy1;
 			}
 			if (d > BAND_PX && a != 255 && bad_in++ < 3)
-				print_error("%s at %u px: pixel (%u, %u) %.1f px inside the projected "
-					    "silhouette has alpha %u, want 255\n",
-					    what, size, x, y, d, a);
+				print_error(
+					"%s at %u px: pixel (%u, %u) %.1f px inside the projected "
+					"silhouette has alpha %u, want 255\n",
+					what, size, x, y, d, a);
 			if (d < -BAND_PX && a != 0 && bad_out++ < 3)
-				print_error("%s at %u px: pixel (%u, %u) %.1f px outside the projected "
-					    "silhouette has alpha %u, want 0\n",
-					    what, size, x, y, -d, a);
+				print_error(
+					"%s at %u px: pixel (%u, %u) %.1f px outside the projected "
+					"silhouette has alpha %u, want 0\n",
+					what, size, x, y, -d, a);
 		}
 	free(img);
 	bool ext_ok = gx1 >= 0 && fabs(gx0 - ex0) <= TOL_PX && fabs(gx1 + 1 - ex1) <= TOL_PX &&
