@@ -18,6 +18,7 @@
 #include "fs_int.h"
 
 #include "replace.h"
+#include "source.h"
 
 #include "../views/container.h"
 
@@ -73,6 +74,27 @@ int fsi_member_lookup(lfs_fs *fs, struct node *p, const char *name, const char *
 	fs_unlock(fs);
 	free(rel);
 	return r;
+}
+
+/*
+ * fsi_member_lookup() of @p name in folder @p p before its views are
+ * listed: when @p p is an archive's folder (its name a container's) and
+ * @p name one of its resources whose header is a model's, the member folder;
+ * otherwise FSI_NOT_MEMBER (the caller looks the name up among the views:
+ * a resource, a scratch name, or nothing).
+ */
+int fsi_member_lookup_direct(lfs_fs *fs, struct node *p, const char *name, lfs_fs_entry *e)
+{
+	fs_lock(fs);
+	const char *pname = node_name(p);
+	bool cont = lfs_container_for_name(pname) != NULL && lfs_source_candidate(name);
+	char *vpath = cont ? fsi_join_view(p, name) : NULL;
+	fs_unlock(fs);
+	if (!vpath)
+		return FSI_NOT_MEMBER;
+	int r = fsi_member_lookup(fs, p, name, vpath, e);
+	free(vpath);
+	return r == 0 ? 0 : FSI_NOT_MEMBER;
 }
 
 /*

@@ -700,6 +700,7 @@ int fsi_rename_elsewhere(const struct nodeinfo *p, const struct nodeinfo *np);
 /* fs_container.c */
 int fsi_member_lookup(lfs_fs *fs, struct node *p, const char *name, const char *vpath,
 		      lfs_fs_entry *e);
+int fsi_member_lookup_direct(lfs_fs *fs, struct node *p, const char *name, lfs_fs_entry *e);
 bool fsi_member_is_model(lfs_fs *fs, struct node *model, const char *name);
 lfs_centry *fsi_resource_entry(lfs_fs *fs, const lfs_centry *ce, const char *vpath, int *err);
 int fsi_view_bytes(lfs_fs *fs, struct srcinfo *si, const char *vpath, const lfs_view **v);

@@ -333,10 +333,15 @@ static int lookup_view(lfs_fs *fs, const struct nodeinfo *pi, const char *name, 
 	struct node *model = ni_model(pi);
 	struct srcinfo si;
 	bool early = false;
+	/* a model inside an archive is found from the archive's table alone,
+	 * without listing the archive's folder (a cold `cat x.key/m.mdl/…`) */
+	int r = p->kind == K_MODEL ? fsi_member_lookup_direct(fs, p, name, e) : FSI_NOT_MEMBER;
+	if (r != FSI_NOT_MEMBER)
+		return r;
 	/* thumbnail.png may be drawn without the other views; anything else is
 	 * found among the names, and a view file (its size) needs the views */
-	int r = p->kind == K_MODEL && is_thumb(name) ? thumb_entry(fs, model, &si, &early)
-						   : fsi_model_names(fs, model, &si);
+	r = p->kind == K_MODEL && is_thumb(name) ? thumb_entry(fs, model, &si, &early)
+						 : fsi_model_names(fs, model, &si);
 	if (r)
 		return r;
 	char *vpath = fsi_join_view(p, name);

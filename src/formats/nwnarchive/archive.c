@@ -109,6 +109,10 @@ lfs_err lfs_archive_build(int rootfd, const char *rel, size_t max_res, const lfs
 		lfs_sb_puts(problems, lfs_atable_problems(t));
 	bool writable = !lfs_atable_is_key(t);
 	size_t n = lfs_atable_count(t);
+	if (!lfs_atable_name_all(t)) {
+		lfs_atable_put(t);
+		return lfs_nomem(err, "archive names");
+	}
 	vs->views = calloc(n ? n : 1, sizeof(*vs->views));
 	if (!vs->views) {
 		lfs_atable_put(t);

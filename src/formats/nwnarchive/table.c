@@ -55,7 +55,9 @@ struct lfs_atable {
 	/* resources */
 	lfs_ares *res;
 	size_t n;
-	size_t *by_name; /* indices sorted by name */
+	size_t *by_name; /* indices sorted by name (once named: name_all) */
+	bool named;      /* every resource has its listed name */
+	pthread_mutex_t name_mu;
 	size_t *by_resref; /* indices sorted by ResRef ignoring case, then type */
 	lfs_nameset names;
 	lfs_sb problems;
@@ -99,6 +101,7 @@ static void table_free(lfs_atable *t)
 	free(t->by_name);
 	free(t->by_resref);
 	lfs_nameset_free(&t->names);
+	pthread_mutex_destroy(&t->name_mu);
 	lfs_sb_free(&t->problems);
 	free(t->rel);
 	free(t);
@@ -180,24 +183,25 @@ static int open_bif(int rootfd, const char *keydir, const char *path)
 static int add_res(lfs_atable *t, size_t *cap, const char *resref, uint16_t type, uint32_t idx,
 		   uint64_t size, uint64_t stored)
 {
-	char raw[64];
-	bool broken = lfs_archive_entry_name(raw, sizeof(raw), resref, type, idx);
-	const char *nm = lfs_nameset_add(&t->names, raw);
-	if (!nm || !lfs_grow((void **)&t->res, cap, t->n + 1, sizeof(*t->res)))
+	if (!lfs_grow((void **)&t->res, cap, t->n + 1, sizeof(*t->res)))
 		return -1;
-	if (broken)
+	bool broken = !resref[0] || type == 0;
+	if (broken) {
+		char raw[64];
+		lfs_archive_entry_name(raw, sizeof(raw), resref, type, idx);
 		problem(t, "entry %u: broken (%s, type %u): listed as %s", idx,
-			resref[0] ? "ResRef kept" : "empty ResRef", type, nm);
+			resref[0] ? "ResRef kept" : "empty ResRef", type, raw);
+	}
 	lfs_ares *r = &t->res[t->n++];
 	memset(r, 0, sizeof(*r));
-	r->name = nm;
-	snprintf(r->resref, sizeof(r->resref), "%s", resref);
+	size_t rl = strnlen(resref, sizeof(r->resref) - 1);
+	memcpy(r->resref, resref, rl);
 	r->type = type;
 	r->broken = broken;
 	r->idx = idx;
 	r->size = size;
 	r->stored = stored;
-	return 0;
+	return 0; /* its listed name: when the folder is listed (name_all) */
 }
 
 static lfs_err build_erf(lfs_atable *t, lfs_error *err)
@@ -320,6 +324,7 @@ static lfs_err build_key(lfs_atable *t, int rootfd, const char *rel, lfs_error *
 }
 
 static const lfs_atable *sort_t;
+static pthread_mutex_t sort_mu = PTHREAD_MUTEX_INITIALIZER;
 static int by_name_cmp(const void *a, const void *b)
 {
 	return strcmp(sort_t->res[*(const size_t *)a].name, sort_t->res[*(const size_t *)b].name);
@@ -329,7 +334,10 @@ static int by_resref_cmp(const void *a, const void *b)
 {
 	const lfs_ares *x = &sort_t->res[*(const size_t *)a], *y = &sort_t->res[*(const size_t *)b];
 	int c = strcasecmp(x->resref, y->resref);
-	return c ? c : (int)x->type - (int)y->type;
+	if (!c)
+		c = (int)x->type - (int)y->type;
+	/* then key order: the first of equal names is the one listed plainly */
+	return c ? c : (x > y) - (x < y);
 }
 
 static size_t usable(const void *p)
@@ -339,25 +347,54 @@ static size_t usable(const void *p)
 
 static lfs_err index_names(lfs_atable *t, lfs_error *err)
 {
-	t->by_name = malloc((t->n ? t->n : 1) * sizeof(*t->by_name));
 	t->by_resref = malloc((t->n ? t->n : 1) * sizeof(*t->by_resref));
-	if (!t->by_name || !t->by_resref)
+	if (!t->by_resref)
 		return lfs_nomem(err, "archive names");
 	for (size_t i = 0; i < t->n; i++)
-		t->by_name[i] = t->by_resref[i] = i;
-	static pthread_mutex_t sort_mu = PTHREAD_MUTEX_INITIALIZER;
+		t->by_resref[i] = i;
 	pthread_mutex_lock(&sort_mu);
 	sort_t = t;
-	qsort(t->by_name, t->n, sizeof(*t->by_name), by_name_cmp);
 	qsort(t->by_resref, t->n, sizeof(*t->by_resref), by_resref_cmp);
 	sort_t = NULL;
 	pthread_mutex_unlock(&sort_mu);
-	/* what it holds: entries, indices, names (about 24 bytes each), tables */
-	t->bytes = usable(t) + usable(t->res) + usable(t->by_name) + usable(t->by_resref) + t->n * 32 +
+	/* what it holds: entries, indices, tables (names, once made, about 24
+	 * bytes each more) */
+	t->bytes = usable(t) + usable(t->res) + usable(t->by_resref) +
 		   (t->erf ? usable(t->erf->e) : 0) + (t->key ? usable(t->key->res) : 0);
 	for (uint32_t b = 0; t->key && b < t->key->n_bifs; b++)
 		t->bytes += t->bifs[b].bif ? usable(t->bifs[b].bif->res) : 0;
 	return LFS_OK;
+}
+
+bool lfs_atable_name_all(lfs_atable *t)
+{
+	pthread_mutex_lock(&t->name_mu);
+	bool ok = t->named;
+	if (!ok) {
+		size_t *by = malloc((t->n ? t->n : 1) * sizeof(*by));
+		ok = by != NULL;
+		for (size_t i = 0; ok && i < t->n; i++) {
+			lfs_ares *r = &t->res[i];
+			char raw[64];
+			lfs_archive_entry_name(raw, sizeof(raw), r->resref, r->type, r->idx);
+			r->name = lfs_nameset_add(&t->names, raw);
+			ok = r->name != NULL;
+			by[i] = i;
+		}
+		if (ok) {
+			pthread_mutex_lock(&sort_mu);
+			sort_t = t;
+			qsort(by, t->n, sizeof(*by), by_name_cmp);
+			sort_t = NULL;
+			pthread_mutex_unlock(&sort_mu);
+			t->by_name = by;
+			t->named = true;
+		} else {
+			free(by);
+		}
+	}
+	pthread_mutex_unlock(&t->name_mu);
+	return ok;
 }
 
 static void unlist_locked(lfs_atable *t)
@@ -444,6 +481,7 @@ lfs_err lfs_atable_get(int rootfd, const char *rel, struct stat *st, lfs_atable 
 	}
 	t->fd = fd;
 	lfs_nameset_init(&t->names);
+	pthread_mutex_init(&t->name_mu, NULL);
 	t->rel = strdup(rel);
 	if (!t->rel) {
 		table_free(t);
@@ -518,8 +556,53 @@ const lfs_ares *lfs_atable_res(const lfs_atable *t, size_t i)
 	return i < t->n ? &t->res[i] : NULL;
 }
 
-const lfs_ares *lfs_atable_find(const lfs_atable *t, const char *name)
+/*
+ * Resource @p name by its ResRef and type, without the listed names: when
+ * @p name is "resref.ext" as lfs_archive_entry_name() spells a resource and
+ * needs neither an escape nor a "~N" suffix (names.h), its owner is the
+ * first resource in key order with exactly that ResRef and type (the
+ * nameset gives the first one the plain name). *sure false: cannot tell.
+ */
+static const lfs_ares *find_plain(const lfs_atable *t, const char *name, bool *sure)
 {
+	*sure = false;
+	const char *dot = strrchr(name, '.');
+	if (!dot || dot == name || (size_t)(dot - name) > 32 || strpbrk(name, "%~") ||
+	    !strncmp(name, "broken-", 7))
+		return NULL;
+	uint16_t type;
+	char ext[16], resref[33];
+	if (!lfs_restype_from_ext(dot + 1, &type))
+		return NULL;
+	lfs_restype_name(type, ext, sizeof(ext));
+	if (strcmp(ext, dot + 1) != 0 || type == 0)
+		return NULL;
+	memcpy(resref, name, (size_t)(dot - name));
+	resref[dot - name] = '\0';
+	*sure = true;
+	size_t lo = 0, hi = t->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcasecmp(t->res[t->by_resref[mid]].resref, resref) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	const lfs_ares *best = NULL;
+	for (size_t i = lo; i < t->n && !strcasecmp(t->res[t->by_resref[i]].resref, resref); i++) {
+		const lfs_ares *r = &t->res[t->by_resref[i]];
+		if (r->type == type && !strcmp(r->resref, resref) && (!best || r < best))
+			best = r;
+	}
+	return best;
+}
+
+const lfs_ares *lfs_atable_find(lfs_atable *t, const char *name)
+{
+	bool sure;
+	const lfs_ares *r = find_plain(t, name, &sure);
+	if (sure || !lfs_atable_name_all(t))
+		return r;
 	size_t lo = 0, hi = t->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -568,7 +651,7 @@ lfs_err lfs_atable_read(lfs_atable *t, const lfs_ares *r, size_t max, uint8_t **
 	*n = 0;
 	if (r->size > max || r->stored > max)
 		return lfs_fail(err, LFS_ERR_UNSUPPORTED, SIZE_MAX, NULL,
-				"%s: %llu bytes, larger than -o max_model_size", r->name,
+				"%s (type %u): %llu bytes, larger than -o max_model_size", r->resref, r->type,
 				(unsigned long long)(r->size > r->stored ? r->size : r->stored));
 	if (t->erf)
 		return lfs_erf_read_fd(t->erf, t->fd, r->idx, max, out, n, err);

@@ -50,7 +50,8 @@
 
 /** One resource of an archive table. */
 typedef struct lfs_ares {
-	const char *name; /**< listed name, unique in the folder (owned by the table) */
+	const char *name; /**< listed name, unique in the folder (owned by the table);
+			   *   NULL until lfs_atable_name_all() */
 	char resref[33];  /**< as stored (case kept) */
 	uint16_t type;    /**< ResType (formats/restype.h) */
 	bool broken;      /**< empty ResRef or type 0: listed as broken-<idx>.<ext> */
@@ -88,8 +89,20 @@ size_t lfs_atable_count(const lfs_atable *t);
 /** Resource @p i (< lfs_atable_count()), in key order. */
 const lfs_ares *lfs_atable_res(const lfs_atable *t, size_t i);
 
-/** The resource listed as @p name, or NULL. O(log n). */
-const lfs_ares *lfs_atable_find(const lfs_atable *t, const char *name);
+/**
+ * Give every resource of @p t its listed name (`resref.ext`, made unique
+ * in key order as lfs_archive_locate() names them): made once per table,
+ * when a folder is listed or a name needs it (a lookup of a plain
+ * `resref.ext` does not). False when memory ran out.
+ */
+bool lfs_atable_name_all(lfs_atable *t);
+
+/**
+ * The resource listed as @p name, or NULL. O(log n): a plain `resref.ext`
+ * by ResRef and type, anything else (an escaped or "~N" name, a broken
+ * entry's) through the listed names (lfs_atable_name_all()).
+ */
+const lfs_ares *lfs_atable_find(lfs_atable *t, const char *name);
 
 /**
  * The best resource of ResRef @p resref (ignoring case) among @p types
