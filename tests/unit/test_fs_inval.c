@@ -230,7 +230,6 @@ static void key_fields(void **state)
 	a.st_mtim.tv_sec = 1700000000;
 	a.st_mtim.tv_nsec = 100;
 	lfs_cache_key ka = lfs_cache_key_of(&a, "m/box.mdl");
-	assert_int_equal(ka.mtime_ns, (int64_t)1700000000 * 1000000000 + 100);
 
 	lfs_cache c;
 	lfs_cache_init(&c, 0, 0);
@@ -276,6 +275,7 @@ static void key_fields(void **state)
 		}
 	}
 	lfs_cache_destroy(&c);
+	assert_int_equal(ka.mtime_ns, (int64_t)1700000000 * 1000000000 + 100);
 
 	/* A BIF reported changed: a KEY's key and its members' change, a loose file's does not. */
 	struct stat ks = a;
