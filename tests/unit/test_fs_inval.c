@@ -71,6 +71,17 @@ static void rm_rf(const char *dir)
 	char cmd[PATHSZ + 16];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	assert_int_equal(system(cmd), 0);
+	if (dir == src_dir)
+		src_dir[0] = '\0';
+}
+
+/* Teardown: the SOURCE of a test that failed before removing it. */
+static int cleanup(void **state)
+{
+	(void)state;
+	if (src_dir[0])
+		rm_rf(src_dir);
+	return 0;
 }
 
 static char *src_path(char *buf, const char *rel)
@@ -726,14 +737,14 @@ static void rename_delete(void **state)
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "texture")) {
-		const struct CMUnitTest gap[] = { cmocka_unit_test(texture_change) };
+		const struct CMUnitTest gap[] = { cmocka_unit_test_teardown(texture_change, cleanup) };
 		return lfs_test_exit(cmocka_run_group_tests(gap, NULL, NULL));
 	}
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(key_fields),
-		cmocka_unit_test(same_second),
-		cmocka_unit_test(bif_change),
-		cmocka_unit_test(rename_delete),
+		cmocka_unit_test_teardown(same_second, cleanup),
+		cmocka_unit_test_teardown(bif_change, cleanup),
+		cmocka_unit_test_teardown(rename_delete, cleanup),
 	};
 	return lfs_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }
