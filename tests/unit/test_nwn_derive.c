@@ -13,6 +13,11 @@
  *    result, must give back the original bytes (all game binaries; the
  *    nwnmdlcomp binaries against a floor); the same through model.mdl (the
  *    first vertex of the first mesh) on the game binaries.
+ *  - adjacency: face adjacency of a hand-made mesh (no corpus) from
+ *    nwn_derive_mesh() (the compiler) and nwn_face_adjacency() (the apply),
+ *    entry by entry in the stored order, against an edge map built in the
+ *    test: entry k of face f is the first other face, in face order, that
+ *    has the edge (v_k, v_k+1) in either winding, or -1.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -431,9 +436,133 @@ static void edit_revert(void **state)
 	assert_true(peer.views_ok >= PEER_REVERT_FLOOR);
 }
 
+/* ---- adjacency against an edge map built here ---- */
+
+/* 4 x 4 vertex grid (v = 4 row + column), each cell two triangles with the
+ * diagonal and the winding varied, then a fin on the inner edge 5-10 (a
+ * third face on that edge: the first other face in face order wins) and a
+ * lone triangle (all -1). */
+static const int32_t adj_faces[][3] = {
+	{ 0, 1, 5 },   { 0, 5, 4 },   { 1, 2, 6 },   { 6, 5, 1 },  { 2, 3, 7 },   { 2, 7, 6 },
+	{ 4, 5, 8 },   { 5, 9, 8 },   { 5, 6, 10 },  { 5, 10, 9 }, { 6, 7, 11 },  { 11, 10, 6 },
+	{ 8, 9, 13 },  { 8, 13, 12 }, { 9, 10, 13 }, { 10, 14, 13 }, { 10, 11, 15 }, { 10, 15, 14 },
+	{ 5, 16, 10 }, { 17, 18, 19 },
+};
+#define ADJ_NF (sizeof(adj_faces) / sizeof(adj_faces[0]))
+#define ADJ_NV 20
+
+static bool face_has_edge(const int32_t *f, int32_t a, int32_t b)
+{
+	for (int j = 0; j < 3; j++) {
+		int32_t x = f[j], y = f[(j + 1) % 3];
+		if ((x == a && y == b) || (x == b && y == a))
+			return true;
+	}
+	return false;
+}
+
+/* The edge map: want[f][k] = the face across edge k of face f, or -1. */
+static void adj_edge_map(int16_t want[][3])
+{
+	for (size_t f = 0; f < ADJ_NF; f++)
+		for (int k = 0; k < 3; k++) {
+			int32_t a = adj_faces[f][k], b = adj_faces[f][(k + 1) % 3];
+			want[f][k] = -1;
+			for (size_t g = 0; g < ADJ_NF; g++)
+				if (g != f && face_has_edge(adj_faces[g], a, b)) {
+					want[f][k] = (int16_t)g;
+					break;
+				}
+		}
+}
+
+static void *adj_alloc(void *ctx, size_t n)
+{
+	void **list = ctx; /* a chain of blocks, freed by adj_free */
+	void **b = calloc(1, sizeof(void *) + n + 16);
+	if (!b)
+		return NULL;
+	b[0] = *list;
+	*list = b;
+	return (char *)b + 16;
+}
+
+static void adj_free(void *list)
+{
+	while (list) {
+		void *next = *(void **)list;
+		free(list);
+		list = next;
+	}
+}
+
+static void adj_check(const char *who, size_t f, int k, int got, int want)
+{
+	if (got != want)
+		fail_msg("%s: face %zu (%d %d %d) edge %d (%d-%d): adjacent %d, the edge map says %d", who, f,
+			 adj_faces[f][0], adj_faces[f][1], adj_faces[f][2], k, adj_faces[f][k],
+			 adj_faces[f][(k + 1) % 3], got, want);
+}
+
+static void adjacency(void **state)
+{
+	(void)state;
+	int16_t want[ADJ_NF][3];
+	adj_edge_map(want);
+	/* the mesh is not symmetric enough for a rotated or reversed order to pass */
+	size_t three = 0;
+	for (size_t f = 0; f < ADJ_NF; f++)
+		three += want[f][0] != want[f][1] && want[f][1] != want[f][2] && want[f][0] != want[f][2];
+	assert_true(three >= 4);
+
+	/* the compiler: nwn_derive_mesh over the ASCII faces */
+	float verts[ADJ_NV * 3];
+	for (int i = 0; i < ADJ_NV; i++) {
+		verts[3 * i] = (float)(i % 4);
+		verts[3 * i + 1] = (float)(i / 4 % 4);
+		verts[3 * i + 2] = (float)((i * 7) % 3) * 0.25f;
+	}
+	const float extra[4][3] = { { 1.5f, 1.5f, 2 }, { 5, 5, 0 }, { 6, 5, 0 }, { 5, 6, 1 } };
+	memcpy(verts + 16 * 3, extra, sizeof(extra));
+	nwn_src_face sf[ADJ_NF];
+	memset(sf, 0, sizeof(sf));
+	for (size_t f = 0; f < ADJ_NF; f++) {
+		memcpy(sf[f].v, adj_faces[f], sizeof(sf[f].v));
+		sf[f].smooth = 1;
+	}
+	nwn_mesh_src src = { .verts = verts, .n_verts = ADJ_NV, .faces = sf, .n_faces = ADJ_NF };
+	void *blocks = NULL;
+	nwn_alloc al = { .fn = adj_alloc, .ctx = &blocks };
+	nwn_node node;
+	memset(&node, 0, sizeof(node));
+	node.flags = NWN_TRIMESH;
+	node.mesh = adj_alloc(&blocks, sizeof(nwn_mesh));
+	assert_non_null(node.mesh);
+	uint32_t *split = NULL;
+	lfs_error err = { 0 };
+	assert_int_equal(nwn_derive_mesh(&node, &src, &al, &split, &err), LFS_OK);
+	assert_int_equal(node.mesh->n_faces, ADJ_NF);
+	for (size_t f = 0; f < ADJ_NF; f++)
+		for (int k = 0; k < 3; k++)
+			adj_check("nwn_derive_mesh", f, k, node.mesh->faces[f].adjacent[k], want[f][k]);
+	adj_free(blocks);
+
+	/* the apply: nwn_face_adjacency over vertex indices */
+	uint16_t fv[ADJ_NF * 3];
+	int16_t adj[ADJ_NF * 3];
+	for (size_t f = 0; f < ADJ_NF; f++)
+		for (int k = 0; k < 3; k++)
+			fv[3 * f + (size_t)k] = (uint16_t)adj_faces[f][k];
+	assert_true(nwn_face_adjacency(fv, ADJ_NF, adj));
+	for (size_t f = 0; f < ADJ_NF; f++)
+		for (int k = 0; k < 3; k++)
+			adj_check("nwn_face_adjacency", f, k, adj[3 * f + (size_t)k], want[f][k]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(adjacency),
 		cmocka_unit_test(derived_table),
 		cmocka_unit_test(edit_revert),
 	};
