@@ -9,15 +9,23 @@
  * OBJ, CSV) are mutated by one edit: a misspelt keyword, a misspelt node
  * type (the word after a block keyword: `node trimesh`, `track rotation`),
  * a deleted, duplicated or swapped (with the next) line, a number replaced
- * by junk, a truncation at a random byte, a stray byte inserted. The edited
+ * by junk, a truncation at a random byte, a stray byte inserted; and edits
+ * the law must let through: a keyword in another letter case, blanks, a
+ * number respelt as "%.9g" of its float32. The edited
  * text goes through lfs_view_apply() (the checked path the mount and
- * `legacyfs-convert apply` use). Every outcome must be one of
- *  - a refusal: no output bytes, a message, and for LFS_ERR_PARSE one in the
+ * `legacyfs-convert apply` use). Each kind has its expected verdict in a
+ * table (m_expect, expect_of()): must refuse, must accept leaving the bytes
+ * as they were, must accept, or either. Every outcome must be one of
+ *  - a refusal (where the table allows one): no output bytes, a message,
+ *    and for LFS_ERR_PARSE one in the
  *    form `file:line:col: error: ...`; counted as refused by the format's
  *    parser (the format's apply alone refuses it) or by the law check;
- *  - an accepted save for which an independent re-check holds: the output
- *    decodes, the same view of it compares equal to the saved text
- *    (lfs_law_compare()), and re-applying that re-read view to the output is
+ *  - an accepted save (where the table allows one) for which an independent
+ *    re-check holds: the output
+ *    decodes, the same view of it reads back as the saved text by this
+ *    test's own judge (judge(): its own tokenizer, float32 values at most
+ *    one step apart, not lfs_law_compare()), and re-applying that re-read
+ *    view to the output is
  *    a no-op (the very same bytes); counted as no-op (output = input) or
  *    changed.
  * Anything else is a VIOLATION and fails the test; the table of counts per
@@ -30,6 +38,7 @@
  */
 #define _GNU_SOURCE /* nftw */
 #include <ftw.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -37,6 +46,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <cmocka.h>
 
@@ -46,11 +56,57 @@
 #include "views/law.h"
 #include "views/viewset.h"
 
-enum { M_KEYWORD, M_NODETYPE, M_DELETE, M_DUP, M_SWAP, M_JUNK, M_TRUNC, M_STRAY, M_KINDS };
+enum { M_KEYWORD, M_NODETYPE, M_DELETE, M_DUP, M_SWAP, M_JUNK, M_TRUNC, M_STRAY, M_CASE,
+       M_BLANK, M_RESPELL, M_KINDS };
 static const char *const m_name[M_KINDS] = { "misspelt keyword", "misspelt node type",
 					     "deleted line",	 "duplicated line",
 					     "swapped lines",	 "number -> junk",
-					     "truncation",	 "stray byte" };
+					     "truncation",	 "stray byte",
+					     "keyword case",	 "blanks",
+					     "number respelt" };
+
+/*
+ * The verdict each mutation kind must get (docs/editing.md "The round-trip
+ * law", docs/formats/obj-csv.md "Reading CSV"), written here, not asked of
+ * the law (expect_of()):
+ *  - X_REFUSE: a misspelt keyword is no statement of the view (the parsers
+ *    or the law refuse it): NWN model.mdl (its lines start with a keyword
+ *    or a number), OBJ, CSV. In NOD, NAD and SOD texts the first word of a
+ *    list row is a name (`meshes 2` / `  Candle`): X_EITHER there;
+ *  - X_NOOP: accepted, and the model bytes stay as they were: the letter
+ *    case of a keyword ("the parsers take keywords in any case"; not OBJ,
+ *    whose keywords are lower case, nor SOD CSV headers), blanks (a tab or
+ *    spaces before a line's first token or after its last one, CR before
+ *    LF, a blank line; SOD CSV: no blanks around fields), a number respelt
+ *    as "%.9g" of the float32 it reads as, in text and CSV views;
+ *  - X_ACCEPT: accepted, bytes may change: the respelt number in an OBJ
+ *    (a text not in the views' own shortest printing is read at its
+ *    writer's precision, docs/formats/obj-csv.md "Saving OBJ from other
+ *    programs");
+ *  - X_EITHER: the edit may mean something the format keeps (a deleted
+ *    default, swapped order-free statements, junk that is a number, a
+ *    renamed material, ...): a refusal must be well-formed, an accepted
+ *    save must pass the independent judge below.
+ * Every accepted save, whatever its kind, must pass the judge.
+ */
+enum { X_REFUSE, X_NOOP, X_ACCEPT, X_EITHER };
+static const int m_expect[M_KINDS] = {
+	[M_KEYWORD] = X_REFUSE, [M_NODETYPE] = X_EITHER, [M_DELETE] = X_EITHER,
+	[M_DUP] = X_EITHER,	[M_SWAP] = X_EITHER,	 [M_JUNK] = X_EITHER,
+	[M_TRUNC] = X_EITHER,	[M_STRAY] = X_EITHER,	 [M_CASE] = X_NOOP,
+	[M_BLANK] = X_NOOP,	[M_RESPELL] = X_NOOP,
+};
+
+static int expect_of(const lfs_format *f, lfs_view_kind k, int mk)
+{
+	bool text = k == LFS_VIEW_TEXT;
+	bool obj = k == LFS_VIEW_MODEL_OBJ || k == LFS_VIEW_MESH_OBJ;
+	if (mk == M_KEYWORD && text && strcmp(f->name, "nwn-mdl") != 0)
+		return X_EITHER;
+	if (mk == M_RESPELL && obj)
+		return X_ACCEPT;
+	return m_expect[mk];
+}
 /* outcomes: refused by the parser, refused by the law check, accepted
  * no-op, accepted with changed bytes, violation */
 enum { O_PARSE, O_LAW, O_NOOP, O_CHANGED, O_VIOL, O_KINDS };
@@ -221,8 +277,8 @@ static const char *const block_words[] = { "node", "track", "newanim", "channel"
  * Returns false when the text offers nothing for that kind (no number, ...).
  * *line gets the 1-based line the edit is on (for messages).
  */
-static bool mutate(lfs_rng *r, int kind, const char *s, size_t n, char sep, text *out,
-		   size_t *line)
+static bool mutate(lfs_rng *r, int kind, const char *s, size_t n, char sep, bool is_obj,
+		   bool csv_strict, text *out, size_t *line)
 {
 	size_t nl = 0;
 	size_t *ls = line_starts(s, n, &nl);
@@ -324,6 +380,64 @@ static bool mutate(lfs_rng *r, int kind, const char *s, size_t n, char sep, text
 		ok = true;
 		break;
 	}
+	case M_CASE:
+		/* the letters of a line's keyword in another case (not OBJ,
+		 * whose keywords are lower case by the format) */
+		for (int t = 0; t < 64 && !ok && !is_obj && !csv_strict; t++) {
+			size_t l = lfs_rng_u32(r) % nl, off, len;
+			if (!line_tok(s, ls[l], ls[l + 1], 0, sep, &off, &len) || !is_alpha(s[off]))
+				continue;
+			*out = splice(s, n, 0, 0, "", 0);
+			unsigned how = lfs_rng_u32(r) % 3;
+			for (size_t i = off; i < off + len; i++) {
+				char c = out->s[i];
+				bool up = how == 0 || (how == 2 && i == off);
+				if (up && c >= 'a' && c <= 'z')
+					out->s[i] = (char)(c - 32);
+				else if (!up && c >= 'A' && c <= 'Z')
+					out->s[i] = (char)(c + 32);
+			}
+			*line = l + 1;
+			ok = true;
+		}
+		break;
+	case M_BLANK: {
+		size_t l = lfs_rng_u32(r) % nl, e = ls[l + 1];
+		if (e == ls[l] || s[e - 1] != '\n')
+			break;
+		static const char *const ins[] = { "\t", "  ", "\r", "\n" };
+		unsigned how = csv_strict ? 2 + lfs_rng_u32(r) % 2 : lfs_rng_u32(r) % 4;
+		/* before the first byte, before the line end */
+		size_t at = how == 0 ? ls[l] : e - 1;
+		if (how == 2 && e - 1 > ls[l] && s[e - 2] == '\r')
+			at = e - 2; /* already CRLF: a blank before it */
+		*out = splice(s, n, at, 0, how == 2 && at == e - 2 ? " " : ins[how], 1 + (how == 1));
+		*line = l + 1;
+		ok = true;
+		break;
+	}
+	case M_RESPELL:
+		for (int t = 0; t < 64 && !ok; t++) {
+			size_t l = lfs_rng_u32(r) % nl, off, len;
+			unsigned k = lfs_rng_u32(r) % 5;
+			char b[64], *e = NULL;
+			if (!line_tok(s, ls[l], ls[l + 1], k, sep, &off, &len) || len >= sizeof(b) ||
+			    s[ls[l]] == '#')
+				continue;
+			memcpy(b, s + off, len);
+			b[len] = '\0';
+			if (!strpbrk(b, ".eE") || !is_num_start(b[0]))
+				continue;
+			float v = strtof(b, &e);
+			if (e != b + len || !isfinite(v))
+				continue;
+			char nb[64];
+			snprintf(nb, sizeof(nb), "%.9g", (double)v);
+			*out = splice(s, n, off, len, nb, strlen(nb));
+			*line = l + 1;
+			ok = true;
+		}
+		break;
 	default:
 		break;
 	}
@@ -383,6 +497,634 @@ static void keep_accepted(const cfile *cf, const uint8_t *out, size_t on)
 	assert_int_equal(fclose(fp), 0);
 }
 
+static int vkind(lfs_view_kind k);
+
+/* ---- the independent judge of accepted saves -------------------------------
+ *
+ * Not lfs_law_compare(): a reader of its own, from docs/editing.md "The
+ * round-trip law". Lines of tokens (CSV: comma-separated fields, blanks
+ * around them and quotes dropped), blank lines and '#' lines (not in CSV)
+ * dropped. Two tokens are the same when both read with strtof() as float32
+ * values at most one float32 step apart (NaNs alike, infinities by sign),
+ * else as words ignoring ASCII case and quotes. NWN `orientation*` rows end
+ * in an axis-angle compared as a rotation (quaternion components within
+ * 2e-5, either sign). Order: NWN model.mdl and SOD model.txt compare each
+ * block (node, newanim; SOD node, material, group, channel, reference) as a
+ * multiset of statement groups (a keyword line and the number rows after
+ * it), a read-back group without a partner must be a documented NWN default
+ * (listed below by hand); everything else compares line by line in order.
+ * SOD CSV `time` columns are derived (not compared). OBJ: faces in order as
+ * fans of triangles, each corner by its position and uv values (same rule);
+ * normals by direction within 0.01 rad or reversed, on faces whose saved
+ * positions are the original view's only (the apply re-derives the others).
+ */
+typedef struct jtok {
+	const char *s;
+	uint32_t len;
+} jtok;
+typedef struct jline {
+	uint32_t t0, nt, no;
+} jline;
+typedef struct jtext {
+	jtok *t;
+	jline *l;
+	size_t nt, nl;
+} jtext;
+
+static void jt_free(jtext *x)
+{
+	free(x->t);
+	free(x->l);
+}
+
+static bool jblank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+static void jt_read(jtext *x, const char *s, size_t n, bool csv)
+{
+	size_t ct = 64, cl = 16;
+	x->t = malloc(ct * sizeof(*x->t));
+	x->l = malloc(cl * sizeof(*x->l));
+	assert_true(x->t && x->l);
+	x->nt = x->nl = 0;
+	const char *p = s, *end = s + n;
+	uint32_t no = 0;
+	while (p < end) {
+		no++;
+		const char *e = memchr(p, '\n', (size_t)(end - p));
+		if (!e)
+			e = end;
+		const char *q = p;
+		while (q < e && jblank(*q))
+			q++;
+		if (q < e && !(!csv && *q == '#')) {
+			size_t t0 = x->nt;
+			while (q < e) {
+				const char *a = q, *b;
+				if (csv) {
+					b = memchr(q, ',', (size_t)(e - q));
+					if (!b)
+						b = e;
+					q = b < e ? b + 1 : e;
+					while (a < b && jblank(*a))
+						a++;
+					while (b > a && jblank(b[-1]))
+						b--;
+				} else {
+					while (q < e && !jblank(*q))
+						q++;
+					b = q;
+					while (q < e && jblank(*q))
+						q++;
+				}
+				if (b - a >= 2 && *a == '"' && b[-1] == '"')
+					a++, b--;
+				if (x->nt == ct) {
+					ct *= 2;
+					x->t = realloc(x->t, ct * sizeof(*x->t));
+					assert_non_null(x->t);
+				}
+				x->t[x->nt++] = (jtok){ a, (uint32_t)(b - a) };
+				if (csv && q == e && e > p && e[-1] == ',') {
+					/* a trailing empty field */
+				}
+			}
+			if (x->nl == cl) {
+				cl *= 2;
+				x->l = realloc(x->l, cl * sizeof(*x->l));
+				assert_non_null(x->l);
+			}
+			x->l[x->nl++] = (jline){ (uint32_t)t0, (uint32_t)(x->nt - t0), no };
+		}
+		p = e < end ? e + 1 : e;
+	}
+}
+
+/* Token as a float32: 1 finite, 2 NaN, 3 infinite, 0 not a number. */
+static int jnum(jtok t, float *f)
+{
+	char b[80], *e = NULL;
+	if (!t.len || t.len >= sizeof(b))
+		return 0;
+	memcpy(b, t.s, t.len);
+	b[t.len] = '\0';
+	if (strncasecmp(b, "nan", 3) == 0)
+		return 2;
+	char c = b[0] == '-' || b[0] == '+' ? b[1] : b[0];
+	if (!((c >= '0' && c <= '9') || c == '.' || c == 'i' || c == 'I'))
+		return 0;
+	*f = strtof(b, &e);
+	if (e != b + t.len)
+		return 0;
+	return isnan(*f) ? 2 : isinf(*f) ? 3 : 1;
+}
+
+/* Float32 steps between @p a and @p b (-0 and 0 alike). */
+static uint64_t jsteps(float a, float b)
+{
+	int64_t ia, ib;
+	uint32_t ua, ub;
+	memcpy(&ua, &a, 4);
+	memcpy(&ub, &b, 4);
+	ia = ua & 0x80000000u ? -(int64_t)(ua & 0x7fffffffu) : (int64_t)ua;
+	ib = ub & 0x80000000u ? -(int64_t)(ub & 0x7fffffffu) : (int64_t)ub;
+	return (uint64_t)(ia > ib ? ia - ib : ib - ia);
+}
+
+static bool jtok_same(jtok a, jtok b)
+{
+	float x = 0, y = 0;
+	int ka = jnum(a, &x), kb = jnum(b, &y);
+	if (ka || kb) {
+		if (ka != kb)
+			return false;
+		return ka == 2 || (ka == 3 ? (x > 0) == (y > 0) : jsteps(x, y) <= 1);
+	}
+	return a.len == b.len && strncasecmp(a.s, b.s, a.len) == 0;
+}
+
+/* Axis-angle @p t[0..3] as a unit quaternion. */
+static bool jquat(const jtok *t, double q[4])
+{
+	float v[4];
+	for (int k = 0; k < 4; k++)
+		if (jnum(t[k], &v[k]) != 1)
+			return false;
+	double len = sqrt((double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2]);
+	double s = sin(v[3] / 2.0);
+	if (len == 0 || s == 0) {
+		q[0] = q[1] = q[2] = 0;
+		q[3] = 1;
+		return true;
+	}
+	for (int k = 0; k < 3; k++)
+		q[k] = v[k] / len * s;
+	q[3] = cos(v[3] / 2.0);
+	return true;
+}
+
+typedef struct jctx {
+	jtext S, R;
+	bool rot_rows;	/* NWN: orientation rows compare as rotations */
+	uint64_t free_cols; /* CSV columns not compared */
+} jctx;
+
+/* Saved line @p a against read-back line @p b; @p kw: the group keyword
+ * (for data rows) or NULL. @p ntok_head: compare only this many tokens
+ * (0: all). */
+static bool jline_same(const jctx *c, const jline *a, const jline *b, jtok kw, bool rows,
+		       uint32_t ntok)
+{
+	const jtok *s = c->S.t + a->t0, *r = c->R.t + b->t0;
+	if (!ntok && a->nt != b->nt)
+		return false;
+	uint32_t n = ntok ? ntok : a->nt, lim = n;
+	if (n > a->nt || n > b->nt)
+		return false;
+	if (c->rot_rows && n >= 4 &&
+	    ((rows && kw.len >= 11 && strncasecmp(kw.s, "orientation", 11) == 0) ||
+	     (!rows && s[0].len == 11 && strncasecmp(s[0].s, "orientation", 11) == 0))) {
+		double p[4], q[4];
+		if (jquat(s + n - 4, p) && jquat(r + n - 4, q)) {
+			double dp = 0, dm = 0;
+			for (int k = 0; k < 4; k++) {
+				dp = fmax(dp, fabs(p[k] - q[k]));
+				dm = fmax(dm, fabs(p[k] + q[k]));
+			}
+			if (fmin(dp, dm) > 2e-5)
+				return false;
+			lim = n - 4;
+		}
+	}
+	for (uint32_t k = 0; k < lim; k++)
+		if (!(k < 64 && (c->free_cols >> k & 1) && a != c->S.l) && !jtok_same(s[k], r[k]))
+			return false;
+	return true;
+}
+
+static bool jword(jtok t, const char *w)
+{
+	return t.len == strlen(w) && strncasecmp(t.s, w, t.len) == 0;
+}
+
+/* NWN documented defaults (docs/editing.md "The round-trip law", defaults
+ * row): may read back without being saved. */
+static bool jnwn_default(const jctx *c, size_t li, uint32_t nrows)
+{
+	const jline *l = &c->R.l[li];
+	const jtok *t = c->R.t + l->t0;
+	static const char *const any[] = { "normals", "colors", NULL };
+	for (const char *const *w = any; *w; w++)
+		if (jword(t[0], *w))
+			return true;
+	if (nrows)
+		return false;
+	bool zero = true;
+	for (uint32_t k = 1; k < l->nt && zero; k++) {
+		float f;
+		zero = jnum(t[k], &f) == 1 && f == 0;
+	}
+	if (zero)
+		return true;
+	static const char *const vals[][2] = {
+		{ "setsupermodel", "* NULL" }, { "setanimationscale", "1" }, { "bmin", "-5 -5 -1" },
+		{ "bmax", "5 5 10" },	       { "radius", "7" },	     { "diffuse", "0.8 0.8 0.8" },
+		{ "ambient", "0.2 0.2 0.2" },  { "shininess", "1" },	     { "shadow", "1" },
+		{ "render", "1" },
+	};
+	for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+		if (!jword(t[0], vals[i][0]))
+			continue;
+		jtext v;
+		jt_read(&v, vals[i][1], strlen(vals[i][1]), false);
+		bool ok = v.nt == l->nt - 1;
+		for (uint32_t k = 0; ok && k < v.nt; k++)
+			ok = jword(v.t[k], "*") || jtok_same(v.t[k], t[1 + k]);
+		jt_free(&v);
+		if (ok)
+			return true;
+	}
+	return false;
+}
+
+/* Items of an order-free text: a block [head, close] or a group (head and
+ * its number rows). */
+typedef struct jitem {
+	size_t head, last, close; /* close: SIZE_MAX none */
+	uint32_t nrows;
+	bool block;
+	size_t k0, nk; /* kids: jseq indices */
+} jitem;
+typedef struct jseq {
+	jitem *it;
+	size_t n, cap;
+	size_t *kid;
+	size_t nkid, ckid;
+} jseq;
+
+static const char *const *jopen, *const *jclose;
+
+static bool jis_row(const jtext *x, size_t li)
+{
+	float f;
+	return jnum(x->t[x->l[li].t0], &f) != 0;
+}
+
+static void jpush_kid(jseq *q, size_t id)
+{
+	if (q->nkid == q->ckid) {
+		q->ckid = q->ckid ? 2 * q->ckid : 64;
+		q->kid = realloc(q->kid, q->ckid * sizeof(*q->kid));
+		assert_non_null(q->kid);
+	}
+	q->kid[q->nkid++] = id;
+}
+
+/* Items from line *pos up to @p close; their ids in q->kid[*k0, +*nk). */
+static void jparse(const jtext *x, jseq *q, size_t *pos, const char *close, int depth, size_t *k0,
+		   size_t *nk)
+{
+	size_t ids[4096], n = 0;
+	bool spill = false;
+	size_t *many = NULL, cmany = 0;
+	while (*pos < x->nl) {
+		jtok w = x->t[x->l[*pos].t0];
+		if (close && jword(w, close))
+			break;
+		int k = -1;
+		for (int i = 0; depth < 4 && jopen[i]; i++)
+			if (jword(w, jopen[i]))
+				k = i;
+		if (q->n == q->cap) {
+			q->cap = q->cap ? 2 * q->cap : 64;
+			q->it = realloc(q->it, q->cap * sizeof(*q->it));
+			assert_non_null(q->it);
+		}
+		size_t id = q->n++;
+		jitem it = { .head = (*pos)++, .close = SIZE_MAX };
+		if (k >= 0) {
+			it.block = true;
+			jparse(x, q, pos, jclose[k], depth + 1, &it.k0, &it.nk);
+			if (*pos < x->nl && jword(x->t[x->l[*pos].t0], jclose[k]))
+				it.close = (*pos)++;
+		} else {
+			while (*pos < x->nl && jis_row(x, *pos)) {
+				(*pos)++;
+				it.nrows++;
+			}
+		}
+		it.last = *pos - 1;
+		q->it[id] = it;
+		if (n == sizeof(ids) / sizeof(ids[0]) && !spill) {
+			spill = true;
+			cmany = 2 * n;
+			many = malloc(cmany * sizeof(*many));
+			assert_non_null(many);
+			memcpy(many, ids, n * sizeof(*ids));
+		}
+		if (spill) {
+			if (n == cmany) {
+				cmany *= 2;
+				many = realloc(many, cmany * sizeof(*many));
+				assert_non_null(many);
+			}
+			many[n++] = id;
+		} else {
+			ids[n++] = id;
+		}
+	}
+	*k0 = q->nkid;
+	*nk = n;
+	for (size_t i = 0; i < n; i++)
+		jpush_kid(q, spill ? many[i] : ids[i]);
+	free(many);
+}
+
+typedef struct jtree {
+	const jctx *c;
+	jseq S, R;
+	bool nwn;
+} jtree;
+
+static bool jmatch(jtree *t, size_t sk0, size_t sn, size_t rk0, size_t rn);
+
+static bool jitem_same(jtree *t, const jitem *s, const jitem *r)
+{
+	const jctx *c = t->c;
+	if (s->block != r->block)
+		return false;
+	jtok kw = c->S.t[c->S.l[s->head].t0];
+	/* NWN newanim/doneanim: the model name (token 2) reads back as the
+	 * model's own (law.h free_tokens) */
+	uint32_t nh = t->nwn && (jword(kw, "newanim") || jword(kw, "doneanim")) ? 2 : 0;
+	if (!jline_same(c, &c->S.l[s->head], &c->R.l[r->head], kw, false, nh))
+		return false;
+	if (!s->block) {
+		if (s->nrows != r->nrows)
+			return false;
+		for (uint32_t k = 1; k <= s->nrows; k++)
+			if (!jline_same(c, &c->S.l[s->head + k], &c->R.l[r->head + k], kw, true, 0))
+				return false;
+		return true;
+	}
+	if ((s->close == SIZE_MAX) != (r->close == SIZE_MAX))
+		return false;
+	if (s->close != SIZE_MAX) {
+		jtok ck = c->S.t[c->S.l[s->close].t0];
+		uint32_t nc = t->nwn && jword(ck, "doneanim") ? 2 : 0;
+		if (!jline_same(c, &c->S.l[s->close], &c->R.l[r->close], ck, false, nc))
+			return false;
+	}
+	return jmatch(t, s->k0, s->nk, r->k0, r->nk);
+}
+
+static bool jmatch(jtree *t, size_t sk0, size_t sn, size_t rk0, size_t rn)
+{
+	bool *used = calloc(rn + 1, 1);
+	assert_non_null(used);
+	bool ok = true;
+	for (size_t i = 0; i < sn && ok; i++) {
+		const jitem *s = &t->S.it[t->S.kid[sk0 + i]];
+		jtok sw = t->c->S.t[t->c->S.l[s->head].t0];
+		bool found = false;
+		for (size_t j = 0; j < rn && !found; j++) {
+			const jitem *r = &t->R.it[t->R.kid[rk0 + j]];
+			if (!used[j] && jtok_same(sw, t->c->R.t[t->c->R.l[r->head].t0]) &&
+			    jitem_same(t, s, r))
+				used[j] = found = true;
+		}
+		ok = found;
+	}
+	for (size_t j = 0; j < rn && ok; j++) {
+		const jitem *r = &t->R.it[t->R.kid[rk0 + j]];
+		if (!used[j])
+			ok = !r->block && t->nwn && jnwn_default(t->c, r->head, r->nrows);
+	}
+	free(used);
+	return ok;
+}
+
+/* OBJ: a text's v, vt, vn values and its faces (corner value indices). */
+typedef struct jobj {
+	float (*v)[3], (*vt)[2], (*vn)[3];
+	size_t nv, nt, nn;
+	int64_t (*c)[3]; /* corners: v, vt, vn (0-based, -1 none) */
+	size_t nc, *f0, *fn, nf;
+} jobj;
+
+static void jobj_free(jobj *o)
+{
+	free(o->v);
+	free(o->vt);
+	free(o->vn);
+	free(o->c);
+	free(o->f0);
+	free(o->fn);
+}
+
+#define JGROW(p, n, cap) \
+	do { \
+		if ((n) == (cap)) { \
+			(cap) = (cap) ? 2 * (cap) : 64; \
+			(p) = realloc((p), (cap) * sizeof(*(p))); \
+			assert_non_null(p); \
+		} \
+	} while (0)
+
+static bool jobj_read(const jtext *x, jobj *o)
+{
+	memset(o, 0, sizeof(*o));
+	size_t cv = 0, ct = 0, cn = 0, cc = 0, cf = 0, cf2 = 0;
+	for (size_t i = 0; i < x->nl; i++) {
+		const jtok *t = x->t + x->l[i].t0;
+		uint32_t nt = x->l[i].nt;
+		float f[3] = { 0, 0, 0 };
+		if (jword(t[0], "v") || jword(t[0], "vn") || jword(t[0], "vt")) {
+			unsigned want = jword(t[0], "vt") ? 2 : 3;
+			if (nt < 1 + want)
+				return false;
+			for (unsigned k = 0; k < want; k++)
+				if (!jnum(t[1 + k], &f[k]))
+					return false;
+			if (t[0].len == 1) {
+				JGROW(o->v, o->nv, cv);
+				memcpy(o->v[o->nv++], f, 12);
+			} else if (t[0].s[1] == 't') {
+				JGROW(o->vt, o->nt, ct);
+				memcpy(o->vt[o->nt++], f, 8);
+			} else {
+				JGROW(o->vn, o->nn, cn);
+				memcpy(o->vn[o->nn++], f, 12);
+			}
+		} else if (jword(t[0], "f")) {
+			JGROW(o->f0, o->nf, cf);
+			JGROW(o->fn, o->nf, cf2);
+			o->f0[o->nf] = o->nc;
+			o->fn[o->nf] = nt - 1;
+			for (uint32_t k = 1; k < nt; k++) {
+				JGROW(o->c, o->nc, cc);
+				int64_t *q = o->c[o->nc++];
+				const char *p = t[k].s, *e = t[k].s + t[k].len;
+				size_t have[3] = { o->nv, o->nt, o->nn };
+				for (int part = 0; part < 3; part++) {
+					q[part] = -1;
+					if (p < e && *p != '/') {
+						long long v = strtoll(p, NULL, 10);
+						q[part] = v < 0 ? (int64_t)have[part] + v : v - 1;
+						while (p < e && *p != '/')
+							p++;
+					}
+					if (p < e)
+						p++;
+				}
+				if (q[0] < 0 || (size_t)q[0] >= o->nv)
+					return false;
+			}
+			o->nf++;
+		}
+	}
+	return true;
+}
+
+static bool jvec_same(const float *a, const float *b, unsigned dim)
+{
+	float m = 0;
+	for (unsigned k = 0; k < dim; k++)
+		m = fmaxf(m, fabsf(b[k]));
+	for (unsigned k = 0; k < dim; k++)
+		if (jsteps(a[k], b[k]) > 1 &&
+		    !(dim == 3 && fabs((double)a[k] - b[k]) <= ldexp(1.0, -23) * m + 1e-7 * fabsf(b[k])))
+			return false;
+	return true;
+}
+
+static bool jnormal_same(const float *a, const float *b)
+{
+	double aa = 0, bb = 0, d = 0;
+	for (int k = 0; k < 3; k++) {
+		aa += (double)a[k] * a[k];
+		bb += (double)b[k] * b[k];
+		d += (double)a[k] * b[k];
+	}
+	if (!(bb > 0))
+		return true;
+	return aa > 0 && fabs(d) / sqrt(aa * bb) >= cos(0.01) - 1e-12;
+}
+
+/* Corner @p q (0..2) of triangle @p k of face @p f as a fan. */
+static const int64_t *jcorner(const jobj *o, size_t f, size_t k, unsigned q)
+{
+	return o->c[o->f0[f] + (q == 0 ? 0 : k + q)];
+}
+
+static const char *jobj_same(const jtext *S, const jtext *R, const jtext *O)
+{
+	jobj s, r, g;
+	memset(&s, 0, sizeof(s));
+	memset(&r, 0, sizeof(r));
+	memset(&g, 0, sizeof(g));
+	const char *why = NULL;
+	bool rs = jobj_read(S, &s), rr = jobj_read(R, &r), rg = jobj_read(O, &g);
+	if (!rs || !rr || !rg)
+		why = "an OBJ that does not read";
+	size_t fs = 0, fr = 0, ks = 0, kr = 0, fo = 0, ko = 0;
+	while (!why) {
+		while (fs < s.nf && s.fn[fs] < 3)
+			fs++;
+		while (fr < r.nf && r.fn[fr] < 3)
+			fr++;
+		while (fo < g.nf && g.fn[fo] < 3)
+			fo++;
+		if (fs == s.nf || fr == r.nf) {
+			if (fs != s.nf || fr != r.nf)
+				why = "triangle count";
+			break;
+		}
+		bool moved = fo == g.nf;
+		for (unsigned q = 0; q < 3 && !moved; q++)
+			moved = !jvec_same(s.v[jcorner(&s, fs, ks, q)[0]],
+					   g.v[jcorner(&g, fo, ko, q)[0]], 3);
+		for (unsigned q = 0; q < 3 && !why; q++) {
+			const int64_t *a = jcorner(&s, fs, ks, q), *b = jcorner(&r, fr, kr, q);
+			if (!jvec_same(s.v[a[0]], r.v[b[0]], 3))
+				why = "a position";
+			else if (a[1] >= 0 && b[1] >= 0 && (size_t)a[1] < s.nt && (size_t)b[1] < r.nt &&
+				 !jvec_same(s.vt[a[1]], r.vt[b[1]], 2))
+				why = "a texture coordinate";
+			else if (!moved && a[2] >= 0 && b[2] >= 0 && (size_t)a[2] < s.nn &&
+				 (size_t)b[2] < r.nn && !jnormal_same(s.vn[a[2]], r.vn[b[2]]) &&
+				 !(fo < g.nf && (size_t)jcorner(&g, fo, ko, q)[2] < g.nn &&
+				   jcorner(&g, fo, ko, q)[2] >= 0 &&
+				   jnormal_same(g.vn[jcorner(&g, fo, ko, q)[2]], r.vn[b[2]])))
+				why = "a normal";
+		}
+		if (++ks + 2 >= s.fn[fs])
+			ks = 0, fs++;
+		if (++kr + 2 >= r.fn[fr])
+			kr = 0, fr++;
+		if (fo < g.nf && ++ko + 2 >= g.fn[fo])
+			ko = 0, fo++;
+	}
+	jobj_free(&s);
+	jobj_free(&r);
+	jobj_free(&g);
+	return why;
+}
+
+/* Does saved text @p s of view @p v (of format @p f; @p orig: the view's
+ * text before the save) survive as read-back text @p r? NULL: yes; else
+ * what does not. */
+static const char *judge(const lfs_format *f, const lfs_view *v, const char *s, size_t sn,
+			 const char *r, size_t rn)
+{
+	static const char *const nwn_open[] = { "node", "newanim", NULL },
+				 *const nwn_close[] = { "endnode", "doneanim", NULL };
+	static const char *const sod_open[] = { "node", "material", "group", "channel",
+						"reference", NULL },
+				 *const sod_close[] = { "endnode", "endmaterial", "endgroup",
+							 "endchannel", "endreference", NULL };
+	int vk = vkind(v->kind);
+	bool nwn = strcmp(f->name, "nwn-mdl") == 0, sod = strcmp(f->name, "sod") == 0;
+	jctx c = { .rot_rows = nwn && vk == V_TEXT };
+	jt_read(&c.S, s, sn, vk == V_CSV);
+	jt_read(&c.R, r, rn, vk == V_CSV);
+	const char *why = NULL;
+	if (vk == V_OBJ) {
+		jtext O;
+		jt_read(&O, v->data, v->size, false);
+		why = jobj_same(&c.S, &c.R, &O);
+		jt_free(&O);
+	} else if (vk == V_TEXT && (nwn || sod)) {
+		jopen = nwn ? nwn_open : sod_open;
+		jclose = nwn ? nwn_close : sod_close;
+		jtree t = { .c = &c, .nwn = nwn };
+		size_t ps = 0, pr = 0, s0, sn2, r0, rn2;
+		jparse(&c.S, &t.S, &ps, NULL, 0, &s0, &sn2);
+		jparse(&c.R, &t.R, &pr, NULL, 0, &r0, &rn2);
+		if (!jmatch(&t, s0, sn2, r0, rn2))
+			why = "a statement group without its partner";
+		free(t.S.it);
+		free(t.S.kid);
+		free(t.R.it);
+		free(t.R.kid);
+	} else {
+		if (vk == V_CSV && sod && c.S.nl)
+			for (uint32_t k = 0; k < c.S.l[0].nt && k < 64; k++)
+				if (jword(c.S.t[c.S.l[0].t0 + k], "time"))
+					c.free_cols |= (uint64_t)1 << k;
+		if (c.S.nl != c.R.nl)
+			why = "the number of lines";
+		for (size_t i = 0; i < c.S.nl && !why; i++)
+			if (!jline_same(&c, &c.S.l[i], &c.R.l[i], c.S.t[c.S.l[i].t0], false, 0))
+				why = "a line";
+	}
+	jt_free(&c.S);
+	jt_free(&c.R);
+	return why;
+}
+
 /* One mutated save of view @p v of @p d; returns the outcome. */
 static int one(const cfile *cf, const uint8_t *d, size_t n, const lfs_view *v, int kind,
 	       const text *t, size_t line)
@@ -393,6 +1135,17 @@ static int one(const cfile *cf, const uint8_t *d, size_t n, const lfs_view *v, i
 	lfs_error err;
 	memset(&err, 0, sizeof(err));
 	lfs_err r = lfs_view_apply(f, d, n, v, t->s, t->n, NULL, &out, &on, &err);
+	if (r && (expect_of(f, v->kind, kind) == X_NOOP || expect_of(f, v->kind, kind) == X_ACCEPT)) {
+		violation(cf, v, kind, line, "a save that changes nothing the law compares is refused",
+			  err.msg);
+		free(out);
+		return O_VIOL;
+	}
+	if (!r && expect_of(f, v->kind, kind) == X_REFUSE) {
+		violation(cf, v, kind, line, "accepted, but this kind must be refused", NULL);
+		free(out);
+		return O_VIOL;
+	}
 	if (r) {
 		if (out || on)
 			violation(cf, v, kind, line, "refusal with output bytes", err.msg);
@@ -419,9 +1172,16 @@ static int one(const cfile *cf, const uint8_t *d, size_t n, const lfs_view *v, i
 		return r2 ? O_PARSE : O_LAW;
 	}
 	int res = on == n && memcmp(out, d, n) == 0 ? O_NOOP : O_CHANGED;
+	if (res != O_NOOP && expect_of(f, v->kind, kind) == X_NOOP) {
+		violation(cf, v, kind, line, "accepted, but the model bytes changed", NULL);
+		free(out);
+		return O_VIOL;
+	}
 	if (res == O_CHANGED)
 		keep_accepted(cf, out, on);
-	/* independent re-check: decode, rebuild, compare, re-apply is a no-op */
+	/* independent re-check: decode, rebuild, compare (judge(), not the
+	 * law), re-apply is a no-op */
+	const char *why = NULL;
 	lfs_viewset vs;
 	lfs_err e = lfs_views_build_as(f, out, on, NULL, &vs, &err);
 	if (e) {
@@ -433,9 +1193,9 @@ static int one(const cfile *cf, const uint8_t *d, size_t n, const lfs_view *v, i
 	if (!w) {
 		violation(cf, v, kind, line, "the view is gone after the save", NULL);
 		res = O_VIOL;
-	} else if ((e = lfs_law_compare(f, v->path, v->kind, t->s, t->n, w->data, w->size,
-					&err))) {
-		violation(cf, v, kind, line, "the law does not hold", err.msg);
+	} else if ((why = judge(f, v, t->s, t->n, w->data, w->size)) != NULL) {
+		violation(cf, v, kind, line, "the saved text does not read back (independent judge)",
+			  why);
 		res = O_VIOL;
 	} else {
 		uint8_t *o3 = NULL;
@@ -582,8 +1342,9 @@ static void test_mutate(void **state)
 				int mk = (int)(lfs_rng_u32(&rng) % M_KINDS);
 				text t = { 0 };
 				size_t line = 0;
-				if (!mutate(&rng, mk, v->data, v->size, vk == V_CSV ? ',' : ' ', &t,
-					    &line))
+				if (!mutate(&rng, mk, v->data, v->size, vk == V_CSV ? ',' : ' ',
+					    vk == V_OBJ,
+					    vk == V_CSV && strcmp(f->name, "sod") == 0, &t, &line))
 					continue; /* nothing of that kind here; draw again */
 				int o = one(cf, d, n, v, mk, &t, line);
 				g_count[fi][vk][mk][o]++;
