@@ -437,3 +437,28 @@ void lfs_cache_release(lfs_cache *c, lfs_centry *e)
 	}
 	evict(c);
 }
+
+size_t lfs_cache_thumbs_reset(lfs_cache *c)
+{
+	size_t k = 0;
+	for (lfs_centry *e = c->head; e; e = e->next) {
+		if (e->refs || e->thumb_busy)
+			continue; /* in use: its bytes may be being copied (redrawn next version) */
+		size_t before = e->bytes;
+		bool changed = e->built && lfs_viewset_thumb_reset(&e->vs);
+		if (e->thumb || e->thumb_early) {
+			free(e->thumb);
+			e->thumb = NULL;
+			e->thumb_n = 0;
+			e->thumb_early = 0;
+			changed = true;
+		}
+		if (!changed)
+			continue;
+		k++;
+		size_t after = lfs_centry_held(e);
+		e->bytes = after;
+		c->bytes = c->bytes - before + after;
+	}
+	return k;
+}

@@ -188,6 +188,15 @@ void lfs_cache_set_names(lfs_cache *c, lfs_centry *e, lfs_viewset *names);
  */
 void lfs_cache_set_thumb(lfs_cache *c, lfs_centry *e, uint8_t *png, size_t n);
 
+/**
+ * A texture changed: every thumbnail the cache holds (drawn into the views,
+ * or drawn before them) is dropped, to be drawn again when next asked
+ * (the disk cache, thumbcache.h, checks its textures itself). Entries in
+ * use right now keep theirs until their next version. Returns how many
+ * entries changed. Accounted bytes follow.
+ */
+size_t lfs_cache_thumbs_reset(lfs_cache *c);
+
 /** Drop a reference taken by lfs_cache_get()/lfs_cache_put(). */
 void lfs_cache_release(lfs_cache *c, lfs_centry *e);
 

@@ -145,6 +145,19 @@ void fsi_inval_subtree(struct inval_list *l, struct node *n)
  * above (a KEY names its BIFs relative to its own folder: docs/archives.md),
  * as for a changed archive file (fs->mu held).
  */
+/* Every drawn thumbnail to be drawn again, and the kernel's copy of each
+ * thumbnail.png node dropped (fs->mu held). */
+static void thumbs_stale(lfs_fs *fs, struct inval_list *l)
+{
+	if (!lfs_cache_thumbs_reset(&fs->cache))
+		return;
+	for (size_t i = 1; i < fs->nslots; i++) {
+		struct node *n = fs->slots[i];
+		if (n && n->kind == K_VFILE && !strcmp(node_name(n), LFS_VIEWSET_THUMB_NAME))
+			fsi_inval_add(l, n->id, NULL);
+	}
+}
+
 static void bif_changed(lfs_fs *fs, const struct node *d, const char *name, struct inval_list *l)
 {
 	if (!lfs_container_aux_changed(name)) /* not a BIF: nothing else is built from it */
@@ -215,6 +228,11 @@ static void watch_event(lfs_fs *fs, const struct inotify_event *ev, struct inval
 	fsi_inval_add(l, d->id, NULL); /* folder attributes and cached listing */
 	if (fsi_is_ctl_name(d->kind, ev->name))
 		return; /* shadowed */
+	/* A texture (or an archive or a BIF holding some) written, made or
+	 * gone: thumbnails drawn from it are drawn again (docs/thumbnails.md). */
+	if (lfs_texture_name(ev->name) || lfs_texture_archive_name(ev->name) ||
+	    lfs_container_aux_name(ev->name))
+		thumbs_stale(fs, l);
 	bif_changed(fs, d, ev->name, l);
 	struct node *c = fsi_find_child(fs, d, ev->name);
 	if (c && c->kind == K_MODEL && c->self_commit) {

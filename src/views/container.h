@@ -124,6 +124,9 @@ int lfs_container_member_read(int rootfd, const char *rel, size_t max, uint8_t *
 /** lfs_container.member_stat of member path @p rel (ENOENT when it is none). */
 int lfs_container_member_stat(int rootfd, const char *rel, struct stat *st, uint64_t *size);
 
+/** Is file @p name one some container is built from (a BIF)? Nothing is counted. */
+bool lfs_container_aux_name(const char *name);
+
 /**
  * A file named @p name changed (the watcher): when it is a container's aux
  * file (a BIF), every container that uses aux files gets a new version.

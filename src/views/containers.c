@@ -95,6 +95,14 @@ int lfs_container_member_stat(int rootfd, const char *rel, struct stat *st, uint
 /* Changes of aux files seen so far (process-wide). */
 static _Atomic uint64_t aux_changes;
 
+bool lfs_container_aux_name(const char *name)
+{
+	for (size_t i = 0; containers[i]; i++)
+		if (containers[i]->aux_name && containers[i]->aux_name(name))
+			return true;
+	return false;
+}
+
 bool lfs_container_aux_changed(const char *name)
 {
 	for (size_t i = 0; containers[i]; i++) {

@@ -266,6 +266,18 @@ void lfs_viewset_thumb_set(lfs_viewset *vs, uint8_t *png, size_t n)
 	vs->thumb_pending = false;
 }
 
+bool lfs_viewset_thumb_reset(lfs_viewset *vs)
+{
+	lfs_view *v = vs ? (lfs_view *)lfs_viewset_find(vs, LFS_VIEWSET_THUMB_NAME) : NULL;
+	if (!v || v->kind != LFS_VIEW_THUMBNAIL || !v->data || vs->thumb_busy)
+		return false;
+	free(v->data);
+	v->data = NULL;
+	v->size = 0;
+	vs->thumb_pending = true;
+	return true;
+}
+
 lfs_err lfs_views_build(const char *name, const uint8_t *data, size_t n,
 			const lfs_view_opts *opts, lfs_viewset *out, lfs_error *err)
 {

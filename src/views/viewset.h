@@ -216,6 +216,14 @@ lfs_view *lfs_viewset_thumb_pending(lfs_viewset *vs);
 void lfs_viewset_thumb_set(lfs_viewset *vs, uint8_t *png, size_t n);
 
 /**
+ * Make the drawn thumbnail of @p vs pending again (its bytes freed, size 0,
+ * vs->thumb_pending set): what it was drawn from (a texture) changed. False
+ * when there is no drawn thumbnail (none, pending, or being drawn). The
+ * caller serialises this with every reader of the set.
+ */
+bool lfs_viewset_thumb_reset(lfs_viewset *vs);
+
+/**
  * Does format @p f's model @p data have a thumbnail to draw? Builds its
  * thumbnail scene without reading textures (no rasterizing, no PNG) and
  * counts drawable triangles (lfs_thumb_drawable()). This is what decides

@@ -17,8 +17,8 @@
  *    the real watcher (lfs_fs_watch_start()): the KEY folder's resource
  *    reads the new bytes;
  *  - texture_change: a texture beside the model rewritten (same size, other
- *    pixels), seen by the watcher: thumbnail.png should be drawn again. It
- *    is not yet (a known gap, run apart and expected to fail: main());
+ *    pixels), seen by the watcher: thumbnail.png is drawn again (and again
+ *    the first picture once the texture is written back);
  *  - rename_delete: a model renamed in SOURCE: the old name is ENOENT and
  *    its nodes ESTALE/ENOENT, the new name shows the views; deleted: ENOENT.
  */
@@ -726,24 +726,13 @@ static void rename_delete(void **state)
 	rm_rf(src_dir);
 }
 
-/*
- * `test_fs_inval texture` runs texture_change alone: meson's fs_inval_texture,
- * marked should_fail. The in-memory cache keeps a model's thumbnail until the
- * model itself changes (docs/thumbnails.md "Textures"): the watcher does not
- * yet redraw it when only its texture changes. Meson reports "Expected Fail"
- * while that holds and "Unexpected Pass" (a failure) once it is fixed: then
- * move texture_change into the main list.
- */
-int main(int argc, char **argv)
+int main(void)
 {
-	if (argc > 1 && !strcmp(argv[1], "texture")) {
-		const struct CMUnitTest gap[] = { cmocka_unit_test_teardown(texture_change, cleanup) };
-		return lfs_test_exit(cmocka_run_group_tests(gap, NULL, NULL));
-	}
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(key_fields),
 		cmocka_unit_test_teardown(same_second, cleanup),
 		cmocka_unit_test_teardown(bif_change, cleanup),
+		cmocka_unit_test_teardown(texture_change, cleanup),
 		cmocka_unit_test_teardown(rename_delete, cleanup),
 	};
 	return lfs_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
