@@ -306,3 +306,12 @@ void lfs_test_slice(char **list, size_t *count)
 	if (count)
 		*count = w;
 }
+
+size_t lfs_test_slice_min(size_t whole)
+{
+	const char *v = getenv("LFS_TEST_SLICE");
+	unsigned long n = v ? strtoul(v, NULL, 10) : 1;
+	/* a slice may hold few of a rare kind (14 of the 216 binaries have
+	 * meshes): one at least, the full suite checks the whole count */
+	return n <= 1 || !whole ? whole : 1;
+}

@@ -113,6 +113,13 @@ bool lfs_test_slice_keeps(size_t i);
  */
 void lfs_test_slice(char **list, size_t *count);
 
+/**
+ * A test's least count of items of some kind over the whole corpus, for the
+ * slice being walked: @p whole, or 1 under $LFS_TEST_SLICE (a slice may
+ * hold few of a rare kind; the full suite checks the whole count).
+ */
+size_t lfs_test_slice_min(size_t whole);
+
 /** Free a list from lfs_read_list(), lfs_corpus_list() or lfs_list_dir(). */
 void lfs_free_list(char **list);
 
