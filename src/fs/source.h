@@ -100,7 +100,7 @@ lfs_err lfs_source_load_ex(int dirfd, const char *rel, size_t max_size, const lf
 /**
  * lfs_source_load_ex() that also collects what went wrong inside a file
  * that still loads: one line per problem into @p problems (may be NULL).
- * Only archives have such problems (fs_archive.h: broken entries, missing
+ * Only archives have such problems (views/container.h: broken entries, missing
  * or truncated BIFs); the mount adds each line to /.legacyfs/errors.
  */
 lfs_err lfs_source_load_w(int dirfd, const char *rel, size_t max_size, const lfs_view_opts *vopts,
@@ -110,7 +110,7 @@ lfs_err lfs_source_load_w(int dirfd, const char *rel, size_t max_size, const lfs
 /**
  * Could the file named @p name (base name) be shown as a folder: a model
  * format's extension (lfs_views_candidate()) or an archive's
- * (lfs_archive_candidate(), fs_archive.h)?
+ * (lfs_container_for_name(), views/container.h)?
  */
 bool lfs_source_candidate(const char *name);
 

@@ -58,7 +58,7 @@ typedef struct lfs_container {
 	bool (*aux_name)(const char *name);
 	/** Does container file @p name depend on aux files (a KEY)? */
 	bool (*uses_aux)(const char *name);
-	/** The folder of @p rel from its tables (fs_archive-style listing, viewset.h):
+	/** The folder of @p rel from its tables (viewset.h):
 	 *  resources lazy (size, no bytes), models LFS_VIEW_MEMBER; *st its stat. */
 	lfs_err (*list)(int rootfd, const char *rel, size_t max_res, struct stat *st,
 			lfs_viewset *vs, lfs_sb *problems, lfs_error *err);
