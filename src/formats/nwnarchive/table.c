@@ -556,6 +556,20 @@ const lfs_ares *lfs_atable_res(const lfs_atable *t, size_t i)
 	return i < t->n ? &t->res[i] : NULL;
 }
 
+/* The first index of by_resref whose ResRef is not below @p resref (ignoring case). */
+static size_t resref_first(const lfs_atable *t, const char *resref)
+{
+	size_t lo = 0, hi = t->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcasecmp(t->res[t->by_resref[mid]].resref, resref) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /*
  * Resource @p name by its ResRef and type, without the listed names: when
  * @p name is "resref.ext" as lfs_archive_entry_name() spells a resource and
@@ -580,21 +594,14 @@ static const lfs_ares *find_plain(const lfs_atable *t, const char *name, bool *s
 	memcpy(resref, name, (size_t)(dot - name));
 	resref[dot - name] = '\0';
 	*sure = true;
-	size_t lo = 0, hi = t->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (strcasecmp(t->res[t->by_resref[mid]].resref, resref) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	const lfs_ares *best = NULL;
-	for (size_t i = lo; i < t->n && !strcasecmp(t->res[t->by_resref[i]].resref, resref); i++) {
+	/* equal ResRefs sort by type, then key order: the first exact one */
+	for (size_t i = resref_first(t, resref);
+	     i < t->n && !strcasecmp(t->res[t->by_resref[i]].resref, resref); i++) {
 		const lfs_ares *r = &t->res[t->by_resref[i]];
-		if (r->type == type && !strcmp(r->resref, resref) && (!best || r < best))
-			best = r;
+		if (r->type == type && !strcmp(r->resref, resref))
+			return r;
 	}
-	return best;
+	return NULL;
 }
 
 const lfs_ares *lfs_atable_find(lfs_atable *t, const char *name)
@@ -620,18 +627,9 @@ const lfs_ares *lfs_atable_find(lfs_atable *t, const char *name)
 const lfs_ares *lfs_atable_find_resref(const lfs_atable *t, const char *resref,
 				       const uint16_t *types, size_t ntypes)
 {
-	/* the first index whose ResRef is not below @p resref (ignoring case) */
-	size_t lo = 0, hi = t->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (strcasecmp(t->res[t->by_resref[mid]].resref, resref) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	const lfs_ares *best = NULL;
 	size_t rank = ntypes;
-	for (size_t i = lo; i < t->n && strcasecmp(t->res[t->by_resref[i]].resref, resref) == 0; i++) {
+	for (size_t i = resref_first(t, resref); i < t->n && strcasecmp(t->res[t->by_resref[i]].resref, resref) == 0; i++) {
 		const lfs_ares *r = &t->res[t->by_resref[i]];
 		for (size_t k = 0; k < rank; k++) {
 			if (r->type == types[k]) {
