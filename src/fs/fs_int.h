@@ -718,6 +718,11 @@ uint32_t fsi_ctl_id_of(const char *name);
 int fsi_pass_getattr(lfs_fs *fs, const struct nodeinfo *ni, struct stat *st);
 void fsi_fill_source(struct stat *a, const struct srcinfo *si, nlink_t nl);
 
+/* fs_list.c */
+void fsi_prefetch_due(lfs_fs *fs, struct node *p);
+int fsi_source_snap(lfs_fs *fs, const struct nodeinfo *ni, off_t off, uint64_t parent_ino,
+		    struct dirsnap **out);
+
 /* fs_model.c */
 bool fsi_view_is_dir(const lfs_viewset *vs, const char *vpath);
 void fsi_fill_virtual_dir(struct stat *a, const struct stat *src, const lfs_viewset *vs,
