@@ -8,10 +8,15 @@
  * selected by the node's kind, NULL = the default answer) and the lock
  * helpers. The parts:
  *   fs.c         public entry points of fs.h (thin: dispatch through the ops)
- *   fs_nodes.c   node table, ids/generations, lookup counts, names, classification
+ *   fs_nodes.c   node table, ids/generations, lookup counts, names
+ *   fs_entry.c   classification of source objects through the view cache
  *   fs_pass.c    passthrough of SOURCE (root, folders, files, symlinks, others)
+ *   fs_list.c    listings of SOURCE folders, header prefetch
  *   fs_model.c   model folders, view folders, view files, /.legacyfs
+ *   fs_container.c models and resources inside archives (views/container.h)
+ *   fs_ctl.c     /.legacyfs/status and /.legacyfs/resources
  *   fs_edit.c    editing state: overlays, scratch objects, errors.txt
+ *   fs_base.c    served texts, read records, the vtext store (bases of saves)
  *   fs_scratch.c the namespace of model folders (create/unlink/rename/link)
  *   fs_commit.c  commit of an edited view back into SOURCE
  *   fs_watch.c   the inotify watcher / notification thread

@@ -1,0 +1,421 @@
+/**
+ * @file fs_base.c
+ * What the mount remembers of the texts it served, the bases of saves
+ * (docs/editing.md "Concurrent saves"): the generated text last served per
+ * (model, view) and its history (the served table), what each process read
+ * or saved (the read records), the texts of recent versions by hash (the
+ * vtext store, bounded, counted in the cache's bound), and the base a writer
+ * with no read record gets from the history. Split from fs_edit.c, which
+ * keeps overlays, scratch objects and errors.txt.
+ */
+#define _GNU_SOURCE
+#include "fs_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Safety margin of fsi_base_hist(), clock ticks (one tick: 10 ms at the usual 100 Hz). */
+#define BASE_START_MARGIN 1
+
+/* Now, in clock ticks since boot (the unit of /proc/PID/stat starttime). */
+static uint64_t boot_ticks(void)
+{
+	struct timespec t;
+	if (clock_gettime(CLOCK_BOOTTIME, &t) != 0)
+		return 0;
+	long hz = sysconf(_SC_CLK_TCK);
+	if (hz <= 0)
+		hz = 100;
+	return (uint64_t)t.tv_sec * (uint64_t)hz + (uint64_t)t.tv_nsec / (1000000000ULL / (uint64_t)hz);
+}
+
+/* Start of process @p tgid in clock ticks since boot (/proc/PID/stat field 22); 0 = unknown. */
+static uint64_t proc_start_ticks(pid_t tgid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)tgid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	const char *p = strrchr(buf, ')'); /* the command name may hold anything */
+	if (!p)
+		return 0;
+	p++;
+	for (int field = 3; field <= 22; field++) { /* p: before field `field` */
+		while (*p == ' ')
+			p++;
+		if (field == 22)
+			return strtoull(p, NULL, 10);
+		while (*p && *p != ' ')
+			p++;
+	}
+	return 0;
+}
+
+static char *served_key(const char *rel, const char *vpath, size_t *slot)
+{
+	size_t rl = strlen(rel), vl = strlen(vpath);
+	char *k = malloc(rl + vl + 2);
+	if (!k)
+		return NULL;
+	memcpy(k, rel, rl);
+	k[rl] = '\x01';
+	memcpy(k + rl + 1, vpath, vl + 1);
+	*slot = (size_t)(fsi_text_hash(k, rl + vl + 1) % SERVED_SLOTS);
+	return k;
+}
+
+/* Base of the next edit of (rel, vpath) (fs->mu held). */
+bool fsi_served_get(lfs_fs *fs, const char *rel, const char *vpath, uint64_t *hash)
+{
+	size_t slot;
+	if (!fs->served)
+		return false;
+	char *k = served_key(rel, vpath, &slot);
+	bool ok = k && fs->served[slot].key && strcmp(fs->served[slot].key, k) == 0;
+	if (ok)
+		*hash = fs->served[slot].hash;
+	free(k);
+	return ok;
+}
+
+/* Is (rel, vpath) recorded for this source version? (fs->mu held) */
+bool fsi_served_known(lfs_fs *fs, const char *rel, const char *vpath, const lfs_cache_key *v)
+{
+	size_t slot;
+	if (!fs->served)
+		return false;
+	char *k = served_key(rel, vpath, &slot);
+	const struct served *e = &fs->served[slot];
+	bool ok = k && e->key && strcmp(e->key, k) == 0 && e->dev == v->dev && e->ino == v->ino &&
+		  e->size == v->size && e->mtime == v->mtime_ns;
+	free(k);
+	return ok;
+}
+
+void fsi_served_set(lfs_fs *fs, const char *rel, const char *vpath, uint64_t hash,
+		const lfs_cache_key *v)
+{
+	size_t slot;
+	if (!fs->served && !(fs->served = calloc(SERVED_SLOTS, sizeof(*fs->served))))
+		return;
+	char *k = served_key(rel, vpath, &slot);
+	if (!k)
+		return;
+	struct served *e = &fs->served[slot];
+	if (e->key && strcmp(e->key, k) == 0) {
+		free(k);
+	} else {
+		/* a new key (or a collision: the other view is forgotten) */
+		free(e->key);
+		memset(e, 0, sizeof(*e));
+		e->key = k;
+	}
+	if (!e->nhist || e->hist[e->nhist - 1] != hash) {
+		if (e->nhist == SERVED_HIST) {
+			memmove(e->hist, e->hist + 1, (SERVED_HIST - 1) * sizeof(e->hist[0]));
+			memmove(e->hist_tick, e->hist_tick + 1, (SERVED_HIST - 1) * sizeof(e->hist_tick[0]));
+			e->nhist--;
+			e->hist_lost = true;
+		}
+		e->hist[e->nhist] = hash;
+		e->hist_tick[e->nhist] = boot_ticks();
+		e->nhist++;
+	}
+	e->hash = hash;
+	e->dev = v->dev;
+	e->ino = v->ino;
+	e->size = v->size;
+	e->mtime = v->mtime_ns;
+}
+
+/* ---- per-process bases (docs/editing.md "Concurrent saves") ---- */
+
+/*
+ * Thread group of thread @p tid (fsi_tgid_of), through a small cache of
+ * recent answers (entries older than 2 s are asked again: pids are reused).
+ * Takes and releases fs->mu (not held by the caller).
+ */
+pid_t fsi_tgid_cached(lfs_fs *fs, pid_t tid)
+{
+	if (tid <= 0)
+		return 0;
+	size_t slot = (size_t)tid % (sizeof(fs->tgcache) / sizeof(fs->tgcache[0]));
+	int64_t now = (int64_t)fsi_now_mono().tv_sec;
+	fs_lock(fs);
+	pid_t g = fs->tgcache[slot].tid == tid && now - fs->tgcache[slot].when < 2 ?
+			  fs->tgcache[slot].tgid : 0;
+	fs_unlock(fs);
+	if (g)
+		return g;
+	g = fsi_tgid_of(tid);
+	fs_lock(fs);
+	fs->tgcache[slot].tid = tid;
+	fs->tgcache[slot].tgid = g;
+	fs->tgcache[slot].when = now;
+	fs_unlock(fs);
+	return g;
+}
+
+static void vt_unlink_lru(lfs_fs *fs, struct vtext *t)
+{
+	if (t->prev)
+		t->prev->next = t->next;
+	else
+		fs->vt_head = t->next;
+	if (t->next)
+		t->next->prev = t->prev;
+	else
+		fs->vt_tail = t->prev;
+	t->prev = t->next = NULL;
+}
+
+static void vt_push_front(lfs_fs *fs, struct vtext *t)
+{
+	t->prev = NULL;
+	t->next = fs->vt_head;
+	if (fs->vt_head)
+		fs->vt_head->prev = t;
+	fs->vt_head = t;
+	if (!fs->vt_tail)
+		fs->vt_tail = t;
+}
+
+static struct vtext *vt_find(lfs_fs *fs, uint64_t hash)
+{
+	if (!fs->vt_buckets)
+		return NULL;
+	for (struct vtext *t = fs->vt_buckets[hash % VTEXT_BUCKETS]; t; t = t->hnext)
+		if (t->hash == hash)
+			return t;
+	return NULL;
+}
+
+static void vt_drop(lfs_fs *fs, struct vtext *t)
+{
+	for (struct vtext **pp = &fs->vt_buckets[t->hash % VTEXT_BUCKETS]; *pp; pp = &(*pp)->hnext)
+		if (*pp == t) {
+			*pp = t->hnext;
+			break;
+		}
+	vt_unlink_lru(fs, t);
+	fs->vt_bytes -= t->n;
+	fs->vt_count--;
+	fs->cache.reserved = fs->vt_bytes;
+	free(t->data);
+	free(t);
+}
+
+/* Bytes the vtext store may hold: VTEXT_MAX_BYTES, at most the edit bound
+ * and a quarter of -o cache_size, whose bound it shares (cache.h reserved:
+ * docs/performance.md "Memory"). */
+static size_t vt_max(const lfs_fs *fs)
+{
+	size_t m = fs->edit_max < VTEXT_MAX_BYTES ? fs->edit_max : VTEXT_MAX_BYTES;
+	if (fs->cache.max_bytes && fs->cache.max_bytes / 4 < m)
+		m = fs->cache.max_bytes / 4;
+	return m;
+}
+
+/*
+ * Keep a copy of text @p data (@p n bytes, hash @p hash) as a possible base
+ * of a three-way merge; a text already kept becomes the most recent. Texts
+ * larger than the bound are not kept (fs->mu held).
+ */
+void fsi_vtext_put(lfs_fs *fs, uint64_t hash, const char *data, size_t n)
+{
+	struct vtext *t = vt_find(fs, hash);
+	if (t) {
+		vt_unlink_lru(fs, t);
+		vt_push_front(fs, t);
+		return;
+	}
+	if (n > vt_max(fs))
+		return;
+	if (!fs->vt_buckets && !(fs->vt_buckets = calloc(VTEXT_BUCKETS, sizeof(*fs->vt_buckets))))
+		return;
+	while (fs->vt_tail && (fs->vt_bytes + n > vt_max(fs) || fs->vt_count >= VTEXT_MAX_COUNT))
+		vt_drop(fs, fs->vt_tail);
+	t = calloc(1, sizeof(*t));
+	if (!t || !(t->data = malloc(n ? n : 1))) {
+		free(t);
+		return;
+	}
+	if (n)
+		memcpy(t->data, data, n);
+	t->n = n;
+	t->hash = hash;
+	t->hnext = fs->vt_buckets[hash % VTEXT_BUCKETS];
+	fs->vt_buckets[hash % VTEXT_BUCKETS] = t;
+	vt_push_front(fs, t);
+	fs->vt_bytes += n;
+	fs->vt_count++;
+	fs->cache.reserved = fs->vt_bytes;
+}
+
+/*
+ * A malloc'd copy of the kept text of hash @p hash (fs->mu held). 0, ENOENT
+ * (not kept: never served, or dropped by the bound) or ENOMEM.
+ */
+int fsi_vtext_copy(lfs_fs *fs, uint64_t hash, char **out, size_t *n)
+{
+	struct vtext *t = vt_find(fs, hash);
+	if (!t)
+		return ENOENT;
+	*out = malloc(t->n ? t->n : 1);
+	if (!*out)
+		return ENOMEM;
+	if (t->n)
+		memcpy(*out, t->data, t->n);
+	*n = t->n;
+	return 0;
+}
+
+static char *rdrec_key(pid_t tgid, const char *rel, const char *vpath, size_t *slot)
+{
+	size_t need = strlen(rel) + strlen(vpath) + 32;
+	char *k = malloc(need);
+	if (!k)
+		return NULL;
+	int len = snprintf(k, need, "%ld\x01%s\x01%s", (long)tgid, rel, vpath);
+	*slot = (size_t)(fsi_text_hash(k, (size_t)len) % RDREC_SLOTS);
+	return k;
+}
+
+/* Record what process @p tgid holds of (rel, vpath) (fs->mu held; see struct rdrec). */
+void fsi_rdrec_set(lfs_fs *fs, pid_t tgid, const char *rel, const char *vpath, uint64_t base,
+		   uint64_t gen)
+{
+	if (tgid <= 0)
+		return;
+	if (!fs->rdrecs && !(fs->rdrecs = calloc(RDREC_SLOTS, sizeof(*fs->rdrecs))))
+		return;
+	size_t slot;
+	char *k = rdrec_key(tgid, rel, vpath, &slot);
+	if (!k)
+		return;
+	struct rdrec *e = &fs->rdrecs[slot];
+	free(e->key);
+	e->key = k;
+	e->base = base;
+	e->gen = gen;
+}
+
+/* What process @p tgid last read or saved of (rel, vpath) (fs->mu held); false = no record. */
+bool fsi_rdrec_get(lfs_fs *fs, pid_t tgid, const char *rel, const char *vpath, uint64_t *base,
+		   uint64_t *gen)
+{
+	if (tgid <= 0 || !fs->rdrecs)
+		return false;
+	size_t slot;
+	char *k = rdrec_key(tgid, rel, vpath, &slot);
+	const struct rdrec *e = k ? &fs->rdrecs[slot] : NULL;
+	bool ok = e && e->key && strcmp(e->key, k) == 0;
+	if (ok) {
+		*base = e->base;
+		*gen = e->gen;
+	}
+	free(k);
+	return ok;
+}
+
+/*
+ * READ of view @p v (writable) of model @p rel, generated from source
+ * version @p k, by thread @p tid: the first READ of a version keeps its text
+ * (hash, vtext store, history of the served table); every READ records the
+ * version as what the reading process holds. Takes fs->mu (not held).
+ */
+void fsi_view_served(lfs_fs *fs, const char *rel, const char *vpath, const lfs_view *v,
+		     const lfs_cache_key *k, pid_t tid)
+{
+	pid_t tgid = fsi_tgid_cached(fs, tid);
+	uint64_t h = 0;
+	fs_lock(fs);
+	bool known = fsi_served_known(fs, rel, vpath, k) && fsi_served_get(fs, rel, vpath, &h) &&
+		     vt_find(fs, h);
+	fs_unlock(fs);
+	if (!known)
+		h = fsi_text_hash(v->data, v->size);
+	fs_lock(fs);
+	if (!known) {
+		fsi_served_set(fs, rel, vpath, h, k);
+		fsi_vtext_put(fs, h, v->data, v->size);
+	}
+	if (tgid && tgid != getpid())
+		fsi_rdrec_set(fs, tgid, rel, vpath, h, h);
+	fs_unlock(fs);
+}
+
+/*
+ * Base of a save by process @p tgid of (rel, vpath) that the mount has no
+ * read record for: the version the kernel's page cache held when the process
+ * started (the newest served version first served at or before its start),
+ * else the oldest one kept when the process started before all of them
+ * (it can only have read one of these; an older base merges the same, as
+ * identical changes are taken once). False when nobody read the view (the
+ * text is then applied to the current version) (fs->mu held; reads /proc).
+ */
+bool fsi_base_hist(lfs_fs *fs, const char *rel, const char *vpath, pid_t tgid, uint64_t *base,
+		   uint64_t *gen)
+{
+	size_t slot;
+	if (!fs->served)
+		return false;
+	char *k = served_key(rel, vpath, &slot);
+	const struct served *e = &fs->served[slot];
+	bool ok = k && e->key && strcmp(e->key, k) == 0 && e->nhist;
+	free(k);
+	if (!ok)
+		return false;
+	uint64_t start = tgid > 0 ? proc_start_ticks(tgid) : 0;
+	unsigned pick = 0;
+	/*
+	 * A version counts as what a process found in the page cache only when it
+	 * was current at least BASE_START_MARGIN ticks before the process
+	 * started (/proc's start time has one-tick resolution: a process started
+	 * in the tick the version appeared may have read the one before). An
+	 * older base than the one read is safe (the changes between the two are
+	 * on both sides and taken once, or conflict and are refused); a newer one
+	 * would undo a save.
+	 */
+	for (unsigned i = 0; i < e->nhist; i++)
+		if (start && e->hist_tick[i] + BASE_START_MARGIN <= start)
+			pick = i;
+	if (!start)
+		pick = e->nhist - 1; /* unknown start: the version in the page cache now */
+	*base = *gen = e->hist[pick];
+	return true;
+}
+
+/* Free the tables of served texts, read records and kept texts (fs_free). */
+void fsi_edit_tables_free(lfs_fs *fs)
+{
+	if (fs->served) {
+		for (size_t i = 0; i < SERVED_SLOTS; i++)
+			free(fs->served[i].key);
+		free(fs->served);
+		fs->served = NULL;
+	}
+	if (fs->rdrecs) {
+		for (size_t i = 0; i < RDREC_SLOTS; i++)
+			free(fs->rdrecs[i].key);
+		free(fs->rdrecs);
+		fs->rdrecs = NULL;
+	}
+	while (fs->vt_tail)
+		vt_drop(fs, fs->vt_tail);
+	free(fs->vt_buckets);
+	fs->vt_buckets = NULL;
+}
+
