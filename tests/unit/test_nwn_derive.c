@@ -278,21 +278,16 @@ typedef struct er_count {
 	size_t models, models_ok, views, views_ok;
 } er_count;
 
-/* Every writable meshes/<node>.obj view of the binary at @p path: move the
- * first vertex, save; save the original text onto that; compare. */
-static void edit_revert_file(const char *path, er_count *c)
+/* Every writable meshes/<node>.obj view of binary @p d (@p n bytes, file
+ * @p path): move the first vertex, save; save the original text onto that;
+ * compare with @p d. */
+static void edit_revert_bytes(const char *path, const uint8_t *d, size_t n, er_count *c)
 {
-	size_t n;
-	uint8_t *d = lfs_read_file(path, &n);
-	if (!d)
-		return;
 	const char *name = lfs_base_name(path);
 	lfs_viewset vs;
 	lfs_error err;
-	if (lfs_views_build(name, d, n, NULL, &vs, &err) != LFS_OK) {
-		free(d);
+	if (lfs_views_build(name, d, n, NULL, &vs, &err) != LFS_OK)
 		return;
-	}
 	bool any = false, all = true;
 	for (size_t k = 0; k < vs.n_views; k++) {
 		const lfs_view *w = &vs.views[k];
@@ -333,6 +328,15 @@ static void edit_revert_file(const char *path, er_count *c)
 		c->models_ok += all;
 	}
 	lfs_viewset_free(&vs);
+}
+
+static void edit_revert_file(const char *path, er_count *c)
+{
+	size_t n;
+	uint8_t *d = lfs_read_file(path, &n);
+	if (!d)
+		return;
+	edit_revert_bytes(path, d, n, c);
 	free(d);
 }
 
@@ -434,6 +438,143 @@ static void edit_revert(void **state)
 	assert_true(mdl > 0);
 	assert_int_equal(mdl_ok, mdl);
 	assert_true(peer.views_ok >= PEER_REVERT_FLOOR);
+}
+
+/* The nwnmdlcomp-meshes binaries (nwn/nwnmdlcomp-meshes/binary.txt: meshes
+ * compiled by the original Windows nwnmdlcomp, whose arithmetic the apply
+ * does not reproduce bit for bit), or NULL when the corpus lacks them. */
+static char **windows_nmc_list(size_t *count)
+{
+	char lp[4096], pre[4096];
+	const char *dir = lfs_corpus_dir_or_skip();
+	lfs_path(lp, sizeof(lp), "%s/nwn/nwnmdlcomp-meshes/binary.txt", dir);
+	lfs_path(pre, sizeof(pre), "%s/nwn/nwnmdlcomp-meshes", dir);
+	return lfs_read_list(lp, pre, count);
+}
+
+/* Every mesh OBJ view of the ten binaries of the original nwnmdlcomp: edit
+ * + revert in one process gives the original bytes (the memo of seen
+ * derived values keeps the stored bits the arithmetic misses). */
+static void edit_revert_windows_nmc(void **state)
+{
+	(void)state;
+	size_t nb;
+	char **bins = windows_nmc_list(&nb);
+	if (!bins) {
+		printf("no nwn/nwnmdlcomp-meshes/binary.txt in the corpus\n");
+		skip();
+	}
+	er_count c = { 0 };
+	for (size_t i = 0; i < nb; i++)
+		edit_revert_file(bins[i], &c);
+	lfs_free_list(bins);
+	printf("edit+revert, original nwnmdlcomp binaries: %zu of %zu mesh views, %zu of %zu models "
+	       "byte-identical\n",
+	       c.views_ok, c.views, c.models_ok, c.models);
+	assert_int_equal(c.models, nb);
+	assert_int_equal(c.views_ok, c.views);
+}
+
+/* ---- a foreign compiler: every stored derived value 1 ulp off ------------ */
+
+/* Add 1 to the bits of the float at file offset @p off of @p d (@p n bytes):
+ * the next float away from zero (0 becomes the least subnormal). */
+static void ulp_up(uint8_t *d, size_t n, size_t off, size_t *count)
+{
+	assert_true(off + 4 <= n);
+	uint32_t w = (uint32_t)d[off] | (uint32_t)d[off + 1] << 8 | (uint32_t)d[off + 2] << 16 |
+		     (uint32_t)d[off + 3] << 24;
+	if ((w & 0x7F800000u) == 0x7F800000u)
+		return; /* inf / NaN: no next float to speak of */
+	w++;
+	for (int k = 0; k < 4; k++)
+		d[off + (size_t)k] = (uint8_t)(w >> (8 * k));
+	(*count)++;
+}
+
+/* A copy of binary @p d whose stored derived values (face planes, mesh
+ * bbox, average, radius, non-zero area, AABB boxes) are all 1 ulp off, as
+ * another compiler's arithmetic could have left them; NULL when it has no
+ * mesh. *@p count gets the number of floats changed. */
+static uint8_t *perturb(const uint8_t *d, size_t n, size_t *count)
+{
+	nwn_model *m = NULL;
+	lfs_error err;
+	*count = 0;
+	if (nwn_mdl_decode(d, n, &m, &err) != LFS_OK)
+		return NULL;
+	uint8_t *p = malloc(n);
+	assert_non_null(p);
+	memcpy(p, d, n);
+	const size_t md0 = 12;
+	for (uint32_t i = 0; i < m->geom.n_nodes; i++) {
+		const nwn_node *nd = &m->geom.nodes[i];
+		const nwn_mesh *me = nd->mesh;
+		if (!me || !me->verts || !me->n_verts)
+			continue;
+		for (uint32_t f = 0; f < me->n_faces && me->faces; f++)
+			for (uint32_t k = 0; k < 4; k++)
+				ulp_up(p, n, md0 + me->faces_arr.off + 32 * f + 4 * k, count);
+		for (uint32_t k = 0; k < 10; k++) /* bmin, bmax, radius (0x84..0x9F) */
+			ulp_up(p, n, md0 + nd->off + 0x84 + 4 * k, count);
+		for (uint32_t k = 0; k < 3; k++)
+			ulp_up(p, n, md0 + nd->off + 0xA0 + 4 * k, count);
+		if (me->area != 0.0f)
+			ulp_up(p, n, md0 + nd->off + 0x268, count);
+		for (uint32_t j = 0; me->aabb && j < me->aabb->n_entries; j++)
+			for (uint32_t k = 0; k < 6; k++)
+				ulp_up(p, n, md0 + me->aabb->entries[j].off + 4 * k, count);
+	}
+	nwn_model_free(m);
+	if (!*count) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+/* Every corpus binary with meshes (the game's, nwn/binary.txt, and the
+ * original nwnmdlcomp's): with every stored derived value 1 ulp off, edit +
+ * revert of each mesh OBJ view gives back the perturbed bytes. A slice of
+ * the files under LFS_TEST_SLICE. */
+static void foreign_compiler(void **state)
+{
+	(void)state;
+	size_t nb, nw = 0;
+	char **bins = lfs_corpus_list("nwn", "binary.txt", &nb);
+	char **win = windows_nmc_list(&nw);
+	char **all = calloc(nb + nw + 1, sizeof(*all));
+	assert_non_null(all);
+	for (size_t i = 0; i < nb; i++)
+		all[i] = bins[i];
+	for (size_t i = 0; i < nw; i++)
+		all[nb + i] = win[i];
+	free(bins);
+	free(win);
+	size_t na = nb + nw;
+	lfs_test_slice(all, &na);
+	er_count c = { 0 };
+	size_t floats = 0;
+	for (size_t i = 0; i < na; i++) {
+		size_t n, cnt;
+		uint8_t *d = lfs_read_file(all[i], &n);
+		if (!d)
+			continue;
+		uint8_t *p = perturb(d, n, &cnt);
+		if (p) {
+			floats += cnt;
+			edit_revert_bytes(all[i], p, n, &c);
+		}
+		free(p);
+		free(d);
+	}
+	lfs_free_list(all);
+	printf("edit+revert with every derived value 1 ulp off: %zu of %zu mesh views, %zu of %zu models "
+	       "byte-identical (%zu floats perturbed)\n",
+	       c.views_ok, c.views, c.models_ok, c.models, floats);
+	size_t want = lfs_test_slice_min(24); /* 14 game binaries with meshes + the ten */
+	assert_true(want == 1 || c.models >= want);
+	assert_int_equal(c.views_ok, c.views);
 }
 
 /* ---- adjacency against an edge map built here ---- */
@@ -565,6 +706,8 @@ int main(void)
 		cmocka_unit_test(adjacency),
 		cmocka_unit_test(derived_table),
 		cmocka_unit_test(edit_revert),
+		cmocka_unit_test(edit_revert_windows_nmc),
+		cmocka_unit_test(foreign_compiler),
 	};
 	return lfs_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }
