@@ -1,6 +1,6 @@
 #!/bin/bash
 # Issue 10 part 2's "done when" through a real mount: for every corpus NWN
-# binary with meshes, vim (ex mode) moves one vertex of a meshes/<node>.obj
+# binary with meshes (the game's and the original nwnmdlcomp's), vim (ex mode) moves one vertex of a meshes/<node>.obj
 # view and saves, then puts the original OBJ text back and saves; the source
 # binary must be byte-identical to its original copy. That needs the
 # derived values (face planes, bounds, average, radius, area, AABB boxes) to
@@ -16,13 +16,19 @@ export HOME="$WORK/home" LANG=C.UTF-8
 mkdir -p "$SRC" "$HOME" "$WORK/orig"
 # the binaries whose geometry has mesh nodes (MANIFEST: path, ..., node types)
 awk -F'\t' 'NR > 1 && $7 == "binary" && $9 ~ /(trimesh|skin|dangly|aabb)/ { print $1 }' \
-	"$LFS_CORPUS/nwn/MANIFEST.tsv" | sort >"$WORK/list"
-grep -qxFf "$WORK/list" "$LFS_CORPUS/nwn/binary.txt" || lfs_skip "no binary with meshes in the corpus"
+	"$LFS_CORPUS/nwn/MANIFEST.tsv" | sort >"$WORK/rel"
+grep -qxFf "$WORK/rel" "$LFS_CORPUS/nwn/binary.txt" || lfs_skip "no binary with meshes in the corpus"
+sed "s|^|$LFS_CORPUS/nwn/|" "$WORK/rel" >"$WORK/list"
+# and the meshes compiled by the original (Windows) nwnmdlcomp, whose
+# arithmetic the apply does not reproduce: the memo of seen derived values
+# brings their stored bits back
+NMC="$LFS_CORPUS/nwn/nwnmdlcomp-meshes"
+[ -f "$NMC/binary.txt" ] && sed "/^$/d; s|^|$NMC/|" "$NMC/binary.txt" >>"$WORK/list"
 i=0
-while read -r rel; do
+while read -r path; do
 	i=$((i + 1))
 	mkdir -p "$SRC/$i" "$WORK/orig/$i"
-	cp "$LFS_CORPUS/nwn/$rel" "$SRC/$i/"
+	cp "$path" "$SRC/$i/"
 	chmod 644 "$SRC/$i"/*
 	cp "$SRC/$i"/* "$WORK/orig/$i/"
 done <"$WORK/list"
@@ -32,7 +38,11 @@ same=0
 for d in "$SRC"/*/; do
 	n=$(basename "$d")
 	f=$(ls "$d")
-	obj=$(ls "$MNT/$n/$f/meshes/" 2>/dev/null | grep '\.obj$' | head -1)
+	# the first OBJ view with a vertex (a mesh node may have none)
+	obj=
+	for o in $(ls "$MNT/$n/$f/meshes/" 2>/dev/null | grep '\.obj$'); do
+		grep -q '^v ' "$MNT/$n/$f/meshes/$o" && obj=$o && break
+	done
 	[ -n "$obj" ] || continue
 	models=$((models + 1))
 	V="$MNT/$n/$f/meshes/$obj"
