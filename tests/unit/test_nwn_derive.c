@@ -13,6 +13,15 @@
  *    result, must give back the original bytes (all game binaries; the
  *    nwnmdlcomp binaries against a floor); the same through model.mdl (the
  *    first vertex of the first mesh) on the game binaries.
+ *  - edit_revert_windows_nmc: the same over every mesh OBJ view of the ten
+ *    binaries of the original (Windows) nwnmdlcomp
+ *    (nwn/nwnmdlcomp-meshes/binary.txt), whose arithmetic the apply does not
+ *    reproduce: all must come back (the memo of seen derived values).
+ *  - foreign_compiler: every corpus binary with meshes, with every stored
+ *    derived value (face planes, bbox, average, radius, non-zero area, AABB
+ *    boxes) 1 ulp off as another compiler could have left it: edit + revert
+ *    of each mesh OBJ view gives back the perturbed bytes (LFS_TEST_SLICE
+ *    takes a slice of the files).
  *  - adjacency: face adjacency of a hand-made mesh (no corpus) from
  *    nwn_derive_mesh() (the compiler) and nwn_face_adjacency() (the apply),
  *    entry by entry in the stored order, against an edge map built in the

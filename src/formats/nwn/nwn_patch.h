@@ -20,6 +20,9 @@
  *   radius, area otherwise    -> stored + (f(new) - f(old)) in double;
  *   average                   -> f(new) when f(old) == stored, else the stored
  *                                centre is kept (the radius is measured from it).
+ * Before these rules, the memo of seen derived values (nwn_derive_memo.h):
+ * the stored values of the old version are recorded under their inputs, and
+ * a hit for the new inputs writes the values of the version that had them.
  */
 #ifndef LFS_NWN_PATCH_H
 #define LFS_NWN_PATCH_H
