@@ -308,6 +308,16 @@ static int do_commit(lfs_fs *fs, struct node *model, const char *rel, const char
 {
 	*noop = false;
 	msg[0] = '\0';
+	if (t->too_big || t->n > fs->save_max) {
+		/* Refused before anything parses it (docs/editing.md "Refused saves"). */
+		snprintf(msg, msgsz,
+			 "%s: error: not saved: the text is larger than a save may be (%zu KiB, a "
+			 "sixteenth of -o edit_size=%zuM; %s), nothing of it was applied; save a smaller "
+			 "text or mount with a larger -o edit_size\n",
+			 vpath, fs->save_max >> 10, fs->edit_max >> 20,
+			 t->too_big ? "writing past it failed with EFBIG" : "the text saved is larger");
+		return EFBIG;
+	}
 	uint8_t *orig = NULL;
 	size_t n = 0;
 	struct stat st;
@@ -469,13 +479,18 @@ static void commit_done(lfs_fs *fs, struct mstate *ms, struct node *model, const
 			fs->commit_refused++;
 		size_t need = strlen(msg) + strlen(vpath) + strlen(model->rel) + strlen(rej) + 160;
 		char *full = malloc(need);
+		/* A text over the save bound is not kept (it is large, and lacks
+		 * what its writer could not write): the editor's buffer has it. */
+		bool keep = r != EFBIG;
 		if (full) {
 			snprintf(full, need, "%s%s: note: the model file %s was not changed; the refused "
-				 "text is kept in %s\n", msg, vpath, model->rel, rej);
+				 "text is %s%s\n", msg, vpath, model->rel,
+				 keep ? "kept in " : "not kept (too large)", keep ? rej : "");
 			fsi_merr_set(ms, vpath, full);
 			free(full);
 		}
-		fsi_scratch_put(fs, ms, rej, t->data, t->n, 0644, fs->uid, fs->gid);
+		if (keep)
+			fsi_scratch_put(fs, ms, rej, t->data, t->n, 0644, fs->uid, fs->gid);
 	}
 	/* Every view of the model (sizes, pages) and the listings (errors.txt,
 	 * *.rejected): sent by the notification thread. */
@@ -596,6 +611,7 @@ int fsi_commit_overlay(lfs_fs *fs, struct node *nd, bool fsync, pid_t closer)
 			t.base_gen = o->base_gen;
 			t.gen = o->gen;
 			t.saver = closer ? closer : o->writer;
+			t.too_big = o->too_big;
 		}
 	}
 	fs_unlock(fs);

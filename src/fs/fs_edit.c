@@ -484,7 +484,17 @@ int fsi_view_change(lfs_fs *fs, const struct nodeinfo *ni, const char *buf, size
 		r = ENOMEM;
 	else if (!o)
 		o = fsi_ovl_new(fs, ms, nd->rel, v->data, v->size, &r);
-	if (o) {
+	if (o && !buf && newsize == 0)
+		o->too_big = false; /* an emptied text starts again */
+	if (o && (buf ? off + size : newsize) > fs->save_max) {
+		/* Past the largest text a save takes: refused here, and the
+		 * text (lacking this part) is refused at its commit. */
+		r = EFBIG;
+		o->too_big = o->written = o->modified = true;
+		o->gen++;
+		if (buf)
+			o->writer = writer;
+	} else if (o) {
 		r = edit_buf_change(fs, &o->text, buf, size, off, newsize);
 		if (!r) {
 			o->gen++;

@@ -142,6 +142,8 @@ struct overlay {
 	uint64_t base_hash;
 	uint64_t base_gen; /* generated version that base stands for (docs/editing.md) */
 	bool base_by_writer; /* base chosen for the writing process (first WRITE) */
+	bool too_big;    /* a WRITE or truncation went past fs->save_max (refused, EFBIG): the
+			  * text lacks what was refused, its commit is refused without parsing */
 	uint64_t gen;    /* bumped on every change */
 	pid_t writer;    /* thread group of the last WRITE (0 = unknown) */
 	struct timespec mtime;
@@ -212,6 +214,18 @@ struct rdrec {
  * counted in the cache's bound as cache.reserved) or VTEXT_MAX_COUNT texts.
  */
 #define VTEXT_BUCKETS 4096
+
+/*
+ * The largest text one save takes is the edit bound (-o edit_size) divided by
+ * LFS_SAVE_DIV: a save holds the text (the view's overlay), a copy of it, and
+ * what the format's apply and the round-trip law build from it (the parsed
+ * mesh, the new bytes, the views read back: measured 17 times the text
+ * for NWN mesh OBJ, docs/performance.md "Bounded saves"), so that a save
+ * stays within edit_size on top of the daemon's resident size before it.
+ * A WRITE or truncation of a view past it fails with EFBIG and its commit
+ * is refused unparsed (docs/editing.md "Refused saves").
+ */
+#define LFS_SAVE_DIV 16
 #define VTEXT_MAX_BYTES ((size_t)64 << 20)
 #define VTEXT_MAX_COUNT 4096
 struct vtext {
@@ -414,6 +428,7 @@ struct lfs_fs {
 	/* editing */
 	struct mstate *mstates;
 	size_t edit_used, edit_max;
+	size_t save_max; /* largest text a save takes: edit_max / LFS_SAVE_DIV (docs/editing.md) */
 	uint64_t next_sino;
 	size_t nhidden;
 	uint64_t commits, commit_noops, commit_refused;
@@ -495,6 +510,7 @@ struct ctext {
 	uint64_t base_gen;  /* the generated version it stands for */
 	uint64_t gen;
 	pid_t saver;        /* thread group saving (0 = unknown): its record after the save */
+	bool too_big;       /* the overlay went past fs->save_max: refused unparsed (EFBIG) */
 };
 
 /*
