@@ -308,14 +308,23 @@ static int do_commit(lfs_fs *fs, struct node *model, const char *rel, const char
 {
 	*noop = false;
 	msg[0] = '\0';
-	if (t->too_big || t->n > fs->save_max) {
-		/* Refused before anything parses it (docs/editing.md "Refused saves"). */
+	if (t->cut == ENOSPC) {
+		/* A write that did not fit: the text lacks it (docs/editing.md "Too large"). */
+		snprintf(msg, msgsz,
+			 "%s: error: not saved: a write to this text failed (ENOSPC: the edit memory, "
+			 "-o edit_size=%zuM, is full), so the text lacks part of what was written; "
+			 "nothing of it was applied; remove scratch files or mount with a larger "
+			 "-o edit_size\n", vpath, fs->edit_max >> 20);
+		return ENOSPC;
+	}
+	if (t->cut || t->n > fs->save_max) {
+		/* Refused before anything parses it (docs/editing.md "Too large"). */
 		snprintf(msg, msgsz,
 			 "%s: error: not saved: the text is larger than a save may be (%zu KiB, a "
 			 "sixteenth of -o edit_size=%zuM; %s), nothing of it was applied; save a smaller "
 			 "text or mount with a larger -o edit_size\n",
 			 vpath, fs->save_max >> 10, fs->edit_max >> 20,
-			 t->too_big ? "writing past it failed with EFBIG" : "the text saved is larger");
+			 t->cut ? "writing past it failed with EFBIG" : "the text saved is larger");
 		return EFBIG;
 	}
 	uint8_t *orig = NULL;
@@ -481,7 +490,7 @@ static void commit_done(lfs_fs *fs, struct mstate *ms, struct node *model, const
 		char *full = malloc(need);
 		/* A text over the save bound is not kept (it is large, and lacks
 		 * what its writer could not write): the editor's buffer has it. */
-		bool keep = r != EFBIG;
+		bool keep = r != EFBIG && !t->cut;
 		if (full) {
 			snprintf(full, need, "%s%s: note: the model file %s was not changed; the refused "
 				 "text is %s%s\n", msg, vpath, model->rel,
@@ -611,7 +620,7 @@ int fsi_commit_overlay(lfs_fs *fs, struct node *nd, bool fsync, pid_t closer)
 			t.base_gen = o->base_gen;
 			t.gen = o->gen;
 			t.saver = closer ? closer : o->writer;
-			t.too_big = o->too_big;
+			t.cut = o->cut;
 		}
 	}
 	fs_unlock(fs);

@@ -142,8 +142,9 @@ struct overlay {
 	uint64_t base_hash;
 	uint64_t base_gen; /* generated version that base stands for (docs/editing.md) */
 	bool base_by_writer; /* base chosen for the writing process (first WRITE) */
-	bool too_big;    /* a WRITE or truncation went past fs->save_max (refused, EFBIG): the
-			  * text lacks what was refused, its commit is refused without parsing */
+	int cut;         /* errno of a refused WRITE or truncation since the text was last
+			  * emptied: EFBIG (past fs->save_max) or ENOSPC (edit memory full). The
+			  * text lacks what was refused: its commit is refused unparsed */
 	uint64_t gen;    /* bumped on every change */
 	pid_t writer;    /* thread group of the last WRITE (0 = unknown) */
 	struct timespec mtime;
@@ -510,7 +511,7 @@ struct ctext {
 	uint64_t base_gen;  /* the generated version it stands for */
 	uint64_t gen;
 	pid_t saver;        /* thread group saving (0 = unknown): its record after the save */
-	bool too_big;       /* the overlay went past fs->save_max: refused unparsed (EFBIG) */
+	int cut;            /* the overlay's cut (EFBIG, ENOSPC, 0): refused unparsed */
 };
 
 /*

@@ -7,8 +7,9 @@
 # errors.txt naming -o edit_size, and the daemon's peak resident size
 # (VmHWM) must grow by at most the documented 2 x edit_size during the save
 # (a memory bound, not a timing). A scratch file over the bound renamed onto
-# the view (sed -i, os.replace) is refused the same way. A save under the
-# bound still lands.
+# the view (sed -i, os.replace) is refused the same way; a write that the
+# full edit memory refused (ENOSPC) is not committed as the cut text. A save
+# under the bound still lands.
 . "$(dirname "$0")/edit_lib.sh"
 edit_setup edit_bigsave
 EDIT_MOUNT_OPTS="-o edit_size=8"
@@ -73,6 +74,35 @@ except OSError as e:
     os.unlink(tmp)
 PY
 cmp -s "$SRC/$model" "$WORK/ref/$model" || lfs_die "$model changed by a refused rename"
+
+# the edit memory full (a 7.9 MiB scratch file): a write under the save
+# bound that does not fit fails with ENOSPC, and the close must not save the
+# text cut where the write failed
+python3 - "$MNT/$model/$view" "$WORK/view.obj" <<'PY' || lfs_die "write into a full edit memory"
+import errno, os, sys
+path, orig = sys.argv[1], open(sys.argv[2], 'rb').read()
+filler = os.path.join(os.path.dirname(path), 'filler.tmp')
+with open(filler, 'wb') as f:
+    f.write(b'x' * (8 * 1024 * 1024 - 100 * 1024))
+fd = os.open(path, os.O_WRONLY | os.O_TRUNC)
+werr = cerr = None
+try:
+    os.write(fd, orig)
+    for _ in range(20):
+        os.write(fd, b'v 0.125 0.25 0.5\n' * 1024)
+except OSError as e:
+    werr = e.errno
+try:
+    os.close(fd)
+except OSError as e:
+    cerr = e.errno
+os.unlink(filler)
+print('write: %s, close: %s' % (werr and errno.errorcode[werr], cerr and errno.errorcode[cerr]))
+sys.exit(0 if werr == errno.ENOSPC and cerr == errno.ENOSPC else 1)
+PY
+cmp -s "$SRC/$model" "$WORK/ref/$model" || lfs_die "$model changed by a cut text"
+grep -q "^$view: error: not saved: a write to this text failed (ENOSPC" "$MNT/$model/$EDIT_MSGFILE" ||
+	lfs_die "errors.txt does not say the text was cut: $(cat "$MNT/$model/$EDIT_MSGFILE" 2>&1)"
 
 # under the bound: a real edit lands
 python3 - "$MNT/$model/$view" "$WORK/view.obj" <<'PY' || lfs_die "save under the bound"
