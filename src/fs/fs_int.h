@@ -192,6 +192,9 @@ struct served {
 	uint64_t hist[SERVED_HIST];      /* hashes, oldest first; hist[nhist-1] == hash */
 	uint64_t hist_tick[SERVED_HIST]; /* first served, clock ticks since boot (as /proc/PID/stat) */
 	unsigned nhist;
+	uint8_t hist_saved; /* bit i: hist[i] is a merged save's text, never served
+			     * (fsi_served_saved): not a base by start time, not a
+			     * candidate base; the saver's record points at it */
 	bool hist_lost;  /* older versions were dropped from hist */
 };
 
@@ -199,13 +202,18 @@ struct served {
  * What one process (thread group) last read of (model path, view path), or
  * saved there: base = the text it holds (hash; the text in the vtext
  * store), gen = the generated version that text stands for (equal after a
- * read; after a save, the text generated from the saved bytes). A
- * direct-mapped table keyed by "<tgid>\x01<model rel>\x01<view path>".
+ * read; after a save, the text generated from the saved bytes). A table
+ * keyed by "<tgid>\x01<model rel>\x01<view path>", RDREC_WAYS-way set
+ * associative, the least recently used record of a set forgotten first (a
+ * `grep -r` records every view it reads, under a new process each time: a
+ * direct-mapped table let such passes evict the records of editors).
  */
 #define RDREC_SLOTS 8192
+#define RDREC_WAYS 4
 struct rdrec {
 	char *key;
 	uint64_t base, gen;
+	uint64_t used; /* fs->rdrec_clock when last set or read */
 };
 
 /*
@@ -436,6 +444,7 @@ struct lfs_fs {
 	struct inval_list pending; /* notifications queued by requests, sent by the thread */
 	struct served *served;     /* SERVED_SLOTS entries, allocated on first use */
 	struct rdrec *rdrecs;      /* RDREC_SLOTS entries, allocated on first use */
+	uint64_t rdrec_clock;      /* ticks of struct rdrec.used */
 	struct vtext **vt_buckets; /* VTEXT_BUCKETS chains, allocated on first use */
 	struct vtext *vt_head, *vt_tail;
 	size_t vt_bytes, vt_count;
@@ -807,6 +816,10 @@ void fsi_view_served(lfs_fs *fs, const char *rel, const char *vpath, const lfs_v
 		 const lfs_cache_key *k, pid_t tid);
 bool fsi_base_hist(lfs_fs *fs, const char *rel, const char *vpath, pid_t tgid, uint64_t *base,
 	       uint64_t *gen);
+void fsi_served_saved(lfs_fs *fs, const char *rel, const char *vpath, uint64_t hash,
+		      const lfs_cache_key *v);
+size_t fsi_served_since(lfs_fs *fs, const char *rel, const char *vpath, uint64_t gen,
+			uint64_t *out, size_t max);
 void fsi_edit_tables_free(lfs_fs *fs);
 
 /* fs_scratch.c */
