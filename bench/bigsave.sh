@@ -36,7 +36,7 @@ umnt() {
 	if mountpoint -q "$tmp/mnt" 2>/dev/null; then
 		fusermount3 -u "$tmp/mnt" 2>/dev/null || fusermount3 -uz "$tmp/mnt" || true
 	fi
-	[ -n "$pid" ] && wait "$pid" 2>/dev/null || true
+	if [ -n "$pid" ]; then wait "$pid" 2>/dev/null || true; fi
 	pid=""
 }
 trap 'umnt; rm -rf "$tmp"' EXIT

@@ -12,11 +12,13 @@
 # under the bound still lands.
 . "$(dirname "$0")/edit_lib.sh"
 edit_setup edit_bigsave
+# shellcheck disable=SC2034  # read by edit_mount (edit_lib.sh)
 EDIT_MOUNT_OPTS="-o edit_size=8"
 edit_mount
 model=$EDIT_NOD
 view=$(edit_first_view "$model" 'meshes/*.obj')
 [ -n "$view" ] || lfs_die "no mesh OBJ view in $model"
+# shellcheck disable=SC2154  # pid: set by lfs_mount (lib.sh), the timeout wrapping the daemon
 daemon=$(ps -o pid= --ppid "$pid" | tr -d ' ' | head -n1)
 [ -n "$daemon" ] && [ -r "/proc/$daemon/status" ] || lfs_die "cannot find the daemon under pid $pid"
 hwm() { awk '/^VmHWM:/ { print $2 * 1024 }' "/proc/$daemon/status"; }
