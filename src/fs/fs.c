@@ -59,6 +59,7 @@ int lfs_fs_new(const char *source, const lfs_fs_opts *opts, lfs_fs **out)
 		fs->o.model_memory = (size_t)256 << 20;
 	fs->ifd = fs->stopfd = fs->kickfd = fs->rootfd = -1;
 	fs->edit_max = fs->o.edit_bytes ? fs->o.edit_bytes : (size_t)512 << 20;
+	fs->save_max = fs->edit_max / LFS_SAVE_DIV;
 	if (!(fs->o.unlink_grace > 0))
 		fs->o.unlink_grace = 1.0;
 	pthread_mutex_init(&fs->mu, NULL);

@@ -126,11 +126,13 @@ void fsi_served_set(lfs_fs *fs, const char *rel, const char *vpath, uint64_t has
 		if (e->nhist == SERVED_HIST) {
 			memmove(e->hist, e->hist + 1, (SERVED_HIST - 1) * sizeof(e->hist[0]));
 			memmove(e->hist_tick, e->hist_tick + 1, (SERVED_HIST - 1) * sizeof(e->hist_tick[0]));
+			e->hist_saved >>= 1;
 			e->nhist--;
 			e->hist_lost = true;
 		}
 		e->hist[e->nhist] = hash;
 		e->hist_tick[e->nhist] = boot_ticks();
+		e->hist_saved &= (uint8_t)~(1u << e->nhist);
 		e->nhist++;
 	}
 	e->hash = hash;
@@ -138,6 +140,29 @@ void fsi_served_set(lfs_fs *fs, const char *rel, const char *vpath, uint64_t has
 	e->ino = v->ino;
 	e->size = v->size;
 	e->mtime = v->mtime_ns;
+}
+
+/*
+ * The text @p hash of a save that was merged with other changes (the
+ * saver's buffer, which lacks them) goes into the history of (rel, vpath)
+ * as an entry that was never served, just before the merged version the
+ * caller records next (fsi_served_set): the saver's record points at it,
+ * and fsi_served_since() then finds the versions served after it
+ * (fs->mu held).
+ */
+void fsi_served_saved(lfs_fs *fs, const char *rel, const char *vpath, uint64_t hash,
+		      const lfs_cache_key *v)
+{
+	size_t slot;
+	char *k = fs->served ? served_key(rel, vpath, &slot) : NULL;
+	struct served *e = k ? &fs->served[slot] : NULL;
+	bool same = e && e->key && strcmp(e->key, k) == 0;
+	/* already the last entry (a text that was served as such): kept as it is */
+	bool fresh = !same || !e->nhist || e->hist[e->nhist - 1] != hash;
+	free(k);
+	fsi_served_set(fs, rel, vpath, hash, v);
+	if (fresh && e && e->nhist && e->hist[e->nhist - 1] == hash)
+		e->hist_saved |= (uint8_t)(1u << (e->nhist - 1));
 }
 
 /* ---- per-process bases (docs/editing.md "Concurrent saves") ---- */
@@ -289,8 +314,19 @@ static char *rdrec_key(pid_t tgid, const char *rel, const char *vpath, size_t *s
 	if (!k)
 		return NULL;
 	int len = snprintf(k, need, "%ld\x01%s\x01%s", (long)tgid, rel, vpath);
-	*slot = (size_t)(fsi_text_hash(k, (size_t)len) % RDREC_SLOTS);
+	*slot = (size_t)(fsi_text_hash(k, (size_t)len) % (RDREC_SLOTS / RDREC_WAYS)) * RDREC_WAYS;
 	return k;
+}
+
+/* The record of key @p k in the set starting at @p set, or NULL (fs->mu held). */
+static struct rdrec *rdrec_find(lfs_fs *fs, size_t set, const char *k)
+{
+	for (size_t w = 0; w < RDREC_WAYS; w++) {
+		struct rdrec *e = &fs->rdrecs[set + w];
+		if (e->key && strcmp(e->key, k) == 0)
+			return e;
+	}
+	return NULL;
 }
 
 /* Record what process @p tgid holds of (rel, vpath) (fs->mu held; see struct rdrec). */
@@ -305,11 +341,23 @@ void fsi_rdrec_set(lfs_fs *fs, pid_t tgid, const char *rel, const char *vpath, u
 	char *k = rdrec_key(tgid, rel, vpath, &slot);
 	if (!k)
 		return;
-	struct rdrec *e = &fs->rdrecs[slot];
-	free(e->key);
-	e->key = k;
+	struct rdrec *e = rdrec_find(fs, slot, k);
+	if (e) {
+		free(k);
+	} else {
+		/* an empty way, else the least recently used one */
+		e = &fs->rdrecs[slot];
+		for (size_t w = 1; w < RDREC_WAYS && e->key; w++) {
+			struct rdrec *c = &fs->rdrecs[slot + w];
+			if (!c->key || c->used < e->used)
+				e = c;
+		}
+		free(e->key);
+		e->key = k;
+	}
 	e->base = base;
 	e->gen = gen;
+	e->used = ++fs->rdrec_clock;
 }
 
 /* What process @p tgid last read or saved of (rel, vpath) (fs->mu held); false = no record. */
@@ -320,14 +368,14 @@ bool fsi_rdrec_get(lfs_fs *fs, pid_t tgid, const char *rel, const char *vpath, u
 		return false;
 	size_t slot;
 	char *k = rdrec_key(tgid, rel, vpath, &slot);
-	const struct rdrec *e = k ? &fs->rdrecs[slot] : NULL;
-	bool ok = e && e->key && strcmp(e->key, k) == 0;
-	if (ok) {
+	struct rdrec *e = k ? rdrec_find(fs, slot, k) : NULL;
+	if (e) {
 		*base = e->base;
 		*gen = e->gen;
+		e->used = ++fs->rdrec_clock;
 	}
 	free(k);
-	return ok;
+	return e != NULL;
 }
 
 /*
@@ -389,13 +437,46 @@ bool fsi_base_hist(lfs_fs *fs, const char *rel, const char *vpath, pid_t tgid, u
 	 * on both sides and taken once, or conflict and are refused); a newer one
 	 * would undo a save.
 	 */
+	while (pick + 1 < e->nhist && (e->hist_saved >> pick & 1))
+		pick++; /* the oldest served one */
 	for (unsigned i = 0; i < e->nhist; i++)
-		if (start && e->hist_tick[i] + BASE_START_MARGIN <= start)
+		if (start && e->hist_tick[i] + BASE_START_MARGIN <= start && !(e->hist_saved >> i & 1))
 			pick = i;
 	if (!start)
 		pick = e->nhist - 1; /* unknown start: the version in the page cache now */
 	*base = *gen = e->hist[pick];
 	return true;
+}
+
+/*
+ * The versions of (rel, vpath) served since version @p gen, oldest first:
+ * the history from the first time it holds @p gen (itself included) to the
+ * current version, at most @p max hashes into @p out. 0 when the history
+ * does not hold @p gen (forgotten, or never served). These are the texts a
+ * process whose last READ (or save) was @p gen may have read since, from
+ * the kernel's page cache, which only ever holds texts the mount served
+ * (docs/editing.md "Concurrent saves"). fs->mu held.
+ */
+size_t fsi_served_since(lfs_fs *fs, const char *rel, const char *vpath, uint64_t gen,
+			uint64_t *out, size_t max)
+{
+	size_t slot;
+	if (!fs->served)
+		return 0;
+	char *k = served_key(rel, vpath, &slot);
+	const struct served *e = &fs->served[slot];
+	bool ok = k && e->key && strcmp(e->key, k) == 0;
+	free(k);
+	if (!ok)
+		return 0;
+	unsigned first = 0;
+	while (first < e->nhist && e->hist[first] != gen)
+		first++;
+	size_t n = 0;
+	for (unsigned i = first; i < e->nhist && n < max; i++)
+		if (!(e->hist_saved >> i & 1))
+			out[n++] = e->hist[i];
+	return n;
 }
 
 /* Free the tables of served texts, read records and kept texts (fs_free). */

@@ -32,6 +32,9 @@
  * side's changed middle is one change (a conflict when both sides changed).
  */
 #define MERGE_MAX_D 1000
+/* Candidate bases of a merge at most (gather_bases): the base and the
+ * versions served since, which the history holds SERVED_HIST of. */
+#define MERGE_BASES (SERVED_HIST + 1)
 /* Conflicts listed one per line in a refusal; the rest are counted. */
 #define MERGE_LISTED 6
 
@@ -74,6 +77,11 @@ static void served_after_commit(lfs_fs *fs, const char *rel, const char *vpath, 
 	uint64_t mine = t ? fsi_text_hash(t->data, t->n) : 0;
 	fs_lock(fs);
 	if (reread) {
+		/* A merged save: its text goes into the history before the new
+		 * version, so that the saver's next save (based on it) has the
+		 * versions served since as candidate bases (gather_bases). */
+		if (t && t->saver && merged && mine != h)
+			fsi_served_saved(fs, rel, vpath, mine, &key);
 		fsi_served_set(fs, rel, vpath, h, &key);
 		fsi_vtext_put(fs, h, reread, rn);
 		if (t && t->saver) {
@@ -113,6 +121,49 @@ static const char *lines_of(char *buf, size_t bufsz, size_t first, size_t count)
 }
 
 /*
+ * The candidate bases of save @p t of view @p vpath of model @p rel, oldest
+ * first, for lfs_merge3_bases(): the text of its base (what its process
+ * last read or saved), then the versions served since (fsi_served_since:
+ * the process may have read any of them from the kernel's page cache, which
+ * another reader filled), as long as their texts are kept (the list stops
+ * at the first one that is not: every version it may have read must be in
+ * it). @p owned[i]: the malloc'd copy behind @p bases[i]. 0, ENOENT (the
+ * base's own text is no longer kept) or ENOMEM. Takes fs->mu.
+ */
+static int gather_bases(lfs_fs *fs, const char *rel, const char *vpath, const struct ctext *t,
+			lfs_merge_text *bases, char **owned, size_t *nbases)
+{
+	uint64_t since[MERGE_BASES];
+	*nbases = 0;
+	fs_lock(fs);
+	size_t ns = fsi_served_since(fs, rel, vpath, t->base_gen ? t->base_gen : t->base_hash, since,
+				     MERGE_BASES - 1);
+	int r = 0;
+	uint64_t prev = t->base_hash;
+	for (size_t i = 0; i <= ns && !r; i++) {
+		uint64_t h = i ? since[i - 1] : t->base_hash;
+		if (i && h == prev)
+			continue; /* the base itself (a read record: base == gen) */
+		size_t n = 0;
+		r = fsi_vtext_copy(fs, h, &owned[*nbases], &n);
+		if (r == ENOENT && i)
+			break; /* not kept: the versions after it cannot be checked */
+		if (!r) {
+			bases[*nbases] = (lfs_merge_text){ owned[*nbases], n };
+			(*nbases)++;
+			prev = h;
+		}
+	}
+	fs_unlock(fs);
+	if (r == ENOENT && *nbases)
+		r = 0;
+	if (r)
+		for (size_t i = 0; i < *nbases; i++)
+			free(owned[i]);
+	return r;
+}
+
+/*
  * The save @p t of view @p vpath is based on a version that is not the
  * current text @p cur (@p curn bytes): merge its changes onto the current
  * text (merge.h). 0 with *out a malloc'd merged text (and a note in @p msg),
@@ -132,11 +183,10 @@ static int merge_onto(lfs_fs *fs, const char *rel, const char *vpath, const stru
 		out->n = curn;
 		return 0;
 	}
-	char *base = NULL;
-	size_t bn = 0;
-	fs_lock(fs);
-	int r = fsi_vtext_copy(fs, t->base_hash, &base, &bn);
-	fs_unlock(fs);
+	char *owned[MERGE_BASES];
+	lfs_merge_text bases[MERGE_BASES];
+	size_t nbases = 0;
+	int r = gather_bases(fs, rel, vpath, t, bases, owned, &nbases);
 	if (r == ENOENT) {
 		snprintf(msg, msgsz,
 			 "%s: error: not saved: %s changed in SOURCE after this view was read, and the text "
@@ -150,8 +200,10 @@ static int merge_onto(lfs_fs *fs, const char *rel, const char *vpath, const stru
 		return r;
 	}
 	lfs_merge_result m;
-	r = lfs_merge3(base, bn, t->data, t->n, cur, curn, MERGE_MAX_D, &m);
-	free(base);
+	size_t chosen = 0;
+	r = lfs_merge3_bases(bases, nbases, t->data, t->n, cur, curn, MERGE_MAX_D, &m, &chosen);
+	for (size_t i = 0; i < nbases; i++)
+		free(owned[i]);
 	if (r) {
 		snprintf(msg, msgsz, "%s: error: not saved: out of memory\n", vpath);
 		return r;
@@ -308,6 +360,25 @@ static int do_commit(lfs_fs *fs, struct node *model, const char *rel, const char
 {
 	*noop = false;
 	msg[0] = '\0';
+	if (t->cut == ENOSPC) {
+		/* A write that did not fit: the text lacks it (docs/editing.md "Too large"). */
+		snprintf(msg, msgsz,
+			 "%s: error: not saved: a write to this text failed (ENOSPC: the edit memory, "
+			 "-o edit_size=%zuM, is full), so the text lacks part of what was written; "
+			 "nothing of it was applied; remove scratch files or mount with a larger "
+			 "-o edit_size\n", vpath, fs->edit_max >> 20);
+		return ENOSPC;
+	}
+	if (t->cut || t->n > fs->save_max) {
+		/* Refused before anything parses it (docs/editing.md "Too large"). */
+		snprintf(msg, msgsz,
+			 "%s: error: not saved: the text is larger than a save may be (%zu KiB, a "
+			 "sixteenth of -o edit_size=%zuM; %s), nothing of it was applied; save a smaller "
+			 "text or mount with a larger -o edit_size\n",
+			 vpath, fs->save_max >> 10, fs->edit_max >> 20,
+			 t->cut ? "writing past it failed with EFBIG" : "the text saved is larger");
+		return EFBIG;
+	}
 	uint8_t *orig = NULL;
 	size_t n = 0;
 	struct stat st;
@@ -469,13 +540,18 @@ static void commit_done(lfs_fs *fs, struct mstate *ms, struct node *model, const
 			fs->commit_refused++;
 		size_t need = strlen(msg) + strlen(vpath) + strlen(model->rel) + strlen(rej) + 160;
 		char *full = malloc(need);
+		/* A text over the save bound is not kept (it is large, and lacks
+		 * what its writer could not write): the editor's buffer has it. */
+		bool keep = r != EFBIG && !t->cut;
 		if (full) {
 			snprintf(full, need, "%s%s: note: the model file %s was not changed; the refused "
-				 "text is kept in %s\n", msg, vpath, model->rel, rej);
+				 "text is %s%s\n", msg, vpath, model->rel,
+				 keep ? "kept in " : "not kept (too large)", keep ? rej : "");
 			fsi_merr_set(ms, vpath, full);
 			free(full);
 		}
-		fsi_scratch_put(fs, ms, rej, t->data, t->n, 0644, fs->uid, fs->gid);
+		if (keep)
+			fsi_scratch_put(fs, ms, rej, t->data, t->n, 0644, fs->uid, fs->gid);
 	}
 	/* Every view of the model (sizes, pages) and the listings (errors.txt,
 	 * *.rejected): sent by the notification thread. */
@@ -596,6 +672,7 @@ int fsi_commit_overlay(lfs_fs *fs, struct node *nd, bool fsync, pid_t closer)
 			t.base_gen = o->base_gen;
 			t.gen = o->gen;
 			t.saver = closer ? closer : o->writer;
+			t.cut = o->cut;
 		}
 	}
 	fs_unlock(fs);

@@ -484,7 +484,18 @@ int fsi_view_change(lfs_fs *fs, const struct nodeinfo *ni, const char *buf, size
 		r = ENOMEM;
 	else if (!o)
 		o = fsi_ovl_new(fs, ms, nd->rel, v->data, v->size, &r);
-	if (o) {
+	if (o && !buf && newsize == 0)
+		o->cut = 0; /* an emptied text starts again */
+	if (o && (buf ? off + size : newsize) > fs->save_max) {
+		/* Past the largest text a save takes: refused here, and the
+		 * text (lacking this part) is refused at its commit. */
+		r = EFBIG;
+		o->cut = EFBIG;
+		o->written = o->modified = true;
+		o->gen++;
+		if (buf)
+			o->writer = writer;
+	} else if (o) {
 		r = edit_buf_change(fs, &o->text, buf, size, off, newsize);
 		if (!r) {
 			o->gen++;
@@ -506,6 +517,14 @@ int fsi_view_change(lfs_fs *fs, const struct nodeinfo *ni, const char *buf, size
 					o->base_gen = g;
 				}
 			}
+		} else if (r == ENOSPC && buf) {
+			/* The edit memory is full: the text lacks this write, and
+			 * its commit is refused rather than saving it cut. */
+			if (!o->cut)
+				o->cut = ENOSPC;
+			o->written = o->modified = true;
+			o->gen++;
+			o->writer = writer;
 		}
 	}
 	fs_unlock(fs);

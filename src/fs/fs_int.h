@@ -142,6 +142,9 @@ struct overlay {
 	uint64_t base_hash;
 	uint64_t base_gen; /* generated version that base stands for (docs/editing.md) */
 	bool base_by_writer; /* base chosen for the writing process (first WRITE) */
+	int cut;         /* errno of a refused WRITE or truncation since the text was last
+			  * emptied: EFBIG (past fs->save_max) or ENOSPC (edit memory full). The
+			  * text lacks what was refused: its commit is refused unparsed */
 	uint64_t gen;    /* bumped on every change */
 	pid_t writer;    /* thread group of the last WRITE (0 = unknown) */
 	struct timespec mtime;
@@ -189,6 +192,9 @@ struct served {
 	uint64_t hist[SERVED_HIST];      /* hashes, oldest first; hist[nhist-1] == hash */
 	uint64_t hist_tick[SERVED_HIST]; /* first served, clock ticks since boot (as /proc/PID/stat) */
 	unsigned nhist;
+	uint8_t hist_saved; /* bit i: hist[i] is a merged save's text, never served
+			     * (fsi_served_saved): not a base by start time, not a
+			     * candidate base; the saver's record points at it */
 	bool hist_lost;  /* older versions were dropped from hist */
 };
 
@@ -196,13 +202,18 @@ struct served {
  * What one process (thread group) last read of (model path, view path), or
  * saved there: base = the text it holds (hash; the text in the vtext
  * store), gen = the generated version that text stands for (equal after a
- * read; after a save, the text generated from the saved bytes). A
- * direct-mapped table keyed by "<tgid>\x01<model rel>\x01<view path>".
+ * read; after a save, the text generated from the saved bytes). A table
+ * keyed by "<tgid>\x01<model rel>\x01<view path>", RDREC_WAYS-way set
+ * associative, the least recently used record of a set forgotten first (a
+ * `grep -r` records every view it reads, under a new process each time: a
+ * direct-mapped table let such passes evict the records of editors).
  */
 #define RDREC_SLOTS 8192
+#define RDREC_WAYS 4
 struct rdrec {
 	char *key;
 	uint64_t base, gen;
+	uint64_t used; /* fs->rdrec_clock when last set or read */
 };
 
 /*
@@ -212,6 +223,18 @@ struct rdrec {
  * counted in the cache's bound as cache.reserved) or VTEXT_MAX_COUNT texts.
  */
 #define VTEXT_BUCKETS 4096
+
+/*
+ * The largest text one save takes is the edit bound (-o edit_size) divided by
+ * LFS_SAVE_DIV: a save holds the text (the view's overlay), a copy of it, and
+ * what the format's apply and the round-trip law build from it (the parsed
+ * mesh, the new bytes, the views read back: measured 17 times the text
+ * for NWN mesh OBJ, docs/performance.md "Bounded saves"), so that a save
+ * stays within edit_size on top of the daemon's resident size before it.
+ * A WRITE or truncation of a view past it fails with EFBIG and its commit
+ * is refused unparsed (docs/editing.md "Refused saves").
+ */
+#define LFS_SAVE_DIV 16
 #define VTEXT_MAX_BYTES ((size_t)64 << 20)
 #define VTEXT_MAX_COUNT 4096
 struct vtext {
@@ -414,12 +437,14 @@ struct lfs_fs {
 	/* editing */
 	struct mstate *mstates;
 	size_t edit_used, edit_max;
+	size_t save_max; /* largest text a save takes: edit_max / LFS_SAVE_DIV (docs/editing.md) */
 	uint64_t next_sino;
 	size_t nhidden;
 	uint64_t commits, commit_noops, commit_refused;
 	struct inval_list pending; /* notifications queued by requests, sent by the thread */
 	struct served *served;     /* SERVED_SLOTS entries, allocated on first use */
 	struct rdrec *rdrecs;      /* RDREC_SLOTS entries, allocated on first use */
+	uint64_t rdrec_clock;      /* ticks of struct rdrec.used */
 	struct vtext **vt_buckets; /* VTEXT_BUCKETS chains, allocated on first use */
 	struct vtext *vt_head, *vt_tail;
 	size_t vt_bytes, vt_count;
@@ -495,6 +520,7 @@ struct ctext {
 	uint64_t base_gen;  /* the generated version it stands for */
 	uint64_t gen;
 	pid_t saver;        /* thread group saving (0 = unknown): its record after the save */
+	int cut;            /* the overlay's cut (EFBIG, ENOSPC, 0): refused unparsed */
 };
 
 /*
@@ -790,6 +816,10 @@ void fsi_view_served(lfs_fs *fs, const char *rel, const char *vpath, const lfs_v
 		 const lfs_cache_key *k, pid_t tid);
 bool fsi_base_hist(lfs_fs *fs, const char *rel, const char *vpath, pid_t tgid, uint64_t *base,
 	       uint64_t *gen);
+void fsi_served_saved(lfs_fs *fs, const char *rel, const char *vpath, uint64_t hash,
+		      const lfs_cache_key *v);
+size_t fsi_served_since(lfs_fs *fs, const char *rel, const char *vpath, uint64_t gen,
+			uint64_t *out, size_t max);
 void fsi_edit_tables_free(lfs_fs *fs);
 
 /* fs_scratch.c */

@@ -365,3 +365,68 @@ int lfs_merge3(const char *base, size_t bn, const char *mine, size_t mn, const c
 		lfs_merge_result_free(out);
 	return r;
 }
+
+/*
+ * Does @p mine already hold every change from @p older to @p newer (merging
+ * those changes onto it changes nothing, and does not conflict)? 0 with
+ * *yes set, or ENOMEM.
+ */
+static int holds_changes(const lfs_merge_text *older, const lfs_merge_text *newer, const char *mine,
+			 size_t mn, size_t max_d, bool *yes)
+{
+	lfs_merge_result m;
+	int r = lfs_merge3(older->data, older->n, mine, mn, newer->data, newer->n, max_d, &m);
+	if (r)
+		return r;
+	*yes = !m.nconflicts && m.len == mn && (mn == 0 || memcmp(m.text, mine, mn) == 0);
+	lfs_merge_result_free(&m);
+	return 0;
+}
+
+int lfs_merge3_bases(const lfs_merge_text *bases, size_t nbases, const char *mine, size_t mn,
+		     const char *theirs, size_t tn, size_t max_d, lfs_merge_result *out, size_t *chosen)
+{
+	memset(out, 0, sizeof(*out));
+	*chosen = 0;
+	if (!nbases)
+		return EINVAL;
+	/* The newest candidate that passes, whose merge is clean; else the
+	 * conflicts of the newest one that passes (candidate 0 always does). */
+	lfs_merge_result fallback = { 0 };
+	bool have_fallback = false;
+	size_t fb_i = 0;
+	for (size_t i = nbases; i-- > 0;) {
+		bool ok = true;
+		for (size_t j = 0; j < i && ok; j++) {
+			int r = holds_changes(&bases[j], &bases[i], mine, mn, max_d, &ok);
+			if (r) {
+				lfs_merge_result_free(&fallback);
+				return r;
+			}
+		}
+		if (!ok)
+			continue;
+		lfs_merge_result m;
+		int r = lfs_merge3(bases[i].data, bases[i].n, mine, mn, theirs, tn, max_d, &m);
+		if (r) {
+			lfs_merge_result_free(&fallback);
+			return r;
+		}
+		if (!m.nconflicts) {
+			lfs_merge_result_free(&fallback);
+			*out = m;
+			*chosen = i;
+			return 0;
+		}
+		if (!have_fallback) {
+			fallback = m;
+			fb_i = i;
+			have_fallback = true;
+		} else {
+			lfs_merge_result_free(&m);
+		}
+	}
+	*out = fallback;
+	*chosen = fb_i;
+	return 0;
+}

@@ -60,6 +60,39 @@ typedef struct lfs_merge_result {
 int lfs_merge3(const char *base, size_t bn, const char *mine, size_t mn, const char *theirs,
 	       size_t tn, size_t max_d, lfs_merge_result *out);
 
+/** One candidate base text of lfs_merge3_bases() (not owned). */
+typedef struct lfs_merge_text {
+	const char *data;
+	size_t n;
+} lfs_merge_text;
+
+/**
+ * lfs_merge3() when the base is not known for sure: @p bases are the texts
+ * the writer may have read, oldest first; @p bases[0] must be at or before
+ * what it read (an older base is always safe: the changes since are on both
+ * sides and taken once, or conflict), and every text the writer may have
+ * read must be in the list (the versions of a view as served, in order).
+ *
+ * Candidate i passes when @p mine already holds every change from each
+ * older candidate j < i to candidate i (lfs_merge3(j, mine, i) is clean and
+ * gives @p mine unchanged). The newest passing candidate whose merge with
+ * @p theirs is clean is used (*@p chosen = its index); when none is clean,
+ * *out has the conflicts of the newest passing one. Candidate 0 always
+ * passes, so with one base this is lfs_merge3().
+ *
+ * Why nothing another writer saved is lost (docs/editing.md "Concurrent
+ * saves"): let R be the candidate the writer read, mine = R + its own
+ * edits E. A candidate i <= R is an older base (safe). A candidate i > R
+ * passes only if mine holds the changes R -> i (j = R is among the older
+ * ones), i.e. mine = i + E with E touching no line those changes touched
+ * (else the check conflicts, or gives other text); merging onto @p theirs
+ * from i then gives what the merge from R gives, or a conflict.
+ *
+ * @return 0, ENOMEM, or EINVAL when @p nbases is 0
+ */
+int lfs_merge3_bases(const lfs_merge_text *bases, size_t nbases, const char *mine, size_t mn,
+		     const char *theirs, size_t tn, size_t max_d, lfs_merge_result *out, size_t *chosen);
+
 /** Free what lfs_merge3() put in @p r (a zeroed result is fine). */
 void lfs_merge_result_free(lfs_merge_result *r);
 

@@ -270,6 +270,7 @@ def writer_main(args, w, stop, stats, seed):
                 if e.errno == errno.EINVAL:
                     w["refused"] += 1
                     stats.inc("refused")
+                    false_refusal(args, w, who, stats)
                     time.sleep(rng.random() * 0.02)
                     continue
                 err = "%s: %s" % (ename(e.errno) if e.errno else "?", e)
@@ -297,6 +298,45 @@ def writer_main(args, w, stop, stats, seed):
             except (OSError, IndexError) as e:
                 stats.fail(who, "read back: %s" % e)
         time.sleep(rng.random() * 0.01)
+
+
+CONFLICT_RE = re.compile(r"^(?P<view>[^:]+):(?P<at>\d+):1: error: conflicts with a change saved since "
+                         r"you read this file \((?:lines (?P<a>\d+)-(?P<b>\d+)|line (?P<l>\d+)|"
+                         r"the lines you deleted before line (?P<d>\d+));")
+
+
+def false_refusal(args, w, who, stats):
+    """After a refusal (EINVAL) of writer @p w's save: was it a conflict
+    none of whose places is the line this writer changed (its only change:
+    a *false* conflict, a save refused for another writer's change)? Reads
+    errors.txt of the model folder (the last message of the view)."""
+    try:
+        with open(os.path.join(args.mnt, w["model"], "errors.txt"), "rb") as f:
+            msg = f.read().decode("utf-8", errors="replace")
+    except OSError:
+        return
+    mine = w["line"] + 1
+    places = []
+    for line in msg.splitlines():
+        m = CONFLICT_RE.match(line)
+        if not m or m.group("view") != w["view"]:
+            continue
+        if m.group("a"):
+            places.append((int(m.group("a")), int(m.group("b"))))
+        elif m.group("l"):
+            places.append((int(m.group("l")), int(m.group("l"))))
+        else:
+            d = int(m.group("d"))
+            places.append((d - 1, d))
+    if not places:
+        stats.inc("refused_not_conflict")
+        return
+    stats.inc("refused_conflict")
+    if not any(a <= mine <= b for a, b in places):
+        stats.inc("false_refusal")
+        if args.strict:
+            stats.fail(who, "false conflict: refused for line(s) %s, this writer changed only line %d" % (
+                ", ".join("%d-%d" % p if p[0] != p[1] else str(p[0]) for p in places), mine))
 
 
 def mover_main(args, stop, stats):
@@ -499,11 +539,14 @@ def cmd_run(args):
     c = stats.count
     print("run: %.1f s, %d acknowledged saves (%.1f/s), %d refused and retried, %d reads, %d greps, "
           "%d scratch names vanished under a reader, %d empty reads of truncated views, "
-          "%d read-backs overwritten by another writer's stale text%s, %d folder renames (%d ESTALE of the kernel's folder alias race), %d failures"
+          "%d read-backs overwritten by another writer's stale text%s, %d folder renames (%d ESTALE of the kernel's folder alias race), "
+          "%d refused as conflicts of which %d false (the conflict was not on the writer's line%s), %d failures"
           % (dt, c.get("saves", 0), c.get("saves", 0) / dt, c.get("refused", 0), c.get("reads", 0),
              c.get("greps", 0), c.get("scratch_vanished", 0), c.get("empty_reads_truncated_view", 0),
              c.get("readback_mismatch", 0), "" if args.strict else " (not counted without --strict)",
-             c.get("moves", 0), c.get("kernel_alias_estale", 0), c.get("bad", 0)), file=sys.stderr)
+             c.get("moves", 0), c.get("kernel_alias_estale", 0), c.get("refused_conflict", 0),
+             c.get("false_refusal", 0), "; each fails with --strict" if args.strict else "",
+             c.get("bad", 0)), file=sys.stderr)
     for b in stats.bad[:40]:
         print("FAIL: " + b, file=sys.stderr)
     return 1 if stats.bad else 0

@@ -5,7 +5,10 @@
  * CRLF lines, identical changes on both sides, a missing final newline, and
  * a property check: with changes on disjoint line sets of a random base the
  * merge equals applying both sides' changes (unique base lines: with
- * repeated lines the alignment is ambiguous, a conflict is then allowed).
+ * repeated lines the alignment is ambiguous, a conflict is then allowed);
+ * the choice among candidate bases (lfs_merge3_bases): the version read
+ * from the page cache is found, and no candidate that would undo or
+ * overwrite another save is taken.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -220,6 +223,90 @@ static void test_property(void **state)
 	}
 }
 
+/* lfs_merge3_bases() over NUL-terminated candidate texts, oldest first. */
+static lfs_merge_result merge_bases(const char *const *bases, size_t n, const char *m, const char *t,
+				    size_t *chosen)
+{
+	lfs_merge_text b[8];
+	assert_true(n <= 8);
+	for (size_t i = 0; i < n; i++)
+		b[i] = (lfs_merge_text){ bases[i], strlen(bases[i]) };
+	lfs_merge_result r;
+	assert_int_equal(lfs_merge3_bases(b, n, m, strlen(m), t, strlen(t), 0, &r, chosen), 0);
+	return r;
+}
+
+/* The false conflict of issue 24: the writer's record is an old version
+ * (cand0); it read a newer one (cand1) from the page cache and changed only
+ * line 5; another writer changed line 2 twice (cand1, then theirs). From
+ * cand0 the saves conflict on line 2; from cand1 they merge. */
+static void test_bases_page_cache_read(void **state)
+{
+	(void)state;
+	const char *c0 = "a\nb\nc\nd\ne\nf\n", *c1 = "a\nX1\nc\nd\ne\nf\n", *th = "a\nX2\nc\nd\ne\nf\n";
+	const char *mine = "a\nX1\nc\nd\nE\nf\n";
+	lfs_merge_result r = merge(c0, mine, th);
+	assert_int_equal(r.nconflicts, 1); /* one base: the false conflict */
+	lfs_merge_result_free(&r);
+	const char *bases[] = { c0, c1, th };
+	size_t chosen = 9;
+	r = merge_bases(bases, 3, mine, th, &chosen);
+	assert_int_equal(r.nconflicts, 0);
+	assert_string_equal(r.text, "a\nX2\nc\nd\nE\nf\n");
+	assert_int_equal(chosen, 1); /* not theirs: mine lacks X2, taking it would undo X2 */
+	lfs_merge_result_free(&r);
+}
+
+/* Nothing lost: the writer read cand0 and changed line 5; another writer's
+ * save (cand1, current) changed line 2. cand1 as base would take mine's
+ * line 2 as an edit and undo it: it must not be chosen. */
+static void test_bases_no_revert(void **state)
+{
+	(void)state;
+	const char *c0 = "a\nb\nc\nd\ne\nf\n", *c1 = "a\nX\nc\nd\ne\nf\n";
+	const char *mine = "a\nb\nc\nd\nE\nf\n";
+	const char *bases[] = { c0, c1 };
+	size_t chosen = 9;
+	lfs_merge_result r = merge_bases(bases, 2, mine, c1, &chosen);
+	assert_int_equal(r.nconflicts, 0);
+	assert_string_equal(r.text, "a\nX\nc\nd\nE\nf\n");
+	assert_int_equal(chosen, 0);
+	lfs_merge_result_free(&r);
+	/* also when the other change was an inserted copy of a line next to
+	 * equal ones (an ambiguous alignment) */
+	const char *d0 = "v 0\nv 0\nv 1\nx\n", *d1 = "v 0\nv 0\nv 0\nv 1\nx\n";
+	const char *dm = "v 0\nv 0\nv 1\ny\n";
+	const char *dbases[] = { d0, d1 };
+	r = merge_bases(dbases, 2, dm, d1, &chosen);
+	assert_int_equal(r.nconflicts, 0);
+	assert_string_equal(r.text, "v 0\nv 0\nv 0\nv 1\ny\n");
+	lfs_merge_result_free(&r);
+}
+
+/* Nothing overwritten: the writer read cand0 and changed line 2, which
+ * another save (cand1, current) changed too: a conflict from every base
+ * the writer may have read, never mine's line silently over theirs. */
+static void test_bases_same_line(void **state)
+{
+	(void)state;
+	const char *c0 = "a\nb\nc\n", *c1 = "a\nX\nc\n", *mine = "a\nE\nc\n";
+	const char *bases[] = { c0, c1 };
+	size_t chosen = 9;
+	lfs_merge_result r = merge_bases(bases, 2, mine, c1, &chosen);
+	assert_int_equal(r.nconflicts, 1);
+	assert_null(r.text);
+	assert_int_equal(r.conflicts[0].mine_first, 2);
+	lfs_merge_result_free(&r);
+	/* one base: lfs_merge3() */
+	r = merge_bases(bases, 1, "a\nb\nC\n", c1, &chosen);
+	assert_int_equal(r.nconflicts, 0);
+	assert_string_equal(r.text, "a\nX\nC\n");
+	assert_int_equal(chosen, 0);
+	lfs_merge_result_free(&r);
+	lfs_merge_text none = { "", 0 };
+	assert_int_equal(lfs_merge3_bases(&none, 0, "", 0, "", 0, 0, &r, &chosen), EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -228,6 +315,8 @@ int main(void)
 		cmocka_unit_test(test_deletions),      cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_crlf),           cmocka_unit_test(test_final_newline),
 		cmocka_unit_test(test_bounded),        cmocka_unit_test(test_property),
+		cmocka_unit_test(test_bases_page_cache_read), cmocka_unit_test(test_bases_no_revert),
+		cmocka_unit_test(test_bases_same_line),
 	};
 	return lfs_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }
