@@ -481,7 +481,7 @@ static lfs_err load_super(comp *c, const char *name, nwn_model **out, nwn_model 
 			snprintf(why, whyn, "found as '%.64s.mdl' but it does not decode: %.100s", name, perr.msg);
 	} else {
 		mdl_doc *d = NULL;
-		if (mdl_parse(name, data, n, &d, &perr) != LFS_OK) {
+		if (mdl_parse_ex(name, data, n, MDL_PARSE_TAIL_IGNORED, NULL, &d, &perr) != LFS_OK) {
 			snprintf(why, whyn, "found as '%.64s.mdl' but it does not parse: %.100s", name, perr.msg);
 		} else {
 			comp sc = *c;
@@ -764,7 +764,7 @@ lfs_err nwn_compile_ex(const char *file, const uint8_t *text, size_t n, nwn_supe
 	if (!file)
 		file = "<input>";
 	mdl_doc *d = NULL;
-	lfs_err e = mdl_parse(file, text, n, &d, err);
+	lfs_err e = mdl_parse_ex(file, text, n, MDL_PARSE_TAIL_IGNORED, warn, &d, err);
 	if (e)
 		return e;
 	arena ar = { 0 };
