@@ -792,11 +792,18 @@ static lfs_err added_duplicates(const char *file, const mdl_node *en, uint32_t n
 			uint32_t had = 0;
 			for (uint32_t k = 0; k < ng; k++)
 				had += !strcasecmp(gn[k].name, by[i]->name);
-			/* within a run, nodes are in file order (ties by address) */
+			/* within a run, nodes are in file order (ties by address);
+			 * the node the user added is the one without the
+			 * `#part-number` comment every generated node has */
 			uint32_t at = i + (had > 1 ? had : 1);
+			for (uint32_t k = i; at < j && k < j; k++)
+				if (!by[k]->has_part_number) {
+					at = k;
+					break;
+				}
 			if (at < j && (!dup || by[at] < dup)) {
 				dup = by[at];
-				first = by[i];
+				first = by[at == i ? i + 1 : i];
 			}
 		}
 		i = j;
@@ -805,7 +812,7 @@ static lfs_err added_duplicates(const char *file, const mdl_node *en, uint32_t n
 	if (!dup)
 		return LFS_OK;
 	return lfs_fail_at(err, file, dup->head.line, dup->head.ntok > 2 ? dup->head.tok[2].col : 1,
-			   "a second node named '%s' (the first is on line %u): node names must be unique, the game finds nodes by name",
+			   "another node named '%s' (also on line %u): node names must be unique, the game finds nodes by name",
 			   dup->name, first->head.line);
 }
 
