@@ -758,10 +758,13 @@ lfs_err nwn_apply_structural(const uint8_t *orig, size_t n, const char *file, co
 	return nwn_apply_structural_ex(orig, n, file, text, tn, lookup, ctx, NULL, out, outn, err);
 }
 
+/* Characters of a node name the binary keeps (the compiler cuts to 31). */
+#define NODE_NAME_KEPT 31
+
 static int cmp_node_name(const void *a, const void *b)
 {
 	const mdl_node *x = *(const mdl_node *const *)a, *y = *(const mdl_node *const *)b;
-	int r = strcasecmp(x->name, y->name);
+	int r = strncasecmp(x->name, y->name, NODE_NAME_KEPT);
 	return r ? r : (x < y ? -1 : x > y);
 }
 
@@ -786,12 +789,12 @@ static lfs_err added_duplicates(const char *file, const mdl_node *en, uint32_t n
 	const mdl_node *dup = NULL, *first = NULL;
 	for (uint32_t i = 0; i + 1 < ne;) {
 		uint32_t j = i + 1;
-		while (j < ne && !strcasecmp(by[i]->name, by[j]->name))
+		while (j < ne && !strncasecmp(by[i]->name, by[j]->name, NODE_NAME_KEPT))
 			j++;
 		if (j - i > 1) {
 			uint32_t had = 0;
 			for (uint32_t k = 0; k < ng; k++)
-				had += !strcasecmp(gn[k].name, by[i]->name);
+				had += !strncasecmp(gn[k].name, by[i]->name, NODE_NAME_KEPT);
 			/* within a run, nodes are in file order (ties by address);
 			 * the node the user added is the one without the
 			 * `#part-number` comment every generated node has */
