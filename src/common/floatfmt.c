@@ -395,8 +395,30 @@ bool lfs_parse_float(const char *s, size_t len, float *out)
 	float v = strtof(tmp, &end);
 	if (end != tmp + len)
 		return false;
+	if (isinf(v) && lfs_float_has_digit(tmp, len))
+		return false; /* a finite number beyond FLT_MAX: it would be stored as inf */
 	*out = v;
 	return true;
+}
+
+bool lfs_float_has_digit(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (s[i] >= '0' && s[i] <= '9')
+			return true;
+	return false;
+}
+
+bool lfs_float_overflows(const char *s, size_t len)
+{
+	char tmp[64];
+	if (len == 0 || len >= sizeof(tmp) || !lfs_float_has_digit(s, len))
+		return false;
+	memcpy(tmp, s, len);
+	tmp[len] = '\0';
+	char *end = NULL;
+	float v = strtof(tmp, &end);
+	return end == tmp + len && isinf(v);
 }
 
 size_t lfs_fmt_float_bits(char buf[LFS_FLOAT_BUFSZ], float f)

@@ -49,9 +49,25 @@ size_t lfs_fmt_float_ref(char buf[LFS_FLOAT_BUFSZ], float f);
  * Parse a float32 from text as the views print it (also accepts any strtof
  * syntax: exponents, "inf", "nan"). @p s must be NUL terminated at @p end or
  * the caller gives the token length in @p len. Returns false when the token
- * is not entirely a number.
+ * is not entirely a number, and when a finite number (one with a digit, e.g.
+ * `1e400`, `4e38`) is beyond the float32 range: it would be stored as
+ * infinity and read back as `inf` (lfs_float_overflows() tells this case
+ * apart for the message). `inf`/`infinity` themselves are accepted.
  */
 bool lfs_parse_float(const char *s, size_t len, float *out);
+
+/** True when the @p len bytes at @p s hold a decimal digit. */
+bool lfs_float_has_digit(const char *s, size_t len);
+
+/**
+ * True when the @p len bytes at @p s are entirely a number, written with
+ * digits, whose float32 value would be infinite (`1e400`, `-3.5e38`): the
+ * token lfs_parse_float() refuses as out of range.
+ */
+bool lfs_float_overflows(const char *s, size_t len);
+
+/** The message part every parser gives for such a token. */
+#define LFS_FLOAT_RANGE_MSG "is out of the float32 range (largest 3.4028235e38; write inf for infinity)"
 
 /** The IEEE-754 bits of @p f (what bit-exact comparisons and NaN payloads use). */
 static inline uint32_t lfs_f32_bits(float f)

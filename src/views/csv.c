@@ -218,6 +218,9 @@ lfs_err lfs_csv_f32(lfs_csv *c, size_t i, float *out)
 	const lfs_csv_field *f = &c->f[i];
 	if (f->len && lfs_parse_float_bits(f->s, f->len, out))
 		return LFS_OK;
+	if (lfs_float_overflows(f->s, f->len))
+		return lfs_fail_at(c->err, c->file, c->row_line, f->col, "'%.*s' " LFS_FLOAT_RANGE_MSG,
+				   (int)(f->len > 40 ? 40 : f->len), f->s);
 	if (c->flags & LFS_CSV_MDL_MSGS)
 		return lfs_fail_at(c->err, c->file, c->row_line, f->col, "'%.*s' is not a number",
 				   (int)(f->len > 40 ? 40 : f->len), f->s);

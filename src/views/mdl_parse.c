@@ -70,6 +70,8 @@ typedef struct parser {
 	mdl_row cur;
 	uint32_t blank_before; /* whitespace-only lines right before the lookahead */
 	bool oom;
+	unsigned flags;        /* MDL_PARSE_* */
+	lfs_warnings *warn;    /* MDL_PARSE_TAIL_IGNORED's warning, may be NULL */
 } parser;
 
 static bool is_ws(unsigned char c)
@@ -198,9 +200,11 @@ static bool kw_is(const mdl_row *r, const char *kw)
 	return r->ntok && strcasecmp(r->tok[0].s, kw) == 0;
 }
 
+/* A number token, also one beyond the float32 range (a row of numbers is
+ * still a row: its value is refused where it is read, with the range message). */
 static bool is_number(const char *s)
 {
-	return mdl_tok_float(s, NULL);
+	return mdl_tok_float(s, NULL) || (s && lfs_float_overflows(s, strlen(s)));
 }
 
 /* List keywords [N §2.2 table, skin/dangly/aabb/light paragraphs]. */
@@ -272,6 +276,9 @@ static lfs_err check_row(parser *ps, const mdl_stmt *st, const mdl_row *r, uint8
 				   r->ntok, min_cols);
 	for (uint32_t i = 0; i < r->ntok; i++) {
 		bool need = kind == RK_NUM || (kind == RK_WEIGHTS && (i & 1));
+		if (need && lfs_float_overflows(r->tok[i].s, strlen(r->tok[i].s)))
+			return lfs_fail_at(ps->err, ps->file, r->line, r->tok[i].col,
+					   "'%.40s' " LFS_FLOAT_RANGE_MSG, r->tok[i].s);
 		if (need && !is_number(r->tok[i].s))
 			return lfs_fail_at(ps->err, ps->file, r->line, r->tok[i].col,
 					   "non-number '%.40s' in %s row", r->tok[i].s, kw);
@@ -629,15 +636,24 @@ static lfs_err parse_doc(parser *ps)
 				d->has_donemodel = true;
 				/* after donemodel: only a GMax snoop trailer (`</snoopstart>`,
 				 * `</snoopend>`: 2 corpus files), comments, blank lines and
-				 * NULs; any other text would be lost: refused */
+				 * NULs; any other text would be lost: refused, or ignored
+				 * with one warning (MDL_PARSE_TAIL_IGNORED: the compiler,
+				 * as the game's and the reference stop reading there) */
+				bool warned = false;
 				for (;;) {
 					r = peek(ps, &lk);
 					if (lk == L_EOF)
 						break;
-					if (lk == L_TOKENS && !is_snoop_tag(r->tok[0].s))
-						return lfs_fail_at(ps->err, ps->file, r->line, r->tok[0].col,
-								   "text after 'donemodel' (line %u): '%.40s' would be lost",
-								   d->stmts[d->n_stmts - 1].head.line, r->tok[0].s);
+					if (lk == L_TOKENS && !is_snoop_tag(r->tok[0].s)) {
+						if (!(ps->flags & MDL_PARSE_TAIL_IGNORED))
+							return lfs_fail_at(ps->err, ps->file, r->line, r->tok[0].col,
+									   "text after 'donemodel' (line %u): '%.40s' would be lost",
+									   d->stmts[d->n_stmts - 1].head.line, r->tok[0].s);
+						if (!warned)
+							lfs_warn_at(ps->warn, ps->file, r->line, r->tok[0].col,
+								    "text after donemodel ignored");
+						warned = true;
+					}
 					d->n_skipped_lines++;
 					take(ps);
 				}
@@ -692,6 +708,12 @@ void mdl_doc_free(mdl_doc *d)
 lfs_err mdl_parse(const char *file, const uint8_t *data, size_t n, mdl_doc **out,
 		  lfs_error *err)
 {
+	return mdl_parse_ex(file, data, n, 0, NULL, out, err);
+}
+
+lfs_err mdl_parse_ex(const char *file, const uint8_t *data, size_t n, unsigned flags,
+		     lfs_warnings *warn, mdl_doc **out, lfs_error *err)
+{
 	*out = NULL;
 	const char *fname = file ? file : "<input>";
 	if (n > MDL_MAX_INPUT)
@@ -719,7 +741,8 @@ lfs_err mdl_parse(const char *file, const uint8_t *data, size_t n, mdl_doc **out
 	memcpy(fcopy, fname, flen + 1);
 	d->file = fcopy;
 
-	parser ps = { .pv = p, .doc = d, .err = err, .file = fcopy, .buf = p->text, .n = n };
+	parser ps = { .pv = p, .doc = d, .err = err, .file = fcopy, .buf = p->text, .n = n,
+		      .flags = flags, .warn = warn };
 	lfs_err e = parse_doc(&ps);
 	if (e == LFS_OK && ps.oom)
 		e = lfs_nomem(ps.err, "mdl text");

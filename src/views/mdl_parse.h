@@ -173,6 +173,19 @@ typedef struct mdl_doc {
 lfs_err mdl_parse(const char *file, const uint8_t *data, size_t n, mdl_doc **out,
 		  lfs_error *err);
 
+/** mdl_parse_ex() flag: text after `donemodel` is ignored with one warning
+ *  `file:line:col: warning: text after donemodel ignored` instead of refused
+ *  (the compiler: the game's compiler stops reading at `donemodel`; a save
+ *  through the mount keeps refusing it, the text would be lost). */
+#define MDL_PARSE_TAIL_IGNORED 1u
+
+/**
+ * mdl_parse() with @p flags (MDL_PARSE_*) and a warning sink @p warn (may be
+ * NULL: warnings discarded). @return as mdl_parse().
+ */
+lfs_err mdl_parse_ex(const char *file, const uint8_t *data, size_t n, unsigned flags,
+		     lfs_warnings *warn, mdl_doc **out, lfs_error *err);
+
 /** Free a document; NULL is fine. */
 void mdl_doc_free(mdl_doc *d);
 

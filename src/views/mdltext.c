@@ -154,13 +154,12 @@ lfs_err lfs_lex_f32(lfs_lex *lx, const lfs_line *ln, uint32_t i, float *out)
 	}
 	char v[48];
 	tok_text(t, v, sizeof(v));
-	if (lfs_parse_float(t->s, t->len, out)) {
-		/* a number too large for a float32 would be stored as infinity and
-		 * read back as "inf": refused (write inf to mean infinity) */
-		if (isinf(*out) && strpbrk(v, "0123456789"))
-			return lfs_lex_fail(lx, ln, i, "'%s' is out of the float range", v);
+	if (lfs_parse_float(t->s, t->len, out))
 		return LFS_OK;
-	}
+	/* a number too large for a float32 would be stored as infinity and
+	 * read back as "inf": refused (write inf to mean infinity) */
+	if (lfs_float_overflows(t->s, t->len))
+		return lfs_lex_fail(lx, ln, i, "'%s' " LFS_FLOAT_RANGE_MSG, v);
 	return lfs_lex_fail(lx, ln, i, "expected a number, found '%s'", v);
 }
 

@@ -155,6 +155,8 @@ static lfs_err tok_f32(parser *p, uint32_t i, float *out)
 		return LFS_OK;
 	char v[48];
 	tokstr(t, v, sizeof(v));
+	if (lfs_float_overflows(t->s, t->len))
+		return lfs_lex_fail(&p->lx, &p->ln, i, "'%s' " LFS_FLOAT_RANGE_MSG, v);
 	return lfs_lex_fail(&p->lx, &p->ln, i, "expected a number, found '%s'", v);
 }
 

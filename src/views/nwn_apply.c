@@ -110,8 +110,11 @@ lfs_err ap_tok_f(ap *a, const mdl_row *r, uint32_t i, float *v)
 {
 	if (i >= r->ntok)
 		return ap_perr(a, r, i, "missing number");
-	if (!mdl_tok_float(r->tok[i].s, v))
+	if (!mdl_tok_float(r->tok[i].s, v)) {
+		if (lfs_float_overflows(r->tok[i].s, strlen(r->tok[i].s)))
+			return ap_perr(a, r, i, "'%.40s' " LFS_FLOAT_RANGE_MSG, r->tok[i].s);
 		return ap_perr(a, r, i, "'%.40s' is not a number", r->tok[i].s);
+	}
 	return LFS_OK;
 }
 

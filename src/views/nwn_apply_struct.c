@@ -758,6 +758,83 @@ lfs_err nwn_apply_structural(const uint8_t *orig, size_t n, const char *file, co
 	return nwn_apply_structural_ex(orig, n, file, text, tn, lookup, ctx, NULL, out, outn, err);
 }
 
+/* Characters of a node name the binary keeps (the compiler cuts to 31). */
+#define NODE_NAME_KEPT 31
+
+static int cmp_node_name(const void *a, const void *b)
+{
+	const mdl_node *x = *(const mdl_node *const *)a, *y = *(const mdl_node *const *)b;
+	int r = strncasecmp(x->name, y->name, NODE_NAME_KEPT);
+	return r ? r : (x < y ? -1 : x > y);
+}
+
+/* A name given to more nodes of one geometry (the model's, or one
+ * animation's) in the edited text @p en than in the text read from the
+ * model file @p gn: refused at the first node beyond the model's count. The
+ * game finds nodes by name (case ignored), so the added node would be saved
+ * apart from the one it names (part number -1, moved to the end). Names
+ * the model file already repeats (10 corpus sources, compiled as they are)
+ * stay as they are. */
+static lfs_err added_duplicates(const char *file, const mdl_node *en, uint32_t ne, const mdl_node *gn,
+				uint32_t ng, lfs_error *err)
+{
+	if (ne < 2)
+		return LFS_OK;
+	const mdl_node **by = malloc((size_t)ne * sizeof(*by));
+	if (!by)
+		return lfs_nomem(err, NULL);
+	for (uint32_t i = 0; i < ne; i++)
+		by[i] = &en[i];
+	qsort(by, ne, sizeof(*by), cmp_node_name);
+	const mdl_node *dup = NULL, *first = NULL;
+	for (uint32_t i = 0; i + 1 < ne;) {
+		uint32_t j = i + 1;
+		while (j < ne && !strncasecmp(by[i]->name, by[j]->name, NODE_NAME_KEPT))
+			j++;
+		if (j - i > 1) {
+			uint32_t had = 0;
+			for (uint32_t k = 0; k < ng; k++)
+				had += !strncasecmp(gn[k].name, by[i]->name, NODE_NAME_KEPT);
+			/* within a run, nodes are in file order (ties by address);
+			 * the node the user added is the one without the
+			 * `#part-number` comment every generated node has */
+			uint32_t at = i + (had > 1 ? had : 1);
+			for (uint32_t k = i; at < j && k < j; k++)
+				if (!by[k]->has_part_number) {
+					at = k;
+					break;
+				}
+			if (at < j && (!dup || by[at] < dup)) {
+				dup = by[at];
+				first = by[at == i ? i + 1 : i];
+			}
+		}
+		i = j;
+	}
+	free(by);
+	if (!dup)
+		return LFS_OK;
+	return lfs_fail_at(err, file, dup->head.line, dup->head.ntok > 2 ? dup->head.tok[2].col : 1,
+			   "another node named '%s' (also on line %u): node names must be unique, the game finds nodes by name",
+			   dup->name, first->head.line);
+}
+
+/* added_duplicates() of the geometry and of every animation (matched with
+ * the model file's by name). */
+static lfs_err check_names(const char *file, const mdl_doc *de, const mdl_doc *dg, lfs_error *err)
+{
+	lfs_err e = added_duplicates(file, de->nodes, de->n_nodes, dg->nodes, dg->n_nodes, err);
+	for (uint32_t a = 0; !e && a < de->n_anims; a++) {
+		const mdl_anim *ga = NULL;
+		for (uint32_t k = 0; k < dg->n_anims && !ga; k++)
+			if (!strcasecmp(dg->anims[k].name, de->anims[a].name))
+				ga = &dg->anims[k];
+		e = added_duplicates(file, de->anims[a].nodes, de->anims[a].n_nodes, ga ? ga->nodes : NULL,
+				     ga ? ga->n_nodes : 0, err);
+	}
+	return e;
+}
+
 lfs_err nwn_apply_structural_ex(const uint8_t *orig, size_t n, const char *file, const char *text, size_t tn,
 				nwn_supermodel_lookup_fn lookup, void *ctx, lfs_warnings *warn, uint8_t **out,
 				size_t *outn, lfs_error *err)
@@ -783,6 +860,8 @@ lfs_err nwn_apply_structural_ex(const uint8_t *orig, size_t n, const char *file,
 		goto done;
 	}
 	if ((e = mdl_parse(file, (const uint8_t *)text, tn, &r.de, err)))
+		goto done;
+	if ((e = check_names(file, r.de, r.dg, err)))
 		goto done;
 	if ((e = nwn_compile_doc(file, r.de, lookup, ctx, warn, &r.nc, err)))
 		goto done;

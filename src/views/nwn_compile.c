@@ -16,6 +16,7 @@
  * opaque one, then part numbers are merged with the supermodel's.
  */
 #include "nwn_compile_priv.h"
+#include "../common/floatfmt.h"
 
 #include <errno.h>
 #include <math.h>
@@ -167,8 +168,18 @@ slow:
 	double d = strtod(s, &end);
 	if (end == s || *end != '\0')
 		return false;
-	*out = (float)d;
+	float f = (float)d;
+	if (isinf(f) && lfs_float_has_digit(s, (size_t)(end - s)))
+		return false; /* beyond FLT_MAX: would be stored as inf (nc_num_msg) */
+	*out = f;
 	return true;
+}
+
+const char *nc_num_msg(const char *tok, const char *what)
+{
+	if (tok && lfs_float_overflows(tok, strlen(tok)))
+		return LFS_FLOAT_RANGE_MSG;
+	return what;
 }
 
 bool nc_tok_i(const char *s, int32_t *out)
@@ -198,7 +209,7 @@ lfs_err nc_head_f(comp *c, const mdl_stmt *s, uint32_t i, float *out)
 	if (!t)
 		return nc_at(c, &s->head, 0, "'%s': expected a number", s->head.tok[0].s);
 	if (!nc_tok_f(t, out))
-		return nc_at(c, &s->head, i + 1, "'%s': not a number", t);
+		return nc_at(c, &s->head, i + 1, "'%s': %s", t, nc_num_msg(t, "not a number"));
 	return LFS_OK;
 }
 
@@ -254,7 +265,8 @@ lfs_err nc_rows_f(comp *c, const mdl_stmt *s, uint32_t cols, fvec *v)
 		for (uint32_t k = 0; k < cols; k++) {
 			float f = 0;
 			if (k < row->ntok && !nc_tok_f(row->tok[k].s, &f))
-				return nc_at(c, row, k, "'%s': not a number", row->tok[k].s);
+				return nc_at(c, row, k, "'%s': %s", row->tok[k].s,
+					     nc_num_msg(row->tok[k].s, "not a number"));
 			if (!fvec_push(v, f))
 				return lfs_nomem(c->err, NULL);
 		}
@@ -304,8 +316,10 @@ static uint32_t type_flags(const char *t)
  * nwnmdlcomp, with a warning) reads any unknown type as a dummy. Only these
  * are accepted (docs/nwn-compile.md "Accepted oddities"): `emmiter` (3
  * corpus files: vce_negblast, vff_strkchaos, ...), `pwk` (2: plc_dimdoor,
- * ptm_candle07n — walkmesh nodes left in the model). */
-static const char *const DUMMY_ALIASES[] = { "emmiter", "pwk" };
+ * ptm_candle07n — walkmesh nodes left in the model), `patch` (1.69-era
+ * exports; no corpus file). In edit mode (a save through the mount) they
+ * are refused: the type word would not survive. */
+static const char *const DUMMY_ALIASES[] = { "emmiter", "pwk", "patch" };
 
 static lfs_err node_type(comp *c, const mdl_node *src, uint32_t *flags, bool *alias)
 {
@@ -315,6 +329,12 @@ static lfs_err node_type(comp *c, const mdl_node *src, uint32_t *flags, bool *al
 		return LFS_OK;
 	for (size_t i = 0; i < sizeof(DUMMY_ALIASES) / sizeof(DUMMY_ALIASES[0]); i++)
 		if (!strcasecmp(src->type, DUMMY_ALIASES[i])) {
+			/* a save through the mount would turn the type word (and
+			 * the statements of the type it meant) into a plain dummy */
+			if (c->edit_mode)
+				return nc_at(c, &src->head, 1,
+					     "node '%s': node type '%s' is no type of the binary format: it would be saved as a dummy (write 'dummy', or the type you mean)",
+					     src->name, src->type);
 			*flags = NWN_DUMMY;
 			*alias = true;
 			nc_warn(c, &src->head, 1, "node '%s': unknown node type '%s' compiled as a dummy (as the game's compiler does)",
@@ -438,13 +458,15 @@ static lfs_err key_row(comp *c, const mdl_row *r, uint32_t first, bool implicit_
 		if (i >= r->ntok)
 			return LFS_OK; /* blank row: no time, no values */
 		if (!nc_tok_f(r->tok[i].s, &k->v[0]))
-			return nc_at(c, r, i, "'%s': key time is not a number", r->tok[i].s);
+			return nc_at(c, r, i, "'%s': %s", r->tok[i].s,
+				     nc_num_msg(r->tok[i].s, "key time is not a number"));
 		k->ncol = 1;
 		i++;
 	}
 	for (; i < r->ntok && k->ncol < 10; i++) {
 		if (!nc_tok_f(r->tok[i].s, &k->v[k->ncol]))
-			return nc_at(c, r, i, "'%s': controller value is not a number", r->tok[i].s);
+			return nc_at(c, r, i, "'%s': %s", r->tok[i].s,
+				     nc_num_msg(r->tok[i].s, "controller value is not a number"));
 		k->ncol++;
 	}
 	if (k->ncol == 5) {

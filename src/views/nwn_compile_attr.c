@@ -466,7 +466,13 @@ static lfs_err other_stmt(comp *c, cnode *cn, const mdl_stmt *s, const char *k)
 	const nwn_node *n = &cn->n;
 	float f;
 	if (nc_tok_f(k, &f)) {
-		/* rows beyond a key list's count (vdr_stone04) */
+		/* rows beyond a key list's count (vdr_stone04): the compiler
+		 * ignores them as the reference does; a save through the mount
+		 * would lose them (a swapped `1 p2p_sel`, `2 birthratekey`): refused */
+		if (c->edit_mode)
+			return nc_at(c, &s->head, 0,
+				     "node '%s': a line of numbers outside any list would be lost (a list takes as many rows as its count says; a statement starts with its keyword)",
+				     n->name);
 		nc_warn(c, &s->head, 0, "node '%s': a line of numbers outside any list: ignored", n->name);
 		return LFS_OK;
 	}

@@ -102,8 +102,9 @@ static void free_cgeom(cgeom *g)
  * dropped with a warning each: no face of the BioWare-compiled corpus
  * binaries (108 980 faces) is like that, and nwnmdlcomp drops faces whose
  * corners share a vertex. Faces that index a vertex the node lacks are left
- * to nwn_derive_mesh (which drops all faces of the node). */
-static void drop_degenerate_faces(comp *c, cnode *cn)
+ * to nwn_derive_mesh (which drops all faces of the node). In edit mode a
+ * repeated vertex index is an error instead (see below). */
+static lfs_err drop_degenerate_faces(comp *c, cnode *cn)
 {
 	uint32_t nv = cn->verts.n / 3, kept = 0;
 	for (uint32_t i = 0; i < cn->nfaces; i++) {
@@ -134,6 +135,16 @@ static void drop_degenerate_faces(comp *c, cnode *cn)
 											 : NULL;
 			/* the `aabb` rows name faces by index: there the face stays */
 			bool keep = cn->has_aabb_rows;
+			/* a save through the mount: a face with a repeated vertex is
+			 * typed (no compiled file holds one: nwnmdlcomp drops them,
+			 * BioWare's binaries have none), so it is refused rather
+			 * than dropped; zero-area faces, which nwnmdlcomp-compiled
+			 * files do hold, keep the warning */
+			if (c->edit_mode && !keep &&
+			    (f->v[0] == f->v[1] || f->v[1] == f->v[2] || f->v[0] == f->v[2]))
+				return nc_at(c, r ? r : &cn->src->head, 0,
+					     "node '%s': face %u (%d %d %d) has a repeated vertex index: it would be dropped (a face needs three different vertices)",
+					     cn->n.name, i, f->v[0], f->v[1], f->v[2]);
 			nc_warn(c, r ? r : &cn->src->head, 0, "node '%s': face %u (%d %d %d) has %s: %s",
 				cn->n.name, i, f->v[0], f->v[1], f->v[2], why,
 				keep ? "kept (the aabb rows index the faces)" : "dropped");
@@ -151,6 +162,7 @@ static void drop_degenerate_faces(comp *c, cnode *cn)
 		if (cn->texind[t] && cn->ntexind[t] == cn->nfaces)
 			cn->ntexind[t] = kept;
 	cn->nfaces = kept;
+	return LFS_OK;
 }
 
 /* Finish a node nc_at `endnode`: copy controllers to the arena, derive meshes. */
@@ -190,7 +202,9 @@ static lfs_err finish_node(comp *c, cnode *cn, bool model_geom, float *model_rad
 	s->n_colors = cn->colors.n / 3;
 	s->normals = cn->normals.v;
 	s->n_normals = cn->normals.n / 3;
-	drop_degenerate_faces(c, cn);
+	lfs_err de = drop_degenerate_faces(c, cn);
+	if (de)
+		return de;
 	s->faces = cn->faces;
 	s->n_faces = cn->nfaces;
 	s->mirror = cn->mirror;
@@ -481,7 +495,7 @@ static lfs_err load_super(comp *c, const char *name, nwn_model **out, nwn_model 
 			snprintf(why, whyn, "found as '%.64s.mdl' but it does not decode: %.100s", name, perr.msg);
 	} else {
 		mdl_doc *d = NULL;
-		if (mdl_parse(name, data, n, &d, &perr) != LFS_OK) {
+		if (mdl_parse_ex(name, data, n, MDL_PARSE_TAIL_IGNORED, NULL, &d, &perr) != LFS_OK) {
 			snprintf(why, whyn, "found as '%.64s.mdl' but it does not parse: %.100s", name, perr.msg);
 		} else {
 			comp sc = *c;
@@ -764,7 +778,7 @@ lfs_err nwn_compile_ex(const char *file, const uint8_t *text, size_t n, nwn_supe
 	if (!file)
 		file = "<input>";
 	mdl_doc *d = NULL;
-	lfs_err e = mdl_parse(file, text, n, &d, err);
+	lfs_err e = mdl_parse_ex(file, text, n, MDL_PARSE_TAIL_IGNORED, warn, &d, err);
 	if (e)
 		return e;
 	arena ar = { 0 };

@@ -106,6 +106,9 @@ void nc_warn(comp *c, const mdl_row *r, uint32_t tok, const char *fmt, ...)
 
 /* values as the reference compiler reads them */
 bool nc_tok_f(const char *s, float *out);
+/** The message for a token nc_tok_f() refused: the float32 range message
+ *  when @p tok is a number beyond FLT_MAX, else @p what (static). */
+const char *nc_num_msg(const char *tok, const char *what);
 bool nc_tok_i(const char *s, int32_t *out);
 lfs_err nc_head_f(comp *c, const mdl_stmt *s, uint32_t i, float *out);
 lfs_err nc_head_fv(comp *c, const mdl_stmt *s, float *out, int n);

@@ -79,6 +79,9 @@ static lfs_err read_f32(reader *rd, uint32_t i, float *out)
 	const lfs_tok *t = &rd->ln.tok[i];
 	if (lfs_parse_float_bits(t->s, t->len, out))
 		return LFS_OK;
+	if (lfs_float_overflows(t->s, t->len))
+		return lfs_lex_fail(&rd->lx, &rd->ln, i, "'%.*s' " LFS_FLOAT_RANGE_MSG,
+				    (int)(t->len > 40 ? 40 : t->len), t->s);
 	return lfs_lex_fail(&rd->lx, &rd->ln, i, "'%.*s' is not a number",
 			    (int)(t->len > 40 ? 40 : t->len), t->s);
 }

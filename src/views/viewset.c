@@ -433,6 +433,42 @@ static char *law_excused(const char *path, const char *text, size_t tn, const lf
 	return o;
 }
 
+/* Only spaces, tabs and line ends (or nothing)? */
+static bool blank_text(const char *t, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (t[i] != ' ' && t[i] != '\t' && t[i] != '\r' && t[i] != '\n')
+			return false;
+	return true;
+}
+
+/* An empty save of a view that shows something: the one rule of every
+ * format (docs/editing.md "Refused saves"): an editor's truncate-then-crash,
+ * a `> file`, a rename of an empty file would otherwise delete the mesh,
+ * track or model the view shows. Deleting is done where the thing is named. */
+static lfs_err refuse_empty(const lfs_view *v, lfs_error *err)
+{
+	const char *how;
+	switch (v->kind) {
+	case LFS_VIEW_MESH_OBJ:
+		how = "an empty file does not delete the mesh: to delete it, delete its node in the model's text (model.mdl, model.txt)";
+		break;
+	case LFS_VIEW_MODEL_OBJ:
+		how = "an empty file does not delete the meshes: to delete one, delete its node in the model's text (model.mdl, model.txt)";
+		break;
+	case LFS_VIEW_TRACK_CSV:
+		how = "an empty file does not delete the keys: to delete a track, delete its key list in the model's text (model.mdl, model.txt, anim.txt)";
+		break;
+	case LFS_VIEW_TABLE_CSV:
+		how = "to empty the table, keep its header row";
+		break;
+	default:
+		how = "an empty file does not delete the model: to delete it, delete the model file in the source folder";
+		break;
+	}
+	return lfs_fail_at(err, v->path, 1, 1, "the view is empty: nothing was saved (%s)", how);
+}
+
 lfs_err lfs_view_apply_keep(const lfs_format *f, const uint8_t *orig, size_t n, const lfs_view *v,
 			    const char *text, size_t tn, const lfs_siblings *sib, uint8_t **out,
 			    size_t *outn, char **reread, size_t *rn, lfs_error *err)
@@ -448,6 +484,9 @@ lfs_err lfs_view_apply_keep(const lfs_format *f, const uint8_t *orig, size_t n, 
 	if (!f->apply || !v->writable)
 		return lfs_fail(err, LFS_ERR_UNSUPPORTED, SIZE_MAX, NULL,
 				"%s: this view is read-only", v->path);
+	if (blank_text(text, tn) && !blank_text((const char *)v->data, v->size) &&
+	    v->kind != LFS_VIEW_RESOURCE)
+		return refuse_empty(v, err);
 	/* the model the apply decoded from its result, if it hands it back:
 	 * the law builds the saved view from it (the bytes are decoded once) */
 	void *res = NULL;

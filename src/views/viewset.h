@@ -135,6 +135,12 @@ lfs_err lfs_views_build_model(const lfs_format *f, const void *model, const uint
  * @p text up to the documented normalisations, else the save is refused
  * (also when the format's apply returned the original bytes).
  *
+ * An empty @p text (nothing but spaces and line ends) for a view that is
+ * not empty is refused here for every format, `VIEW:1:1: error: the view is
+ * empty: ...` naming how to delete for real (its node in the model's text):
+ * an empty save would delete the mesh, track or model (archive resources,
+ * LFS_VIEW_RESOURCE, are payloads and exempt).
+ *
  * @param sib    sibling-file reader (NWN supermodel), may be NULL
  * @param out    receives the new file bytes (malloc'd; caller frees)
  * @return LFS_OK; LFS_ERR_PARSE with `path:line:col: message` for a bad

@@ -13,7 +13,9 @@
 #    readable as VIEW.rejected (write+close case);
 #  - reverting the view (writing the generated text back) or deleting it
 #    brings back the generated text, still without touching SOURCE;
-#  - a later good save clears that view's message, not the others'.
+#  - a later good save clears that view's message, not the others';
+#  - an empty file saved onto a mesh view (rename, mv, truncate + fsync) is
+#    refused the same way (issue 24).
 . "$(dirname "$0")/edit_lib.sh"
 edit_setup edit_bad
 mapfile -t targets < <(edit_targets)
@@ -141,6 +143,75 @@ for t in "${targets[@]}"; do
 		bad_case "$m" "$t"
 	done
 done
+
+# Empty saves (issue 24 item 3): an empty file renamed onto a mesh view
+# (Python os.rename; `mv` inside the mount), and a truncation made a save by
+# fsync, are refused with EINVAL (a failing mv), the message
+# `VIEW:1:1: error: the view is empty ...` is in errors.txt, the view shows
+# the mesh again and SOURCE stays byte-identical (same mtime and inode): an
+# empty view would delete the mesh it shows. `mv` of an empty file from
+# another filesystem is unlink + create + close without a WRITE, which is no
+# save (docs/editing.md "Commit points"): SOURCE stays untouched too.
+empty_case() {
+	local how=$1 model=$2 view=$3 rc=0
+	local mf="$SRC/$model" vf="$MNT/$model/$view" what="empty save, $how onto $model/$view"
+	"$CONVERT" cat "$mf" "$view" >"$WORK/cur.txt"
+	cp "$mf" "$WORK/before.bin"
+	local st0
+	st0=$(stat -c '%y %i %s' "$mf")
+	case $how in
+	rename)
+		: >"$MNT/$model/empty.tmp"
+		python3 -c 'import os, sys; os.rename(sys.argv[1], sys.argv[2])' "$MNT/$model/empty.tmp" "$vf" \
+			2>"$WORK/run.err" || rc=$?
+		[ "$rc" != 0 ] && grep -q "Errno 22" "$WORK/run.err" ||
+			lfs_fail "$what: expected EINVAL, got rc=$rc $(cat "$WORK/run.err")"
+		;;
+	mv)
+		: >"$MNT/$model/empty.tmp"
+		mv "$MNT/$model/empty.tmp" "$vf" 2>"$WORK/run.err" || rc=$?
+		[ "$rc" != 0 ] || lfs_fail "$what: mv reports success"
+		;;
+	truncfsync)
+		python3 -c 'import os, sys; fd = os.open(sys.argv[1], os.O_WRONLY | os.O_TRUNC); os.fsync(fd)' "$vf" \
+			2>"$WORK/run.err" || rc=$?
+		[ "$rc" != 0 ] && grep -q "Errno 22" "$WORK/run.err" ||
+			lfs_fail "$what: expected EINVAL from fsync, got rc=$rc $(cat "$WORK/run.err")"
+		;;
+	mvother)
+		: >"$EDIT_OTHER/empty.obj"
+		mv "$EDIT_OTHER/empty.obj" "$vf" 2>"$WORK/run.err" || rc=$?
+		;;
+	esac
+	rm -f "$MNT/$model/empty.tmp" "$EDIT_OTHER/empty.obj"
+	local ok=1
+	cmp -s "$mf" "$WORK/before.bin" || { lfs_fail "$what: SOURCE changed"; ok=0; }
+	[ "$(stat -c '%y %i %s' "$mf")" = "$st0" ] || { lfs_fail "$what: SOURCE's mtime/inode changed"; ok=0; }
+	if [ "$how" = mvother ]; then
+		# no save happened: deleting the unsaved empty view brings the mesh back
+		rm -f "$vf"
+		local i=0
+		while ! cmp -s "$vf" "$WORK/cur.txt" 2>/dev/null && [ $i -le 50 ]; do
+			i=$((i + 1))
+			sleep 0.1
+		done
+	else
+		grep -q "^$view:1:1: error: the view is empty" "$MNT/$model/$EDIT_MSGFILE" 2>/dev/null ||
+			{ lfs_fail "$what: $EDIT_MSGFILE lacks '$view:1:1: error: the view is empty' (has: $(head -c 300 "$MNT/$model/$EDIT_MSGFILE" 2>&1))"; ok=0; }
+		printf '%s\n' "$(grep -m1 "^$view:1:1: error: the view is empty" "$MNT/$model/$EDIT_MSGFILE")" >>"$WORK/messages"
+	fi
+	cmp -s "$vf" "$WORK/cur.txt" || { lfs_fail "$what: the view does not show the mesh afterwards"; ok=0; }
+	[ "$ok" = 1 ] && lfs_ok "$what: nothing saved, SOURCE byte-identical"
+	return 0
+}
+mesh=$(edit_first_view "$EDIT_NOD" 'meshes/*.obj')
+if [ -n "$mesh" ]; then
+	for how in rename mv truncfsync mvother; do
+		empty_case "$how" "$EDIT_NOD" "$mesh"
+	done
+else
+	lfs_fail "$EDIT_NOD has no mesh view for the empty-save cases"
+fi
 
 # a good save after the refusals still works, and clears that view's
 # message (errors.txt keeps the last message of each view until that view

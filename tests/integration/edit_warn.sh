@@ -1,7 +1,8 @@
 #!/bin/bash
 # Issue 10: a save that lands with compiler warnings. Through a real mount,
 # `sed -i` on model.mdl of the project's sample box.mdl changes the crate's
-# diffuse colour and adds a degenerate face (a repeated vertex index). The
+# diffuse colour and adds a degenerate face (zero area: two corners at one
+# position; a repeated vertex index is refused since issue 24). The
 # save lands (SOURCE changes, the new colour reads back, the face is dropped:
 # still 12 faces), and the model's errors.txt and the daemon's log hold the
 # warning in gcc's form `model.mdl:LINE:COL: warning: ...`, the same line
@@ -17,7 +18,7 @@ mkdir -p "$SRC"
 cp "$S" "$SRC/box.mdl"
 chmod 644 "$SRC/box.mdl"
 cp "$SRC/box.mdl" "$WORK/before.mdl"
-EDIT='s/^  diffuse 0.8 0.8 0.8$/  diffuse 0.5 0.5 0.5/; s/^  faces 12$/  faces 13\n    0 0 1 1 0 0 1 1/'
+EDIT='s/^  diffuse 0.8 0.8 0.8$/  diffuse 0.5 0.5 0.5/; s/^  faces 12$/  faces 13\n    0 1 8 1 0 0 1 1/'
 
 lfs_mount "$SRC" "$MNT"
 V="$MNT/box.mdl"
@@ -33,7 +34,7 @@ grep -q '^  faces 12$' "$V/model.mdl" && lfs_ok "the degenerate face was dropped
 ls "$V" | grep -q '\.rejected$' && lfs_fail "a .rejected file exists: $(ls "$V")"
 if [ -f "$V/errors.txt" ]; then
 	cp "$V/errors.txt" "$WORK/errors.txt"
-	grep -Eq '^model\.mdl:[0-9]+:[0-9]+: warning: .*repeated vertex index: dropped' "$WORK/errors.txt" &&
+	grep -Eq '^model\.mdl:[0-9]+:[0-9]+: warning: .*has zero area .*: dropped' "$WORK/errors.txt" &&
 		lfs_ok "errors.txt holds the warning" || lfs_fail "errors.txt: $(cat "$WORK/errors.txt")"
 	grep -q 'note: saved' "$WORK/errors.txt" && lfs_ok "errors.txt says the save landed" ||
 		lfs_fail "errors.txt has no 'saved' note"
@@ -41,7 +42,7 @@ else
 	lfs_fail "no errors.txt after a save with warnings"
 fi
 lfs_umount "$MNT"
-grep -q 'warning: .*repeated vertex index: dropped' "$MNT.log" && lfs_ok "the log holds the warning" ||
+grep -q 'warning: .*has zero area .*: dropped' "$MNT.log" && lfs_ok "the log holds the warning" ||
 	lfs_fail "the warning is not in the daemon's log"
 
 # the same edit through legacyfs-convert apply: same bytes, warning on stderr

@@ -177,7 +177,9 @@ static void test_structure(void **state)
 	char *g = malloc(n + 64);
 	assert_non_null(g);
 	snprintf(g, n + 64, "%sgarbage\n", t);
-	refused(g, "t.mdl:23:1:", "text after 'donemodel' (line 22)");
+	/* the compiler ignores it as the reference does (issue 24 item 6); a save
+	 * through the mount refuses it (test_refuse.c) */
+	warned(g, 1, "t.mdl:23:1:", "text after donemodel ignored");
 	/* a GMax snoop trailer is not text that would be lost */
 	snprintf(g, n + 64, "%s</snoopstart>\n</snoopend>\n", t);
 	warned(g, 0, "", "");
@@ -327,7 +329,9 @@ static void test_apply_warns(void **state)
 	nwn_model *m = NULL;
 	assert_int_equal(nwn_mdl_decode(bin, bn, &m, NULL), LFS_OK);
 	nwn_model_free(m);
-	char *e = model("", "", "    3 3 1 1 0 0 0 1\n", 1);
+	/* zero area ((0,0,0), (1,1,0), (2,2,0) lie on one line): dropped with a
+	 * warning, as files compiled by nwnmdlcomp hold such faces */
+	char *e = model("", "", "    0 2 3 1 0 0 0 1\n", 1);
 	uint8_t *out = NULL;
 	size_t on = 0;
 	lfs_error err = { 0 };
@@ -336,8 +340,17 @@ static void test_apply_warns(void **state)
 	if (r)
 		fail_msg("structural edit refused: %s", err.msg);
 	assert_int_equal(w.count, 1);
-	assert_non_null(strstr(w.text, "model.mdl:20:5: warning: node 'm': face 2 (3 3 1) has a repeated vertex index: dropped"));
+	assert_non_null(strstr(w.text, "model.mdl:20:5: warning: node 'm': face 2 (0 2 3) has zero area (its corners lie on one line): dropped"));
 	free(out);
+	free(e);
+	/* a repeated vertex index, which no compiled file holds: typed, so a
+	 * save refuses it instead of dropping it (issue 24) */
+	e = model("", "", "    3 3 1 1 0 0 0 1\n", 1);
+	memset(&w, 0, sizeof(w));
+	r = nwn_apply_structural_ex(bin, bn, "model.mdl", e, strlen(e), NULL, NULL, &w, &out, &on, &err);
+	assert_int_equal(r, LFS_ERR_PARSE);
+	assert_null(out);
+	assert_string_equal(err.msg, "model.mdl:20:5: error: node 'm': face 2 (3 3 1) has a repeated vertex index: it would be dropped (a face needs three different vertices)");
 	free(e);
 	free(bin);
 }
@@ -349,7 +362,8 @@ static void test_apply_warns(void **state)
 static void test_law_allows_warned_drop(void **state)
 {
 	(void)state;
-	char *t = model("", "", "", 0);
+	/* a third face keeps vertex (2,2,0) in the model */
+	char *t = model("", "", "    1 2 3 1 0 0 0 1\n", 1);
 	uint8_t *bin = NULL;
 	size_t bn = 0;
 	assert_int_equal(nwn_compile("t.mdl", (const uint8_t *)t, strlen(t), NULL, NULL, &bin, &bn, NULL), LFS_OK);
@@ -369,7 +383,22 @@ static void test_law_allows_warned_drop(void **state)
 	assert_non_null(eol);
 	char *e = malloc(v->size + 64);
 	assert_non_null(e);
-	int k = sprintf(e, "%.*s  faces %u\n    1 1 2 1 0 0 0 1\n", (int)(fl - v->data), v->data, nf + 1);
+	/* the generated indices of (0,0,0), (1,1,0), (2,2,0): a zero-area face */
+	const char *vl = strstr(v->data, "\n  verts ");
+	assert_non_null(vl);
+	int idx[3] = { -1, -1, -1 };
+	static const char *const pos[3] = { "0 0 0", "1 1 0", "2 2 0" };
+	unsigned nv = (unsigned)strtoul(vl + 9, NULL, 10);
+	const char *row = strchr(vl + 1, '\n');
+	for (unsigned i = 0; i < nv && row; i++) {
+		for (int q = 0; q < 3; q++)
+			if (!strncmp(row + 1, "    ", 4) && !strncmp(row + 5, pos[q], 5) && row[10] == '\n' && idx[q] < 0)
+				idx[q] = (int)i;
+		row = strchr(row + 1, '\n');
+	}
+	assert_true(idx[0] >= 0 && idx[1] >= 0 && idx[2] >= 0);
+	int k = sprintf(e, "%.*s  faces %u\n    %d %d %d 1 0 0 0 1\n", (int)(fl - v->data), v->data, nf + 1,
+			idx[0], idx[1], idx[2]);
 	memcpy(e + k, eol + 1, v->size - (size_t)(eol + 1 - v->data));
 	size_t en = (size_t)k + v->size - (size_t)(eol + 1 - v->data);
 	uint8_t *out = NULL;

@@ -708,7 +708,7 @@ static void test_parse_errors(void **state)
 			  "right, up, front and position)");
 	/* a number too large for a float32 is not stored as inf */
 	expect_text_error("version 1.8\nnode null a\n  parent \"\"\n  right 1e39 0 0\nendnode\n",
-			  "model.txt:4:9: error: '1e39' is out of the float range");
+			  "model.txt:4:9: error: '1e39' is out of the float32 range");
 
 	/* OBJ and CSV: errors name the view path */
 	bb b;
