@@ -22,6 +22,8 @@
 
 /* Safety margin of fsi_base_hist(), clock ticks (one tick: 10 ms at the usual 100 Hz). */
 #define BASE_START_MARGIN 1
+/* How long the page-cache order of pids is trusted, clock ticks (30 s at 100 Hz). */
+#define PID_ORDER_TICKS 3000
 
 /* Now, in clock ticks since boot (the unit of /proc/PID/stat starttime). */
 static uint64_t boot_ticks(void)
@@ -126,12 +128,18 @@ void fsi_served_set(lfs_fs *fs, const char *rel, const char *vpath, uint64_t has
 		if (e->nhist == SERVED_HIST) {
 			memmove(e->hist, e->hist + 1, (SERVED_HIST - 1) * sizeof(e->hist[0]));
 			memmove(e->hist_tick, e->hist_tick + 1, (SERVED_HIST - 1) * sizeof(e->hist_tick[0]));
+			memmove(e->hist_need, e->hist_need + 1, (SERVED_HIST - 1) * sizeof(e->hist_need[0]));
+			memmove(e->hist_pid, e->hist_pid + 1, (SERVED_HIST - 1) * sizeof(e->hist_pid[0]));
 			e->hist_saved >>= 1;
 			e->nhist--;
 			e->hist_lost = true;
 		}
 		e->hist[e->nhist] = hash;
 		e->hist_tick[e->nhist] = boot_ticks();
+		/* the invalidations queued so far go out in the next batch */
+		e->hist_need[e->nhist] = fs->inval_batch + 1;
+		e->hist_pid[e->nhist] = 0;
+		fs->served_unstamped++;
 		e->hist_saved &= (uint8_t)~(1u << e->nhist);
 		e->nhist++;
 	}
@@ -444,6 +452,19 @@ bool fsi_base_hist(lfs_fs *fs, const char *rel, const char *vpath, pid_t tgid, u
 			pick = i;
 	if (!start)
 		pick = e->nhist - 1; /* unknown start: the version in the page cache now */
+	/*
+	 * The page-cache order: a process whose pid was allocated after version
+	 * i was the only one in the page cache (hist_pid, fsi_served_stamp)
+	 * cannot have read an older one. Pids grow until they wrap: the rule
+	 * holds only while the newest pid is at or above both (no wrap since),
+	 * for versions first served in the last PID_ORDER_TICKS.
+	 */
+	int32_t last = tgid > 0 ? fsi_last_pid() : 0;
+	uint64_t now = boot_ticks();
+	for (unsigned i = pick + 1; last > 0 && i < e->nhist; i++)
+		if (e->hist_pid[i] > 0 && tgid > e->hist_pid[i] && tgid <= last &&
+		    e->hist_tick[i] + PID_ORDER_TICKS >= now && !(e->hist_saved >> i & 1))
+			pick = i;
 	*base = *gen = e->hist[pick];
 	return true;
 }
@@ -477,6 +498,64 @@ size_t fsi_served_since(lfs_fs *fs, const char *rel, const char *vpath, uint64_t
 		if (!(e->hist_saved >> i & 1))
 			out[n++] = e->hist[i];
 	return n;
+}
+
+/*
+ * After a commit of view @p vpath of model @p rel queued its invalidations
+ * (fs->mu held): the version it recorded (served_after_commit, before the
+ * queue) waits for the batch that carries them.
+ */
+void fsi_served_after_queue(lfs_fs *fs, const char *rel, const char *vpath)
+{
+	size_t slot;
+	if (!fs->served)
+		return;
+	char *k = served_key(rel, vpath, &slot);
+	struct served *e = &fs->served[slot];
+	if (k && e->key && strcmp(e->key, k) == 0 && e->nhist && !e->hist_pid[e->nhist - 1])
+		e->hist_need[e->nhist - 1] = fs->inval_batch + 1;
+	free(k);
+}
+
+/*
+ * The notification thread sent batch @p batch, and the newest pid was then
+ * @p last_pid: every history entry that waited for this batch (or an
+ * earlier one) is now the only text of its view the page cache can hold,
+ * for processes started from now on (fs->mu held).
+ */
+void fsi_served_stamp(lfs_fs *fs, uint64_t batch, int32_t last_pid)
+{
+	if (!fs->served || !fs->served_unstamped || last_pid <= 0)
+		return;
+	size_t left = 0;
+	for (size_t s = 0; s < SERVED_SLOTS; s++) {
+		struct served *e = &fs->served[s];
+		for (unsigned i = 0; e->key && i < e->nhist; i++) {
+			if (e->hist_pid[i])
+				continue;
+			if (e->hist_need[i] <= batch)
+				e->hist_pid[i] = last_pid;
+			else
+				left++;
+		}
+	}
+	fs->served_unstamped = left;
+}
+
+/* The newest pid of this pid namespace (/proc/sys/kernel/ns_last_pid); 0 when unknown. */
+int32_t fsi_last_pid(void)
+{
+	char buf[32];
+	int fd = open("/proc/sys/kernel/ns_last_pid", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	long v = strtol(buf, NULL, 10);
+	return v > 0 && v <= INT32_MAX ? (int32_t)v : 0;
 }
 
 /* Free the tables of served texts, read records and kept texts (fs_free). */

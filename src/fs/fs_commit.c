@@ -556,6 +556,7 @@ static void commit_done(lfs_fs *fs, struct mstate *ms, struct node *model, const
 	/* Every view of the model (sizes, pages) and the listings (errors.txt,
 	 * *.rejected): sent by the notification thread. */
 	fsi_inval_subtree(&fs->pending, model);
+	fsi_served_after_queue(fs, model->rel, vpath);
 	fsi_kick(fs);
 }
 

@@ -196,6 +196,13 @@ struct served {
 			     * (fsi_served_saved): not a base by start time, not a
 			     * candidate base; the saver's record points at it */
 	bool hist_lost;  /* older versions were dropped from hist */
+	/* The page-cache order (fsi_served_stamp): hist[i] is the only text of
+	 * the view a process can find in the kernel's page cache once the
+	 * notification batch hist_need[i] (or a later one) has been sent;
+	 * hist_pid[i] is the newest pid allocated when that was so (0: not yet):
+	 * a process with a larger pid started after it. */
+	uint64_t hist_need[SERVED_HIST];
+	int32_t hist_pid[SERVED_HIST];
 };
 
 /*
@@ -443,6 +450,8 @@ struct lfs_fs {
 	uint64_t commits, commit_noops, commit_refused;
 	struct inval_list pending; /* notifications queued by requests, sent by the thread */
 	struct served *served;     /* SERVED_SLOTS entries, allocated on first use */
+	uint64_t inval_batch;      /* notification batches taken by the thread (fs_watch.c) */
+	size_t served_unstamped;   /* history entries whose hist_pid is not known yet */
 	struct rdrec *rdrecs;      /* RDREC_SLOTS entries, allocated on first use */
 	uint64_t rdrec_clock;      /* ticks of struct rdrec.used */
 	struct vtext **vt_buckets; /* VTEXT_BUCKETS chains, allocated on first use */
@@ -820,6 +829,9 @@ void fsi_served_saved(lfs_fs *fs, const char *rel, const char *vpath, uint64_t h
 		      const lfs_cache_key *v);
 size_t fsi_served_since(lfs_fs *fs, const char *rel, const char *vpath, uint64_t gen,
 			uint64_t *out, size_t max);
+void fsi_served_after_queue(lfs_fs *fs, const char *rel, const char *vpath);
+void fsi_served_stamp(lfs_fs *fs, uint64_t batch, int32_t last_pid);
+int32_t fsi_last_pid(void);
 void fsi_edit_tables_free(lfs_fs *fs);
 
 /* fs_scratch.c */

@@ -294,6 +294,8 @@ static void *watch_main(void *arg)
 			free(fs->pending.v[i].name);
 		}
 		fs->pending.n = 0;
+		uint64_t batch = ++fs->inval_batch;
+		bool stamp = fs->served_unstamped > 0;
 		fs_unlock(fs);
 		/* Coalesce: an editor's save produces many events for one name. */
 		if (l.n > 1)
@@ -313,6 +315,14 @@ static void *watch_main(void *arg)
 		for (size_t i = 0; i < l.n; i++)
 			free(l.v[i].name);
 		free(l.v);
+		/* The pages of older versions are gone now (docs/editing.md
+		 * "Concurrent saves": the page-cache order of pids). */
+		if (stamp) {
+			int32_t lp = fsi_last_pid();
+			fs_lock(fs);
+			fsi_served_stamp(fs, batch, lp);
+			fs_unlock(fs);
+		}
 	}
 	return NULL;
 }
