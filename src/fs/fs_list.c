@@ -237,6 +237,7 @@ static int snap_build_source(lfs_fs *fs, struct node *n, uint64_t parent_ino, ui
 		s->ino = (uint64_t)dst.st_ino;
 		s->mtime_ns = fsi_ts_ns(&dst.st_mtim);
 		s->ctime_ns = fsi_ts_ns(&dst.st_ctim);
+		s->made = fsi_now_mono();
 		err = fsi_snap_add(s, &cap, ".", 1, n->sino, DT_DIR);
 		if (!err)
 			err = fsi_snap_add(s, &cap, "..", 2, parent_ino, DT_DIR);
@@ -311,9 +312,16 @@ int fsi_source_snap(lfs_fs *fs, const struct nodeinfo *ni, off_t off, uint64_t p
 		s->refs++;
 	fs_unlock(fs);
 	if (s && off == 0) {
-		/* Restarting a listing: reuse the snapshot only when nothing changed. */
+		/* Restarting a listing: reuse the snapshot only when nothing changed.
+		 * On a remote folder inotify misses far-side changes, and a file
+		 * rewritten in place (a model <-> a plain file: the type listed) does
+		 * not change the folder's times: only within fs->o.remote_timeout. */
 		struct stat dst;
+		struct timespec now = fsi_now_mono();
+		double age = (double)(now.tv_sec - s->made.tv_sec) +
+			     (double)(now.tv_nsec - s->made.tv_nsec) / 1e9;
 		bool valid = fs->ifd >= 0 && s->gen == gen &&
+			     (!n->remote || age < fs->o.remote_timeout) &&
 			     fstatat(fs->rootfd, n->rel, &dst, AT_SYMLINK_NOFOLLOW) == 0 &&
 			     (uint64_t)dst.st_ino == s->ino && (uint64_t)dst.st_dev == s->dev &&
 			     fsi_ts_ns(&dst.st_mtim) == s->mtime_ns && fsi_ts_ns(&dst.st_ctim) == s->ctime_ns;
