@@ -238,6 +238,8 @@ static int getattr_op(lfs_fs *fs, const struct nodeinfo *ni, struct stat *st, do
 	*timeout = ops->volatile_attr ? 0
 		   : node_remote(ni->node, ni_model(ni)) ? fs->o.remote_timeout : fs->o.timeout;
 	int r = ops->getattr(fs, ni, st);
+	if (!r && ops->source_dir && node_remote(ni->node, NULL))
+		fsi_snap_expire(fs, ni->node); /* far-side changes: its listing read again */
 	if (!r && ops->source && !S_ISDIR(st->st_mode) && st->st_nlink > 1)
 		*timeout = 0; /* other names change its link count and ctime (docs/posix.md) */
 	return r;

@@ -747,6 +747,7 @@ void fsi_fill_source(struct stat *a, const struct srcinfo *si, nlink_t nl);
 
 /* fs_list.c */
 void fsi_prefetch_due(lfs_fs *fs, struct node *p);
+void fsi_snap_expire(lfs_fs *fs, struct node *n);
 int fsi_source_snap(lfs_fs *fs, const struct nodeinfo *ni, off_t off, uint64_t parent_ino,
 		    struct dirsnap **out);
 
