@@ -136,7 +136,18 @@ int lfs_replace_file_ex(int rootfd, const char *rel, const uint8_t *data, size_t
 	fd = -1;
 	if (renameat(dfd, tmp, dfd, base) != 0) {
 		err = errno;
-		FAIL("rename");
+		/* Said plainly: on a network share the server may refuse to replace
+		 * a file (SMB: another program holds it open; no POSIX rename over
+		 * SFTP without the posix-rename extension). Nothing is written in
+		 * place of an atomic replace: the temporary file goes (below). */
+		bool refused = err == EXDEV || err == EPERM || err == EACCES || err == EBUSY ||
+			       err == ETXTBSY || err == ENOSYS || err == EOPNOTSUPP || err == EEXIST;
+		if (what && refused)
+			snprintf(what, whatsz, "rename %s: the file system refuses to replace %s by "
+				 "renaming (needed for an atomic save; it is untouched)", tmp, base);
+		else if (what)
+			snprintf(what, whatsz, "rename %s", tmp);
+		goto fail;
 	}
 	/* The new name is in place: a failing folder fsync is reported apart
 	 * (saved, but not confirmed durable). */
@@ -150,6 +161,8 @@ int lfs_replace_file_ex(int rootfd, const char *rel, const uint8_t *data, size_t
 fail:
 	if (fd >= 0)
 		close(fd);
+	/* A network file system may fail this too (connection lost): the
+	 * mount-time recovery removes what is left (lfs_replace_recover()). */
 	unlinkat(dfd, tmp, 0);
 	close(dfd);
 	return err ? err : EIO;
