@@ -15,6 +15,8 @@
 #    folder at once (its header judged with its real size);
 #  - a save through the mount lands in the far folder (legacyfs-convert
 #    apply's bytes);
+#  - a share mounted in a folder of a local SOURCE is found (its st_dev) and
+#    revalidated the same way;
 #  - a daemon killed during a save leaves no temporary file after the next
 #    mount, and the model is the old or the new bytes.
 . "$(dirname "$0")/lib.sh"
@@ -138,6 +140,27 @@ cp "$WORK/P.txt" "$MNT/$MODEL/model.txt" && lfs_ok "save through the mount" || l
 cmp -s "$FAR/$MODEL" "$WORK/P.nod" && lfs_ok "the save landed in the far folder" || lfs_fail "far $MODEL is not the saved bytes"
 [ -z "$(find "$FAR" -name '.*.legacyfs-*')" ] || lfs_fail "temporary file left after a save: $(find "$FAR" -name '.*.legacyfs-*')"
 lfs_umount "$MNT"
+
+# A share mounted inside a local SOURCE: that folder alone is revalidated.
+mkdir -p "$WORK/far2" "$WORK/local/share"
+cp "$A" "$WORK/far2/s.mdl"
+cp "$A" "$WORK/local/l.mdl"
+lfs_sshfs_mount "$WORK/far2" "$WORK/local/share" -o dir_cache=no
+lfs_mount "$WORK/local" "$WORK/mnt3"
+if grep -q '^source_fs_watched yes' "$WORK/mnt3/.legacyfs/status"; then
+	cmp -s "$WORK/mnt3/share/s.mdl/model.mdl" "$WORK/A.mdl.txt" || lfs_fail "share/s.mdl/model.mdl is not A's text"
+	grep -q '^remote_file_systems 1$' "$WORK/mnt3/.legacyfs/status" && lfs_ok "status counts the share" ||
+		lfs_fail "status: $(grep remote_file_systems "$WORK/mnt3/.legacyfs/status")"
+	grep -q 'local/share is on fuse: inotify does not see' "$WORK/mnt3.log" && lfs_ok "the log names the share" ||
+		lfs_fail "no log line about the share"
+	cp "$B" "$WORK/far2/s.mdl.tmp" && mv "$WORK/far2/s.mdl.tmp" "$WORK/far2/s.mdl"
+	poll "a model rewritten far away in a share below SOURCE shows its new text" \
+		cmp -s "$WORK/mnt3/share/s.mdl/model.mdl" "$WORK/B.mdl.txt"
+else
+	lfs_log "SKIP-PART: the build folder is itself on a file system inotify cannot follow"
+fi
+lfs_umount "$WORK/mnt3"
+timeout 10 fusermount3 -u "$WORK/local/share" || lfs_fail "unmount of the share"
 
 # A daemon killed during a save: no temporary file after the next mount.
 "$LEGACYFS" -f "$NET" "$MNT" 2>"$WORK/kill.log" &
