@@ -63,7 +63,9 @@ static void status_text(lfs_fs *fs, lfs_sb *sb)
 	/* SOURCE (or folders below it) on a file system inotify cannot follow */
 	lfs_sb_printf(sb, "source_fs %s\n", fs->root_fs);
 	lfs_sb_printf(sb, "source_fs_watched %s\n",
-		      fs->slots[LFS_FS_ROOT_ID]->remote ? "no: revalidated by stat" : "yes");
+		      fs->slots[LFS_FS_ROOT_ID]->remote ? "no: revalidated by stat"
+		      : fs->ifd < 0 ? "off"
+		      : "yes");
 	lfs_sb_printf(sb, "remote_file_systems %u\n", fs->nremote_devs);
 	lfs_sb_printf(sb, "remote_attr_timeout_s %g\n", fs->o.remote_timeout);
 }
