@@ -70,12 +70,20 @@ CFG
 			sleep 0.1
 			i=$((i + 1))
 		done
+		alive=no
+		if kill -0 "$LFS_SSHD_PID" 2>/dev/null; then
+			alive=yes
+			ssh -p "$LFS_SSH_PORT" -i "$d/user_key" -o BatchMode=yes -o StrictHostKeyChecking=no \
+				-o UserKnownHostsFile=/dev/null "$(id -un)@127.0.0.1" true 2>&1 | tail -n 3 >&2 || true
+		fi
 		kill "$LFS_SSHD_PID" 2>/dev/null
 		wait "$LFS_SSHD_PID" 2>/dev/null || true
 		LFS_SSHD_PID=""
+		# sshd ran but the login failed (no login shell, a policy): another port will not help
+		[ "$alive" = no ] || break
 	done
 	cat "$d/sshd.log" >&2
-	lfs_sshfs_skip "cannot start sshd on 127.0.0.1 (see above)"
+	lfs_sshfs_skip "cannot log in as $(id -un) through a throwaway sshd on 127.0.0.1 (see above)"
 }
 
 # lfs_sshfs_mount FAR MNT [sshfs -o options...]
