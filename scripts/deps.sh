@@ -26,6 +26,9 @@ pkgs=(
 	# man pages (scdoc sources in docs/man) and what the install test uses:
 	# man -l, bash completion, systemd-analyze verify, mount(8) and unshare
 	scdoc man-db groff-base bash-completion systemd
+	# SOURCE on a network file system (mount_netsource test, bench/netsource.sh):
+	# sshfs over loopback to a throwaway sshd
+	sshfs openssh-server openssh-client
 )
 
 if [ "$(id -u)" -eq 0 ]; then

@@ -268,8 +268,10 @@ static void usage(const char *prog)
 	       "See legacyfs(1) and docs/mount.md. Add -o ro for a read-only mount.\n\n", prog);
 	printf("legacyfs options:\n"
 	       "    -o timeout=SECONDS     kernel cache time of names and attributes\n"
-	       "                           (default 86400 with the watcher, 1 without)\n"
-	       "    -o nowatch / -o watch  do not watch / watch SOURCE with inotify (default)\n"
+	       "                           (default 86400 with the watcher, 1 without and\n"
+	       "                           below folders on network or FUSE file systems)\n"
+	       "    -o nowatch / -o watch  do not watch / watch SOURCE with inotify (default;\n"
+	       "                           -o watch also trusts it on network file systems)\n"
 	       "    -o cache_size=MIB      bound of the in-memory view cache (default 256)\n"
 	       "    -o cache_entries=N     bound of cached files (default 200000)\n"
 	       "    -o max_model_size=MIB  never decode larger files (default 256)\n"
@@ -460,7 +462,7 @@ static bool folder_ok(const char *what, const char *path)
 int main(int argc, char *argv[])
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
-	struct lfs_options o = { .mt = 1 };
+	struct lfs_options o = { .mt = 1, .nowatch = -1 }; /* -1: neither -o watch nor -o nowatch */
 	struct lfs_values v = { .timeout = -1, .cache_mb = 256, .cache_entries = 200000,
 				.max_model_mb = 256, .list_classify = 256, .model_memory_mb = 256,
 				.thumb_size = 256, .thumb_cache_mb = 64, .follow_cpu_ms = 0,
@@ -555,8 +557,12 @@ int main(int argc, char *argv[])
 			goto out;
 		}
 	}
+	/* Below SOURCE folders on network or FUSE file systems inotify misses
+	 * far-side changes (docs/mount.md "Network file systems"): 1 s there,
+	 * unless the user chose a timeout or told us to trust the watcher. */
+	double remote_timeout = v.timeout >= 0 ? v.timeout : o.nowatch == 0 ? 86400.0 : 1.0;
 	if (v.timeout < 0)
-		v.timeout = o.nowatch ? 1.0 : 86400.0;
+		v.timeout = o.nowatch == 1 ? 1.0 : 86400.0;
 
 	ll.conn_opts = fuse_parse_conn_info_opts(&args);
 	if (!ll.conn_opts)
@@ -582,12 +588,13 @@ int main(int argc, char *argv[])
 
 	lfs_fs_opts fo = {
 		.timeout = v.timeout,
+		.remote_timeout = remote_timeout,
 		.cache_bytes = (size_t)v.cache_mb << 20,
 		.cache_entries = (size_t)v.cache_entries,
 		.max_model_size = (size_t)v.max_model_mb << 20,
 		.list_classify = (unsigned)v.list_classify,
 		.model_memory = v.model_memory_mb ? (size_t)v.model_memory_mb << 20 : SIZE_MAX,
-		.watch = !o.nowatch,
+		.watch = o.nowatch != 1,
 		.debug = opts.debug,
 		.unlink_grace = v.unlink_grace,
 		.edit_bytes = (size_t)v.edit_mb << 20,

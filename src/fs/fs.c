@@ -119,6 +119,16 @@ int lfs_fs_new(const char *source, const lfs_fs_opts *opts, lfs_fs **out)
 		goto fail;
 	}
 	root->src_dev = (uint64_t)st.st_dev;
+	/* SOURCE on a network or FUSE file system: inotify misses far-side changes. */
+	root->remote = fsi_fs_untrusted(fs->rootfd, fs->root_fs, sizeof(fs->root_fs));
+	if (root->remote) {
+		fs->remote_devs[fs->nremote_devs++] = root->src_dev;
+		fsi_log(fs, LFS_LOG_WARNING,
+			"SOURCE %s is on %s: inotify does not see changes made on another machine or "
+			"system; names and attributes are checked again by stat after %g s "
+			"(docs/mount.md \"Network file systems\")",
+			fs->source, fs->root_fs, fs->o.remote_timeout);
+	}
 	root->src_ino = root->sino = (uint64_t)st.st_ino;
 	ctl->sino = CTL_INO;
 	errs->sino = ERRORS_INO;
@@ -197,7 +207,9 @@ int lfs_fs_lookup(lfs_fs *fs, uint64_t parent, const char *name, lfs_fs_entry *e
 		/* Negative dentries are safe to cache only when the watcher drops them;
 		 * never in model folders (errors.txt, *.rejected and deleted views
 		 * appear there without any request for the name). */
-		e->entry_timeout = fs->ifd >= 0 && ops->source_dir ? fs->o.timeout : 0;
+		e->entry_timeout = fs->ifd >= 0 && ops->source_dir
+					   ? (node_remote(p.node, NULL) ? fs->o.remote_timeout : fs->o.timeout)
+					   : 0;
 	}
 	return r;
 }
@@ -224,8 +236,11 @@ int lfs_fs_lookup(lfs_fs *fs, uint64_t parent, const char *name, lfs_fs_entry *e
 static int getattr_op(lfs_fs *fs, const struct nodeinfo *ni, struct stat *st, double *timeout)
 {
 	const struct node_ops *ops = fsi_kind_ops(ni->kind);
-	*timeout = ops->volatile_attr ? 0 : fs->o.timeout;
+	*timeout = ops->volatile_attr ? 0
+		   : node_remote(ni->node, ni_model(ni)) ? fs->o.remote_timeout : fs->o.timeout;
 	int r = ops->getattr(fs, ni, st);
+	if (!r && ops->source_dir && node_remote(ni->node, NULL))
+		fsi_snap_expire(fs, ni->node); /* far-side changes: its listing read again */
 	if (!r && ops->source && !S_ISDIR(st->st_mode) && st->st_nlink > 1)
 		*timeout = 0; /* other names change its link count and ctime (docs/posix.md) */
 	return r;

@@ -69,6 +69,10 @@ enum lfs_log_level { LFS_LOG_ERR = 3, LFS_LOG_WARNING = 4, LFS_LOG_INFO = 6, LFS
 /** Mount options of the fs layer. */
 typedef struct lfs_fs_opts {
 	double timeout;        /**< kernel entry/attr cache timeout, seconds (errors file: 0) */
+	/** The same for SOURCE subtrees on a file system whose changes inotify
+	 *  misses (network and FUSE file systems: docs/mount.md "Network file
+	 *  systems"), seconds: each access after it checks the source by stat. */
+	double remote_timeout;
 	size_t cache_bytes;    /**< view cache bound, bytes (0 = unbounded) */
 	size_t cache_entries;  /**< view cache bound, entries (0 = unbounded) */
 	size_t max_model_size; /**< larger source files are never decoded, bytes */

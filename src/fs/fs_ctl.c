@@ -60,6 +60,14 @@ static void status_text(lfs_fs *fs, lfs_sb *sb)
 	lfs_sb_printf(sb, "watch %s\n", fs->ifd >= 0 ? "inotify" : "off");
 	lfs_sb_printf(sb, "watches %llu\n", (unsigned long long)fs->nwatches);
 	lfs_sb_printf(sb, "attr_timeout_s %g\n", fs->o.timeout);
+	/* SOURCE (or folders below it) on a file system inotify cannot follow */
+	lfs_sb_printf(sb, "source_fs %s\n", fs->root_fs);
+	lfs_sb_printf(sb, "source_fs_watched %s\n",
+		      fs->slots[LFS_FS_ROOT_ID]->remote ? "no: revalidated by stat"
+		      : fs->ifd < 0 ? "off"
+		      : "yes");
+	lfs_sb_printf(sb, "remote_file_systems %u\n", fs->nremote_devs);
+	lfs_sb_printf(sb, "remote_attr_timeout_s %g\n", fs->o.remote_timeout);
 }
 
 int fsi_ctl_refresh(lfs_fs *fs, uint32_t id)

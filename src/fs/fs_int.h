@@ -282,6 +282,8 @@ struct dirsnap {
 			     * files without attributes, so listing builds no views */
 	bool prefetch;      /* source folder: has unclassified candidates (DT_UNKNOWN) whose
 			     * headers the first lookup prefetches (fs_pass.c prefetch_start) */
+	struct timespec made; /* CLOCK_MONOTONIC when read (reused on a remote folder only
+			       * within fs->o.remote_timeout: fsi_source_snap) */
 };
 
 /*
@@ -352,6 +354,9 @@ struct node {
 	struct dirsnap *snap;
 	uint64_t dirty_gen;  /* bumped by the watcher when the folder's content changed */
 	bool self_commit;    /* K_MODEL: SOURCE was just replaced by our own commit */
+	bool remote;         /* on a file system whose changes inotify misses (NFS, SMB, 9p,
+			      * FUSE...: fsi_fs_untrusted()): short kernel timeouts, listings
+			      * read again, attributes revalidated by stat (docs/mount.md) */
 	int held_fd;         /* K_FILE/K_LINK/K_OTHER: O_PATH fd of the source object, kept when our
 			      * own unlink/rename took its name while the kernel held the node
 			      * (-1 = none; closed when the node is freed; fs_pass.c) */
@@ -472,6 +477,11 @@ struct lfs_fs {
 	struct node *wh[WATCH_BUCKETS];
 	uint64_t nwatches;
 	bool watch_warned;
+
+	/* SOURCE on file systems whose changes inotify misses (fsi_fs_untrusted()) */
+	char root_fs[16];     /* type name of SOURCE's own file system ("ext4", "nfs", ...) */
+	uint64_t remote_devs[16]; /* st_dev of each such file system said once in the log */
+	unsigned nremote_devs;
 };
 
 
@@ -671,6 +681,17 @@ void fsi_log(lfs_fs *fs, int level, const char *fmt, ...) __attribute__((format(
  */
 extern _Thread_local pid_t fsi_req_pid;
 
+/*
+ * Is node @p n (any kind; a model-side node by its model folder, fs->mu held
+ * or the node's model given in @p model) on a file system inotify cannot
+ * follow? Then its kernel timeouts are fs->o.remote_timeout.
+ */
+static inline bool node_remote(const struct node *n, const struct node *model)
+{
+	const struct node *s = node_has_src(n) ? n : model;
+	return s && s->remote;
+}
+
 /* BEGIN PROTOTYPES: functions the parts share, by defining file (contracts at the definitions) */
 /* fs_nodes.c */
 int64_t fsi_ts_ns(const struct timespec *t);
@@ -702,6 +723,7 @@ void fsi_rename_end(lfs_fs *fs);
 struct timespec fsi_now_real(void);
 struct timespec fsi_now_mono(void);
 uint64_t fsi_text_hash(const char *p, size_t n);
+double fsi_node_timeout(lfs_fs *fs, struct node *n);
 void fsi_entry_timeouts(lfs_fs *fs, struct node *n, lfs_fs_entry *e);
 struct node *fsi_child_for(lfs_fs *fs, struct node *parent, const char *name, enum nkind kind,
 		       uint64_t dev, uint64_t ino, const char *rel, int *err);
@@ -760,6 +782,7 @@ void fsi_fill_source(struct stat *a, const struct srcinfo *si, nlink_t nl);
 
 /* fs_list.c */
 void fsi_prefetch_due(lfs_fs *fs, struct node *p);
+void fsi_snap_expire(lfs_fs *fs, struct node *n);
 int fsi_source_snap(lfs_fs *fs, const struct nodeinfo *ni, off_t off, uint64_t parent_ino,
 		    struct dirsnap **out);
 
@@ -866,6 +889,8 @@ int fsi_rename_commit(lfs_fs *fs, struct mstate *ms, struct mloc *a, struct mloc
 		  const char *name, struct node *np, const char *newname);
 
 /* fs_watch.c */
+bool fsi_fs_untrusted(int fd, char *name, size_t namesz);
+bool fsi_dir_untrusted(lfs_fs *fs, const char *rel, uint64_t dev);
 void fsi_wh_remove(lfs_fs *fs, struct node *n);
 void fsi_add_watch(lfs_fs *fs, struct node *n);
 void fsi_kick(lfs_fs *fs);

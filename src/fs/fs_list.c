@@ -237,6 +237,7 @@ static int snap_build_source(lfs_fs *fs, struct node *n, uint64_t parent_ino, ui
 		s->ino = (uint64_t)dst.st_ino;
 		s->mtime_ns = fsi_ts_ns(&dst.st_mtim);
 		s->ctime_ns = fsi_ts_ns(&dst.st_ctim);
+		s->made = fsi_now_mono();
 		err = fsi_snap_add(s, &cap, ".", 1, n->sino, DT_DIR);
 		if (!err)
 			err = fsi_snap_add(s, &cap, "..", 2, parent_ino, DT_DIR);
@@ -299,6 +300,37 @@ static int snap_build_source(lfs_fs *fs, struct node *n, uint64_t parent_ino, ui
 	return 0;
 }
 
+/* Seconds since listing @p s was read. */
+static double snap_age(const struct dirsnap *s)
+{
+	struct timespec now = fsi_now_mono();
+	return (double)(now.tv_sec - s->made.tv_sec) + (double)(now.tv_nsec - s->made.tv_nsec) / 1e9;
+}
+
+/*
+ * Attributes of remote source folder @p n were asked (the kernel's copy is
+ * fs->o.remote_timeout old): a listing read longer ago than that is dropped,
+ * and the kernel's cached listing of the folder with it (inval_inode, sent
+ * by the notification thread). inotify misses far-side changes, and the
+ * kernel drops a cached listing only when the folder's mtime changes, which
+ * network file systems give in whole seconds (SFTP) or not at all for a file
+ * rewritten in place. fs->mu not held.
+ */
+void fsi_snap_expire(lfs_fs *fs, struct node *n)
+{
+	fs_lock(fs);
+	struct dirsnap *s = n->snap;
+	bool drop = s && snap_age(s) >= fs->o.remote_timeout;
+	if (drop) {
+		n->snap = NULL;
+		fsi_snap_unref(s);
+		fsi_inval_add(&fs->pending, n->id, NULL);
+	}
+	fs_unlock(fs);
+	if (drop)
+		fsi_kick(fs);
+}
+
 /* The listing of a source folder: the cached one when still valid, else read anew. */
 int fsi_source_snap(lfs_fs *fs, const struct nodeinfo *ni, off_t off, uint64_t parent_ino,
 		       struct dirsnap **out)
@@ -311,9 +343,13 @@ int fsi_source_snap(lfs_fs *fs, const struct nodeinfo *ni, off_t off, uint64_t p
 		s->refs++;
 	fs_unlock(fs);
 	if (s && off == 0) {
-		/* Restarting a listing: reuse the snapshot only when nothing changed. */
+		/* Restarting a listing: reuse the snapshot only when nothing changed.
+		 * On a remote folder inotify misses far-side changes, and a file
+		 * rewritten in place (a model <-> a plain file: the type listed) does
+		 * not change the folder's times: only within fs->o.remote_timeout. */
 		struct stat dst;
 		bool valid = fs->ifd >= 0 && s->gen == gen &&
+			     (!n->remote || snap_age(s) < fs->o.remote_timeout) &&
 			     fstatat(fs->rootfd, n->rel, &dst, AT_SYMLINK_NOFOLLOW) == 0 &&
 			     (uint64_t)dst.st_ino == s->ino && (uint64_t)dst.st_dev == s->dev &&
 			     fsi_ts_ns(&dst.st_mtim) == s->mtime_ns && fsi_ts_ns(&dst.st_ctim) == s->ctime_ns;

@@ -528,11 +528,22 @@ uint64_t fsi_text_hash(const char *p, size_t n)
 	return fnv64(0xcbf29ce484222325ULL, p, n);
 }
 
+/*
+ * The kernel's cache time of node @p n's entry and attributes, seconds
+ * (fs->mu held): 0 for volatile kinds, fs->o.remote_timeout below a SOURCE
+ * folder on a file system inotify cannot follow (node_remote()), else
+ * fs->o.timeout.
+ */
+double fsi_node_timeout(lfs_fs *fs, struct node *n)
+{
+	if (node_ops_of(n)->volatile_attr)
+		return 0;
+	return node_remote(n, model_of(n)) ? fs->o.remote_timeout : fs->o.timeout;
+}
+
 void fsi_entry_timeouts(lfs_fs *fs, struct node *n, lfs_fs_entry *e)
 {
-	bool volatile_node = node_ops_of(n)->volatile_attr;
-	e->entry_timeout = volatile_node ? 0 : fs->o.timeout;
-	e->attr_timeout = volatile_node ? 0 : fs->o.timeout;
+	e->entry_timeout = e->attr_timeout = fsi_node_timeout(fs, n);
 }
 
 /*
@@ -578,6 +589,8 @@ struct node *fsi_child_for(lfs_fs *fs, struct node *parent, const char *name, en
 			c->src_dev = dev;
 			c->src_ino = ino;
 			c->sino = ino;
+			/* as its folder; a folder on another file system: fsi_dir_untrusted() */
+			c->remote = node_remote(parent, model_of(parent));
 		}
 		/* model-side nodes: st_ino worked out when asked (fsi_node_sino) */
 		if (kind == K_DIR)

@@ -240,9 +240,14 @@ static int lookup_source(lfs_fs *fs, const struct nodeinfo *pi, const char *name
 		if (same)
 			lfs_fs_forget(fs, old->id, 1);
 	}
+	/* A folder on another file system: can inotify follow it? (I/O: unlocked) */
+	bool other_fs = si.kind == K_DIR && (uint64_t)si.st.st_dev != p->src_dev;
+	bool remote = other_fs && fsi_dir_untrusted(fs, rel, (uint64_t)si.st.st_dev);
 	fs_lock(fs);
 	struct node *c = fsi_child_for(fs, p, name, si.kind, (uint64_t)si.st.st_dev,
 				   (uint64_t)si.st.st_ino, rel, &r);
+	if (c && other_fs)
+		c->remote = remote;
 	if (c) {
 		node_hold(c);
 		e->ino = c->id;

@@ -19,7 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <fcntl.h>
 #include <sys/inotify.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "../common/mem.h"
@@ -86,6 +89,93 @@ void fsi_add_watch(lfs_fs *fs, struct node *n)
 	n->wd = wd;
 	n->wnext = fs->wh[(unsigned)wd % WATCH_BUCKETS];
 	fs->wh[(unsigned)wd % WATCH_BUCKETS] = n;
+}
+
+/*
+ * File systems by statfs(2) f_type (the magic numbers of the Linux kernel's
+ * include/uapi/linux/magic.h and of each file system's own source), and
+ * whether inotify sees every change of their files. inotify(7) ("Limitations
+ * and caveats"): "Inotify reports only events that a user-space program
+ * triggered through the filesystem API. As a result, it does not catch
+ * remote events that occur on network filesystems." The same holds for any
+ * FUSE file system (its daemon may change files behind the kernel: sshfs,
+ * rclone, s3fs, virtiofs) and for 9p (WSL2's /mnt/c: Windows-side changes).
+ * overlayfs is trusted: changes to its layers behind a mounted overlay are
+ * undefined behaviour (the kernel's Documentation/filesystems/overlayfs.rst,
+ * "Changes to underlying filesystems"), so every change goes through it.
+ */
+static const struct fstype {
+	unsigned long magic;
+	const char *name;
+	bool remote;
+} fstypes[] = {
+	{ 0xEF53, "ext4", false },         { 0x58465342, "xfs", false },
+	{ 0x9123683E, "btrfs", false },    { 0x01021994, "tmpfs", false },
+	{ 0x794C7630, "overlay", false },  { 0xF2F52010, "f2fs", false },
+	{ 0x2FC12FC1, "zfs", false },      { 0x4D44, "vfat", false },
+	{ 0x2011BAB0, "exfat", false },    { 0x5346544E, "ntfs", false },
+	{ 0x7366746E, "ntfs3", false },    { 0x858458F6, "ramfs", false },
+	{ 0x6969, "nfs", true },           { 0x517B, "smb", true },
+	{ 0xFF534D42, "cifs", true },      { 0xFE534D42, "smb2", true },
+	{ 0x01021997, "9p", true },        { 0x65735546, "fuse", true },
+	{ 0x00C36400, "ceph", true },      { 0x5346414F, "afs", true },
+	{ 0x6B414653, "afs", true },       { 0x73757245, "coda", true },
+	{ 0x7461636F, "ocfs2", true },     { 0x01161970, "gfs2", true },
+	{ 0x0BD00BD0, "lustre", true },    { 0x786F4256, "vboxsf", true },
+	{ 0x13661366, "orangefs", true },  { 0x47504653, "gpfs", true },
+	{ 0x19830326, "fhgfs", true },     { 0xAAD7AAEA, "panfs", true },
+};
+
+/*
+ * Does inotify miss changes of the file system of open fd @p fd (a network
+ * or FUSE file system: fstatfs(2) f_type)? Its type name ("nfs", "fuse",
+ * "ext4", or the hexadecimal magic) into @p name. false when unknown.
+ */
+bool fsi_fs_untrusted(int fd, char *name, size_t namesz)
+{
+	struct statfs sf;
+	if (fstatfs(fd, &sf) != 0) {
+		snprintf(name, namesz, "unknown");
+		return false;
+	}
+	unsigned long t = (unsigned long)sf.f_type & 0xFFFFFFFFUL;
+	for (size_t i = 0; i < sizeof(fstypes) / sizeof(fstypes[0]); i++)
+		if (fstypes[i].magic == t) {
+			snprintf(name, namesz, "%s", fstypes[i].name);
+			return fstypes[i].remote;
+		}
+	snprintf(name, namesz, "0x%lx", t);
+	return false;
+}
+
+/*
+ * fsi_fs_untrusted() of SOURCE folder @p rel (on file system @p dev, another
+ * than its parent's), said once per file system in the log (fs->mu not held).
+ */
+bool fsi_dir_untrusted(lfs_fs *fs, const char *rel, uint64_t dev)
+{
+	int fd = openat(fs->rootfd, rel, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	char name[16];
+	bool remote = fsi_fs_untrusted(fd, name, sizeof(name));
+	close(fd);
+	if (!remote)
+		return false;
+	fs_lock(fs);
+	bool said = false;
+	for (unsigned i = 0; i < fs->nremote_devs; i++)
+		said |= fs->remote_devs[i] == dev;
+	if (!said && fs->nremote_devs < sizeof(fs->remote_devs) / sizeof(fs->remote_devs[0]))
+		fs->remote_devs[fs->nremote_devs++] = dev;
+	fs_unlock(fs);
+	if (!said)
+		fsi_log(fs, LFS_LOG_WARNING,
+			"%s/%s is on %s: inotify does not see changes made on another machine or "
+			"system; below it names and attributes are checked again by stat after "
+			"%g s (docs/mount.md \"Network file systems\")",
+			fs->source, rel, name, fs->o.remote_timeout);
+	return true;
 }
 
 /* Wake the notification thread (any thread, lock held or not). */

@@ -136,7 +136,18 @@ int lfs_replace_file_ex(int rootfd, const char *rel, const uint8_t *data, size_t
 	fd = -1;
 	if (renameat(dfd, tmp, dfd, base) != 0) {
 		err = errno;
-		FAIL("rename");
+		/* Said plainly: on a network share the server may refuse to replace
+		 * a file (SMB: another program holds it open; no POSIX rename over
+		 * SFTP without the posix-rename extension). Nothing is written in
+		 * place of an atomic replace: the temporary file goes (below). */
+		bool refused = err == EXDEV || err == EPERM || err == EACCES || err == EBUSY ||
+			       err == ETXTBSY || err == ENOSYS || err == EOPNOTSUPP || err == EEXIST;
+		if (what && refused)
+			snprintf(what, whatsz, "rename %s: the file system refuses to replace %s by "
+				 "renaming (needed for an atomic save; it is untouched)", tmp, base);
+		else if (what)
+			snprintf(what, whatsz, "rename %s", tmp);
+		goto fail;
 	}
 	/* The new name is in place: a failing folder fsync is reported apart
 	 * (saved, but not confirmed durable). */
@@ -150,10 +161,52 @@ int lfs_replace_file_ex(int rootfd, const char *rel, const uint8_t *data, size_t
 fail:
 	if (fd >= 0)
 		close(fd);
+	/* A network file system may fail this too (connection lost): the
+	 * mount-time recovery removes what is left (lfs_replace_recover()). */
 	unlinkat(dfd, tmp, 0);
 	close(dfd);
 	return err ? err : EIO;
 #undef FAIL
+}
+
+/*
+ * Read open regular file @p fd whole as of its fstat @p st: *out, *n. 0;
+ * EAGAIN when the bytes are not that version's (fewer than st_size, more
+ * past it: a size a network file system cached is older than the bytes it
+ * serves; or a second fstat differs); ENOMEM; errno of pread/fstat.
+ */
+static int read_version(int fd, const struct stat *st, uint8_t **out, size_t *n)
+{
+	size_t want = (size_t)st->st_size;
+	uint8_t *buf = malloc(want + 1);
+	if (!buf)
+		return ENOMEM;
+	size_t got = 0;
+	while (got <= want) { /* one byte past st_size: must be EOF */
+		ssize_t r = pread(fd, buf + got, want + 1 - got, (off_t)got);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			int e = errno;
+			free(buf);
+			return e;
+		}
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	struct stat st2;
+	int e = fstat(fd, &st2) != 0 ? errno : 0;
+	if (!e && (got != want || st2.st_size != st->st_size || st2.st_ino != st->st_ino ||
+		   st2.st_mtim.tv_sec != st->st_mtim.tv_sec || st2.st_mtim.tv_nsec != st->st_mtim.tv_nsec))
+		e = EAGAIN;
+	if (e) {
+		free(buf);
+		return e;
+	}
+	*out = buf;
+	*n = got;
+	return 0;
 }
 
 int lfs_read_source(int rootfd, const char *rel, size_t max, uint8_t **out, size_t *n,
@@ -168,48 +221,27 @@ int lfs_read_source(int rootfd, const char *rel, size_t max, uint8_t **out, size
 	}
 	if (fd < 0)
 		return errno;
-	if (fstat(fd, st) != 0) {
-		int e = errno;
-		close(fd);
-		return e;
-	}
-	if (!S_ISREG(st->st_mode)) {
-		close(fd);
-		return EINVAL;
-	}
-	if (st->st_size < 0 || (uint64_t)st->st_size > max) {
-		close(fd);
-		return EFBIG;
-	}
-	size_t want = (size_t)st->st_size;
-	uint8_t *buf = malloc(want ? want : 1);
-	if (!buf) {
-		close(fd);
-		return ENOMEM;
-	}
-	size_t got = 0;
-	while (got < want) {
-		ssize_t r = pread(fd, buf + got, want - got, (off_t)got);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			int e = errno;
-			free(buf);
-			close(fd);
-			return e;
-		}
-		if (r == 0)
+	int e = 0;
+	/* A version changing under the read (a writer; a stale size): read again, twice at most. */
+	for (int attempt = 0; attempt < 3; attempt++) {
+		if (fstat(fd, st) != 0) {
+			e = errno;
 			break;
-		got += (size_t)r;
+		}
+		if (!S_ISREG(st->st_mode)) {
+			e = EINVAL;
+			break;
+		}
+		if (st->st_size < 0 || (uint64_t)st->st_size > max) {
+			e = EFBIG;
+			break;
+		}
+		e = read_version(fd, st, out, n);
+		if (e != EAGAIN)
+			break;
 	}
 	close(fd);
-	if (got != want) {
-		free(buf);
-		return EAGAIN;
-	}
-	*out = buf;
-	*n = got;
-	return 0;
+	return e;
 }
 
 /* Decimal digits [p, e): true and *v when non-empty and all digits (saturating). */

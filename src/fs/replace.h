@@ -53,8 +53,12 @@ int lfs_replace_file_ex(int rootfd, const char *rel, const uint8_t *data, size_t
 /**
  * Read file @p rel (relative to @p rootfd, final component O_NOFOLLOW) whole:
  * *out (malloc'd, caller frees; non-NULL even for 0 bytes), *n bytes, *st its
- * fstat. Returns 0, EFBIG when larger than @p max bytes, EAGAIN when the size
- * changed while reading, or the errno of open/read. A resource inside an
+ * fstat, the version the bytes are: the bytes read must be st_size of them
+ * with nothing past it and a second fstat the same (inode, size, mtime in
+ * ns), else the file is read again, twice at most (a writer; a network file
+ * system that still reports an older size than the bytes it serves).
+ * Returns 0, EFBIG when larger than @p max bytes, EAGAIN when the file kept
+ * changing while read, or the errno of open/read/fstat. A resource inside an
  * archive ("<archive>/<resref.ext>", views/container.h lfs_container_member_read())
  * is read as its payload, *st being the archive's stat.
  */

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +99,67 @@ static bool is_member(int dirfd, const char *rel)
 /* Files up to this size are detected in a per-thread buffer (lfs_source_detect()). */
 #define DETECT_SMALL ((size_t)64 << 10)
 
+/* Do two fstat()s of one file describe the same version (inode, size, mtime, ctime, in ns)? */
+static bool same_version(const struct stat *a, const struct stat *b)
+{
+	return a->st_ino == b->st_ino && a->st_dev == b->st_dev && a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+/*
+ * Is open file @p fd, read as @p st says, still that version after the read:
+ * nothing at offset st_size (a size cached by a network file system may be
+ * older than the bytes: FUSE reads past it) and a second fstat() the same?
+ * 0, EAGAIN when not, or errno.
+ */
+static int still_version(int fd, const struct stat *st)
+{
+	uint8_t probe;
+	ssize_t more;
+	do
+		more = pread(fd, &probe, 1, st->st_size);
+	while (more < 0 && errno == EINTR);
+	if (more < 0)
+		return errno;
+	struct stat st2;
+	if (fstat(fd, &st2) != 0)
+		return errno;
+	return more == 0 && same_version(st, &st2) ? 0 : EAGAIN;
+}
+
+/*
+ * One header verdict of open regular file @p fd (base name @p name) of
+ * version @p st: *fmt. 0; EAGAIN when the bytes read do not belong to @p st
+ * (fewer than its size says, more past it, or another fstat()); ENOMEM; errno.
+ */
+static int detect_fd(int fd, const char *name, const struct stat *st, const lfs_format **fmt)
+{
+	*fmt = NULL;
+	size_t n = (size_t)st->st_size;
+	size_t head = n < LFS_SOURCE_HEADER_BYTES ? n : LFS_SOURCE_HEADER_BYTES;
+	if (lfs_container_for_name(name))
+		n = head; /* an archive's test reads its header alone, whatever its size */
+	/* As lfs_source_load(): the header in a zero-filled buffer of the file's
+	 * size, so a detector sees the real size and never reads out of bounds.
+	 * Files up to DETECT_SMALL bytes (most models) use this thread's
+	 * zero-filled buffer, zeroed again where the header went (no allocation
+	 * and no clearing of a whole file per candidate); larger ones a calloc. */
+	static _Thread_local uint8_t small[DETECT_SMALL];
+	uint8_t *buf = n <= sizeof(small) ? small : calloc(n, 1);
+	if (!buf)
+		return ENOMEM;
+	ssize_t got = read_full(fd, buf, head, 0);
+	int e = got < 0 ? errno : (size_t)got != head ? EAGAIN : still_version(fd, st);
+	if (e == 0)
+		*fmt = lfs_source_format_for(name, buf, n);
+	if (buf == small)
+		memset(small, 0, head);
+	else
+		free(buf);
+	return e;
+}
+
 lfs_err lfs_source_detect(int dirfd, const char *rel, size_t max_size, struct stat *st,
 			  const lfs_format **fmt, lfs_error *err)
 {
@@ -125,36 +187,29 @@ lfs_err lfs_source_detect(int dirfd, const char *rel, size_t max_size, struct st
 		close(fd);
 		return LFS_OK;
 	}
-	size_t n = (size_t)st->st_size;
-	size_t head = n < LFS_SOURCE_HEADER_BYTES ? n : LFS_SOURCE_HEADER_BYTES;
-	if (lfs_container_for_name(name))
-		n = head; /* an archive's test reads its header alone, whatever its size */
-	/* As lfs_source_load(): the header in a zero-filled buffer of the file's
-	 * size, so a detector sees the real size and never reads out of bounds.
-	 * Files up to DETECT_SMALL bytes (most models) use this thread's
-	 * zero-filled buffer, zeroed again where the header went (no allocation
-	 * and no clearing of a whole file per candidate); larger ones a calloc. */
-	static _Thread_local uint8_t small[DETECT_SMALL];
-	uint8_t *buf = n <= sizeof(small) ? small : calloc(n, 1);
-	if (!buf) {
-		close(fd);
-		return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, NULL, "%s: out of memory (%zu bytes)", rel, n);
+	lfs_err r = LFS_OK;
+	for (int attempt = 0;; attempt++) {
+		int e = detect_fd(fd, name, st, fmt);
+		if (e == 0)
+			break;
+		if (e == ENOMEM) {
+			r = lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, NULL, "%s: out of memory (%jd bytes)",
+				     rel, (intmax_t)st->st_size);
+			break;
+		}
+		/* EAGAIN: the size, times or bytes moved under us (a network file
+		 * system's cached size, or a writer): again, from a fresh fstat */
+		if (e != EAGAIN || attempt == 2 || fstat(fd, st) != 0) {
+			errno = e;
+			r = io_fail(err, rel, e == EAGAIN ? "file changed while reading its header" : "read");
+			break;
+		}
+		if (!S_ISREG(st->st_mode) || st->st_size <= 0 ||
+		    ((uint64_t)st->st_size > max_size && !lfs_container_for_name(name)))
+			break; /* no candidate any more: plain */
 	}
-	ssize_t got = read_full(fd, buf, head, 0);
-	int saved = errno;
 	close(fd);
-	if (got >= 0)
-		*fmt = lfs_source_format_for(name, buf, n);
-	if (buf == small)
-		memset(small, 0, head);
-	else
-		free(buf);
-	if (got < 0) {
-		*fmt = NULL;
-		errno = saved;
-		return io_fail(err, rel, "read");
-	}
-	return LFS_OK;
+	return r;
 }
 
 /*
@@ -269,6 +324,10 @@ static lfs_err load_file(int dirfd, const char *rel, size_t max_size, const lfs_
 			total += (size_t)got;
 	}
 	int saved = errno;
+	/* The bytes read must be the version fstat() gave (the cache key): on a
+	 * network file system a cached size may be older than the bytes. */
+	if (got >= 0 && total == n && fits && still_version(fd, st) != 0)
+		total = SIZE_MAX;
 	close(fd);
 	if (got < 0) {
 		errno = saved;
@@ -277,7 +336,7 @@ static lfs_err load_file(int dirfd, const char *rel, size_t max_size, const lfs_
 		return r;
 	}
 	if (total != n) {
-		/* The file shrank while we read it: classify nothing, the caller retries later. */
+		/* The file changed while we read it: classify nothing, the caller retries later. */
 		free(buf);
 		errno = EAGAIN;
 		return io_fail(err, rel, "file changed while reading");
@@ -311,7 +370,13 @@ lfs_err lfs_source_load_w(int dirfd, const char *rel, size_t max_size, const lfs
 			return io_fail(err, rel, "read from its archive");
 		}
 	} else {
-		lfs_err r0 = load_file(dirfd, rel, max_size, vopts, st, &buf, &n, &f, err);
+		/* a file that changed while read (EAGAIN) is read again, twice at most */
+		lfs_err r0;
+		for (int attempt = 0;; attempt++) {
+			r0 = load_file(dirfd, rel, max_size, vopts, st, &buf, &n, &f, err);
+			if (r0 != LFS_ERR_IO || !err || err->sys_errno != EAGAIN || attempt == 2)
+				break;
+		}
 		if (r0 != LFS_OK || !f) {
 			free(buf);
 			return r0;

@@ -296,6 +296,8 @@ cases=(
 	"write:1:ENOSPC|write $RSRC/.$M.legacyfs-|close:ENOSPC|$M failed (write .$M.legacyfs-[0-9]*-[0-9]*): No space left on device; the model file is unchanged"
 	"fsync:1:EIO|fsync $RSRC/.$M.legacyfs-|close:EIO|$M failed (fsync .$M.legacyfs-[0-9]*-[0-9]*): Input/output error; the model file is unchanged"
 	"renameat:1:EIO|renameat $RSRC/.$M.legacyfs-|close:EIO|$M failed (rename .$M.legacyfs-[0-9]*-[0-9]*): Input/output error; the model file is unchanged"
+	# a share that refuses to replace an open file (SMB): said plainly (issue 25)
+	"renameat:1:EACCES|renameat $RSRC/.$M.legacyfs-|close:EACCES|$M failed (rename .$M.legacyfs-[0-9]*-[0-9]*: the file system refuses to replace $M by renaming (needed for an atomic save; it is untouched)): Permission denied; the model file is unchanged"
 	"fsync:2:EIO|fsync $RSRC dir|OK|model.txt: warning: saved, but not confirmed durable: fsync of the folder failed: Input/output error (errno 5)"
 )
 v=3
