@@ -38,6 +38,13 @@ const struct node_ops *fsi_kind_ops(enum nkind k)
 /* setup                                                               */
 
 /* lfs_recover_fn: a stale temporary file of a crashed save (replace.h). */
+/* Is folder @p dfd on a file system other machines may mount (fsi_fs_untrusted)? */
+static bool recover_shared(int dfd)
+{
+	char name[32];
+	return fsi_fs_untrusted(dfd, name, sizeof(name));
+}
+
 static void recovered(void *ctx, const char *rel, lfs_recover_action what, const char *why)
 {
 	lfs_fs *fs = ctx;
@@ -136,7 +143,7 @@ int lfs_fs_new(const char *source, const lfs_fs_opts *opts, lfs_fs **out)
 	res_n->sino = RESOURCES_INO;
 	fsi_add_watch(fs, root);
 	/* Crash recovery (docs/editing.md "After a crash"): before any request. */
-	lfs_replace_recover(fs->rootfd, 256, recovered, fs);
+	lfs_replace_recover(fs->rootfd, 256, recover_shared, recovered, fs);
 	*out = fs;
 	return 0;
 fail:

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static atomic_uint counter;
@@ -307,12 +308,23 @@ static bool pid_alive(long pid)
 
 /* One temporary file @p name in folder @p dfd (@p rel its path from the root). */
 static size_t recover_one(int dfd, const char *rel, const char *name, long pid, size_t tlen,
-			  lfs_recover_fn fn, void *ctx)
+			  lfs_recover_shared_fn shared, lfs_recover_fn fn, void *ctx)
 {
 	struct stat st;
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || pid_alive(pid))
 		return 0;
 	char why[NAME_MAX + 160];
+	/* On a share other machines mount, <pid> may be another machine's
+	 * process: a recent file may be its save in progress. */
+	time_t now = time(NULL);
+	if (shared && now - st.st_mtime < LFS_RECOVER_SHARED_AGE && now >= st.st_mtime - 60 &&
+	    shared(dfd)) {
+		snprintf(why, sizeof(why),
+			 "writer %ld is not running here, but the file is on a network file system and "
+			 "was written %lds ago: it may be another machine's save in progress, kept",
+			 pid, (long)(now - st.st_mtime));
+		goto keep;
+	}
 	if (!S_ISREG(st.st_mode)) {
 		snprintf(why, sizeof(why), "writer %ld is not running; not a regular file, kept", pid);
 		goto keep;
@@ -356,8 +368,8 @@ keep:
 }
 
 /* Scan folder @p dfd (closed here), path @p path (len @p pl, "" = root). */
-static size_t recover_dir(int dfd, char *path, size_t pl, unsigned depth, lfs_recover_fn fn,
-			  void *ctx)
+static size_t recover_dir(int dfd, char *path, size_t pl, unsigned depth,
+			  lfs_recover_shared_fn shared, lfs_recover_fn fn, void *ctx)
 {
 	DIR *dp = fdopendir(dfd);
 	if (!dp) {
@@ -390,10 +402,11 @@ static size_t recover_dir(int dfd, char *path, size_t pl, unsigned depth, lfs_re
 				int cfd = openat(dirfd(dp), nm,
 						 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 				if (cfd >= 0)
-					found += recover_dir(cfd, path, np + nl, depth - 1, fn, ctx);
+					found += recover_dir(cfd, path, np + nl, depth - 1, shared, fn,
+							     ctx);
 			}
 		} else if (lfs_replace_is_temp_name(nm, &pid, &tlen)) {
-			found += recover_one(dirfd(dp), path, nm, pid, tlen, fn, ctx);
+			found += recover_one(dirfd(dp), path, nm, pid, tlen, shared, fn, ctx);
 		}
 		path[pl] = '\0';
 	}
@@ -401,7 +414,8 @@ static size_t recover_dir(int dfd, char *path, size_t pl, unsigned depth, lfs_re
 	return found;
 }
 
-size_t lfs_replace_recover(int rootfd, unsigned max_depth, lfs_recover_fn fn, void *ctx)
+size_t lfs_replace_recover(int rootfd, unsigned max_depth, lfs_recover_shared_fn shared,
+			   lfs_recover_fn fn, void *ctx)
 {
 	int dfd = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
@@ -412,7 +426,7 @@ size_t lfs_replace_recover(int rootfd, unsigned max_depth, lfs_recover_fn fn, vo
 		return 0;
 	}
 	path[0] = '\0';
-	size_t n = recover_dir(dfd, path, 0, max_depth, fn, ctx);
+	size_t n = recover_dir(dfd, path, 0, max_depth, shared, fn, ctx);
 	free(path);
 	return n;
 }

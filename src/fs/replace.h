@@ -91,6 +91,15 @@ typedef enum lfs_recover_action {
 typedef void (*lfs_recover_fn)(void *ctx, const char *rel, lfs_recover_action what,
 			       const char *why);
 
+/** Seconds a temporary file on a shared file system is left alone after its
+ * last write (lfs_replace_recover(), @p shared). */
+#define LFS_RECOVER_SHARED_AGE 600
+
+/** True when folder @p dfd is on a file system other machines may mount too
+ * (NFS, SMB, sshfs...): a <pid> in a temporary name there may be another
+ * machine's process. */
+typedef bool (*lfs_recover_shared_fn)(int dfd);
+
 /**
  * Crash recovery at mount time (docs/editing.md "After a crash"): walk the
  * folder tree below @p rootfd (symlinks not followed, at most @p max_depth
@@ -105,10 +114,14 @@ typedef void (*lfs_recover_fn)(void *ctx, const char *rel, lfs_recover_action wh
  * acknowledged, and no data exists only there. Files of running writers are
  * left alone and not reported (another mount may be saving right now); any
  * other stale one (no target, short form, other owner, unlink failing) is
- * kept and reported through @p fn.
+ * kept and reported through @p fn. In a folder @p shared (may be NULL)
+ * says is on a shared file system, a file written in the last
+ * LFS_RECOVER_SHARED_AGE seconds is kept and reported too: its writer may
+ * be running on another machine (a later mount removes it).
  *
  * @return number of temporary files of dead writers found (removed or not).
  */
-size_t lfs_replace_recover(int rootfd, unsigned max_depth, lfs_recover_fn fn, void *ctx);
+size_t lfs_replace_recover(int rootfd, unsigned max_depth, lfs_recover_shared_fn shared,
+			   lfs_recover_fn fn, void *ctx);
 
 #endif

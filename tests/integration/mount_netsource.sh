@@ -18,7 +18,8 @@
 #  - a share mounted in a folder of a local SOURCE is found (its st_dev) and
 #    revalidated the same way;
 #  - a daemon killed during a save leaves no temporary file after the next
-#    mount, and the model is the old or the new bytes.
+#    mounts (a fresh one is kept once: it may be another machine's save),
+#    and the model is the old or the new bytes.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/sshfs_lib.sh"
 lfs_require_fuse
@@ -191,7 +192,17 @@ timeout 10 fusermount3 -u "$MNT" 2>/dev/null || timeout 10 fusermount3 -uz "$MNT
 lfs_log "kill during the save: temporary file seen before the kill: $seen"
 lfs_mount "$NET" "$MNT"
 left=$(find "$FAR" -name '.*.legacyfs-*')
-[ -z "$left" ] && lfs_ok "no temporary file after the kill and the next mount" || lfs_fail "left on the share: $left"
+if [ -n "$left" ]; then
+	# on a share a fresh one may be another machine's save in progress: kept,
+	# reported, and removed by a mount once it is old
+	grep -q "another machine's save in progress, kept" "$MNT/.legacyfs/errors" ||
+		lfs_fail "a fresh temporary file on the share is kept without a report: $(cat "$MNT/.legacyfs/errors")"
+	lfs_umount "$MNT"
+	find "$NET" -name '.*.legacyfs-*' -exec touch -d '20 minutes ago' {} +
+	lfs_mount "$NET" "$MNT"
+	left=$(find "$FAR" -name '.*.legacyfs-*')
+fi
+[ -z "$left" ] && lfs_ok "no temporary file after the kill and the next mounts" || lfs_fail "left on the share: $left"
 if cmp -s "$FAR/$MODEL" "$WORK/before.nod" || cmp -s "$FAR/$MODEL" "$WORK/exp.nod"; then
 	lfs_ok "the model is the old or the new bytes"
 else

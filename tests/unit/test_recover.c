@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "corpus.h"
@@ -104,6 +105,13 @@ struct seen {
 	size_t n;
 };
 
+/* every folder is on a shared file system */
+static bool always_shared(int dfd)
+{
+	(void)dfd;
+	return true;
+}
+
 static void record(void *ctx, const char *rel, lfs_recover_action what, const char *why)
 {
 	struct seen *s = ctx;
@@ -166,7 +174,7 @@ static void test_recover(void **state)
 	touch(dfd, e);
 	touch(dfd, ".m.nod.legacyfs-x-1");
 	struct seen s = { 0 };
-	assert_int_equal(lfs_replace_recover(dfd, 8, record, &s), 4);
+	assert_int_equal(lfs_replace_recover(dfd, 8, NULL, record, &s), 4);
 	assert_false(exists(dfd, a));
 	assert_false(exists(dfd, b));
 	assert_true(exists(dfd, cc));
@@ -182,10 +190,24 @@ static void test_recover(void **state)
 	/* depth 0: the root folder only */
 	touch(dfd, b);
 	memset(&s, 0, sizeof(s));
-	assert_int_equal(lfs_replace_recover(dfd, 0, record, &s), 2); /* d and e again */
+	assert_int_equal(lfs_replace_recover(dfd, 0, NULL, record, &s), 2); /* d and e again */
 	assert_true(exists(dfd, b));
-	assert_int_equal(lfs_replace_recover(dfd, 1, NULL, NULL), 3);
+	assert_int_equal(lfs_replace_recover(dfd, 1, NULL, NULL, NULL), 3);
 	assert_false(exists(dfd, b));
+	/* on a shared file system a fresh file of a pid not running here may be
+	 * another machine's save in progress: kept until it is old */
+	touch(dfd, a);
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(lfs_replace_recover(dfd, 0, always_shared, record, &s), 3);
+	assert_true(exists(dfd, a));
+	assert_int_equal(seen_as(&s, a), LFS_RECOVER_KEPT);
+	struct timespec old[2] = { { .tv_sec = time(NULL) - LFS_RECOVER_SHARED_AGE - 5 },
+				   { .tv_sec = time(NULL) - LFS_RECOVER_SHARED_AGE - 5 } };
+	assert_int_equal(utimensat(dfd, a, old, 0), 0);
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(lfs_replace_recover(dfd, 0, always_shared, record, &s), 3);
+	assert_false(exists(dfd, a));
+	assert_int_equal(seen_as(&s, a), LFS_RECOVER_REMOVED);
 	const char *rm[] = { cc, d, e, ".m.nod.legacyfs-x-1", "m.nod", "sub/m.nod" };
 	for (size_t i = 0; i < sizeof(rm) / sizeof(*rm); i++)
 		unlinkat(dfd, rm[i], 0);
