@@ -595,6 +595,7 @@ int main(int argc, char *argv[])
 		.list_classify = (unsigned)v.list_classify,
 		.model_memory = v.model_memory_mb ? (size_t)v.model_memory_mb << 20 : SIZE_MAX,
 		.watch = o.nowatch != 1,
+		.watch_trusted = o.nowatch == 0,
 		.debug = opts.debug,
 		.unlink_grace = v.unlink_grace,
 		.edit_bytes = (size_t)v.edit_mb << 20,

@@ -128,6 +128,13 @@ int lfs_fs_new(const char *source, const lfs_fs_opts *opts, lfs_fs **out)
 	root->src_dev = (uint64_t)st.st_dev;
 	/* SOURCE on a network or FUSE file system: inotify misses far-side changes. */
 	root->remote = fsi_fs_untrusted(fs->rootfd, fs->root_fs, sizeof(fs->root_fs));
+	if (root->remote && fs->o.watch_trusted) {
+		root->remote = false;
+		fsi_log(fs, LFS_LOG_INFO,
+			"SOURCE %s is on %s: inotify trusted there as -o watch asks (changes made on "
+			"another machine are not seen; docs/mount.md \"Network file systems\")",
+			fs->source, fs->root_fs);
+	}
 	if (root->remote) {
 		fs->remote_devs[fs->nremote_devs++] = root->src_dev;
 		fsi_log(fs, LFS_LOG_WARNING,

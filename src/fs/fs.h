@@ -85,6 +85,9 @@ typedef struct lfs_fs_opts {
 	 *  (docs/mount.md "Listing is cheap"). */
 	unsigned list_classify;
 	bool watch;            /**< watch SOURCE with inotify (lfs_fs_watch_start) */
+	/** -o watch given: inotify is trusted on network file systems too (no
+	 *  revalidation by stat there; remote_timeout is then timeout). */
+	bool watch_trusted;
 	bool debug;            /**< also produce LFS_LOG_DEBUG messages (one per READ, ...) */
 	double unlink_grace;   /**< seconds a deleted view stays absent (0 = default 1 s; docs/editing.md) */
 	size_t edit_bytes;     /**< bound of in-memory edit data (overlays + scratch), bytes (0 = 512 MiB) */
