@@ -261,7 +261,8 @@ static void usage(const char *prog)
 {
 	printf("usage: %s [options] SOURCE MOUNTPOINT\n\n"
 	       "Mounts SOURCE at MOUNTPOINT. Every binary model X.mdl/.nod/.nad/.nil/.sod\n"
-	       "in SOURCE appears as a folder X/ of generated text views; saving a view\n"
+	       "in SOURCE appears as a folder of the same name (X.mdl/, X.nod/, ...) of\n"
+	       "generated text views; saving a view\n"
 	       "re-encodes the model (NIL and some views are read-only); every\n"
 	       "other file passes through read-write. Files that look like models but\n"
 	       "do not decode pass through and are listed in MOUNTPOINT/.legacyfs/errors.\n"
