@@ -26,6 +26,8 @@ pkgs=(
 	# man pages (scdoc sources in docs/man) and what the install test uses:
 	# man -l, bash completion, systemd-analyze verify, mount(8) and unshare
 	scdoc man-db groff-base bash-completion systemd
+	# the zsh and fish completion (tests/integration/completion.sh)
+	zsh fish
 )
 
 if [ "$(id -u)" -eq 0 ]; then

@@ -270,6 +270,17 @@ expect_rc 1 "$CONVERT" check "$WORK/chk.mdl" model.mdl "$WORK/typo.mdl"
 grep -q "^$WORK/typo.mdl:$tline:[0-9]*: error: .*O.5" "$WORK/err" ||
 	lfs_fail "check of a typo: want $WORK/typo.mdl:$tline:COL: error naming O.5, got: $(cat "$WORK/err")"
 [ "$(wc -l <"$WORK/out")" = 0 ] || lfs_fail "check wrote to stdout"
+# the problem matcher of contrib/vscode/tasks.json reads that line (file, line, column, severity)
+python3 - "$LFS_SOURCE_ROOT/contrib/vscode/tasks.json" "$WORK/err" "$WORK/typo.mdl" "$tline" <<'PY' ||
+import json, re, sys
+pat = json.load(open(sys.argv[1]))["tasks"][0]["problemMatcher"]["pattern"]
+m = re.match(pat["regexp"], open(sys.argv[2]).readline().rstrip("\n"))
+assert m, "no match"
+assert m.group(pat["file"]) == sys.argv[3], m.group(pat["file"])
+assert m.group(pat["line"]) == sys.argv[4], m.group(pat["line"])
+assert m.group(pat["severity"]) == "error" and "O.5" in m.group(pat["message"])
+PY
+	lfs_fail "contrib/vscode/tasks.json's problem matcher does not read check's message"
 cmp -s "$bin" "$WORK/chk.mdl" || lfs_fail "check changed the model's bytes"
 # the same error as apply's (which names the view, as the mount's errors.txt)
 expect_rc 1 "$CONVERT" apply "$WORK/chk.mdl" model.mdl "$WORK/typo.mdl" -o "$WORK/never.mdl"
