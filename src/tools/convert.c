@@ -738,7 +738,8 @@ static int convert_main(int argc, char **argv, char **pos)
 	}
 	case CMD_CAT: {
 		/* `cat MODEL VIEWPATH`: the second of two operands is a view path
-		 * unless it is a model file (file header comment) */
+		 * when no such file exists or MODEL has that view (file header
+		 * comment "Operands"); otherwise every operand is a model */
 		struct stat st;
 		if (!r.view && npos == 2 &&
 		    (stat(pos[1], &st) != 0 || model_has_view(pos[0], r.root, r.max_size, pos[1])))

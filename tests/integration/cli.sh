@@ -36,6 +36,9 @@ expect_rc() {
 
 expect_rc 0 "$LEGACYFS" --help
 grep -q 'timeout=' "$WORK/out" && grep -q -- '-o mt' "$WORK/out" || lfs_fail "legacyfs --help lacks our options"
+# a model X.mdl appears as the folder X.mdl/ (the same name), not X/
+grep -q 'folder of the same name (X.mdl/' "$WORK/out" && ! grep -q 'folder X/' "$WORK/out" ||
+	lfs_fail "legacyfs --help does not say a model appears as X.mdl/"
 expect_rc 0 "$LEGACYFS" --version
 grep -q '^legacyfs ' "$WORK/out" || lfs_fail "legacyfs --version"
 expect_rc 1 "$LEGACYFS"
