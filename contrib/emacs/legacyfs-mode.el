@@ -232,7 +232,7 @@ Returns the message or nil."
     (setq legacyfs-last-error nil)
     (condition-case err
         (apply orig args)
-      (error
+      (file-error
        (let* ((loc (legacyfs-locate buffer-file-name))
               (msg (and loc (legacyfs--show-refusal loc))))
          (if msg

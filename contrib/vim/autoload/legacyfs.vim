@@ -71,7 +71,9 @@ function! s:show_first() abort
   if empty(l:errs)
     return
   endif
-  let l:e = l:errs[0]
+  " the buffer's own first (errors.txt also keeps other views' messages)
+  let l:mine = filter(copy(l:errs), {_, e -> e.bufnr == bufnr('%')})
+  let l:e = empty(l:mine) ? l:errs[0] : l:mine[0]
   if l:e.bufnr == bufnr('%') && l:e.lnum > 0
     call cursor(l:e.lnum, max([l:e.col, 1]))
   endif
@@ -90,7 +92,9 @@ function! legacyfs#write(bang) abort
   endif
   try
     execute l:cmd
-  catch
+  catch /E667\|E212\|E512\|E514\|E513/
+    " a write the mount refused (fsync, open, close or write failed):
+    " not E45 'readonly' or other refusals by Vim itself
     let l:loc = legacyfs#locate(l:file)
     let l:errs = empty(l:loc) ? '' : l:loc.folder . '/errors.txt'
     if l:errs !=# '' && filereadable(l:errs)
