@@ -56,6 +56,11 @@ set nocompatible
 set rtp^=$RTP
 filetype plugin on
 runtime plugin/legacyfs.vim
+let g:pre = 0
+let g:log = []
+let g:post = 0
+autocmd BufWritePre * let g:pre += 1 | call add(g:log, 'pre ' . expand('<afile>'))
+autocmd BufWritePost * let g:post += 1 | call add(g:log, 'post ' . expand('<afile>'))
 edit $view
 call cursor(1, 1)
 execute '$tline' . 's/^  position \\(\\S*\\) \\S*\\ze /  position \\1 O.5/'
@@ -98,6 +103,8 @@ try
 catch
   call add(s:r, 'goodwrite=' . v:exception)
 endtry
+call add(s:r, 'prepost=' . g:pre . ',' . g:post)
+call add(s:r, 'log=' . join(g:log, ';'))
 call add(s:r, 'goodqf=' . len(filter(getqflist(), {_, e -> e.valid && e.type ==? 'e'})))
 call add(s:r, 'goodcheck=' . legacyfs#check())
 call writefile(s:r, '$WORK/res')
@@ -118,6 +125,8 @@ VIM
 		lfs_fail "$prog: :LegacyfsCheck: $(get check) errors, line $(get checklnum) of $(get checkfile)"
 	[ "$(get makelnum)" = "$tline" ] && [ "$(get makefile)" = "$WORK/copy.mdl" ] ||
 		lfs_fail "$prog: :make: line $(get makelnum) of $(get makefile), want $tline of $WORK/copy.mdl"
+	# BufWritePre ran for both writes, BufWritePost for the good one only
+	[ "$(get prepost)" = 2,1 ] || lfs_fail "$prog: BufWritePre,BufWritePost ran $(get prepost) times, want 2,1"
 	[ "$(get goodwrite)" = ok ] && [ "$(get goodqf)" = 0 ] && [ "$(get goodcheck)" = 0 ] ||
 		lfs_fail "$prog: good :w: $(get goodwrite), $(get goodqf) quickfix errors, check $(get goodcheck)"
 	lfs_umount "$WORK/mnt"

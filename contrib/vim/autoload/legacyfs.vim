@@ -81,7 +81,8 @@ function! s:show_first() abort
   echohl ErrorMsg | echomsg v:errmsg | echohl None
 endfunction
 
-" BufWriteCmd of a view in a mount: the write as Vim does it; when it fails,
+" BufWriteCmd of a view in a mount: the write as Vim does it (with the
+" BufWritePre and BufWritePost autocommands); when it fails,
 " the model folder's errors.txt into the quickfix list and the first message
 " shown, the error raised again (so :w still fails, 'modified' stays).
 function! legacyfs#write(bang) abort
@@ -90,8 +91,12 @@ function! legacyfs#write(bang) abort
   if l:file !=# expand('%:p')
     let l:cmd .= ' ' . fnameescape(l:file)
   endif
+  " the user's BufWritePre/BufWritePost autocommands (formatters, ...) still
+  " run around the write, as for any other file
+  execute 'doautocmd <nomodeline> BufWritePre ' . fnameescape(l:file)
   try
     execute l:cmd
+    execute 'doautocmd <nomodeline> BufWritePost ' . fnameescape(l:file)
   catch /E667\|E212\|E512\|E514\|E513/
     " a write the mount refused (fsync, open, close or write failed):
     " not E45 'readonly' or other refusals by Vim itself

@@ -19,10 +19,19 @@ function! s:in_mount(buf) abort
   return !empty(l:v)
 endfunction
 
+" The write of buffer @buf through legacyfs#write() when it is a view in a
+" mount (once per buffer: re-reading the file does not add a second one).
+function! s:arm(buf) abort
+  execute 'autocmd! legacyfs_write BufWriteCmd <buffer=' . a:buf . '>'
+  call setbufvar(a:buf, 'legacyfs_loc', 0)
+  if s:in_mount(a:buf)
+    execute 'autocmd legacyfs_write BufWriteCmd <buffer=' . a:buf
+          \ . '> call legacyfs#write(v:cmdbang)'
+  endif
+endfunction
+
 augroup legacyfs_write
   autocmd!
   " only files in a mount: everything else is written by Vim as always
-  autocmd BufReadPost,BufNewFile * if s:in_mount(+expand('<abuf>'))
-        \ | execute 'autocmd legacyfs_write BufWriteCmd <buffer=' . expand('<abuf>')
-        \ . '> call legacyfs#write(v:cmdbang)' | endif
+  autocmd BufReadPost,BufNewFile * call s:arm(+expand('<abuf>'))
 augroup END
