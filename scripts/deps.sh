@@ -29,6 +29,8 @@ pkgs=(
 	# SOURCE on a network file system (mount_netsource test, bench/netsource.sh):
 	# sshfs over loopback to a throwaway sshd
 	sshfs openssh-server openssh-client
+	# the zsh and fish completion (tests/integration/completion.sh)
+	zsh fish
 )
 
 if [ "$(id -u)" -eq 0 ]; then

@@ -261,10 +261,11 @@ static void usage(const char *prog)
 {
 	printf("usage: %s [options] SOURCE MOUNTPOINT\n\n"
 	       "Mounts SOURCE at MOUNTPOINT. Every binary model X.mdl/.nod/.nad/.nil/.sod\n"
-	       "in SOURCE appears as a folder X/ of generated text views; saving a view\n"
-	       "re-encodes the model (NIL and some views are read-only); every\n"
-	       "other file passes through read-write. Files that look like models but\n"
-	       "do not decode pass through and are listed in MOUNTPOINT/.legacyfs/errors.\n"
+	       "in SOURCE appears as a folder of the same name (X.mdl/, X.nod/, ...)\n"
+	       "holding generated text views; saving a view re-encodes the model (NIL\n"
+	       "and some views are read-only); every other file passes through\n"
+	       "read-write. Files that look like models but do not decode pass\n"
+	       "through and are listed in MOUNTPOINT/.legacyfs/errors.\n"
 	       "See legacyfs(1) and docs/mount.md. Add -o ro for a read-only mount.\n\n", prog);
 	printf("legacyfs options:\n"
 	       "    -o timeout=SECONDS     kernel cache time of names and attributes\n"

@@ -6,8 +6,9 @@
 #
 # legacyfs: options, -o option names (after a comma too), folders.
 # legacyfs-convert: subcommands, each one's options, option values, files,
-# and VIEWPATHs (after `cat MODEL`, `apply MODEL`, `-v`) from
-# `legacyfs-convert list MODEL`.
+# and VIEWPATHs (after `cat MODEL`, `apply MODEL`, `check MODEL`, `-v`)
+# from `legacyfs-convert list MODEL`: after `cat MODEL` only those (a
+# second model goes through `cat MODEL...` with -v, or is typed out).
 
 # _lfs_words: cur, prev, words, cword of the word being completed; '=' and
 # ':' do not split words (-o uid=1,gid=2; --respath a:b).
@@ -59,7 +60,7 @@ _lfs_viewpaths() {
 _legacyfs_convert() {
 	local cur prev words cword
 	_lfs_words
-	local cmds="list cat extract apply compile thumbnail pack unpack"
+	local cmds="list cat extract apply check compile thumbnail pack unpack"
 	if [ "$cword" -eq 1 ]; then
 		COMPREPLY=($(compgen -W "$cmds --help --version" -- "$cur"))
 		return 0
@@ -96,6 +97,7 @@ _legacyfs_convert() {
 		cat) o="--root --max-size -v --view -j --jobs -q --quiet --thumb-size --respath" ;;
 		extract) o="--root --max-size -d --dest -j --jobs -q --quiet --thumb-size --respath" ;;
 		apply) o="--max-size -o" ;;
+		check) o="--max-size" ;;
 		compile) o="--max-size -o -d --dest -j --jobs -q --quiet" ;;
 		thumbnail) o="-s --size --root --respath -d --dest -j --jobs -q --quiet --max-size" ;;
 		pack) o="--type --erf-version" ;;
@@ -112,15 +114,23 @@ _legacyfs_convert() {
 		*) ops+=("${words[i]}") ;;
 		esac
 	done
-	# `cat MODEL VIEWPATH`, `apply MODEL VIEWPATH ...`: the views of MODEL
-	# (cat MODEL... takes more models too: files as well)
+	# `cat MODEL VIEWPATH`, `apply|check MODEL VIEWPATH ...`: the views of
+	# MODEL only (with -v, cat's operands are all models: files)
 	COMPREPLY=()
+	local views=
 	if [ "${#ops[@]}" -eq 1 ]; then
 		case $cmd in
-		cat|apply) _lfs_viewpaths "${ops[0]}" "$cur" ;;
+		cat)
+			views=1
+			for ((i = 2; i < cword; i++)); do
+				case ${words[i]} in -v|--view|--view=*|-v?*) views= ;; esac
+			done ;;
+		apply|check) views=1 ;;
 		esac
 	fi
-	if [ "$cmd" != apply ] || [ "${#ops[@]}" -ne 1 ]; then
+	if [ -n "$views" ]; then
+		_lfs_viewpaths "${ops[0]}" "$cur"
+	else
 		COMPREPLY+=($(compgen -f -- "$cur"))
 		compopt -o filenames 2>/dev/null
 	fi

@@ -9,6 +9,7 @@
  *   legacyfs-convert extract [--root DIR] MODEL DESTDIR    every view into DESTDIR
  *   legacyfs-convert extract -d OUT MODEL...               into OUT/<MODEL's name>/
  *   legacyfs-convert apply   MODEL VIEWPATH EDITED -o OUT  edited view -> new model file
+ *   legacyfs-convert check   MODEL VIEWPATH EDITED     apply's messages, nothing written
  *   legacyfs-convert compile X.mdl -o OUT | -d OUT X.mdl...
  *   legacyfs-convert thumbnail MODEL OUT.png | -d OUT MODEL...
  *   legacyfs-convert pack    [--type T] [--erf-version V] OUT.hak FILE...
@@ -38,7 +39,15 @@
  * (decode MODEL, apply the edited text of VIEWPATH, encode), the same
  * gcc-style message for a bad edit, and OUT written the way the mount writes
  * SOURCE (temporary file in OUT's folder, fsync, rename; lfs_replace_file()).
- * OUT may be MODEL itself; "-o -" writes to stdout.
+ * OUT may be MODEL itself; "-o -" writes to stdout. `check` is apply
+ * without OUT: the same messages (those naming VIEWPATH name EDITED, so an
+ * editor finds the line) and exit status, nothing written: a linter.
+ *
+ * Operands: `cat MODEL VIEWPATH` and `cat MODEL...` share a command line.
+ * With two operands and no -v, the second is a view path when no file has
+ * that name or when MODEL has a view of that path (model_has_view()), so
+ * `cat X.mdl model.mdl` inside a mounted model folder (where ./model.mdl is
+ * a file) is one view; otherwise both are models.
  *
  * Exit status: 0 success; 1 error (unreadable file, decode failure, unknown
  * view, bad edit, a FILE that pack refuses); 2 usage; 3 the file is not a
@@ -195,6 +204,7 @@ static void usage(FILE *f)
 		"       legacyfs-convert extract [--root DIR] [--max-size MIB] MODEL DESTDIR\n"
 		"       legacyfs-convert extract [--root DIR] -d OUTDIR MODEL...\n"
 		"       legacyfs-convert apply   [--max-size MIB] MODEL VIEWPATH EDITED -o OUT\n"
+		"       legacyfs-convert check   [--max-size MIB] MODEL VIEWPATH EDITED\n"
 		"       legacyfs-convert compile [--max-size MIB] X.mdl -o X.bin.mdl (NWN ASCII -> binary)\n"
 		"       legacyfs-convert compile -d OUTDIR X.mdl...\n"
 		"       legacyfs-convert thumbnail [-s SIZE] [--root DIR] [--respath DIRS] MODEL OUT.png\n"
@@ -206,12 +216,16 @@ static void usage(FILE *f)
 		"  list     one line per view: size in bytes, a tab, the view path\n"
 		"  cat      write the view VIEWPATH (e.g. meshes/Mesh02.obj) to stdout;\n"
 		"           with -v, or with MODEL operands only, write that view (default:\n"
-		"           the model's text, e.g. model.mdl) of each MODEL in turn\n"
+		"           the model's text, e.g. model.mdl) of each MODEL in turn; a\n"
+		"           second operand is VIEWPATH when it is one of MODEL's view\n"
+		"           paths or no file of that name exists\n"
 		"  extract  write every view below DESTDIR (created if missing); with -d,\n"
 		"           each MODEL's views go below OUTDIR/<MODEL's file name>/\n"
 		"  apply    apply EDITED (a changed copy of view VIEWPATH) to MODEL and\n"
 		"           write the new model file to OUT (may be MODEL; - = stdout),\n"
 		"           exactly as saving the view through a mount would\n"
+		"  check    print the errors and warnings (EDITED:LINE:COL: ...) that\n"
+		"           apply would, write nothing; exit status as apply (a linter)\n"
 		"  compile  compile an NWN ASCII model into a binary (docs/nwn-compile.md);\n"
 		"           with -d, each X.mdl into OUTDIR/<X's file name>\n"
 		"  thumbnail render MODEL's thumbnail PNG (SIZE 128/256/512/1024; the\n"
@@ -468,7 +482,7 @@ static int batch(const struct run *r, char **models, size_t n)
 /* One line after an option error: what a call looks like, where the rest is. */
 static void usage_line(void)
 {
-	eprintf("usage: legacyfs-convert list|cat|extract|apply|compile|thumbnail|pack|unpack"
+	eprintf("usage: legacyfs-convert list|cat|extract|apply|check|compile|thumbnail|pack|unpack"
 		" [OPTION]... ARG... (legacyfs-convert --help: all forms)\n");
 }
 
@@ -687,12 +701,14 @@ static int convert_main(int argc, char **argv, char **pos)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (strcmp(cmd, "apply") == 0) {
-		if (npos != 3 || !out || r.root || r.dest || r.view) {
+	if (strcmp(cmd, "apply") == 0 || strcmp(cmd, "check") == 0) {
+		bool check = cmd[0] == 'c';
+		if (npos != 3 || !out == !check || r.root || r.dest || r.view) {
 			usage(stderr);
 			return EXIT_USAGE;
 		}
-		return do_apply(pos[0], pos[1], pos[2], out, r.max_size);
+		return check ? do_check(pos[0], pos[1], pos[2], r.max_size)
+			     : do_apply(pos[0], pos[1], pos[2], out, r.max_size);
 	}
 	if (k < 0 || npos < 1 || (size_given && k != CMD_THUMB) || (r.view && k != CMD_CAT) ||
 	    (r.dest && (k == CMD_LIST || k == CMD_CAT)) || (out && k != CMD_COMPILE) ||
@@ -721,10 +737,12 @@ static int convert_main(int argc, char **argv, char **pos)
 		return status;
 	}
 	case CMD_CAT: {
-		/* `cat MODEL VIEWPATH` (the second operand is no file) stays the
-		 * one-view form; otherwise every operand is a model */
+		/* `cat MODEL VIEWPATH`: the second of two operands is a view path
+		 * when no such file exists or MODEL has that view (file header
+		 * comment "Operands"); otherwise every operand is a model */
 		struct stat st;
-		if (!r.view && npos == 2 && stat(pos[1], &st) != 0)
+		if (!r.view && npos == 2 &&
+		    (stat(pos[1], &st) != 0 || model_has_view(pos[0], r.root, r.max_size, pos[1])))
 			return cat_one(pos[0], pos[1], r.root, r.max_size, g_thumb_size);
 		break;
 	}

@@ -46,6 +46,13 @@ int load(const char *model, const char *root, size_t max_size, unsigned thumb_si
 /** apply VIEW EDITED [-o OUT]. */
 int do_apply(const char *model, const char *vpath, const char *edited, const char *out,
 		    size_t max_size);
+/** check MODEL VIEWPATH EDITED: the messages a save of EDITED onto the view
+ *  would give (those naming VIEWPATH name EDITED), nothing written; the exit
+ *  status of apply. */
+int do_check(const char *model, const char *vpath, const char *edited, size_t max_size);
+/** Has MODEL a view named @p vpath (views named only, no message)? false
+ *  when MODEL does not load. */
+bool model_has_view(const char *model, const char *root, size_t max_size, const char *vpath);
 /** compile ASCII [-o OUT]. */
 int do_compile(const char *src, const char *out, size_t max_size);
 /** thumbnail MODEL [-o OUT]. */

@@ -136,6 +136,16 @@ static int load_q(const char *model, const char *root, size_t max_size, unsigned
 #undef QPRINTF
 }
 
+bool model_has_view(const char *model, const char *root, size_t max_size, const char *vpath)
+{
+	lfs_viewset vs;
+	if (load_q(model, root, max_size, g_thumb_size, NULL, true, true, &vs) != 0)
+		return false;
+	bool has = lfs_viewset_find(&vs, vpath) != NULL;
+	lfs_viewset_free(&vs);
+	return has;
+}
+
 /* load_ex() of every view. */
 int load(const char *model, const char *root, size_t max_size, unsigned thumb_size,
 		lfs_viewset *vs)
@@ -245,12 +255,32 @@ int write_result(const char *out, const uint8_t *res, size_t rn, const struct st
 	return 0;
 }
 
-/* The warnings of an apply or compile, to stderr in gcc's form (they come
- * before an error, if any, as a compiler prints them). */
-static void print_warnings(const lfs_warnings *w)
+/* @p n bytes of messages @p s to stderr; with @p from / @p to, a line that
+ * starts with "FROM:" is written as "TO:" (check names the file it read,
+ * not the view, so an editor finds the line). */
+static void write_renamed(const char *s, size_t n, const char *from, const char *to)
 {
-	if (w->len)
-		err_write(w->text, w->len);
+	size_t fl = from ? strlen(from) : 0;
+	while (n) {
+		const char *nl = memchr(s, '\n', n);
+		size_t ll = nl ? (size_t)(nl - s) + 1 : n;
+		if (fl && ll > fl && memcmp(s, from, fl) == 0 && s[fl] == ':') {
+			err_write(to, strlen(to));
+			err_write(s + fl, ll - fl);
+		} else {
+			err_write(s, ll);
+		}
+		s += ll;
+		n -= ll;
+	}
+}
+
+/* The warnings of an apply or compile, to stderr in gcc's form (they come
+ * before an error, if any, as a compiler prints them); lines naming
+ * @p from are written naming @p to (NULL: as they are). */
+static void print_warnings_as(const lfs_warnings *w, const char *from, const char *to)
+{
+	write_renamed(w->text, w->len, from, to);
 	size_t shown = 0;
 	for (size_t i = 0; i < w->len; i++)
 		shown += w->text[i] == '\n';
@@ -258,14 +288,25 @@ static void print_warnings(const lfs_warnings *w)
 		eprintf("legacyfs-convert: %u more warnings not shown\n", w->count - (unsigned)shown);
 }
 
-/* apply MODEL VIEWPATH EDITED -o OUT; a supermodel (NWN) is read from MODEL's
- * folder, as the mount does */
-int do_apply(const char *model, const char *vpath, const char *edited, const char *out,
-		    size_t max_size)
+static void print_warnings(const lfs_warnings *w)
 {
-	struct stat mst, est;
+	print_warnings_as(w, NULL, NULL);
+}
+
+/* The save of EDITED onto view VIEWPATH of MODEL, as the mount does it
+ * (lfs_view_apply(): the format's apply, then the round-trip law); a
+ * supermodel (NWN) is read from MODEL's folder, as the mount does. Messages
+ * to stderr; with @p as_edited, those naming VIEWPATH name EDITED instead.
+ * On 0, *res (malloc'd, *rn bytes) is the new model file and *mst MODEL's
+ * stat. Returns an exit status. */
+static int apply_core(const char *model, const char *vpath, const char *edited, size_t max_size,
+		      bool as_edited, uint8_t **res, size_t *rn, struct stat *mst)
+{
+	struct stat est;
 	size_t n, tn;
-	uint8_t *orig = slurp(model, max_size, &n, &mst);
+	*res = NULL;
+	*rn = 0;
+	uint8_t *orig = slurp(model, max_size, &n, mst);
 	if (!orig)
 		return EXIT_ERR;
 	uint8_t *text = slurp(edited, (size_t)1 << 30, &tn, &est);
@@ -283,8 +324,6 @@ int do_apply(const char *model, const char *vpath, const char *edited, const cha
 	}
 	lfs_error err;
 	memset(&err, 0, sizeof(err));
-	uint8_t *res = NULL;
-	size_t rn = 0;
 	char *dir = strdup(model);
 	if (dir) {
 		char *sl = strrchr(dir, '/');
@@ -306,25 +345,51 @@ int do_apply(const char *model, const char *vpath, const char *edited, const cha
 		if (!v)
 			e = lfs_fail(&err, LFS_ERR_UNSUPPORTED, SIZE_MAX, NULL, "%s: no such view", vpath);
 		else
-			e = lfs_view_apply(vs.format, orig, n, v, (const char *)text, tn, &sib, &res, &rn,
+			e = lfs_view_apply(vs.format, orig, n, v, (const char *)text, tn, &sib, res, rn,
 					   &err);
 		lfs_viewset_free(&vs);
 	}
-	print_warnings(&warn);
+	const char *from = as_edited ? vpath : NULL;
+	print_warnings_as(&warn, from, edited);
 	free(dir);
 	free(text);
+	free(orig);
 	if (e != LFS_OK) {
 		/* A bad edit prints exactly the mount's message: VIEWPATH:line:col: ... */
-		if (e == LFS_ERR_PARSE)
-			eprintf("%s\n", err.msg);
-		else
+		if (e == LFS_ERR_PARSE) {
+			write_renamed(err.msg, strlen(err.msg), from, edited);
+			err_write("\n", 1);
+		} else {
 			eprintf("%s: error: %s\n", model, err.msg);
-		free(orig);
-		free(res);
+		}
+		free(*res);
+		*res = NULL;
 		return e == LFS_ERR_UNSUPPORTED ? EXIT_READONLY : EXIT_ERR;
 	}
-	int status = write_result(out, res, rn, &mst);
-	free(orig);
+	return 0;
+}
+
+/* apply MODEL VIEWPATH EDITED -o OUT */
+int do_apply(const char *model, const char *vpath, const char *edited, const char *out,
+		    size_t max_size)
+{
+	uint8_t *res;
+	size_t rn;
+	struct stat mst;
+	int status = apply_core(model, vpath, edited, max_size, false, &res, &rn, &mst);
+	if (status == 0)
+		status = write_result(out, res, rn, &mst);
+	free(res);
+	return status;
+}
+
+/* check MODEL VIEWPATH EDITED: apply's messages, nothing written */
+int do_check(const char *model, const char *vpath, const char *edited, size_t max_size)
+{
+	uint8_t *res;
+	size_t rn;
+	struct stat mst;
+	int status = apply_core(model, vpath, edited, max_size, true, &res, &rn, &mst);
 	free(res);
 	return status;
 }

@@ -36,6 +36,9 @@ expect_rc() {
 
 expect_rc 0 "$LEGACYFS" --help
 grep -q 'timeout=' "$WORK/out" && grep -q -- '-o mt' "$WORK/out" || lfs_fail "legacyfs --help lacks our options"
+# a model X.mdl appears as the folder X.mdl/ (the same name), not X/
+grep -q 'folder of the same name (X.mdl/' "$WORK/out" && ! grep -q 'folder X/' "$WORK/out" ||
+	lfs_fail "legacyfs --help does not say a model appears as X.mdl/"
 expect_rc 0 "$LEGACYFS" --version
 grep -q '^legacyfs ' "$WORK/out" || lfs_fail "legacyfs --version"
 expect_rc 1 "$LEGACYFS"
@@ -259,6 +262,50 @@ expect_rc 0 "$CONVERT" -o "$WORK/ap3.mdl" apply "$bin" model.mdl "$WORK/edit.mdl
 same_as "$WORK/ap0.mdl" "$CONVERT" apply "$bin" model.mdl "$WORK/edit.mdl" -o -
 for k in 1 2 3; do cmp -s "$WORK/ap0.mdl" "$WORK/ap$k.mdl" || lfs_fail "apply form $k differs from apply ... -o OUT"; done
 lfs_ok "apply: -o OUT first, --output=OUT between, -o before the subcommand, -o - = apply ... -o OUT"
+# check MODEL VIEWPATH EDITED: apply's messages naming EDITED, nothing written
+cp "$bin" "$WORK/chk.mdl"
+expect_rc 0 "$CONVERT" check "$WORK/chk.mdl" model.mdl "$WORK/edit.mdl"
+[ -s "$WORK/err" ] && lfs_fail "check of a good edit printed: $(head -3 "$WORK/err")"
+sed '0,/^  position /s/^  position .*/  position 0.25 O.5 0.75/' "$WORK/edit.mdl" >"$WORK/typo.mdl"
+tline=$(grep -n '^  position 0.25 O.5 0.75$' "$WORK/typo.mdl" | cut -d: -f1)
+[ -n "$tline" ] || lfs_fail "the typo did not land"
+expect_rc 1 "$CONVERT" check "$WORK/chk.mdl" model.mdl "$WORK/typo.mdl"
+grep -q "^$WORK/typo.mdl:$tline:[0-9]*: error: .*O.5" "$WORK/err" ||
+	lfs_fail "check of a typo: want $WORK/typo.mdl:$tline:COL: error naming O.5, got: $(cat "$WORK/err")"
+[ "$(wc -l <"$WORK/out")" = 0 ] || lfs_fail "check wrote to stdout"
+# the problem matcher of contrib/vscode/tasks.json reads that line (file, line, column, severity)
+python3 - "$LFS_SOURCE_ROOT/contrib/vscode/tasks.json" "$WORK/err" "$WORK/typo.mdl" "$tline" <<'PY' ||
+import json, re, sys
+pat = json.load(open(sys.argv[1]))["tasks"][0]["problemMatcher"]["pattern"]
+m = re.match(pat["regexp"], open(sys.argv[2]).readline().rstrip("\n"))
+assert m, "no match"
+assert m.group(pat["file"]) == sys.argv[3], m.group(pat["file"])
+assert m.group(pat["line"]) == sys.argv[4], m.group(pat["line"])
+assert m.group(pat["severity"]) == "error" and "O.5" in m.group(pat["message"])
+PY
+	lfs_fail "contrib/vscode/tasks.json's problem matcher does not read check's message"
+cmp -s "$bin" "$WORK/chk.mdl" || lfs_fail "check changed the model's bytes"
+# the same error as apply's (which names the view, as the mount's errors.txt)
+expect_rc 1 "$CONVERT" apply "$WORK/chk.mdl" model.mdl "$WORK/typo.mdl" -o "$WORK/never.mdl"
+grep -q "^model.mdl:$tline:" "$WORK/err" || lfs_fail "apply's message of the typo: $(cat "$WORK/err")"
+[ -e "$WORK/never.mdl" ] && lfs_fail "a refused apply wrote OUT"
+expect_rc 2 "$CONVERT" check "$WORK/chk.mdl" model.mdl "$WORK/typo.mdl" -o "$WORK/never.mdl"
+expect_rc 2 "$CONVERT" check "$WORK/chk.mdl" model.mdl
+lfs_ok "check: a good edit exits 0 silently, a typo exits 1 with EDITED:LINE:COL: error, the model untouched"
+# cat MODEL VIEWPATH where ./VIEWPATH exists (inside a mounted model folder):
+# the second operand is a view unless it is a binary model file
+mkdir -p "$WORK/inmount"
+cp "$WORK/edit.mdl" "$WORK/inmount/model.mdl"
+"$CONVERT" cat "$bin" model.mdl >"$WORK/cat-view.mdl" || lfs_fail "cat MODEL model.mdl"
+(cd "$WORK/inmount" && "$CONVERT" cat "$bin" model.mdl) >"$WORK/cat-here.mdl" 2>"$WORK/err" ||
+	lfs_fail "cat MODEL model.mdl with ./model.mdl present: $(cat "$WORK/err")"
+cmp -s "$WORK/cat-view.mdl" "$WORK/cat-here.mdl" || lfs_fail "cat MODEL model.mdl read ./model.mdl as a model"
+cp "$bin" "$WORK/inmount/other.mdl"
+(cd "$WORK/inmount" && "$CONVERT" cat "$bin" other.mdl) >"$WORK/cat-two" 2>"$WORK/err" ||
+	lfs_fail "cat MODEL MODEL2: $(cat "$WORK/err")"
+[ "$(wc -c <"$WORK/cat-two")" = $((2 * $(wc -c <"$WORK/cat-view.mdl"))) ] ||
+	lfs_fail "cat MODEL MODEL2 (a binary model) is no longer a batch of two"
+lfs_ok "cat MODEL VIEWPATH: a text file named like the view is the view, a binary model a second model"
 # -- ends the options: a model named -dash.mdl
 cp "$bin" "$WORK/-dash.mdl"
 "$CONVERT" cat "$bin" >"$WORK/canon.text" || lfs_fail "cat $bin"

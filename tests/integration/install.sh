@@ -62,7 +62,11 @@ for f in bin/legacyfs bin/legacyfs-convert sbin/mount.legacyfs \
 	share/doc/legacyfs/formats/nwn-ascii.md \
 	share/thumbnailers/legacyfs.thumbnailer share/mime/packages/legacyfs-mime.xml \
 	lib/systemd/user/legacyfs@.service \
-	share/bash-completion/completions/legacyfs share/bash-completion/completions/legacyfs-convert; do
+	share/bash-completion/completions/legacyfs share/bash-completion/completions/legacyfs-convert \
+	share/zsh/site-functions/_legacyfs share/fish/vendor_completions.d/legacyfs.fish \
+	share/fish/vendor_completions.d/legacyfs-convert.fish share/emacs/site-lisp/legacyfs-mode.el \
+	share/vim/vimfiles/plugin/legacyfs.vim share/vim/vimfiles/autoload/legacyfs.vim \
+	share/vim/vimfiles/compiler/legacyfs.vim share/doc/legacyfs/emacs.md; do
 	if [ -e "$P/$f" ]; then lfs_ok "installed: $f"; else lfs_fail "not installed: $P/$f"; fi
 done
 [ -x "$P/sbin/mount.legacyfs" ] || lfs_fail "mount.legacyfs is not executable"
