@@ -285,12 +285,13 @@ static const char *const nwn_law_free[] = { "newanim 2", "doneanim 2", NULL };
 static const char *const nwn_law_aa[] = { "orientation", "orientationkey",
 					   "orientationbezierkey", NULL };
 /* The law over the whole model: a mesh node's lists, row i = OBJ element i
- * of meshes/<node>.obj; the bounds the compiler derives from positions. */
+ * of meshes/<node>.obj; the bounds and the walkmesh AABB tree the compiler
+ * derives from positions. */
 static const lfs_law_list nwn_law_lists[] = {
 	{ "verts", 'v', 0, 3 },	  { "tverts", 't', 0, 64 }, { "normals", 'n', 0, 3 },
 	{ "faces", 'f', 0, 64 }, { NULL, 0, 0, 0 },
 };
-static const char *const nwn_law_derived[] = { "bmin", "bmax", "radius", NULL };
+static const char *const nwn_law_derived[] = { "bmin", "bmax", "radius", "aabb", NULL };
 static const lfs_law_dialect nwn_law = {
 	.comment = '#',
 	.kept_comments = nwn_law_kept,
