@@ -13,6 +13,12 @@
  * would not survive. Nothing here knows a format: what differs between the
  * MDL-style dialects (order-free blocks, statements that are comments,
  * defaults) is the optional lfs_format.law row member.
+ *
+ * The law over the whole model (lfs_law_check_whole(), law_model.c) then
+ * holds the other views of the new bytes to the edit: they change only
+ * where the edit explains it (lfs_law_dialect.lists and .derived).
+ * law.c holds the tokenizer, the MDL-style and CSV comparisons and the
+ * entry points; law_obj.c the OBJ comparison.
  */
 #ifndef LFS_VIEWS_LAW_H
 #define LFS_VIEWS_LAW_H
