@@ -20,6 +20,7 @@
 #include <strings.h>
 
 #include "../common/mem.h"
+#include "names.h"
 #include "viewset.h"
 
 /* ---- keyed lines ----------------------------------------------------------- */
@@ -46,6 +47,7 @@ typedef struct ktext {
 	size_t n, cap;
 	char *names; /* joined block paths "a/b" (kline.obj points here or into the text) */
 	size_t nn, ncap;
+	lfs_nameset meshes; /* the names the views give mesh nodes (names.h) */
 	int failed;
 } ktext;
 
@@ -53,6 +55,7 @@ static void ktext_free(ktext *k)
 {
 	free(k->l);
 	free(k->names);
+	lfs_nameset_free(&k->meshes);
 	memset(k, 0, sizeof(*k));
 }
 
@@ -150,6 +153,43 @@ static uint32_t block_name(const lfs_law_dialect *d, const char *t, uint32_t tl,
 /* Group names of "# group N (meshes/NAME.obj)" comments (NOD), by N. */
 #define KGROUPS 256
 
+/* Is @p kw a list of the dialect's list map? */
+static bool list_of(const lfs_law_dialect *d, const char *kw, uint32_t n)
+{
+	for (const lfs_law_list *m = d && d->lists ? d->lists : NULL; m && m->keyword; m++)
+		if (strlen(m->keyword) == n && strncasecmp(m->keyword, kw, n) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * A top-level mesh block named @p raw (@p rl bytes) closed: its lines from
+ * keyed line @p from on take the name the views give the node's OBJ
+ * (names.h: escapes, "~2" for a name met before among the meshes), so
+ * they key like the lines of meshes/<name>.obj.
+ */
+static void mesh_name(ktext *k, const char *raw, uint32_t rl, size_t from)
+{
+	char buf[1024];
+	if (rl >= sizeof(buf))
+		return;
+	memcpy(buf, raw, rl);
+	buf[rl] = 0;
+	const char *nm = lfs_nameset_add(&k->meshes, buf);
+	if (!nm) {
+		k->failed = 1;
+		return;
+	}
+	size_t nl = strlen(nm);
+	if (nl == rl && !memcmp(nm, raw, rl))
+		return;
+	for (size_t i = from; i < k->n; i++)
+		if (k->l[i].olen == rl && !memcmp(k->l[i].obj, raw, rl)) {
+			k->l[i].obj = nm;
+			k->l[i].olen = (uint32_t)nl;
+		}
+}
+
 /*
  * Key the lines of an MDL-style text: blocks (dialect block_open/close)
  * give the object path (innermost two names joined by '/'), a keyword line
@@ -169,6 +209,9 @@ static void key_text(const lfs_law_dialect *d, const char *text, size_t n, ktext
 	bool last_open = false; /* the last statement opened a block */
 	const char *gname[KGROUPS] = { 0 };
 	uint32_t glen[KGROUPS] = { 0 };
+	size_t blk0 = 0;      /* first keyed line of the open top-level block */
+	bool blk_mesh = false; /* it has a list of the list map: a mesh node */
+	lfs_nameset_init(&k->meshes);
 	k->ncap = 2 * n + 64;
 	k->names = malloc(k->ncap);
 	if (!k->names) {
@@ -234,6 +277,8 @@ static void key_text(const lfs_law_dialect *d, const char *text, size_t n, ktext
 		kl->obj = path;
 		kl->olen = plen;
 		last_open = false;
+		if (depth == 1 && list_of(d, t, tl))
+			blk_mesh = true;
 		if (d && word_in(t, tl, d->block_open)) {
 			const char *nm;
 			uint32_t nl = block_name(d, t, tl, e, &nm);
@@ -241,10 +286,15 @@ static void key_text(const lfs_law_dialect *d, const char *text, size_t n, ktext
 				bn[depth] = nm;
 				bl[depth] = nl;
 			}
+			if (depth == 0) {
+				blk0 = k->n;
+				blk_mesh = false;
+			}
 			depth++;
 			last_open = true;
 		} else if (d && word_in(t, tl, d->block_close) && depth > 0) {
-			depth--;
+			if (--depth == 0 && blk_mesh)
+				mesh_name(k, bn[0], bl[0], blk0);
 		} else {
 			goto keep_path;
 		}
@@ -546,15 +596,6 @@ static const lfs_law_list *list_at(const lfs_law_dialect *d, const kline *l, uns
 		    col >= m->col0 && col < (unsigned)m->col0 + m->ncol)
 			return m;
 	return NULL;
-}
-
-/* Is @p kw a list of the dialect's list map? */
-static bool list_of(const lfs_law_dialect *d, const char *kw, uint32_t n)
-{
-	for (const lfs_law_list *m = d && d->lists ? d->lists : NULL; m && m->keyword; m++)
-		if (strlen(m->keyword) == n && strncasecmp(m->keyword, kw, n) == 0)
-			return true;
-	return false;
 }
 
 /* A changed keyed line of the edited view (@p a old, @p b new; one may be
