@@ -13,6 +13,12 @@
  * would not survive. Nothing here knows a format: what differs between the
  * MDL-style dialects (order-free blocks, statements that are comments,
  * defaults) is the optional lfs_format.law row member.
+ *
+ * The law over the whole model (lfs_law_check_whole(), law_model.c) then
+ * holds the other views of the new bytes to the edit: they change only
+ * where the edit explains it (lfs_law_dialect.lists and .derived).
+ * law.c holds the tokenizer, the MDL-style and CSV comparisons and the
+ * entry points; law_obj.c the OBJ comparison.
  */
 #ifndef LFS_VIEWS_LAW_H
 #define LFS_VIEWS_LAW_H
@@ -38,6 +44,20 @@ typedef struct lfs_law_default {
 	const char *keyword;
 	const char *values;
 } lfs_law_default;
+
+/**
+ * One list of an MDL-style text whose rows show elements of a mesh (the law
+ * over the whole model, lfs_law_check_whole()): row i of list @p keyword of
+ * node/object X, values @p col0 .. @p col0 + @p ncol - 1 (0 = the row's
+ * first number), show element i's @p attr in X's OBJ views ('v' position,
+ * 't' uv, 'n' normal, 'f' face). A list may have several entries (NOD's
+ * `verts` rows hold position, normal and uv).
+ */
+typedef struct lfs_law_list {
+	const char *keyword;
+	char attr;
+	uint8_t col0, ncol;
+} lfs_law_list;
 
 /**
  * What the law needs to know of an MDL-style text dialect (the LFS_VIEW_TEXT
@@ -80,6 +100,15 @@ typedef struct lfs_law_dialect {
 	const char *const *csv_free_columns;
 	/** Defaults, terminated by { NULL, NULL }; NULL = none. */
 	const lfs_law_default *defaults;
+	/** The law over the whole model: lists whose rows show mesh elements,
+	 *  terminated by { NULL }; NULL = none (a changed row is then
+	 *  explained only by an edit of its whole node). */
+	const lfs_law_list *lists;
+	/** The law over the whole model: keywords of statements (and lists)
+	 *  the encoder derives from the positions (bounds, radius), which may
+	 *  change when a position of their node (at model level: any) does;
+	 *  NULL-terminated; NULL = none. */
+	const char *const *derived;
 } lfs_law_dialect;
 
 /**
@@ -145,5 +174,26 @@ lfs_err lfs_law_compare(const lfs_format *f, const char *path, lfs_view_kind kin
 lfs_err lfs_law_compare_from(const lfs_format *f, const char *path, lfs_view_kind kind,
 			     const char *saved, size_t sn, const char *reread, size_t rn,
 			     const char *orig, size_t on, lfs_error *err);
+
+/**
+ * The law over the whole model (docs/editing.md "The law over the whole
+ * model"), for a save of view @p v (a view of @p orig, @p n bytes, of format
+ * @p f) that gave @p out (@p outn bytes) and passed lfs_law_check(): every
+ * other text view (MDL-style text, OBJ, CSV, MTL; not the thumbnail) of
+ * @p out is built and compared, line by line by key (node or object, list,
+ * row), with the same view of @p orig. The lines of @p v that changed give
+ * the changed entities (object, element kind, index); a changed line of
+ * another view must show one of them, through @p f's lfs_law_dialect.lists
+ * (or be a value it derives, lfs_law_dialect.derived). An edit of the
+ * whole-model text or a CSV is held to it in the OBJ views only; an edit
+ * of a whole-model statement (not a list row) frees the OBJ views (a moved
+ * node moves its subtree in model space). @p model: @p f's decode of
+ * @p out, or NULL.
+ * @return LFS_OK; LFS_ERR_PARSE with `view:line:1: error: this save would
+ *         also change this line (...)` at the first unexplained line of the
+ *         first view that has one; LFS_ERR_NOMEM; a build error.
+ */
+lfs_err lfs_law_check_whole(const lfs_format *f, const lfs_view *v, const uint8_t *orig, size_t n,
+			    const uint8_t *out, size_t outn, const void *model, lfs_error *err);
 
 #endif

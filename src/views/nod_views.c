@@ -6,6 +6,7 @@
 #include "nod_views.h"
 
 #include "../common/mem.h"
+#include "law.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,6 +161,29 @@ LFS_FORMAT_CODEC(nod, nod_model, nod_decode, nod_encode, nod_model_free)
 
 static const char *const nod_extensions[] = { ".nod", NULL };
 
+/* model.txt and the round-trip law (law.h): statements compare in order
+ * (the strict reading); for the law over the whole model, `node ...
+ * endnode` blocks name their lines, and a `verts` row shows one vertex of
+ * the mesh group its `# group N (meshes/NAME.obj)` comment names: position,
+ * normal and uv (stored v) by column; a `faces` row one face; the
+ * `lodcollapse` rows (one per vertex, numbered across the model) follow any
+ * edit that adds or removes vertices; the model's
+ * bounds are derived from the positions (docs/formats/nod.md). */
+static const char *const nod_law_open[] = { "node", NULL };
+static const char *const nod_law_close[] = { "endnode", NULL };
+static const lfs_law_list nod_law_lists[] = {
+	{ "verts", 'v', 0, 3 }, { "verts", 'n', 3, 3 }, { "verts", 't', 6, 2 },
+	{ "faces", 'f', 0, 64 }, { "lodcollapse", '*', 0, 0 }, { NULL, 0, 0, 0 },
+};
+static const char *const nod_law_derived[] = { "boundsmin", "boundsmax", NULL };
+static const lfs_law_dialect nod_law = {
+	.comment = '#',
+	.block_open = nod_law_open,
+	.block_close = nod_law_close,
+	.lists = nod_law_lists,
+	.derived = nod_law_derived,
+};
+
 const lfs_format lfs_format_nod = {
 	.name = "nod",
 	.extensions = nod_extensions,
@@ -170,4 +194,5 @@ const lfs_format lfs_format_nod = {
 	.build_views = nod_views,
 	.apply = nod_apply_view,
 	.thumb_scene = nod_thumb_scene,
+	.law = &nod_law,
 };

@@ -284,6 +284,14 @@ static const lfs_law_default nwn_law_defaults[] = {
 static const char *const nwn_law_free[] = { "newanim 2", "doneanim 2", NULL };
 static const char *const nwn_law_aa[] = { "orientation", "orientationkey",
 					   "orientationbezierkey", NULL };
+/* The law over the whole model: a mesh node's lists, row i = OBJ element i
+ * of meshes/<node>.obj; the bounds and the walkmesh AABB tree the compiler
+ * derives from positions. */
+static const lfs_law_list nwn_law_lists[] = {
+	{ "verts", 'v', 0, 3 },	  { "tverts", 't', 0, 64 }, { "normals", 'n', 0, 3 },
+	{ "faces", 'f', 0, 64 }, { NULL, 0, 0, 0 },
+};
+static const char *const nwn_law_derived[] = { "bmin", "bmax", "radius", "aabb", NULL };
 static const lfs_law_dialect nwn_law = {
 	.comment = '#',
 	.kept_comments = nwn_law_kept,
@@ -293,6 +301,8 @@ static const lfs_law_dialect nwn_law = {
 	.free_tokens = nwn_law_free,
 	.axis_angle = nwn_law_aa,
 	.defaults = nwn_law_defaults,
+	.lists = nwn_law_lists,
+	.derived = nwn_law_derived,
 };
 
 const lfs_format lfs_format_nwn_mdl = {

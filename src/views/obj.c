@@ -142,6 +142,13 @@ bool lfs_obj_num_keeps(const lfs_obj_num *n, float stored, double scale)
 			return true;
 		return f == stored || lfs_f32_bits(f) == lfs_f32_bits(stored);
 	}
+	/* a number that reads as the very float stored states it, whatever
+	 * precision the rest of the text was printed at: storing it would give
+	 * the same bits, and keeping them matters where the view shows a
+	 * transform of the stored value (NOD's vt v = 1 - stored v, not
+	 * invertible in float32: re-deriving it moves the stored v by an ulp) */
+	if ((float)n->value == stored)
+		return true;
 	double half = 0.5 * pow(10.0, -(double)lfs_obj_num_prec(n));
 	double slack = FLT_EPSILON * (isfinite(scale) ? fabs(scale) : 0.0);
 	return fabs((double)stored - n->value) <= half + slack;

@@ -240,7 +240,9 @@ void lfs_obj_free(lfs_obj *o);
  * printed, plus the float32 rounding noise of a
  * writer's own arithmetic on a vector whose largest component is @p scale
  * (Blender's axis conversion moves a component by up to 9e-8 of it).
- * A number that states the stored value keeps the stored bits.
+ * A number that reads as a float equal to @p stored states it at any
+ * precision (storing it gives the same bits). A number that states the
+ * stored value keeps the stored bits.
  */
 bool lfs_obj_num_keeps(const lfs_obj_num *n, float stored, double scale);
 

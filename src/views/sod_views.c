@@ -188,12 +188,18 @@ static const char *const sod_law_close[] = { "endnode",	   "endmaterial",  "endg
 /* anims/<node>.csv: `time` is derived from the key count and period and
  * ignored by the apply (sod_csv.c) */
 static const char *const sod_law_csv_free[] = { "time", NULL };
+/* The law over the whole model: a mesh node's lists, row i = OBJ element i
+ * of meshes/<node>.obj. */
+static const lfs_law_list sod_law_lists[] = {
+	{ "verts", 'v', 0, 3 }, { "tverts", 't', 0, 2 }, { NULL, 0, 0, 0 },
+};
 static const lfs_law_dialect sod_law = {
 	.comment = '#',
 	.any_order = true,
 	.block_open = sod_law_open,
 	.block_close = sod_law_close,
 	.csv_free_columns = sod_law_csv_free,
+	.lists = sod_law_lists,
 };
 
 const lfs_format lfs_format_sod = {

@@ -518,6 +518,10 @@ lfs_err lfs_view_apply_keep(const lfs_format *f, const uint8_t *orig, size_t n, 
 			free(x);
 		}
 	}
+	/* the law over the whole model: the other views change only where the
+	 * edit explains it */
+	if (!r && !same)
+		r = lfs_law_check_whole(f, v, orig, n, *out, *outn, res, err);
 	if (res)
 		f->free_model(res);
 	if (r) {

@@ -133,7 +133,10 @@ lfs_err lfs_views_build_model(const lfs_format *f, const void *model, const uint
  * The result is held to the round-trip law (law.h, docs/editing.md "The
  * round-trip law"): reading view @p v of the new bytes must give back
  * @p text up to the documented normalisations, else the save is refused
- * (also when the format's apply returned the original bytes).
+ * (also when the format's apply returned the original bytes). A result
+ * that differs from @p orig is then held to the law over the whole model
+ * (lfs_law_check_whole(), docs/editing.md "The law over the whole model"):
+ * the other views change only where the edit explains it.
  *
  * An empty @p text (nothing but spaces and line ends) for a view that is
  * not empty is refused here for every format, `VIEW:1:1: error: the view is
