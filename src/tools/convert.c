@@ -764,6 +764,9 @@ static int convert_main(int argc, char **argv, char **pos)
 			return do_compile(pos[0], out, r.max_size);
 		break;
 	case CMD_THUMB:
+		/* ASCII NWN models are drawn too, compiled in memory
+		 * (docs/thumbnails.md); before any worker thread */
+		lfs_format_ascii_views(true);
 		if (!r.dest) {
 			if (npos != 2) {
 				eprintf("usage: legacyfs-convert thumbnail [-s SIZE] [--root DIR] INPUT OUTPUT.png\n");
