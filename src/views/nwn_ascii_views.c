@@ -27,6 +27,7 @@
 #include "nwn_compile.h"
 #include "vlist.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -67,6 +68,26 @@ static bool ascii_detect(const uint8_t *data, size_t n)
 	return false;
 }
 
+/*
+ * A compile error of a decode or a thumbnail names no file (the caller
+ * prefixes the model's own name): "model.mdl:8:3: error: msg" becomes
+ * "line 8, column 3: msg".
+ */
+static void unname(lfs_error *err)
+{
+	if (!err || !err->line)
+		return;
+	const char *m = strstr(err->msg, ": error: ");
+	char tmp[sizeof(err->msg)];
+	snprintf(tmp, sizeof(tmp), "%s", m ? m + 9 : err->msg);
+	int k = snprintf(err->msg, sizeof(err->msg), "line %u, column %u: ", err->line, err->col);
+	if (k > 0 && (size_t)k < sizeof(err->msg)) {
+		size_t c = strnlen(tmp, sizeof(err->msg) - (size_t)k - 1);
+		memcpy(err->msg + k, tmp, c);
+		err->msg[(size_t)k + c] = '\0';
+	}
+}
+
 /* Compile @p text in memory (no siblings unless @p sib) into *bin. */
 static lfs_err compile_bin(const char *file, const uint8_t *text, size_t n,
 			   const lfs_siblings *sib, uint8_t **bin, size_t *binn, lfs_error *err)
@@ -81,8 +102,10 @@ static lfs_err ascii_decode(const uint8_t *data, size_t n, void **model, lfs_err
 	uint8_t *bin = NULL;
 	size_t binn = 0;
 	lfs_err r = compile_bin(ASCII_FILE, data, n, NULL, &bin, &binn, err);
-	if (r)
+	if (r) {
+		unname(err);
 		return r;
+	}
 	nwn_model *m = NULL;
 	r = nwn_mdl_decode(bin, binn, &m, err);
 	free(bin);
@@ -119,7 +142,9 @@ static lfs_err ascii_thumb(const uint8_t *data, size_t n, const lfs_view_opts *o
 	uint8_t *bin = NULL;
 	size_t binn = 0;
 	lfs_err r = compile_bin(ASCII_FILE, data, n, NULL, &bin, &binn, err);
-	if (!r)
+	if (r)
+		unname(err);
+	else
 		r = nwn_thumb_scene(bin, binn, opts, s, err);
 	free(bin);
 	return r;

@@ -127,6 +127,11 @@ expect_rc 0 "$CONVERT" thumbnail -s 128 "$ax" "$WORK/ascii.png"
 expect_rc 0 "$CONVERT" thumbnail -s 128 -d "$WORK/atb" "$ax"
 cmp -s "$WORK/ascii.png" "$WORK/atb/c_a_ox.mdl.png" || lfs_fail "thumbnail -d of ASCII c_a_ox.mdl differs from the one-file thumbnail"
 expect_rc 3 "$CONVERT" cat "$ax" model.mdl
+# an ASCII text that does not compile: exit 1, the compiler's line and column
+printf 'newmodel brk\nbeginmodelgeom brk\nnode trimesh a\n parent brk\n verts 1\n  1 2\nendnode\nendmodelgeom brk\ndonemodel brk\n' >"$WORK/brk.mdl"
+expect_rc 1 "$CONVERT" thumbnail "$WORK/brk.mdl" "$WORK/brk.png"
+grep -q 'brk.mdl: error: line 6, column 3: ' "$WORK/err" && lfs_ok "thumbnail of a broken ASCII model names line and column" ||
+	lfs_fail "thumbnail of a broken ASCII model: $(cat "$WORK/err")"
 
 # compile -d: OUT/<file name> = compile -o; refusing to write over its input
 mapfile -t asc < <(sed -n '1,4p' "$LFS_CORPUS/nwn/ascii.txt" | sed "s|^|$LFS_CORPUS/nwn/|")
