@@ -10,6 +10,7 @@
  * option is documented in docs/mount.md and in --help.
  */
 #define _GNU_SOURCE
+#include "formats/format.h"
 #include "fs/texture.h"
 #include "fuse_ll.h"
 #include "views/thumb.h"
@@ -46,6 +47,7 @@ struct lfs_options {
 	char *slice_us;        /* loop/threads: EEVDF slice of request threads; 0 = kernel's */
 	char *poll_us;         /* loop: a thread polls /dev/fuse this long after a request; 0 = off */
 	int ro; /* "-o ro" seen (also passed on to the kernel) */
+	int ascii_views;          /* -o ascii_views: ASCII NWN .mdl shown as model folders */
 	char *unlink_grace;
 	char *edit_mb;
 	char *thumb_size;
@@ -92,6 +94,7 @@ static const struct fuse_opt lfs_opts[] = {
 	LFS_OPT("gid=%s", gid, 0),
 	LFS_OPT("umask=%s", umask, 0),
 	LFS_OPT("ro", ro, 1),
+	LFS_OPT("ascii_views", ascii_views, 1),
 	FUSE_OPT_KEY("ro", FUSE_OPT_KEY_KEEP),
 	/* libfuse's own (fuse_parse_cmdline reads them with %u): checked here too */
 	LFS_OPT("max_threads=%s", max_threads, 0),
@@ -311,6 +314,9 @@ static void usage(const char *prog)
 	       "                           read only; 077: owner only); the kernel checks access\n"
 	       "                           against the shown owner and mode (default_permissions)\n"
 	       "    -o ro                  read-only mount\n"
+	       "    -o ascii_views         show an ASCII NWN X.mdl as a folder X.mdl/ too: its\n"
+	       "                           model.mdl is the file (saved as text, must compile),\n"
+	       "                           meshes/, anims/, thumbnail.png read-only\n"
 	       "Sizes in MiB take an optional M or G suffix (2M, 1G).\n\n");
 }
 
@@ -607,6 +613,8 @@ int main(int argc, char *argv[])
 	tcache = v.thumb_size ? thumb_cache_dir(&o) : NULL;
 	fo.thumb_cache = tcache;
 	fo.thumb_cache_bytes = (size_t)v.thumb_cache_mb << 20;
+	/* before the fs (and its threads) ask for a format */
+	lfs_format_ascii_views(o.ascii_views == 1);
 	int r = lfs_fs_new(o.source, &fo, &fs);
 	if (r)
 		goto out;

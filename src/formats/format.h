@@ -294,6 +294,17 @@ const lfs_format *lfs_format_for(const char *name, const uint8_t *data, size_t n
  */
 const lfs_format *lfs_format_compiler_for(const char *name);
 
+/**
+ * Offer ASCII Neverwinter Nights MDL as a model (the row "nwn-ascii",
+ * src/views/nwn_ascii_views.c: compiled in memory, model.mdl is the text
+ * itself): after lfs_format_ascii_views(true), lfs_format_for() and
+ * lfs_format_named() give that row for a `.mdl` text with a `newmodel`
+ * line, after every row of lfs_formats[]. Off by default (ASCII files
+ * pass through). Process-wide: call before any thread asks (the mount's
+ * -o ascii_views, legacyfs-convert thumbnail).
+ */
+void lfs_format_ascii_views(bool on);
+
 /** The format registered under @p name ("nwn-mdl", ...), or NULL. */
 const lfs_format *lfs_format_named(const char *name);
 

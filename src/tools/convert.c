@@ -229,7 +229,8 @@ static void usage(FILE *f)
 		"  compile  compile an NWN ASCII model into a binary (docs/nwn-compile.md);\n"
 		"           with -d, each X.mdl into OUTDIR/<X's file name>\n"
 		"  thumbnail render MODEL's thumbnail PNG (SIZE 128/256/512/1024; the\n"
-		"           freedesktop thumbnailer in contrib/ calls this); with -d, into\n"
+		"           freedesktop thumbnailer in contrib/ calls this; an ASCII NWN\n"
+		"           model is compiled in memory); with -d, into\n"
 		"           OUTDIR/<MODEL's file name>.png\n"
 		"  pack     write the NWN archive OUT (.hak/.erf/.mod: its type, default HAK)\n"
 		"           holding one resource per FILE, in order: ResRef = file name\n"
@@ -764,6 +765,9 @@ static int convert_main(int argc, char **argv, char **pos)
 			return do_compile(pos[0], out, r.max_size);
 		break;
 	case CMD_THUMB:
+		/* ASCII NWN models are drawn too, compiled in memory
+		 * (docs/thumbnails.md); before any worker thread */
+		lfs_format_ascii_views(true);
 		if (!r.dest) {
 			if (npos != 2) {
 				eprintf("usage: legacyfs-convert thumbnail [-s SIZE] [--root DIR] INPUT OUTPUT.png\n");

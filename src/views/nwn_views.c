@@ -62,7 +62,8 @@ static bool dup_numbers(const nwn_node *n, uint32_t *dup)
 }
 
 /* Controller views of one animation. */
-static void anim_views(const nwn_anim *an, uint32_t ai, const char *aname, lfs_vlist *l)
+static void anim_views(const nwn_anim *an, uint32_t ai, const char *aname, bool wr,
+		       lfs_vlist *l)
 {
 	lfs_nameset nodes;
 	lfs_nameset_init(&nodes);
@@ -92,7 +93,7 @@ static void anim_views(const nwn_anim *an, uint32_t ai, const char *aname, lfs_v
 			if (!lfs_vlist_wants(l, path)) {
 				/* listed as a full build lists it: bad keys leave it out */
 				if (l->names_only && nwn_csv_controller_ok(n, c))
-					lfs_vlist_name(l, path, LFS_VIEW_TRACK_CSV, tg, true);
+					lfs_vlist_name(l, path, LFS_VIEW_TRACK_CSV, tg, wr);
 				continue;
 			}
 			lfs_sb sb = { 0 };
@@ -104,7 +105,7 @@ static void anim_views(const nwn_anim *an, uint32_t ai, const char *aname, lfs_v
 			} else if (r != LFS_OK) {
 				lfs_sb_free(&sb); /* bad keys: leave the file out */
 			} else {
-				lfs_vlist_add(l, path, LFS_VIEW_TRACK_CSV, tg, true, &sb);
+				lfs_vlist_add(l, path, LFS_VIEW_TRACK_CSV, tg, wr, &sb);
 			}
 		}
 		free(dup);
@@ -112,15 +113,21 @@ static void anim_views(const nwn_anim *an, uint32_t ai, const char *aname, lfs_v
 	lfs_nameset_free(&nodes);
 }
 
-static lfs_err model_views(const nwn_model *m, const lfs_view_opts *opts, lfs_vlist *l,
-			 lfs_error *err)
+lfs_err nwn_model_views(const nwn_model *m, const uint8_t *text, size_t tn,
+			const lfs_view_opts *opts, lfs_vlist *l, lfs_error *err)
 {
 	const nwn_geometry *g = &m->geom;
 	lfs_err r;
 	lfs_sb sb = { 0 };
+	/* an ASCII source: its views besides model.mdl are read-only */
+	const bool wr = text == NULL;
 
 	if (lfs_vlist_wants(l, "model.mdl")) {
-		r = nwn_ascii_write(m, &sb, err);
+		r = LFS_OK;
+		if (text)
+			lfs_sb_put(&sb, text, tn); /* a failed sb fails the list */
+		else
+			r = nwn_ascii_write(m, &sb, err);
 		if (r) {
 			lfs_sb_free(&sb);
 			return r;
@@ -171,21 +178,21 @@ static lfs_err model_views(const nwn_model *m, const lfs_view_opts *opts, lfs_vl
 		snprintf(path, sizeof(path), "meshes/%s.obj", obj_names[i]);
 		lfs_view_target tg = { LFS_VIEW_NONE, i, LFS_VIEW_NONE };
 		if (!lfs_vlist_wants(l, path)) {
-			lfs_vlist_name(l, path, LFS_VIEW_MESH_OBJ, tg, true);
+			lfs_vlist_name(l, path, LFS_VIEW_MESH_OBJ, tg, wr);
 			continue;
 		}
 		r = nwn_obj_mesh(m, i, obj_names[i], &mats, &sb, err);
 		if (r)
 			l->failed = 1;
-		lfs_vlist_add(l, path, LFS_VIEW_MESH_OBJ, tg, true, &sb);
+		lfs_vlist_add(l, path, LFS_VIEW_MESH_OBJ, tg, wr, &sb);
 	}
 	if (!l->failed && !lfs_vlist_wants(l, "model.obj")) {
-		lfs_vlist_name(l, "model.obj", LFS_VIEW_MODEL_OBJ, LFS_VIEW_WHOLE, true);
+		lfs_vlist_name(l, "model.obj", LFS_VIEW_MODEL_OBJ, LFS_VIEW_WHOLE, wr);
 	} else if (!l->failed) {
 		r = nwn_obj_model(m, obj_names, &mats, &sb, err);
 		if (r)
 			l->failed = 1;
-		lfs_vlist_add(l, "model.obj", LFS_VIEW_MODEL_OBJ, LFS_VIEW_WHOLE, true, &sb);
+		lfs_vlist_add(l, "model.obj", LFS_VIEW_MODEL_OBJ, LFS_VIEW_WHOLE, wr, &sb);
 	}
 	free(obj_names);
 	lfs_nameset_free(&meshes);
@@ -201,7 +208,7 @@ static lfs_err model_views(const nwn_model *m, const lfs_view_opts *opts, lfs_vl
 			l->failed = 1;
 			break;
 		}
-		anim_views(&m->anims[a], a, an, l);
+		anim_views(&m->anims[a], a, an, wr, l);
 	}
 	lfs_nameset_free(&anims);
 	lfs_sb_free(&sb);
@@ -215,7 +222,7 @@ static lfs_err nwn_build(const uint8_t *data, size_t n, const lfs_view_opts *opt
 	lfs_err r = nwn_mdl_decode(data, n, &m, err);
 	if (r)
 		return r;
-	r = model_views(m, opts, l, err);
+	r = nwn_model_views(m, NULL, 0, opts, l, err);
 	nwn_model_free(m);
 	return r;
 }
@@ -224,7 +231,7 @@ static lfs_err nwn_build(const uint8_t *data, size_t n, const lfs_view_opts *opt
 static lfs_err nwn_build_model(const void *model, const lfs_view_opts *opts, struct lfs_vlist *l,
 			       lfs_error *err)
 {
-	return model_views((const nwn_model *)model, opts, l, err);
+	return nwn_model_views((const nwn_model *)model, NULL, 0, opts, l, err);
 }
 
 static lfs_err nwn_apply_decoded_any(const uint8_t *orig, size_t n, const lfs_view *v,

@@ -14,7 +14,16 @@
 #include <strings.h>
 
 extern const lfs_format lfs_format_nwn_mdl, lfs_format_nod, lfs_format_nad, lfs_format_nil,
-	lfs_format_sod;
+	lfs_format_sod, lfs_format_nwn_ascii;
+
+/* lfs_format_ascii_views(): is the ASCII NWN row offered (after the rows
+ * above)? Set once before any thread asks. */
+static bool ascii_views;
+
+void lfs_format_ascii_views(bool on)
+{
+	ascii_views = on;
+}
 
 const lfs_format *const lfs_formats[] = {
 	&lfs_format_nwn_mdl, /* Neverwinter Nights binary MDL (src/views/nwn_views.c) */
@@ -41,6 +50,9 @@ const lfs_format *lfs_format_for(const char *name, const uint8_t *data, size_t n
 	for (const lfs_format *const *f = lfs_formats; *f; f++)
 		if ((!name || has_extension(*f, name)) && (*f)->detect(data, n))
 			return *f;
+	const lfs_format *a = &lfs_format_nwn_ascii;
+	if (ascii_views && (!name || has_extension(a, name)) && a->detect(data, n))
+		return a;
 	return NULL;
 }
 
@@ -64,5 +76,7 @@ const lfs_format *lfs_format_named(const char *name)
 	for (const lfs_format *const *f = lfs_formats; *f; f++)
 		if (!strcmp((*f)->name, name))
 			return *f;
+	if (ascii_views && !strcmp(lfs_format_nwn_ascii.name, name))
+		return &lfs_format_nwn_ascii;
 	return NULL;
 }

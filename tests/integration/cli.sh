@@ -116,6 +116,22 @@ for m in "${thumbs[@]}"; do
 	cmp -s "$WORK/one.png" "$WORK/tb/$(basename "$m").png" || lfs_fail "thumbnail -d of $m differs from the one-file thumbnail"
 done
 lfs_ok "thumbnail -d = the per-file thumbnails"
+# thumbnail of an ASCII NWN model (issue 26): compiled in memory and drawn
+# (list/cat still say "not a model": only the thumbnail compiles it)
+ax=$(grep -m1 '/Textures/c_a_ox\.mdl$' "$LFS_CORPUS/nwn/ascii.txt") || lfs_die "no ASCII c_a_ox.mdl in ascii.txt"
+ax=$LFS_CORPUS/nwn/$ax
+rm -f "$WORK/ascii.png"
+expect_rc 0 "$CONVERT" thumbnail -s 128 "$ax" "$WORK/ascii.png"
+[ "$(head -c 4 "$WORK/ascii.png" 2>/dev/null | od -An -tx1 | tr -d ' ')" = 89504e47 ] &&
+	lfs_ok "thumbnail of ASCII c_a_ox.mdl: a PNG" || lfs_fail "thumbnail of ASCII $ax wrote no PNG"
+expect_rc 0 "$CONVERT" thumbnail -s 128 -d "$WORK/atb" "$ax"
+cmp -s "$WORK/ascii.png" "$WORK/atb/c_a_ox.mdl.png" || lfs_fail "thumbnail -d of ASCII c_a_ox.mdl differs from the one-file thumbnail"
+expect_rc 3 "$CONVERT" cat "$ax" model.mdl
+# an ASCII text that does not compile: exit 1, the compiler's line and column
+printf 'newmodel brk\nbeginmodelgeom brk\nnode trimesh a\n parent brk\n verts 1\n  1 2\nendnode\nendmodelgeom brk\ndonemodel brk\n' >"$WORK/brk.mdl"
+expect_rc 1 "$CONVERT" thumbnail "$WORK/brk.mdl" "$WORK/brk.png"
+grep -q 'brk.mdl: error: line 6, column 3: ' "$WORK/err" && lfs_ok "thumbnail of a broken ASCII model names line and column" ||
+	lfs_fail "thumbnail of a broken ASCII model: $(cat "$WORK/err")"
 
 # compile -d: OUT/<file name> = compile -o; refusing to write over its input
 mapfile -t asc < <(sed -n '1,4p' "$LFS_CORPUS/nwn/ascii.txt" | sed "s|^|$LFS_CORPUS/nwn/|")

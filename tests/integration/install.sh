@@ -116,6 +116,21 @@ if [ "$(head -c 8 "$WORK/thumb.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a
 else
 	lfs_fail "thumbnailer wrote no PNG"
 fi
+# an ASCII NWN model (text/x-nwn-mdl) is drawn too, compiled in memory (issue 26)
+grep -q '^MimeType=.*text/x-nwn-mdl;' "$P/share/thumbnailers/legacyfs.thumbnailer" ||
+	lfs_fail "thumbnailer MimeType does not list text/x-nwn-mdl"
+asc=$(grep -m1 '/Textures/c_a_ox\.mdl$' "$LFS_CORPUS/nwn/ascii.txt") && asc=$LFS_CORPUS/nwn/$asc
+if [ -n "$asc" ] && [ -f "$asc" ]; then
+	cmd=${exec_line//%s/128}
+	cmd=${cmd//%i/\'$asc\'}
+	cmd=${cmd//%o/\'$WORK/athumb.png\'}
+	rm -f "$WORK/athumb.png"
+	PATH="$P/bin:$PATH" sh -c "$cmd" || lfs_fail "thumbnailer command failed on an ASCII model: $cmd"
+	[ "$(head -c 8 "$WORK/athumb.png" 2>/dev/null | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] &&
+		lfs_ok "thumbnailer: ASCII model -> PNG" || lfs_fail "thumbnailer wrote no PNG for an ASCII model"
+else
+	lfs_log "SKIP-PART: no ASCII c_a_ox.mdl in the corpus"
+fi
 
 # --- bash completion ---
 if [ -f /usr/share/bash-completion/bash_completion ]; then
