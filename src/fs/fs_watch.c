@@ -336,6 +336,9 @@ static void watch_event(lfs_fs *fs, const struct inotify_event *ev, struct inval
 		fsi_inval_subtree(l, c);
 		return;
 	}
+	if (c && c->kind == K_NEWDIR)
+		return; /* our own compile of a pending model folder: its entry stays until it
+			 * expires, so the rest of a `cp -r` lands there (fs_newmodel.c) */
 	fsi_inval_add(l, d->id, ev->name);
 	if (c)
 		fsi_inval_subtree(l, c);
