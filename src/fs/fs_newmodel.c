@@ -287,6 +287,15 @@ int fsi_newmdl_list(lfs_fs *fs, struct node *dir, struct dirsnap *s, size_t *cap
 
 /* ---- compile: model.mdl of a pending folder -> the binary in SOURCE ---- */
 
+/* Is @p m still a pending folder of fs (not freed by an rmdir meanwhile)? fs->mu held. */
+static bool nm_alive(lfs_fs *fs, const struct newmdl *m)
+{
+	for (const struct newmdl *x = fs->newmdls; x; x = x->next)
+		if (x == m)
+			return true;
+	return false;
+}
+
 /* The message of a refused or renamed save: errors.txt of pending folder @p m (fs->mu held). */
 static void nm_message(struct newmdl *m, const char *text)
 {
@@ -345,8 +354,8 @@ static int nm_build(const lfs_format *f, int dirfd, const char *dir, const char 
 static int nm_commit(lfs_fs *fs, struct newmdl *m, struct node *top)
 {
 	fs_lock(fs);
-	struct nment *t = ent_find(m, NM_TEXT);
-	char *rel = strdup(m->rel);
+	struct nment *t = nm_alive(fs, m) ? ent_find(m, NM_TEXT) : NULL;
+	char *rel = t ? strdup(m->rel) : NULL;
 	size_t n = t ? t->data.len : 0;
 	char *text = t && rel ? malloc(n ? n : 1) : NULL;
 	if (text)
@@ -390,13 +399,16 @@ static int nm_commit(lfs_fs *fs, struct newmdl *m, struct node *top)
 	}
 	free(bin);
 	fs_lock(fs);
-	if (r) {
+	bool alive = nm_alive(fs, m);
+	if (r && alive) {
 		nm_message(m, msg);
-	} else {
-		m->done = true;
+	} else if (!r) {
+		if (alive)
+			m->done = true;
 		/* The model folder SOURCE now has takes the name: the renamed-model warning is its errors.txt. */
 		if (msg[0]) {
-			nm_message(m, msg);
+			if (alive)
+				nm_message(m, msg);
 			struct mstate *ms = fsi_ms_get(fs, rel);
 			if (ms)
 				fsi_merr_set(ms, NM_TEXT, msg);

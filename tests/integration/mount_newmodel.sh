@@ -83,6 +83,17 @@ rename_text c_satyrarcher new3 <"$WORK/satyr.txt" >"$WORK/t/new3.mdl"
 cmp -s "$WORK/new3_cli.mdl" "$SRC/new3.mdl" && lfs_ok "new3.mdl equals legacyfs-convert compile" ||
 	lfs_fail "new3.mdl differs from legacyfs-convert compile"
 
+# An editor's save: a temporary file renamed onto model.mdl (Python os.replace).
+mkdir "$MNT/py4.mdl" || lfs_fail "mkdir py4.mdl"
+python3 - "$WORK/satyr.txt" "$MNT/py4.mdl" <<'PY' || lfs_fail "os.replace onto py4.mdl/model.mdl failed"
+import os, sys
+with open(os.path.join(sys.argv[2], ".model.mdl.tmp"), "wb") as f:
+    f.write(open(sys.argv[1], "rb").read())
+os.replace(os.path.join(sys.argv[2], ".model.mdl.tmp"), os.path.join(sys.argv[2], "model.mdl"))
+PY
+"$CONVERT" cat "$SRC/py4.mdl" model.mdl 2>/dev/null | grep -q "^newmodel py4$" &&
+	lfs_ok "os.replace onto model.mdl compiled py4.mdl" || lfs_fail "no py4.mdl after os.replace"
+
 # ---- a bad text: refused, nothing written ----
 mkdir "$MNT/bad1.mdl" || lfs_fail "mkdir bad1.mdl"
 sed '12s/.*/  position O.5 0 0/' "$WORK/satyr.txt" >"$WORK/bad.txt"
