@@ -825,6 +825,10 @@ bool fsi_hidden_active(lfs_fs *fs, struct mstate *ms, const char *vpath);
 void fsi_hidden_clear(lfs_fs *fs, struct mstate *ms, const char *vpath);
 int fsi_hidden_add(lfs_fs *fs, struct mstate *ms, const char *vpath, uint64_t dir_id);
 void fsi_hidden_expire(lfs_fs *fs, struct inval_list *l);
+/* -o scratch_ttl (fs_edit.c): exporters' scratch *.mtl unchanged that long are
+ * dropped (fs->mu held); _wait: the watcher's poll timeout for it, ms (-1: none). */
+void fsi_scratch_expire(lfs_fs *fs, struct inval_list *l);
+int fsi_scratch_ttl_wait(lfs_fs *fs);
 void fsi_merr_clear(struct mstate *ms, const char *vpath);
 void fsi_merr_clear_all(struct mstate *ms);
 void fsi_merr_set(struct mstate *ms, const char *vpath, const char *text);
