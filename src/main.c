@@ -49,6 +49,7 @@ struct lfs_options {
 	int ro; /* "-o ro" seen (also passed on to the kernel) */
 	int ascii_views;          /* -o ascii_views: ASCII NWN .mdl shown as model folders */
 	char *unlink_grace;
+	char *scratch_ttl;
 	char *edit_mb;
 	char *thumb_size;
 	char *thumb_cache;        /* -o thumb_cache=DIR ("off" = none) */
@@ -84,6 +85,7 @@ static const struct fuse_opt lfs_opts[] = {
 	LFS_OPT("request_slice=%s", slice_us, 0),
 	LFS_OPT("poll_us=%s", poll_us, 0),
 	LFS_OPT("unlink_grace=%s", unlink_grace, 0),
+	LFS_OPT("scratch_ttl=%s", scratch_ttl, 0),
 	LFS_OPT("edit_size=%s", edit_mb, 0),
 	LFS_OPT("thumb_size=%s", thumb_size, 0),
 	LFS_OPT("thumb_cache=%s", thumb_cache, 0),
@@ -193,7 +195,7 @@ struct lfs_values {
 	unsigned long long cache_mb, cache_entries, max_model_mb, list_classify, model_memory_mb;
 	double follow_cpu_ms;
 	unsigned long long slice_us, poll_us;
-	double unlink_grace;
+	double unlink_grace, scratch_ttl;
 	unsigned long long edit_mb, thumb_size, thumb_cache_mb;
 	bool has_uid, has_gid;
 	unsigned long long uid, gid;
@@ -223,6 +225,8 @@ static bool check_values(const struct lfs_options *o, struct lfs_values *v)
 		      "a number of microseconds from 0 (off) to 1000000", &v->poll_us) ||
 	    !opt_real("unlink_grace", o->unlink_grace, 0, 86400,
 		      "a number of seconds from 0 to 86400", &v->unlink_grace) ||
+	    !opt_real("scratch_ttl", o->scratch_ttl, 0, 1e9,
+		      "a number of seconds >= 0 (0 = never; at most 1000000000)", &v->scratch_ttl) ||
 	    !opt_mib("edit_size", o->edit_mb, 1, mib, &v->edit_mb) ||
 	    !opt_uint("thumb_size", o->thumb_size, 0, 1024, "128, 256, 512, 1024 or 0 (none)",
 		      &v->thumb_size) ||
@@ -298,6 +302,8 @@ static void usage(const char *prog)
 	       "    -o request_slice=US    EEVDF time slice of request threads, at most 100000\n"
 	       "                           (Linux 6.12+; default 0 = the kernel's)\n"
 	       "    -o unlink_grace=SEC    a deleted view stays absent this long (default 1)\n"
+	       "    -o scratch_ttl=SEC     an exporter's scratch *.mtl in a model folder, unchanged\n"
+	       "                           this long, is dropped (default 300; 0 = never)\n"
 	       "    -o edit_size=MIB       bound of in-memory edits and scratch files (default 512);\n"
 	       "                           a saved text is at most a sixteenth of it (EFBIG beyond)\n"
 	       "    -o thumb_size=N        thumbnail.png edge: 128, 256 (default), 512, 1024; 0 = none\n"
@@ -473,7 +479,7 @@ int main(int argc, char *argv[])
 	struct lfs_values v = { .timeout = -1, .cache_mb = 256, .cache_entries = 200000,
 				.max_model_mb = 256, .list_classify = 256, .model_memory_mb = 256,
 				.thumb_size = 256, .thumb_cache_mb = 64, .follow_cpu_ms = 0,
-				.poll_us = 200 };
+				.poll_us = 200, .scratch_ttl = 300 };
 	char *tcache = NULL;
 	struct fuse_cmdline_opts opts = { 0 };
 	struct fuse_session *se = NULL;
@@ -605,6 +611,7 @@ int main(int argc, char *argv[])
 		.watch_trusted = o.nowatch == 0,
 		.debug = opts.debug,
 		.unlink_grace = v.unlink_grace,
+		.scratch_ttl = v.scratch_ttl,
 		.edit_bytes = (size_t)v.edit_mb << 20,
 		.thumb_size = (unsigned)v.thumb_size,
 		.keep_owner = v.has_uid || v.has_gid,
@@ -701,7 +708,7 @@ out:
 	free(o.respath);
 	char **strs[] = { &o.timeout, &o.cache_mb, &o.cache_entries, &o.max_model_mb,
 			  &o.list_classify, &o.model_memory_mb, &o.follow_cpu_ms, &o.slice_us,
-			  &o.poll_us, &o.unlink_grace, &o.edit_mb, &o.thumb_size,
+			  &o.poll_us, &o.unlink_grace, &o.scratch_ttl, &o.edit_mb, &o.thumb_size,
 			  &o.thumb_cache_mb, &o.uid, &o.gid, &o.umask, &o.max_threads,
 			  &o.max_idle_threads };
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)

@@ -28,7 +28,7 @@ _legacyfs() {
 	_lfs_words
 	local opts="timeout= nowatch cache_size= cache_entries= max_model_size=
 		list_classify= model_memory= mt st kernel_open follow_cpu= poll_us=
-		unlink_grace= edit_size= thumb_size= thumb_cache= nothumb_cache
+		unlink_grace= scratch_ttl= edit_size= thumb_size= thumb_cache= nothumb_cache
 		thumb_cache_size= respath= uid= gid= umask= ro rw debug clone_fd
 		max_idle_threads= max_threads= allow_other allow_root auto_unmount"
 	if [ "$prev" = -o ]; then

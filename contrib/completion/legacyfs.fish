@@ -9,7 +9,7 @@
 complete -c legacyfs -s o -x -d 'mount options' -a '(
     set -l tok (commandline -ct); set -l head (string replace -r "[^,]*\$" "" -- $tok)
     for o in timeout= nowatch cache_size= cache_entries= max_model_size= list_classify= \
-        model_memory= mt st kernel_open follow_cpu= poll_us= unlink_grace= edit_size= \
+        model_memory= mt st kernel_open follow_cpu= poll_us= unlink_grace= scratch_ttl= edit_size= \
         thumb_size= thumb_cache= nothumb_cache thumb_cache_size= respath= uid= gid= umask= \
         ro rw debug clone_fd max_idle_threads= max_threads= allow_other allow_root auto_unmount
         echo $head$o

@@ -27,6 +27,7 @@ static const struct node_ops *const ops_by_kind[] = {
 	[K_LINK] = &fsi_link_ops,       [K_OTHER] = &fsi_other_ops,     [K_MODEL] = &fsi_model_ops,
 	[K_VDIR] = &fsi_vdir_ops,       [K_VFILE] = &fsi_vfile_ops,     [K_CTLDIR] = &fsi_ctldir_ops,
 	[K_CTLERR] = &fsi_ctlerr_ops,   [K_SCRATCH] = &fsi_scratch_ops, [K_MERR] = &fsi_merr_ops,
+	[K_NEWDIR] = &fsi_newdir_ops,   [K_NEWFILE] = &fsi_newfile_ops,
 };
 
 const struct node_ops *fsi_kind_ops(enum nkind k)
@@ -169,6 +170,7 @@ void lfs_fs_free(lfs_fs *fs)
 			fsi_node_free(fs, n);
 	}
 	fsi_retired_free_all(fs);
+	fsi_newmdl_free_all(fs);
 	while (fs->mstates) {
 		struct mstate *ms = fs->mstates;
 		fs->mstates = ms->next;

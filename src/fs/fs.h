@@ -90,6 +90,10 @@ typedef struct lfs_fs_opts {
 	bool watch_trusted;
 	bool debug;            /**< also produce LFS_LOG_DEBUG messages (one per READ, ...) */
 	double unlink_grace;   /**< seconds a deleted view stays absent (0 = default 1 s; docs/editing.md) */
+	/** seconds after which an exporter's scratch material library (`*.mtl` written in a
+	 *  model folder, e.g. Blender's) unchanged that long is dropped (0 = kept until
+	 *  unmount; docs/editing.md "Scratch files") */
+	double scratch_ttl;
 	size_t edit_bytes;     /**< bound of in-memory edit data (overlays + scratch), bytes (0 = 512 MiB) */
 	unsigned thumb_size;   /**< thumbnail.png edge in pixels (128/256/512/1024), 0 = none */
 	/** Folder of the disk cache of thumbnails (thumbcache.h; borrowed: must outlive

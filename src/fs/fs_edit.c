@@ -243,6 +243,77 @@ void fsi_hidden_expire(lfs_fs *fs, struct inval_list *l)
 		}
 }
 
+/* Is scratch name @p s an exporter's material library (-o scratch_ttl)? */
+static bool scratch_mtl(const struct sname *s)
+{
+	size_t n = strlen(s->vpath);
+	return S_ISREG(s->obj->mode) && n > 4 && strcasecmp(s->vpath + n - 4, ".mtl") == 0;
+}
+
+/* Seconds since scratch object @p o last changed (content or name). */
+static double scratch_age(const struct sobj *o, const struct timespec *now)
+{
+	int64_t t = fsi_ts_ns(&o->mtime) > fsi_ts_ns(&o->ctime) ? fsi_ts_ns(&o->mtime)
+								   : fsi_ts_ns(&o->ctime);
+	return (double)(fsi_ts_ns(now) - t) / 1e9;
+}
+
+int fsi_scratch_ttl_wait(lfs_fs *fs)
+{
+	if (!(fs->o.scratch_ttl > 0))
+		return -1;
+	for (struct mstate *ms = fs->mstates; ms; ms = ms->next)
+		for (struct sname *s = ms->names; s; s = s->next)
+			if (scratch_mtl(s))
+				return 1000;
+	return -1;
+}
+
+/* The kernel's entries of scratch name @p s of @p ms go (fs->mu held): its nodes
+ * unhashed, their entries and the folder listings holding the name invalidated. */
+static void scratch_forget(lfs_fs *fs, struct mstate *ms, const struct sname *s, struct inval_list *l)
+{
+	const char *slash = strrchr(s->vpath, '/');
+	const char *base = slash ? slash + 1 : s->vpath;
+	size_t dl = slash ? (size_t)(slash - s->vpath) : 0;
+	for (size_t i = 1; i < fs->nslots; i++) {
+		struct node *n = fs->slots[i];
+		if (!n)
+			continue;
+		if (n->kind == K_SCRATCH && n->sobj == s->obj && n->parent) {
+			fsi_inval_add(l, n->parent->id, node_name(n));
+			fsi_nh_remove(fs, n);
+			continue;
+		}
+		struct node *m = (n->kind == K_MODEL || n->kind == K_VDIR) ? model_of(n) : NULL;
+		if (!m || strcmp(m->rel, ms->rel) != 0)
+			continue;
+		bool here = n->kind == K_MODEL ? dl == 0
+					       : strlen(n->rel) == dl && strncmp(n->rel, s->vpath, dl) == 0;
+		if (here) {
+			fsi_inval_add(l, n->id, NULL);
+			fsi_inval_add(l, n->id, base);
+		}
+	}
+}
+
+void fsi_scratch_expire(lfs_fs *fs, struct inval_list *l)
+{
+	if (!(fs->o.scratch_ttl > 0))
+		return;
+	struct timespec now = fsi_now_real();
+	for (struct mstate *ms = fs->mstates; ms; ms = ms->next)
+		for (struct sname *s = ms->names, *next; s; s = next) {
+			next = s->next;
+			if (!scratch_mtl(s) || scratch_age(s->obj, &now) < fs->o.scratch_ttl)
+				continue;
+			fsi_log(fs, LFS_LOG_INFO, "%s/%s: scratch file unchanged for %g s: dropped "
+				"(-o scratch_ttl)", ms->rel, s->vpath, fs->o.scratch_ttl);
+			scratch_forget(fs, ms, s, l);
+			fsi_sname_remove(fs, ms, s);
+		}
+}
+
 void fsi_merr_clear(struct mstate *ms, const char *vpath)
 {
 	for (struct merr **pp = &ms->errs; *pp; pp = &(*pp)->next) {

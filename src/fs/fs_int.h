@@ -94,6 +94,8 @@ enum __attribute__((packed)) nkind {
 	K_CTLERR, /* a file of /.legacyfs: errors, status, resources (by node id) */
 	K_SCRATCH, /* in-memory file or symlink in a model folder's scratch namespace */
 	K_MERR,   /* <model>/errors.txt: messages of refused saves */
+	K_NEWDIR, /* a pending new model folder (mkdir X.mdl) or a folder in it: fs_newmodel.c */
+	K_NEWFILE, /* a file in a pending model folder (in memory) */
 };
 
 /* One pending kernel notification. */
@@ -414,6 +416,7 @@ static inline void node_hold(struct node *n)
 struct lfs_fs {
 	pthread_mutex_t mu;
 	int rootfd;
+	struct newmdl *newmdls; /* pending new model folders (fs_newmodel.c) */
 	char *source;        /* absolute, for inotify_add_watch */
 	lfs_fs_opts o;
 	struct timespec start;
@@ -626,6 +629,7 @@ struct node_ops {
 extern const struct node_ops fsi_root_ops, fsi_dir_ops, fsi_file_ops, fsi_link_ops, fsi_other_ops;
 extern const struct node_ops fsi_model_ops, fsi_vdir_ops, fsi_vfile_ops, fsi_ctldir_ops, fsi_ctlerr_ops;
 extern const struct node_ops fsi_scratch_ops, fsi_merr_ops;
+extern const struct node_ops fsi_newdir_ops, fsi_newfile_ops; /* fs_newmodel.c */
 
 /* The operations of kind @p k. */
 const struct node_ops *fsi_kind_ops(enum nkind k);
@@ -821,6 +825,10 @@ bool fsi_hidden_active(lfs_fs *fs, struct mstate *ms, const char *vpath);
 void fsi_hidden_clear(lfs_fs *fs, struct mstate *ms, const char *vpath);
 int fsi_hidden_add(lfs_fs *fs, struct mstate *ms, const char *vpath, uint64_t dir_id);
 void fsi_hidden_expire(lfs_fs *fs, struct inval_list *l);
+/* -o scratch_ttl (fs_edit.c): exporters' scratch *.mtl unchanged that long are
+ * dropped (fs->mu held); _wait: the watcher's poll timeout for it, ms (-1: none). */
+void fsi_scratch_expire(lfs_fs *fs, struct inval_list *l);
+int fsi_scratch_ttl_wait(lfs_fs *fs);
 void fsi_merr_clear(struct mstate *ms, const char *vpath);
 void fsi_merr_clear_all(struct mstate *ms);
 void fsi_merr_set(struct mstate *ms, const char *vpath, const char *text);
@@ -896,6 +904,26 @@ void fsi_add_watch(lfs_fs *fs, struct node *n);
 void fsi_kick(lfs_fs *fs);
 void fsi_inval_add(struct inval_list *l, uint64_t id, const char *name);
 void fsi_inval_subtree(struct inval_list *l, struct node *n);
+
+/*
+ * New models from text (fs_newmodel.c, docs/editing.md "New models").
+ * fsi_newmdl_mkdir: mkdir of @p name (SOURCE path @p rel) in source folder
+ * @p p: a pending model folder when the name has the extension of a format
+ * that compiles from text (ENOSYS: not such a name, make a plain folder;
+ * EINVAL: not a valid resref; EEXIST). fsi_newmdl_lookup / _rmdir: the
+ * pending folder of that name (ENOENT: none). fsi_newmdl_list: add the
+ * pending folders of source folder @p dir to listing @p s. fsi_newmdl_rename_model:
+ * rename model file @p oldrel to @p newrel (ENOSYS: not a compiled format's
+ * model, rename as a file), its model name following. The model name
+ * follows the resref (nwn_rename.h).
+ */
+int fsi_newmdl_mkdir(lfs_fs *fs, struct node *p, const char *name, const char *rel, mode_t mode,
+		     lfs_fs_entry *e);
+int fsi_newmdl_lookup(lfs_fs *fs, struct node *p, const char *name, const char *rel, lfs_fs_entry *e);
+int fsi_newmdl_rmdir(lfs_fs *fs, struct node *p, const char *name, const char *rel);
+int fsi_newmdl_list(lfs_fs *fs, struct node *dir, struct dirsnap *s, size_t *cap);
+int fsi_newmdl_rename_model(lfs_fs *fs, const char *oldrel, const char *newrel, unsigned flags);
+void fsi_newmdl_free_all(lfs_fs *fs);
 /* END PROTOTYPES */
 
 #endif

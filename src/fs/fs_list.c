@@ -294,6 +294,12 @@ static int snap_build_source(lfs_fs *fs, struct node *n, uint64_t parent_ino, ui
 		fsi_snap_unref(s);
 		return err;
 	}
+	if (!err)
+		err = fsi_newmdl_list(fs, n, s, &cap); /* pending new model folders (fs_newmodel.c) */
+	if (err) {
+		fsi_snap_unref(s);
+		return err;
+	}
 	if (s->n - first_sorted > 1)
 		qsort(s->ents + first_sorted, s->n - first_sorted, sizeof(*s->ents), fsi_dsent_cmp);
 	*out = s;

@@ -222,9 +222,11 @@ static int lookup_source(lfs_fs *fs, const struct nodeinfo *pi, const char *name
 		fsi_prefetch_due(fs, p);
 	struct srcinfo si;
 	int r = fsi_classify(fs, rel, &si);
+	if (r == ENOENT)
+		r = fsi_newmdl_lookup(fs, p, name, rel, e) == 0 ? -1 : ENOENT; /* a pending new model? */
 	if (r) {
 		free(rel);
-		return r;
+		return r < 0 ? 0 : r;
 	}
 	nlink_t nl = 0;
 	if (si.kind == K_DIR) {
@@ -312,17 +314,19 @@ static int rename_source(lfs_fs *fs, const struct nodeinfo *pi, const char *name
 	char *oldrel = fsi_join_rel(p->rel, name), *newrel = fsi_join_rel(np->rel, newname);
 	int r = oldrel && newrel ? 0 : ENAMETOOLONG;
 	struct srcinfo si;
+	bool model = false; /* a model file: renamed with its model name (fs_newmodel.c) */
 	if (!r) {
 		r = fsi_classify(fs, oldrel, &si);
 		if (!r) {
-			if (si.kind == K_MODEL)
-				r = EPERM; /* model folders cannot be renamed through the mount */
+			model = si.kind == K_MODEL;
+			if (model && (flags & RENAME_EXCHANGE))
+				r = EPERM;
 			fsi_srcinfo_release(fs, &si);
 		}
 	}
 	if (!r && fsi_classify(fs, newrel, &si) == 0) {
-		if (si.kind == K_MODEL)
-			r = EPERM;
+		if (si.kind == K_MODEL || model)
+			r = model ? EEXIST : EPERM; /* a model is never renamed over another name */
 		fsi_srcinfo_release(fs, &si);
 	}
 	bool began = !r;
@@ -330,7 +334,9 @@ static int rename_source(lfs_fs *fs, const struct nodeinfo *pi, const char *name
 		fsi_rename_begin(fs); /* requests below the name wait for the nodes' new paths */
 	/* The replaced object stays readable through the node the kernel may hold. */
 	int held = !r && !(flags & (RENAME_EXCHANGE | RENAME_NOREPLACE)) ? hold_open(fs, newrel) : -1;
-	if (!r && renameat2(fs->rootfd, oldrel, fs->rootfd, newrel, flags) != 0)
+	if (!r && model)
+		r = fsi_newmdl_rename_model(fs, oldrel, newrel, flags);
+	else if (!r && renameat2(fs->rootfd, oldrel, fs->rootfd, newrel, flags) != 0)
 		r = errno;
 	if (!r) {
 		fs_lock(fs);
@@ -356,9 +362,9 @@ static int rename_source(lfs_fs *fs, const struct nodeinfo *pi, const char *name
 			/* Editing state of models inside a renamed folder follows it. */
 			size_t ol = strlen(oldrel);
 			for (struct mstate *ms = fs->mstates; ms; ms = ms->next) {
-				if (strncmp(ms->rel, oldrel, ol) != 0 || ms->rel[ol] != '/')
+				if (strncmp(ms->rel, oldrel, ol) != 0 || (ms->rel[ol] != '/' && ms->rel[ol]))
 					continue;
-				char *nr = fsi_join_rel(newrel, ms->rel + ol + 1);
+				char *nr = ms->rel[ol] ? fsi_join_rel(newrel, ms->rel + ol + 1) : strdup(newrel);
 				if (nr) {
 					free(ms->rel);
 					ms->rel = nr;
@@ -575,6 +581,12 @@ static int pass_mknew(lfs_fs *fs, const struct nodeinfo *p, const char *name,
 		ok = mknodat(fs->rootfd, rel, (w->mode & S_IFMT) | perm, w->rdev) == 0;
 		break;
 	case NEW_DIR:
+		r = fsi_newmdl_mkdir(fs, p->node, name, rel, perm, e); /* `mkdir new.mdl`: a new model */
+		if (r != ENOSYS) {
+			free(rel);
+			return r;
+		}
+		r = 0;
 		ok = mkdirat(fs->rootfd, rel, perm) == 0;
 		break;
 	default:
@@ -655,6 +667,10 @@ static int pass_remove(lfs_fs *fs, const struct nodeinfo *p, const char *name, b
 	/* The kernel sees model files as folders; guard against a stale view of it anyway. */
 	struct srcinfo si;
 	int r = fsi_classify(fs, rel, &si);
+	if (r == ENOENT && dir && fsi_newmdl_rmdir(fs, p->node, name, rel) == 0) {
+		free(rel);
+		return 0; /* a pending new model folder */
+	}
 	if (!r) {
 		if (!dir && (si.kind == K_MODEL || si.kind == K_DIR))
 			r = EISDIR;

@@ -229,7 +229,11 @@ int fsi_model_mknew(lfs_fs *fs, const struct nodeinfo *pi, const char *name, con
 		else
 			c = fsi_scratch_node(fs, p, name, sn, &r);
 	}
-	return name_made(fs, c, r, &m, e);
+	bool ttl = c && !r && fs->o.scratch_ttl > 0;
+	r = name_made(fs, c, r, &m, e);
+	if (ttl)
+		fsi_kick(fs); /* the watcher's poll timeout covers a new scratch *.mtl (-o scratch_ttl) */
+	return r;
 }
 
 /*

@@ -336,6 +336,9 @@ static void watch_event(lfs_fs *fs, const struct inotify_event *ev, struct inval
 		fsi_inval_subtree(l, c);
 		return;
 	}
+	if (c && c->kind == K_NEWDIR)
+		return; /* our own compile of a pending model folder: its entry stays until it
+			 * expires, so the rest of a `cp -r` lands there (fs_newmodel.c) */
 	fsi_inval_add(l, d->id, ev->name);
 	if (c)
 		fsi_inval_subtree(l, c);
@@ -349,7 +352,7 @@ static void *watch_main(void *arg)
 	for (;;) {
 		fs_lock(fs);
 		/* Deleted views come back after their grace time: poll for it. */
-		int tmo = fs->nhidden ? 100 : -1;
+		int tmo = fs->nhidden ? 100 : fsi_scratch_ttl_wait(fs); /* and scratch *.mtl */
 		fs_unlock(fs);
 		/* fd -1 (no inotify) is ignored by poll. */
 		struct pollfd pfd[3] = { { fs->ifd, POLLIN, 0 }, { fs->stopfd, POLLIN, 0 },
@@ -380,6 +383,7 @@ static void *watch_main(void *arg)
 			}
 		}
 		fsi_hidden_expire(fs, &l);
+		fsi_scratch_expire(fs, &l);
 		/* What requests queued (commits, refused saves). */
 		for (size_t i = 0; i < fs->pending.n; i++) {
 			fsi_inval_add(&l, fs->pending.v[i].id, fs->pending.v[i].name);

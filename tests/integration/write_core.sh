@@ -13,7 +13,7 @@
 #  - a change made to SOURCE by another program regenerates the views;
 #  - a save based on a text the source no longer generates is refused;
 #  - pass-through create/write/rename/unlink/mkdir/rmdir/symlink/chmod;
-#  - model folders cannot be removed or renamed (EPERM).
+#  - model folders cannot be removed; NOD model folders cannot be renamed (EPERM; NWN: mount_newmodel.sh).
 . "$(dirname "$0")/lib.sh"
 lfs_require_fuse
 [ -n "${LFS_CORPUS:-}" ] && [ -f "$LFS_CORPUS/nod/PLC_Cndl02.nod" ] && [ -f "$LFS_CORPUS/nad/PLC_Cndl02__on.nad" ] ||
