@@ -274,7 +274,8 @@ static void bif_changed(lfs_fs *fs, const struct node *d, const char *name, stru
 }
 
 /*
- * A model file (.mdl) came, went or was written: any model's supermodel
+ * A model file (.mdl), or an archive or BIF that may hold some, came, went
+ * or was written: any model's supermodel
  * links may point elsewhere now (supermodel.h). Every model folder is
  * listed anew when next asked and the kernel forgets its copy of each
  * (fs->mu held).
@@ -282,8 +283,10 @@ static void bif_changed(lfs_fs *fs, const struct node *d, const char *name, stru
 static void supermodels_stale(lfs_fs *fs, const struct inotify_event *ev, struct inval_list *l)
 {
 	size_t nl = strlen(ev->name);
+	bool mdl = nl >= 4 && strcasecmp(ev->name + nl - 4, ".mdl") == 0;
 	if (!(ev->mask & (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CLOSE_WRITE)) ||
-	    (ev->mask & IN_ISDIR) || nl < 4 || strcasecmp(ev->name + nl - 4, ".mdl") != 0)
+	    (ev->mask & IN_ISDIR) ||
+	    !(mdl || lfs_texture_archive_name(ev->name) || lfs_container_aux_name(ev->name)))
 		return;
 	lfs_supermodel_changed();
 	for (size_t i = 1; i < fs->nslots; i++) {

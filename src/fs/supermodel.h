@@ -59,7 +59,8 @@ bool lfs_supermodel_add(int rootfd, const char *rel, size_t max, lfs_viewset *vs
 uint64_t lfs_supermodel_version(const char *rel);
 
 /**
- * A model file (`.mdl`) was created, deleted, renamed or written in SOURCE
+ * A model file (`.mdl`), an archive or a BIF was created, deleted, renamed
+ * or written in SOURCE
  * (the mount's watcher): every model's supermodel links are found again
  * when next listed. Thread-safe.
  */

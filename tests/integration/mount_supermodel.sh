@@ -45,6 +45,8 @@ setsuper "$SRC/lonely.mdl" no_such_super
 cp "$SRC/a_ba.mdl" "$SRC/twin.mdl"
 setsuper "$SRC/twin.mdl" a_ba
 chmod 644 "$SRC"/*.mdl
+# the same three models inside an archive: links into the archive's folder
+"$CONVERT" pack "$SRC/t.hak" "$SRC/c_bodak.mdl" "$SRC/a_ba.mdl" "$SRC/a_ba_non_combat.mdl" || lfs_die "pack t.hak"
 names() { "$CONVERT" list "$1" | awk -F'\t' '$2 ~ /^anims\// { split($2, p, "/"); print p[2] }' | sort -u; }
 names "$SRC/a_ba.mdl" >"$WORK/own_aba"
 names "$SRC/a_ba_non_combat.mdl" >"$WORK/own_nc"
@@ -85,6 +87,10 @@ want=$(find -P "$MNT/c_bodak.mdl" -type f | wc -l)
 got=$(grep -rl . "$V" | wc -l)
 [ "$got" -eq "$want" ] && lfs_ok "grep -r c_bodak.mdl reads its $got own files only" ||
 	lfs_fail "grep -r c_bodak.mdl read $got files, it has $want"
+t=$(readlink "$MNT/t.hak/c_bodak.mdl/supermodel")
+[ "$t" = "../../t.hak/a_ba.mdl" ] && [ "$(ls "$MNT/t.hak/c_bodak.mdl/anims" | wc -l)" -eq "$(wc -l <"$WORK/want_bodak")" ] &&
+	[ -d "$MNT/t.hak/c_bodak.mdl/anims/$n/" ] && lfs_ok "t.hak/c_bodak.mdl/supermodel -> $t, same animations" ||
+	lfs_fail "t.hak/c_bodak.mdl/supermodel -> '$t'"
 t=$(readlink "$MNT/c_satyrarcher.mdl/supermodel")
 [ "$t" = "../a_ba.mdl" ] || lfs_fail "c_satyrarcher.mdl/supermodel -> '$t'"
 # missing supermodel: no link, a warning naming where it looked
@@ -113,9 +119,14 @@ cmp -s "$SRC/c_bodak.mdl" "$DEV/c_bodak.mdl" || lfs_fail "c_bodak.mdl changed"
 "$CONVERT" cat "$SRC/a_ba.mdl" "anims/$a/$f" >"$WORK/after.csv"
 cmp -s "$WORK/after.csv" "$WORK/edited.csv" && lfs_ok "save through c_bodak.mdl/anims/$a/$f landed in a_ba.mdl" ||
 	lfs_fail "a_ba.mdl's anims/$a/$f is not the edited text"
-# the links follow the supermodel: a_ba gone, c_bodak has no link
+# the links follow the supermodel: loose a_ba gone, the archive's copy wins
+# (docs/archives.md "Resources by ResRef"); the archive gone too, no link
 mv "$SRC/a_ba.mdl" "$WORK/a_ba.away"
-lfs_wait_until 20 bash -c "! [ -L '$V/supermodel' ]" && lfs_ok "a_ba.mdl gone: c_bodak.mdl/supermodel gone" ||
-	lfs_fail "c_bodak.mdl/supermodel still there after a_ba.mdl went"
+lfs_wait_until 20 bash -c "[ \"\$(readlink '$V/supermodel')\" = ../t.hak/a_ba.mdl ]" &&
+	lfs_ok "a_ba.mdl gone: c_bodak.mdl/supermodel -> ../t.hak/a_ba.mdl" ||
+	lfs_fail "c_bodak.mdl/supermodel -> '$(readlink "$V/supermodel")' after a_ba.mdl went"
+mv "$SRC/t.hak" "$WORK/t.away"
+lfs_wait_until 20 bash -c "! [ -L '$V/supermodel' ]" && lfs_ok "t.hak gone: c_bodak.mdl/supermodel gone" ||
+	lfs_fail "c_bodak.mdl/supermodel still there after a_ba.mdl and t.hak went"
 lfs_umount "$MNT"
 lfs_finish
