@@ -47,7 +47,12 @@ setsuper "$SRC/twin.mdl" a_ba
 chmod 644 "$SRC"/*.mdl
 # the same three models inside an archive: links into the archive's folder
 "$CONVERT" pack "$SRC/t.hak" "$SRC/c_bodak.mdl" "$SRC/a_ba.mdl" "$SRC/a_ba_non_combat.mdl" || lfs_die "pack t.hak"
-names() { "$CONVERT" list "$1" | awk -F'\t' '$2 ~ /^anims\// { split($2, p, "/"); print p[2] }' | sort -u; }
+# a model's own animations: listed alone in a folder (no supermodel beside it)
+names() {
+	rm -rf "$WORK/solo" && mkdir "$WORK/solo" && cp "$1" "$WORK/solo/"
+	"$CONVERT" list "$WORK/solo/$(basename "$1")" |
+		awk -F'\t' '$2 ~ /^anims\/.*\// { split($2, p, "/"); print p[2] }' | sort -u
+}
 names "$SRC/a_ba.mdl" >"$WORK/own_aba"
 names "$SRC/a_ba_non_combat.mdl" >"$WORK/own_nc"
 names "$SRC/c_bodak.mdl" >"$WORK/own_bodak"
