@@ -50,6 +50,52 @@ bool lfs_supermodel_name(const uint8_t *data, size_t n, char out[65])
 	return l && strcasecmp(out, "NULL") != 0;
 }
 
+/*
+ * The supermodel of NWN ASCII model text @p data (@p n bytes): the third
+ * word of the first `setsupermodel <model> <super>` line (any case; "NULL"
+ * = none), looked for in the first LFS_SUPERMODEL_ASCII_SCAN bytes.
+ */
+#define LFS_SUPERMODEL_ASCII_SCAN ((size_t)1 << 20)
+static bool ascii_super_name(const uint8_t *data, size_t n, char out[65])
+{
+	out[0] = '\0';
+	if (n > LFS_SUPERMODEL_ASCII_SCAN)
+		n = LFS_SUPERMODEL_ASCII_SCAN;
+	const char *p = (const char *)data, *end = p + n;
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		const char *le = eol ? eol : end;
+		while (p < le && (*p == ' ' || *p == '\t'))
+			p++;
+		if (le - p > 13 && !strncasecmp(p, "setsupermodel", 13) && (p[13] == ' ' || p[13] == '\t')) {
+			const char *w[3];
+			size_t wl[3];
+			int k = 0;
+			for (const char *q = p; q < le && k < 3;) {
+				while (q < le && (*q == ' ' || *q == '\t' || *q == '\r'))
+					q++;
+				const char *b = q;
+				while (q < le && *q != ' ' && *q != '\t' && *q != '\r')
+					q++;
+				if (q > b) {
+					w[k] = b;
+					wl[k++] = (size_t)(q - b);
+				}
+			}
+			if (k < 3 || wl[2] > 64)
+				return false;
+			memcpy(out, w[2], wl[2]);
+			out[wl[2]] = '\0';
+			for (size_t i = 0; i < wl[2]; i++)
+				if ((unsigned char)out[i] < 0x21 || out[i] == '/' || out[i] == '\\')
+					return false;
+			return strcasecmp(out, "NULL") != 0;
+		}
+		p = eol ? eol + 1 : end;
+	}
+	return false;
+}
+
 /* Names of the animations of @p vs: the folders below "anims/" (malloc'd, each strdup'd). */
 static bool anim_names(const lfs_viewset *vs, char ***names, size_t *n)
 {
@@ -111,12 +157,18 @@ static bool file_super_name(int rootfd, const char *rel, size_t max, char out[65
 	if (fd >= 0) {
 		ssize_t r = pread(fd, hdr, sizeof(hdr), 0);
 		close(fd);
-		return r == (ssize_t)sizeof(hdr) && lfs_supermodel_name(hdr, sizeof(hdr), out);
+		if (r >= 4 && !hdr[0] && !hdr[1] && !hdr[2] && !hdr[3])
+			return r == (ssize_t)sizeof(hdr) && lfs_supermodel_name(hdr, sizeof(hdr), out);
+		if (r < 1)
+			return false;
 	}
+	/* inside an archive, or an ASCII model shown as a folder: its bytes */
 	uint8_t *d = NULL;
 	size_t n = 0;
 	struct stat st;
-	bool ok = lfs_read_source(rootfd, rel, max, &d, &n, &st) == 0 && lfs_supermodel_name(d, n, out);
+	bool ok = lfs_read_source(rootfd, rel, max, &d, &n, &st) == 0 &&
+		  (n >= 4 && !d[0] && !d[1] && !d[2] && !d[3] ? lfs_supermodel_name(d, n, out)
+							     : ascii_super_name(d, n, out));
 	free(d);
 	return ok;
 }
@@ -169,18 +221,20 @@ static char *link_target(const char *rel, const char *path)
 
 /* Animation names of supermodel @p path (a names-only build) and its own supermodel name. */
 static bool super_names(int rootfd, const char *path, size_t max, char ***names, size_t *n,
-			char next[65], bool *readable)
+			char next[65], bool *readable, bool *built)
 {
 	*names = NULL;
 	*n = 0;
 	next[0] = '\0';
 	*readable = false;
+	*built = false;
 	uint8_t *d = NULL;
 	size_t dn = 0;
 	struct stat st;
 	if (lfs_read_source(rootfd, path, max, &d, &dn, &st) != 0)
 		return true;
-	if (!lfs_supermodel_name(d, dn, next))
+	bool binary = dn >= 4 && !d[0] && !d[1] && !d[2] && !d[3];
+	if (!(binary ? lfs_supermodel_name(d, dn, next) : ascii_super_name(d, dn, next)))
 		next[0] = '\0';
 	lfs_view_opts o = { .names_only = true };
 	lfs_viewset vs;
@@ -188,8 +242,12 @@ static bool super_names(int rootfd, const char *path, size_t max, char ***names,
 	memset(&err, 0, sizeof(err));
 	const char *base = strrchr(path, '/');
 	bool ok = true;
+	/* an ASCII model is a plain file until the mount shows it as a folder:
+	 * no animations to link, nothing to report */
+	*readable = !binary;
 	if (lfs_views_build(base ? base + 1 : path, d, dn, &o, &vs, &err) == LFS_OK) {
 		*readable = true;
+		*built = true;
 		ok = anim_names(&vs, names, n);
 		lfs_viewset_free(&vs);
 	}
@@ -250,8 +308,12 @@ static bool walk_chain(int rootfd, const char *rel, size_t max, const char *name
 		char **names = NULL;
 		size_t n = 0;
 		char next[65];
-		bool readable = false;
-		ok = ok && super_names(rootfd, path, max, &names, &n, next, &readable);
+		bool readable = false, built = false;
+		ok = ok && super_names(rootfd, path, max, &names, &n, next, &readable, &built);
+		/* a supermodel shown as a plain file (not a folder): links past it
+		 * could not resolve, the chain ends here */
+		if (!built)
+			next[0] = '\0';
 		if (ok && !readable)
 			lfs_sb_printf(problems, "supermodel %s (%s) does not decode: its animations are not listed\n",
 				      cur, path);
