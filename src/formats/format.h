@@ -50,6 +50,9 @@ typedef enum lfs_view_kind {
 	LFS_VIEW_MEMBER,    /**< a model candidate inside an archive (its payload's
 			     *   size, no bytes): a folder of its own views when its
 			     *   header is a model's, else a plain resource */
+	LFS_VIEW_LINK,      /**< a symbolic link the mount adds (data = the target,
+			     *   size its length): an NWN model's `supermodel` and
+			     *   inherited `anims/<name>` (src/fs/supermodel.h) */
 } lfs_view_kind;
 
 /**

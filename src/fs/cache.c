@@ -5,6 +5,7 @@
 #include "cache.h"
 
 #include "../views/container.h"
+#include "supermodel.h"
 
 #include <malloc.h>
 #include <stdlib.h>
@@ -51,6 +52,7 @@ lfs_cache_key lfs_cache_key_of(const struct stat *st, const char *rel)
 		.mtime_ns = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec,
 		/* a KEY, or a member of one, is built from its BIFs too */
 		.bif_gen = lfs_container_version(rel),
+		.super_gen = lfs_supermodel_version(rel),
 		.rel = rel,
 	};
 	return k;
@@ -73,6 +75,7 @@ static uint64_t key_hash(const lfs_cache_key *k)
 	h = mix(h, (uint64_t)k->size);
 	h = mix(h, (uint64_t)k->mtime_ns);
 	h = mix(h, k->bif_gen);
+	h = mix(h, k->super_gen);
 	for (const unsigned char *p = (const unsigned char *)k->rel; *p; p++) {
 		h ^= *p;
 		h *= 0x100000001b3ULL;
@@ -83,7 +86,8 @@ static uint64_t key_hash(const lfs_cache_key *k)
 static int key_eq(const lfs_cache_key *a, const lfs_cache_key *b)
 {
 	return a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
-	       a->mtime_ns == b->mtime_ns && a->bif_gen == b->bif_gen && strcmp(a->rel, b->rel) == 0;
+	       a->mtime_ns == b->mtime_ns && a->bif_gen == b->bif_gen &&
+	       a->super_gen == b->super_gen && strcmp(a->rel, b->rel) == 0;
 }
 
 void lfs_cache_init(lfs_cache *c, size_t max_bytes, size_t max_entries)

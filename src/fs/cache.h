@@ -54,6 +54,9 @@ typedef struct lfs_cache_key {
 	int64_t mtime_ns;
 	uint64_t bif_gen; /**< a container built from other files (a KEY) or a member of
 			   *   one: views/container.h lfs_container_version(); else 0 */
+	uint64_t super_gen; /**< an NWN `.mdl`: the count of model files changes the watcher
+			     *   reported (its supermodel links follow them: supermodel.h
+			     *   lfs_supermodel_version()); else 0 */
 	const char *rel;
 } lfs_cache_key;
 

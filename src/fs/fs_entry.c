@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "source.h"
+#include "supermodel.h"
 #include "texture.h"
 #include "../views/container.h"
 #include "../views/thumb.h"
@@ -182,6 +183,9 @@ static lfs_centry *entry_built(lfs_fs *fs, const lfs_cache_key *k)
 	lfs_err r = lfs_source_load_w(fs->rootfd, rel, fs->o.max_model_size, &vo,
 				      LFS_SOURCE_KEEP_FAILED, &probs, &fst, &kind, &vs, &err);
 	lfs_texture_ctx_free(&tc);
+	if (r == LFS_OK && kind == LFS_SOURCE_MODEL &&
+	    !lfs_supermodel_add(fs->rootfd, rel, fs->o.max_model_size, &vs, &probs))
+		fsi_log(fs, LFS_LOG_ERR, "%s: out of memory adding the supermodel links", rel);
 	add_problems(fs, rel, &probs);
 	free(uri);
 	if (r != LFS_OK) {
@@ -320,6 +324,9 @@ static lfs_centry *entry_named(lfs_fs *fs, const lfs_cache_key *k)
 	lfs_sb probs = { 0 };
 	lfs_err r = lfs_source_load_w(fs->rootfd, rel, fs->o.max_model_size, &vo,
 				      LFS_SOURCE_KEEP_FAILED, &probs, &fst, &kind, nv, &err);
+	if (r == LFS_OK && kind == LFS_SOURCE_MODEL &&
+	    !lfs_supermodel_add(fs->rootfd, rel, fs->o.max_model_size, nv, &probs))
+		fsi_log(fs, LFS_LOG_ERR, "%s: out of memory adding the supermodel links", rel);
 	add_problems(fs, rel, &probs);
 	bool fallback = r == LFS_OK && (kind != LFS_SOURCE_MODEL || nv->over_budget);
 	if (r == LFS_OK && fallback)

@@ -424,7 +424,8 @@ static int vlist_cb(void *ctx, const char *name, size_t len, bool is_dir, const 
 	path[pl + len] = '\0';
 	/* a model candidate inside an archive: its type is known once looked up
 	 * (as an unclassified model file in a source folder) */
-	unsigned char t = is_dir ? DT_DIR : v && v->kind == LFS_VIEW_MEMBER ? DT_UNKNOWN : DT_REG;
+	unsigned char t = is_dir ? DT_DIR : v && v->kind == LFS_VIEW_MEMBER ? DT_UNKNOWN
+					  : v && v->kind == LFS_VIEW_LINK ? DT_LNK : DT_REG;
 	c->err = fsi_snap_add(c->s, &c->cap, name, len, fsi_view_ino(c->model, path), t);
 	return c->err;
 }
@@ -584,6 +585,12 @@ static int vfile_attr(lfs_fs *fs, struct node *c, const struct srcinfo *si, stru
 		v = early_thumb(si->ce, &tmp); /* drawn before the views (thumb_entry()) */
 	if (!v)
 		return ESTALE;
+	if (v->kind == LFS_VIEW_LINK) {
+		/* a supermodel link (supermodel.h) */
+		fsi_fill_view_file(a, &si->st, v->size, NULL, false, fsi_node_sino(c));
+		a->st_mode = S_IFLNK | 0777;
+		return 0;
+	}
 	struct overlay *o = fsi_ovl_find(ms, c->rel);
 	bool w = v && v->writable;
 	if (o)
@@ -603,6 +610,29 @@ static int vdir_attr(lfs_fs *fs, struct node *c, const struct srcinfo *si, struc
 		return ESTALE;
 	fsi_fill_virtual_dir(a, &si->st, vs, c->rel, fsi_node_sino(c));
 	return 0;
+}
+
+/* The target of a supermodel link view (supermodel.h); EINVAL for any other view. */
+static int vfile_readlink(lfs_fs *fs, const struct nodeinfo *ni, char *buf, size_t bufsz)
+{
+	struct srcinfo si;
+	int r = fsi_model_names(fs, ni->model, &si);
+	if (r)
+		return r == ENOENT ? ESTALE : r;
+	const lfs_viewset *vs = fsi_si_vs(&si);
+	const lfs_view *v = vs ? lfs_viewset_find(vs, ni->node->rel) : NULL;
+	if (!v)
+		r = ESTALE;
+	else if (v->kind != LFS_VIEW_LINK || !v->data)
+		r = EINVAL;
+	else if (v->size + 1 > bufsz)
+		r = ENAMETOOLONG;
+	else {
+		memcpy(buf, v->data, v->size);
+		buf[v->size] = '\0';
+	}
+	fsi_srcinfo_release(fs, &si);
+	return r;
 }
 
 /* Open for writing: EROFS unless the view can be written back. */
@@ -849,6 +879,7 @@ const struct node_ops fsi_vfile_ops = {
 	.getattr = fsi_gen_getattr,
 	.gen_attr = vfile_attr,
 	.open_write = vfile_open_write,
+	.readlink = vfile_readlink,
 	.read = vfile_read,
 	.write = vfile_write,
 	.setattr = vfile_setattr,

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "../common/mem.h"
+#include "supermodel.h"
 #include "texture.h"
 
 void fsi_wh_remove(lfs_fs *fs, struct node *n)
@@ -272,6 +273,29 @@ static void bif_changed(lfs_fs *fs, const struct node *d, const char *name, stru
 	}
 }
 
+/*
+ * A model file (.mdl), or an archive or BIF that may hold some, came, went
+ * or was written: any model's supermodel
+ * links may point elsewhere now (supermodel.h). Every model folder is
+ * listed anew when next asked and the kernel forgets its copy of each
+ * (fs->mu held).
+ */
+static void supermodels_stale(lfs_fs *fs, const struct inotify_event *ev, struct inval_list *l)
+{
+	size_t nl = strlen(ev->name);
+	bool mdl = nl >= 4 && strcasecmp(ev->name + nl - 4, ".mdl") == 0;
+	if (!(ev->mask & (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CLOSE_WRITE)) ||
+	    (ev->mask & IN_ISDIR) ||
+	    !(mdl || lfs_texture_archive_name(ev->name) || lfs_container_aux_name(ev->name)))
+		return;
+	lfs_supermodel_changed();
+	for (size_t i = 1; i < fs->nslots; i++) {
+		struct node *n = fs->slots[i];
+		if (n && n->kind == K_MODEL)
+			fsi_inval_subtree(l, n);
+	}
+}
+
 /* One inotify event (fs->mu held). */
 static void watch_event(lfs_fs *fs, const struct inotify_event *ev, struct inval_list *l)
 {
@@ -326,6 +350,7 @@ static void watch_event(lfs_fs *fs, const struct inotify_event *ev, struct inval
 	    lfs_container_aux_name(ev->name))
 		thumbs_stale(fs, l);
 	bif_changed(fs, d, ev->name, l);
+	supermodels_stale(fs, ev, l);
 	struct node *c = fsi_find_child(fs, d, ev->name);
 	if (c && c->kind == K_MODEL && c->self_commit) {
 		/* Our own commit replaced the model file and already updated the

@@ -843,3 +843,49 @@ bool lfs_texture_model_read(int rootfd, const char *dir, const char *name, size_
 	free(path);
 	return ok;
 }
+
+bool lfs_texture_model_path(int rootfd, const char *dir, const char *name, char **path, bool *outside)
+{
+	*path = NULL;
+	*outside = false;
+	size_t len = strlen(name);
+	if (!len || len > 32 || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
+		return false;
+	struct stat st;
+	const char *base = strrchr(dir, '/');
+	bool in_arch = *dir && lfs_container_for_name(base ? base + 1 : dir) &&
+		       fstatat(rootfd, dir, &st, 0) == 0 && S_ISREG(st.st_mode);
+	if (in_arch) {
+		/* a model inside an archive: the same archive's MDL resource first */
+		char stored[33];
+		uint16_t type;
+		if (arch_find(rootfd, dir, name, LFS_RESTYPE_MDL, stored, &type))
+		{
+			if (asprintf(path, "%s/%s.mdl", dir, stored) < 0) {
+				*path = NULL;
+				return false;
+			}
+			return true;
+		}
+	} else {
+		/* beside the model: as written, then lower case (lfs_sibling_model_read()) */
+		for (int pass = 0; pass < 2; pass++) {
+			char nm[40];
+			for (size_t i = 0; i <= len; i++)
+				nm[i] = pass && name[i] >= 'A' && name[i] <= 'Z' ? (char)(name[i] + 32) : name[i];
+			char *p = NULL;
+			if (asprintf(&p, "%s%s%s.mdl", dir, *dir ? "/" : "", nm) < 0)
+				return false;
+			if (fstatat(rootfd, p, &st, 0) == 0 && S_ISREG(st.st_mode)) {
+				*path = p;
+				return true;
+			}
+			free(p);
+		}
+	}
+	unsigned root = 0;
+	if (!index_find(rootfd, name, true, path, &root))
+		return false;
+	*outside = root != 0;
+	return true;
+}

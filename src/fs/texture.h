@@ -141,6 +141,18 @@ bool lfs_texture_stat(int rootfd, const char *rel, struct stat *st);
 bool lfs_texture_model_read(int rootfd, const char *dir, const char *name, size_t max,
 			    uint8_t **data, size_t *n);
 
+/**
+ * Where lfs_texture_model_read() finds model `<name>.mdl` (the supermodel
+ * rule): for a model in archive @p dir, that archive's MDL resource
+ * ("<dir>/<stored resref>.mdl"); else the file beside the model in @p dir
+ * (as written, then lower case); then the SOURCE-wide index. *path
+ * (malloc'd, caller frees) is relative to SOURCE root @p rootfd, as the
+ * mount shows the copy (a loose file, or "<archive>/<resref>.mdl"), or an
+ * absolute path in a respath folder (then *outside is true). False when
+ * there is none (or out of memory).
+ */
+bool lfs_texture_model_path(int rootfd, const char *dir, const char *name, char **path, bool *outside);
+
 /** Largest texture file lfs_texture_read() reads, in bytes. */
 #define LFS_TEXTURE_READ_MAX ((size_t)64 << 20)
 

@@ -220,7 +220,8 @@ static void usage(FILE *f)
 		"           second operand is VIEWPATH when it is one of MODEL's view\n"
 		"           paths or no file of that name exists\n"
 		"  extract  write every view below DESTDIR (created if missing); with -d,\n"
-		"           each MODEL's views go below OUTDIR/<MODEL's file name>/\n"
+		"           each MODEL's views go below OUTDIR/<MODEL's file name>/; an NWN\n"
+		"           model's supermodel links too (symbolic links, found from --root)\n"
 		"  apply    apply EDITED (a changed copy of view VIEWPATH) to MODEL and\n"
 		"           write the new model file to OUT (may be MODEL; - = stdout),\n"
 		"           exactly as saving the view through a mount would\n"
@@ -729,7 +730,8 @@ static int convert_main(int argc, char **argv, char **pos)
 		if (status)
 			return status;
 		for (size_t i = 0; i < vs.n_views; i++)
-			printf("%zu\t%s\n", vs.views[i].size, vs.views[i].path);
+			if (vs.views[i].kind != LFS_VIEW_LINK) /* supermodel links: extract makes them */
+				printf("%zu\t%s\n", vs.views[i].size, vs.views[i].path);
 		if (fflush(stdout) != 0 || ferror(stdout)) {
 			eprintf("stdout: error: %s\n", strerror(errno));
 			status = EXIT_ERR;

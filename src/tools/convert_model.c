@@ -22,6 +22,7 @@
 #include "formats/restype.h"
 #include "fs/replace.h"
 #include "fs/source.h"
+#include "fs/supermodel.h"
 #include "fs/texture.h"
 #include "lfs_config.h"
 #include "views/container.h"
@@ -115,6 +116,17 @@ static int load_q(const char *model, const char *root, size_t max_size, unsigned
 	lfs_err r = lfs_source_load(rootfd, rel, max_size, &vo, &st, &kind, vs, &err);
 	if (r == LFS_OK && kind == LFS_SOURCE_MODEL && lfs_container_of(vs->format))
 		r = lfs_source_expand(rootfd, rel, &vo, vs, NULL, &err); /* every member's views */
+	else if (r == LFS_OK && kind == LFS_SOURCE_MODEL && !only) {
+		/* the mount's supermodel links (docs/mount.md "Supermodels"): found
+		 * from --root as the mount finds them from SOURCE; problems are the
+		 * mount's /.legacyfs/errors lines, not this command's */
+		lfs_sb probs = { 0 };
+		if (!lfs_supermodel_add(rootfd, rel, max_size, vs, &probs)) {
+			r = LFS_ERR_NOMEM;
+			snprintf(err.msg, sizeof(err.msg), "out of memory adding the supermodel links");
+		}
+		lfs_sb_free(&probs);
+	}
 	lfs_texture_ctx_free(&tc);
 	free(uri);
 	close(rootfd);
@@ -205,6 +217,17 @@ static int do_extract(const lfs_viewset *vs, const char *dest)
 			eprintf("error: refusing view path %s\n", v->path);
 			status = EXIT_ERR;
 			break;
+		}
+		if (v->kind == LFS_VIEW_LINK) {
+			/* a supermodel link, as the mount shows it */
+			if (make_parents(destfd, v->path) != 0 ||
+			    (symlinkat(v->data, destfd, v->path) != 0 &&
+			     (errno != EEXIST || unlinkat(destfd, v->path, 0) != 0 ||
+			      symlinkat(v->data, destfd, v->path) != 0))) {
+				eprintf("%s/%s: error: %s\n", dest, v->path, strerror(errno));
+				status = EXIT_ERR;
+			}
+			continue;
 		}
 		int fd = -1;
 		if (make_parents(destfd, v->path) == 0)

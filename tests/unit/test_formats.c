@@ -192,6 +192,9 @@ static void check_view_shape(const lfs_view *v)
 	case LFS_VIEW_MEMBER:
 		fail_msg("%s: archive view from a model format", v->path);
 		break;
+	case LFS_VIEW_LINK: /* only added by the mount (src/fs/supermodel.h) */
+		fail_msg("%s: link view from a model format", v->path);
+		break;
 	}
 	if (v->kind == LFS_VIEW_THUMBNAIL)
 		assert_false(v->writable);
