@@ -370,7 +370,8 @@ bool lfs_supermodel_add(int rootfd, const char *rel, size_t max, lfs_viewset *vs
 			t = NULL;
 		ok = add_link(vs, p, t);
 	}
-	qsort(vs->views, vs->n_views, sizeof(*vs->views), view_cmp);
+	if (vs->n_views > 1)
+		qsort(vs->views, vs->n_views, sizeof(*vs->views), view_cmp);
 	free(first);
 	free_names(own, nown);
 	free_names(inh, ninh);
