@@ -37,19 +37,28 @@ static uint64_t boot_ticks(void)
 	return (uint64_t)t.tv_sec * (uint64_t)hz + (uint64_t)t.tv_nsec / (1000000000ULL / (uint64_t)hz);
 }
 
+/* Read the start of /proc file @p path into @p buf (@p sz bytes, NUL-terminated);
+ * false when it cannot be read or is empty. */
+static bool proc_read(const char *path, char *buf, size_t sz)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, buf, sz - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	return true;
+}
+
 /* Start of process @p tgid in clock ticks since boot (/proc/PID/stat field 22); 0 = unknown. */
 static uint64_t proc_start_ticks(pid_t tgid)
 {
 	char path[64], buf[1024];
 	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)tgid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (!proc_read(path, buf, sizeof(buf)))
 		return 0;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
 	const char *p = strrchr(buf, ')'); /* the command name may hold anything */
 	if (!p)
 		return 0;
@@ -546,14 +555,8 @@ void fsi_served_stamp(lfs_fs *fs, uint64_t batch, int32_t last_pid)
 int32_t fsi_last_pid(void)
 {
 	char buf[32];
-	int fd = open("/proc/sys/kernel/ns_last_pid", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (!proc_read("/proc/sys/kernel/ns_last_pid", buf, sizeof(buf)))
 		return 0;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
 	long v = strtol(buf, NULL, 10);
 	return v > 0 && v <= INT32_MAX ? (int32_t)v : 0;
 }

@@ -131,6 +131,21 @@ static void ent_free(struct nment *e)
 	free(e);
 }
 
+/* Unlink entry @p en of pending folder @p m and forget the node @p name of
+ * folder node @p dir the kernel may hold for it (fs->mu held). */
+static void ent_remove(lfs_fs *fs, struct newmdl *m, struct nment *en, struct node *dir,
+		       const char *name)
+{
+	struct nment **pp = &m->ents;
+	while (*pp != en)
+		pp = &(*pp)->next;
+	*pp = en->next;
+	ent_free(en);
+	struct node *c = fsi_find_child(fs, dir, name);
+	if (c)
+		fsi_nh_remove(fs, c);
+}
+
 static void nm_free(struct newmdl *m)
 {
 	while (m->ents) {
@@ -560,14 +575,7 @@ static int nm_remove(lfs_fs *fs, const struct nodeinfo *p, const char *name, boo
 		if (strncmp(x->path, en->path, sl) == 0 && x->path[sl] == '/')
 			r = ENOTEMPTY;
 	if (!r) {
-		struct nment **pp = &m->ents;
-		while (*pp != en)
-			pp = &(*pp)->next;
-		*pp = en->next;
-		ent_free(en);
-		struct node *c = fsi_find_child(fs, p->node, name);
-		if (c)
-			fsi_nh_remove(fs, c);
+		ent_remove(fs, m, en, p->node, name);
 	}
 	fs_unlock(fs);
 	free(rel);
@@ -617,14 +625,7 @@ static int nm_rename(lfs_fs *fs, const struct nodeinfo *p, const char *name, con
 		r = ENOMEM;
 	} else if (ea != eb) {
 		if (eb) {
-			struct nment **pp = &m->ents;
-			while (*pp != eb)
-				pp = &(*pp)->next;
-			*pp = eb->next;
-			ent_free(eb);
-			struct node *tn = fsi_find_child(fs, np->node, newname);
-			if (tn)
-				fsi_nh_remove(fs, tn);
+			ent_remove(fs, m, eb, np->node, newname);
 		}
 		free(ea->path);
 		ea->path = nv;
