@@ -429,14 +429,23 @@ int fsi_classify(lfs_fs *fs, const char *rel, struct srcinfo *si)
 
 /*
  * Replace si->ce by entry @p b of the same file (entry_built() or
- * entry_named(); NULL = not readable: EIO). A file that is no model any
- * more gives ESTALE and si->kind K_FILE; else si->st's size is b's.
+ * entry_named(); NULL = not readable: EIO, or ESTALE when the file is gone
+ * from its path since it was classified: its folder was renamed or it was
+ * deleted, which a reader racing the rename must see as a stale handle,
+ * never as an I/O error). A file that is no model any more gives ESTALE and
+ * si->kind K_FILE; else si->st's size is b's.
  */
 static int take_entry(lfs_fs *fs, struct srcinfo *si, lfs_centry *b)
 {
+	bool gone = false;
+	if (!b) {
+		struct stat now;
+		gone = fstatat(fs->rootfd, si->ce->key.rel, &now, AT_SYMLINK_NOFOLLOW) != 0 &&
+		       (errno == ENOENT || errno == ENOTDIR);
+	}
 	fsi_srcinfo_release(fs, si);
 	if (!b)
-		return EIO;
+		return gone ? ESTALE : EIO;
 	si->ce = b;
 	if (b->kind != LFS_SOURCE_MODEL) {
 		fsi_srcinfo_release(fs, si);

@@ -193,7 +193,8 @@ void fsi_fill_ctl(lfs_fs *fs, struct stat *a, uint32_t id)
 /* What a request on a model folder needs of its entry. */
 enum need { NEED_VIEWS, NEED_NAMES };
 
-static int model_entry(lfs_fs *fs, const struct node *model, struct srcinfo *si, enum need need)
+static int model_entry_once(lfs_fs *fs, const struct node *model, struct srcinfo *si,
+			    enum need need)
 {
 	int r = fsi_classify_node(fs, model, si);
 	if (r)
@@ -205,10 +206,22 @@ static int model_entry(lfs_fs *fs, const struct node *model, struct srcinfo *si,
 	/* The views are built here, on the first request inside the folder
 	 * that needs them; a listing needs only their names. */
 	r = need == NEED_VIEWS ? fsi_srcinfo_views(fs, si) : fsi_srcinfo_names(fs, si);
-	if (r) {
+	if (r)
 		fsi_srcinfo_release(fs, si);
+	return r;
+}
+
+static int model_entry(lfs_fs *fs, const struct node *model, struct srcinfo *si, enum need need)
+{
+	/* A folder renamed (or its file replaced) between the classification
+	 * and the build gives ESTALE once: the node has its new path by then,
+	 * so the request is tried again, as a reader of the renamed folder
+	 * expects, before the folder is called stale. */
+	int r = model_entry_once(fs, model, si, need);
+	for (int again = 0; r == ESTALE && again < 2; again++)
+		r = model_entry_once(fs, model, si, need);
+	if (r)
 		return r;
-	}
 	struct node *m = (struct node *)model; /* the node is ours; the views only read it */
 	fs_lock(fs);
 	m->src_dev = (uint64_t)si->st.st_dev;
