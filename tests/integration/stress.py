@@ -389,7 +389,8 @@ def run_child(cmd, cfg, stop, stats):
     os.unlink(cfg["stop"])
     res = json.loads(out.decode() or "{}")
     for k, n in res.get("count", {}).items():
-        stats.inc(k, n)
+        if k != "bad":  # counted once, by stats.fail() below
+            stats.inc(k, n)
     for b in res.get("bad", []):
         who, _, what = b.partition(": ")
         stats.fail(who, what)
