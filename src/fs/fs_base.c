@@ -185,6 +185,23 @@ void fsi_served_saved(lfs_fs *fs, const char *rel, const char *vpath, uint64_t h
 /* ---- per-process bases (docs/editing.md "Concurrent saves") ---- */
 
 /*
+ * Thread group (process) of thread @p tid, from /proc/TID/status; @p tid
+ * itself when /proc cannot say; 0 for 0.
+ */
+pid_t fsi_tgid_of(pid_t tid)
+{
+	if (tid <= 0)
+		return 0;
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%ld/status", (long)tid);
+	if (!proc_read(path, buf, sizeof(buf)))
+		return tid;
+	const char *t = strstr(buf, "\nTgid:");
+	long v = t ? strtol(t + 6, NULL, 10) : 0;
+	return v > 0 ? (pid_t)v : tid;
+}
+
+/*
  * Thread group of thread @p tid (fsi_tgid_of), through a small cache of
  * recent answers (entries older than 2 s are asked again: pids are reused).
  * Takes and releases fs->mu (not held by the caller).

@@ -615,29 +615,6 @@ static int commit_text(lfs_fs *fs, struct mstate *ms, struct node *model, const 
 }
 
 /*
- * Thread group (process) of thread @p tid, from /proc; @p tid itself when
- * /proc cannot say; 0 for 0.
- */
-pid_t fsi_tgid_of(pid_t tid)
-{
-	if (tid <= 0)
-		return 0;
-	char path[64], buf[512];
-	snprintf(path, sizeof(path), "/proc/%ld/status", (long)tid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return tid;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return tid;
-	buf[n] = '\0';
-	const char *t = strstr(buf, "\nTgid:");
-	long v = t ? strtol(t + 6, NULL, 10) : 0;
-	return v > 0 ? (pid_t)v : tid;
-}
-
-/*
  * Commit the overlay of view node @p nd when it needs it: FSYNC (@p fsync),
  * or FLUSH by process @p closer (0 = any) when it wrote last.
  */
