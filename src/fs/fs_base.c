@@ -496,6 +496,55 @@ bool fsi_base_hist(lfs_fs *fs, const char *rel, const char *vpath, pid_t tgid, u
 }
 
 /*
+ * The one place that decides the base of a save (docs/editing.md
+ * "Concurrent saves"): the text the saved text was edited from, which the
+ * commit merges onto the current text when they differ. The rules, tried
+ * in this order, the first that knows wins:
+ *
+ *  1. FSI_BASE_COPY: the saved text is a scratch file made from the view
+ *     (a view renamed or linked to a scratch name): the base it carries.
+ *  2. FSI_BASE_READ: what the saving process @p q->saver last read or saved
+ *     of the view (its read record, fsi_rdrec_get: sed -i, os.replace,
+ *     an editor's first WRITE).
+ *  3. FSI_BASE_MOVED: what an editor that moved the view away (to its
+ *     backup name) had read: @p q->moved, else the record the model keeps
+ *     of it (fsi_pbase_peek).
+ *  4. FSI_BASE_HIST: the version the process could have read from the
+ *     kernel's page cache, by its start time and the pid order
+ *     (fsi_base_hist).
+ *  5. FSI_BASE_NONE: nobody read the view: no base (*out invalid), the
+ *     text is applied to the current version.
+ *
+ * Callers: the first WRITE of an overlay (fsi_view_change, fs_edit.c) and
+ * the rename of a scratch file onto a view (fsi_rename_commit,
+ * fs_commit.c). fs->mu held (reads /proc for rule 4).
+ */
+enum fsi_base_rule fsi_save_base(lfs_fs *fs, struct mstate *ms, const struct fsi_save_q *q,
+				 struct fsi_base *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (q->copy.valid) {
+		*out = q->copy;
+		return FSI_BASE_COPY;
+	}
+	out->valid = true;
+	if (fsi_rdrec_get(fs, q->saver, q->rel, q->vpath, &out->hash, &out->gen))
+		return FSI_BASE_READ;
+	if (q->moved && q->moved->valid) {
+		*out = *q->moved;
+		return FSI_BASE_MOVED;
+	}
+	if (!q->moved && ms && fsi_pbase_peek(ms, q->vpath, &out->hash)) {
+		out->gen = out->hash;
+		return FSI_BASE_MOVED;
+	}
+	if (fsi_base_hist(fs, q->rel, q->vpath, q->saver, &out->hash, &out->gen))
+		return FSI_BASE_HIST;
+	memset(out, 0, sizeof(*out));
+	return FSI_BASE_NONE;
+}
+
+/*
  * The versions of (rel, vpath) served since version @p gen, oldest first:
  * the history from the first time it holds @p gen (itself included) to the
  * current version, at most @p max hashes into @p out. 0 when the history

@@ -687,25 +687,17 @@ int fsi_rename_commit(lfs_fs *fs, struct mstate *ms, struct mloc *a, struct mloc
 	else if (!rel || ctext_copy(&t, &sa->obj->data) != 0)
 		r = ENOMEM;
 	if (!r) {
-		/* Base: the scratch file's (a copy of a view), else what the renaming
-		 * process read of the view (sed -i, os.replace: the scratch file
-		 * was written from it), else what an editor that moved the view
-		 * away read, else the version it could have read (fsi_base_hist). */
+		/* Base: fsi_save_base (the scratch file's own when it is a copy
+		 * of a view, else what the renaming process read, ...). */
 		struct sobj *o = sa->obj;
+		struct fsi_save_q q = { .rel = a->model->rel, .vpath = b->vpath, .saver = saver,
+					.copy = { o->base_valid, o->base_hash, o->base_gen } };
+		struct fsi_base base;
 		t.saver = saver;
-		if (o->base_valid) {
-			t.base_valid = true;
-			t.base_hash = o->base_hash;
-			t.base_gen = o->base_gen;
-		} else if (fsi_rdrec_get(fs, saver, a->model->rel, b->vpath, &t.base_hash, &t.base_gen)) {
-			t.base_valid = true;
-		} else if (fsi_pbase_peek(ms, b->vpath, &t.base_hash)) {
-			t.base_valid = true;
-			t.base_gen = t.base_hash;
-		} else {
-			t.base_valid = fsi_base_hist(fs, a->model->rel, b->vpath, saver, &t.base_hash,
-						    &t.base_gen);
-		}
+		fsi_save_base(fs, ms, &q, &base);
+		t.base_valid = base.valid;
+		t.base_hash = base.hash;
+		t.base_gen = base.gen;
 	}
 	fs_unlock(fs);
 	if (!r) {
