@@ -253,13 +253,45 @@ static int merge_onto(lfs_fs *fs, const char *rel, const char *vpath, const stru
 }
 
 /*
- * The one call into the views layer that turns an edited text back into
- * model bytes: view @p vpath of model file @p rel (@p n bytes at @p orig,
- * read with stat @p st) with the new text @p t, siblings (an NWN supermodel)
- * read beside the model. The view handed to the format is the one of the
- * view set built from these very bytes (the cache entry of @p st); when the
- * file changed again since, the views of @p orig are built for the purpose.
- * *out: malloc'd new model bytes. Unlocked.
+ * The edited view alone, built from @p orig (@p n bytes of model file
+ * @p rel) into @p own (lfs_view_opts.only): the view of a save whose model
+ * file changed again since the cache built its views. *v: the view, or an
+ * error as lfs_views_apply() gives it (not a model, read-only, no such view).
+ */
+static lfs_err view_from_bytes(const char *rel, const uint8_t *orig, size_t n, const char *vpath,
+			       lfs_viewset *own, const lfs_view **v, lfs_error *err)
+{
+	*v = NULL;
+	memset(own, 0, sizeof(*own));
+	const char *name = lfs_source_basename(rel);
+	const lfs_format *f = lfs_format_for(name, orig, n);
+	if (!f)
+		return lfs_fail(err, LFS_ERR_NOTFORMAT, SIZE_MAX, "file header", "%s: not a binary model",
+				name);
+	if (!f->apply)
+		return lfs_fail(err, LFS_ERR_UNSUPPORTED, SIZE_MAX, NULL, "%s: this view is read-only",
+				vpath);
+	lfs_view_opts o = { .only = vpath };
+	lfs_err e = lfs_views_build(name, orig, n, &o, own, err);
+	if (e)
+		return e;
+	*v = lfs_viewset_find(own, vpath);
+	if (!*v)
+		return lfs_fail(err, LFS_ERR_UNSUPPORTED, SIZE_MAX, NULL, "%s: no such view", vpath);
+	return LFS_OK;
+}
+
+/*
+ * The one apply entry of the mount: view @p vpath of model file @p rel
+ * (@p n bytes at @p orig, read with stat @p st) gets the new text @p t,
+ * siblings (an NWN supermodel) read beside the model. The view is found
+ * once: the one of the view set built from these very bytes (the cache
+ * entry of @p st), else (the file changed again since) the edited view
+ * alone built from @p orig. An archive's member goes through its
+ * container's apply (which applies the member's view the same way), a
+ * model's view through lfs_view_apply_keep (the format's apply and the
+ * round-trip law). *out: malloc'd new model bytes; *reread the view as the
+ * law read it back. Unlocked.
  */
 static lfs_err commit_apply(lfs_fs *fs, const char *rel, const struct stat *st,
 			    const uint8_t *orig, size_t n, const char *vpath,
@@ -278,17 +310,20 @@ static lfs_err commit_apply(lfs_fs *fs, const char *rel, const struct stat *st,
 	lfs_centry *ce = fsi_entry_for(fs, rel, st);
 	const lfs_view *v =
 		ce && ce->kind == LFS_SOURCE_MODEL ? lfs_viewset_find(&ce->vs, vpath) : NULL;
-	lfs_err e;
+	const lfs_format *vf = v ? ce->vs.format : NULL;
 	const lfs_container *c = lfs_container_of(lfs_source_format_for(lfs_source_basename(rel), orig, n));
+	lfs_viewset own = { 0 };
+	lfs_err e = LFS_OK;
+	if (!c && !v) {
+		e = view_from_bytes(rel, orig, n, vpath, &own, &v, err);
+		vf = own.format;
+	}
 	if (c)
-		e = c->apply(orig, n, vpath, v, t->data, t->n, &sib, out, outn, reread,
-					   rn, err);
-	else if (v)
-		e = lfs_view_apply_keep(ce->vs.format, orig, n, v, t->data, t->n, &sib, out, outn,
-					reread, rn, err);
-	else
-		e = lfs_views_apply_ex(lfs_source_basename(rel), orig, n, vpath, t->data, t->n,
-				       lfs_sibling_model_read, &sc, out, outn, err);
+		e = c->apply(orig, n, vpath, v, t->data, t->n, &sib, out, outn, reread, rn, err);
+	else if (!e)
+		e = lfs_view_apply_keep(vf, orig, n, v, t->data, t->n, &sib, out, outn, reread, rn,
+					err);
+	lfs_viewset_free(&own);
 	if (ce) {
 		fs_lock(fs);
 		lfs_cache_release(&fs->cache, ce);
