@@ -384,6 +384,58 @@ static int write_source(lfs_fs *fs, struct node *model, const char *rel, const u
 }
 
 /*
+ * Save @p t of view @p vpath of model file @p rel (read with stat @p st)
+ * is based on a version (fsi_save_base): when that is no longer the
+ * current text, its changes are merged onto the current text into
+ * @p merged (its text malloc'd, a note in @p note; *@p use then points at
+ * it), or the save is refused (docs/editing.md "Concurrent saves"). 0
+ * (*@p use unchanged: @p t applies as it is), EINVAL (@p msg says why: the file changed and no
+ * longer has the view, or the changes conflict), ENOMEM. Unlocked.
+ */
+static int merge_if_stale(lfs_fs *fs, const char *rel, const struct stat *st, const char *vpath,
+			  const struct ctext *t, struct ctext *merged, const struct ctext **use,
+			  char *note, size_t notesz, char *msg, size_t msgsz)
+{
+	lfs_centry *ce = fsi_entry_for(fs, rel, st);
+	bool decodes = ce && ce->kind == LFS_SOURCE_MODEL;
+	const lfs_view *v = decodes ? lfs_viewset_find(&ce->vs, vpath) : NULL;
+	if (fsi_view_lazy(v)) {
+		/* an archive's resource: its bytes from their own entry */
+		int re = 0;
+		lfs_centry *rce = fsi_resource_entry(fs, ce, vpath, &re);
+		fs_lock(fs);
+		lfs_cache_release(&fs->cache, ce);
+		fs_unlock(fs);
+		ce = rce;
+		v = rce ? &rce->vs.views[0] : NULL;
+	}
+	uint64_t cur = v ? fsi_text_hash(v->data, v->size) : 0;
+	uint64_t bgen = t->base_gen ? t->base_gen : t->base_hash;
+	int r = 0;
+	if (!v) {
+		snprintf(msg, msgsz,
+			 "%s: error: not saved: %s changed in SOURCE after this view was read%s; "
+			 "read the view again and redo the edit\n",
+			 vpath, rel, !decodes ? " (it no longer decodes)" : " (this view no longer exists)");
+		r = EINVAL;
+	} else if (cur != bgen && cur != fsi_text_hash(t->data, t->n)) {
+		r = merge_onto(fs, rel, vpath, t, v->data, v->size, merged, note, notesz);
+		if (!r) {
+			*use = merged;
+		} else {
+			snprintf(msg, msgsz, "%s", note);
+			note[0] = '\0';
+		}
+	}
+	if (ce) {
+		fs_lock(fs);
+		lfs_cache_release(&fs->cache, ce);
+		fs_unlock(fs);
+	}
+	return r;
+}
+
+/*
  * Parse @p t as the new text of view @p vpath of the model file @p rel and
  * write the result into SOURCE. The caller holds the model's commit_mu, not
  * fs->mu. Returns 0 (*noop: the text encodes to the bytes already there, the
@@ -428,49 +480,10 @@ static int do_commit(lfs_fs *fs, struct node *model, const char *rel, const char
 	const struct ctext *use = t;
 	char note[512];
 	note[0] = '\0';
-	if (t->base_valid) {
-		/* A text based on a version that is no longer current: merge its
-		 * changes onto the current text, or refuse (docs/editing.md). */
-		lfs_centry *ce = fsi_entry_for(fs, rel, &st);
-		bool decodes = ce && ce->kind == LFS_SOURCE_MODEL;
-		const lfs_view *v = decodes ? lfs_viewset_find(&ce->vs, vpath) : NULL;
-		if (fsi_view_lazy(v)) {
-			/* an archive's resource: its bytes from their own entry */
-			int re = 0;
-			lfs_centry *rce = fsi_resource_entry(fs, ce, vpath, &re);
-			fs_lock(fs);
-			lfs_cache_release(&fs->cache, ce);
-			fs_unlock(fs);
-			ce = rce;
-			v = rce ? &rce->vs.views[0] : NULL;
-		}
-		uint64_t cur = v ? fsi_text_hash(v->data, v->size) : 0;
-		uint64_t bgen = t->base_gen ? t->base_gen : t->base_hash;
-		r = 0;
-		if (!v) {
-			snprintf(msg, msgsz,
-				 "%s: error: not saved: %s changed in SOURCE after this view was read%s; "
-				 "read the view again and redo the edit\n",
-				 vpath, rel, !decodes ? " (it no longer decodes)" : " (this view no longer exists)");
-			r = EINVAL;
-		} else if (cur != bgen && cur != fsi_text_hash(t->data, t->n)) {
-			r = merge_onto(fs, rel, vpath, t, v->data, v->size, &merged, note, sizeof(note));
-			if (!r)
-				use = &merged;
-			else
-				snprintf(msg, msgsz, "%s", note);
-			if (r)
-				note[0] = '\0';
-		}
-		if (ce) {
-			fs_lock(fs);
-			lfs_cache_release(&fs->cache, ce);
-			fs_unlock(fs);
-		}
-		if (r) {
-			free(orig);
-			return r;
-		}
+	if (t->base_valid && (r = merge_if_stale(fs, rel, &st, vpath, t, &merged, &use, note,
+						 sizeof(note), msg, msgsz)) != 0) {
+		free(orig);
+		return r;
 	}
 	lfs_error err;
 	memset(&err, 0, sizeof(err));
