@@ -75,9 +75,9 @@ lfs_err lfs_source_detect(int dirfd, const char *rel, size_t max_size, struct st
 #define LFS_SOURCE_KEEP_FAILED 1u
 
 /**
- * How lfs_source_load() reads and classifies one source file. Zero-filled
- * (`{ .max_size = ... }`) is the plain load of `legacyfs-convert` and the
- * tests; the mount sets every member.
+ * How lfs_source_load() reads and classifies one source file. `{ .max_size
+ * = M, .views = &vo }` (the other members zero) is the plain load of
+ * `legacyfs-convert` and the tests; the mount sets every member.
  */
 typedef struct lfs_source_opts {
 	/** files larger than this are plain without reading them, bytes */
