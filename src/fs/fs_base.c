@@ -185,6 +185,23 @@ void fsi_served_saved(lfs_fs *fs, const char *rel, const char *vpath, uint64_t h
 /* ---- per-process bases (docs/editing.md "Concurrent saves") ---- */
 
 /*
+ * Thread group (process) of thread @p tid, from /proc/TID/status; @p tid
+ * itself when /proc cannot say; 0 for 0.
+ */
+pid_t fsi_tgid_of(pid_t tid)
+{
+	if (tid <= 0)
+		return 0;
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%ld/status", (long)tid);
+	if (!proc_read(path, buf, sizeof(buf)))
+		return tid;
+	const char *t = strstr(buf, "\nTgid:");
+	long v = t ? strtol(t + 6, NULL, 10) : 0;
+	return v > 0 ? (pid_t)v : tid;
+}
+
+/*
  * Thread group of thread @p tid (fsi_tgid_of), through a small cache of
  * recent answers (entries older than 2 s are asked again: pids are reused).
  * Takes and releases fs->mu (not held by the caller).
@@ -476,6 +493,55 @@ bool fsi_base_hist(lfs_fs *fs, const char *rel, const char *vpath, pid_t tgid, u
 			pick = i;
 	*base = *gen = e->hist[pick];
 	return true;
+}
+
+/*
+ * The one place that decides the base of a save (docs/editing.md
+ * "Concurrent saves"): the text the saved text was edited from, which the
+ * commit merges onto the current text when they differ. The rules, tried
+ * in this order, the first that knows wins:
+ *
+ *  1. FSI_BASE_COPY: the saved text is a scratch file made from the view
+ *     (a view renamed or linked to a scratch name): the base it carries.
+ *  2. FSI_BASE_READ: what the saving process @p q->saver last read or saved
+ *     of the view (its read record, fsi_rdrec_get: sed -i, os.replace,
+ *     an editor's first WRITE).
+ *  3. FSI_BASE_MOVED: what an editor that moved the view away (to its
+ *     backup name) had read: @p q->moved, else the record the model keeps
+ *     of it (fsi_pbase_peek).
+ *  4. FSI_BASE_HIST: the version the process could have read from the
+ *     kernel's page cache, by its start time and the pid order
+ *     (fsi_base_hist).
+ *  5. FSI_BASE_NONE: nobody read the view: no base (*out invalid), the
+ *     text is applied to the current version.
+ *
+ * Callers: the first WRITE of an overlay (fsi_view_change, fs_edit.c) and
+ * the rename of a scratch file onto a view (fsi_rename_commit,
+ * fs_commit.c). fs->mu held (reads /proc for rule 4).
+ */
+enum fsi_base_rule fsi_save_base(lfs_fs *fs, struct mstate *ms, const struct fsi_save_q *q,
+				 struct fsi_base *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (q->copy.valid) {
+		*out = q->copy;
+		return FSI_BASE_COPY;
+	}
+	out->valid = true;
+	if (fsi_rdrec_get(fs, q->saver, q->rel, q->vpath, &out->hash, &out->gen))
+		return FSI_BASE_READ;
+	if (q->moved && q->moved->valid) {
+		*out = *q->moved;
+		return FSI_BASE_MOVED;
+	}
+	if (!q->moved && ms && fsi_pbase_peek(ms, q->vpath, &out->hash)) {
+		out->gen = out->hash;
+		return FSI_BASE_MOVED;
+	}
+	if (fsi_base_hist(fs, q->rel, q->vpath, q->saver, &out->hash, &out->gen))
+		return FSI_BASE_HIST;
+	memset(out, 0, sizeof(*out));
+	return FSI_BASE_NONE;
 }
 
 /*

@@ -253,13 +253,45 @@ static int merge_onto(lfs_fs *fs, const char *rel, const char *vpath, const stru
 }
 
 /*
- * The one call into the views layer that turns an edited text back into
- * model bytes: view @p vpath of model file @p rel (@p n bytes at @p orig,
- * read with stat @p st) with the new text @p t, siblings (an NWN supermodel)
- * read beside the model. The view handed to the format is the one of the
- * view set built from these very bytes (the cache entry of @p st); when the
- * file changed again since, the views of @p orig are built for the purpose.
- * *out: malloc'd new model bytes. Unlocked.
+ * The edited view alone, built from @p orig (@p n bytes of model file
+ * @p rel) into @p own (lfs_view_opts.only): the view of a save whose model
+ * file changed again since the cache built its views. *v: the view, or an
+ * error as lfs_views_apply() gives it (not a model, read-only, no such view).
+ */
+static lfs_err view_from_bytes(const char *rel, const uint8_t *orig, size_t n, const char *vpath,
+			       lfs_viewset *own, const lfs_view **v, lfs_error *err)
+{
+	*v = NULL;
+	memset(own, 0, sizeof(*own));
+	const char *name = lfs_source_basename(rel);
+	const lfs_format *f = lfs_format_for(name, orig, n);
+	if (!f)
+		return lfs_fail(err, LFS_ERR_NOTFORMAT, SIZE_MAX, "file header", "%s: not a binary model",
+				name);
+	if (!f->apply)
+		return lfs_fail(err, LFS_ERR_UNSUPPORTED, SIZE_MAX, NULL, "%s: this view is read-only",
+				vpath);
+	lfs_view_opts o = { .only = vpath };
+	lfs_err e = lfs_views_build(name, orig, n, &o, own, err);
+	if (e)
+		return e;
+	*v = lfs_viewset_find(own, vpath);
+	if (!*v)
+		return lfs_fail(err, LFS_ERR_UNSUPPORTED, SIZE_MAX, NULL, "%s: no such view", vpath);
+	return LFS_OK;
+}
+
+/*
+ * The one apply entry of the mount: view @p vpath of model file @p rel
+ * (@p n bytes at @p orig, read with stat @p st) gets the new text @p t,
+ * siblings (an NWN supermodel) read beside the model. The view is found
+ * once: the one of the view set built from these very bytes (the cache
+ * entry of @p st), else (the file changed again since) the edited view
+ * alone built from @p orig. An archive's member goes through its
+ * container's apply (which applies the member's view the same way), a
+ * model's view through lfs_view_apply_keep (the format's apply and the
+ * round-trip law). *out: malloc'd new model bytes; *reread the view as the
+ * law read it back. Unlocked.
  */
 static lfs_err commit_apply(lfs_fs *fs, const char *rel, const struct stat *st,
 			    const uint8_t *orig, size_t n, const char *vpath,
@@ -278,17 +310,20 @@ static lfs_err commit_apply(lfs_fs *fs, const char *rel, const struct stat *st,
 	lfs_centry *ce = fsi_entry_for(fs, rel, st);
 	const lfs_view *v =
 		ce && ce->kind == LFS_SOURCE_MODEL ? lfs_viewset_find(&ce->vs, vpath) : NULL;
-	lfs_err e;
+	const lfs_format *vf = v ? ce->vs.format : NULL;
 	const lfs_container *c = lfs_container_of(lfs_source_format_for(lfs_source_basename(rel), orig, n));
+	lfs_viewset own = { 0 };
+	lfs_err e = LFS_OK;
+	if (!c && !v) {
+		e = view_from_bytes(rel, orig, n, vpath, &own, &v, err);
+		vf = own.format;
+	}
 	if (c)
-		e = c->apply(orig, n, vpath, v, t->data, t->n, &sib, out, outn, reread,
-					   rn, err);
-	else if (v)
-		e = lfs_view_apply_keep(ce->vs.format, orig, n, v, t->data, t->n, &sib, out, outn,
-					reread, rn, err);
-	else
-		e = lfs_views_apply_ex(lfs_source_basename(rel), orig, n, vpath, t->data, t->n,
-				       lfs_sibling_model_read, &sc, out, outn, err);
+		e = c->apply(orig, n, vpath, v, t->data, t->n, &sib, out, outn, reread, rn, err);
+	else if (!e)
+		e = lfs_view_apply_keep(vf, orig, n, v, t->data, t->n, &sib, out, outn, reread, rn,
+					err);
+	lfs_viewset_free(&own);
 	if (ce) {
 		fs_lock(fs);
 		lfs_cache_release(&fs->cache, ce);
@@ -349,6 +384,58 @@ static int write_source(lfs_fs *fs, struct node *model, const char *rel, const u
 }
 
 /*
+ * Save @p t of view @p vpath of model file @p rel (read with stat @p st)
+ * is based on a version (fsi_save_base): when that is no longer the
+ * current text, its changes are merged onto the current text into
+ * @p merged (its text malloc'd, a note in @p note; *@p use then points at
+ * it), or the save is refused (docs/editing.md "Concurrent saves"). 0
+ * (*@p use unchanged: @p t applies as it is), EINVAL (@p msg says why: the file changed and no
+ * longer has the view, or the changes conflict), ENOMEM. Unlocked.
+ */
+static int merge_if_stale(lfs_fs *fs, const char *rel, const struct stat *st, const char *vpath,
+			  const struct ctext *t, struct ctext *merged, const struct ctext **use,
+			  char *note, size_t notesz, char *msg, size_t msgsz)
+{
+	lfs_centry *ce = fsi_entry_for(fs, rel, st);
+	bool decodes = ce && ce->kind == LFS_SOURCE_MODEL;
+	const lfs_view *v = decodes ? lfs_viewset_find(&ce->vs, vpath) : NULL;
+	if (fsi_view_lazy(v)) {
+		/* an archive's resource: its bytes from their own entry */
+		int re = 0;
+		lfs_centry *rce = fsi_resource_entry(fs, ce, vpath, &re);
+		fs_lock(fs);
+		lfs_cache_release(&fs->cache, ce);
+		fs_unlock(fs);
+		ce = rce;
+		v = rce ? &rce->vs.views[0] : NULL;
+	}
+	uint64_t cur = v ? fsi_text_hash(v->data, v->size) : 0;
+	uint64_t bgen = t->base_gen ? t->base_gen : t->base_hash;
+	int r = 0;
+	if (!v) {
+		snprintf(msg, msgsz,
+			 "%s: error: not saved: %s changed in SOURCE after this view was read%s; "
+			 "read the view again and redo the edit\n",
+			 vpath, rel, !decodes ? " (it no longer decodes)" : " (this view no longer exists)");
+		r = EINVAL;
+	} else if (cur != bgen && cur != fsi_text_hash(t->data, t->n)) {
+		r = merge_onto(fs, rel, vpath, t, v->data, v->size, merged, note, notesz);
+		if (!r) {
+			*use = merged;
+		} else {
+			snprintf(msg, msgsz, "%s", note);
+			note[0] = '\0';
+		}
+	}
+	if (ce) {
+		fs_lock(fs);
+		lfs_cache_release(&fs->cache, ce);
+		fs_unlock(fs);
+	}
+	return r;
+}
+
+/*
  * Parse @p t as the new text of view @p vpath of the model file @p rel and
  * write the result into SOURCE. The caller holds the model's commit_mu, not
  * fs->mu. Returns 0 (*noop: the text encodes to the bytes already there, the
@@ -393,49 +480,10 @@ static int do_commit(lfs_fs *fs, struct node *model, const char *rel, const char
 	const struct ctext *use = t;
 	char note[512];
 	note[0] = '\0';
-	if (t->base_valid) {
-		/* A text based on a version that is no longer current: merge its
-		 * changes onto the current text, or refuse (docs/editing.md). */
-		lfs_centry *ce = fsi_entry_for(fs, rel, &st);
-		bool decodes = ce && ce->kind == LFS_SOURCE_MODEL;
-		const lfs_view *v = decodes ? lfs_viewset_find(&ce->vs, vpath) : NULL;
-		if (fsi_view_lazy(v)) {
-			/* an archive's resource: its bytes from their own entry */
-			int re = 0;
-			lfs_centry *rce = fsi_resource_entry(fs, ce, vpath, &re);
-			fs_lock(fs);
-			lfs_cache_release(&fs->cache, ce);
-			fs_unlock(fs);
-			ce = rce;
-			v = rce ? &rce->vs.views[0] : NULL;
-		}
-		uint64_t cur = v ? fsi_text_hash(v->data, v->size) : 0;
-		uint64_t bgen = t->base_gen ? t->base_gen : t->base_hash;
-		r = 0;
-		if (!v) {
-			snprintf(msg, msgsz,
-				 "%s: error: not saved: %s changed in SOURCE after this view was read%s; "
-				 "read the view again and redo the edit\n",
-				 vpath, rel, !decodes ? " (it no longer decodes)" : " (this view no longer exists)");
-			r = EINVAL;
-		} else if (cur != bgen && cur != fsi_text_hash(t->data, t->n)) {
-			r = merge_onto(fs, rel, vpath, t, v->data, v->size, &merged, note, sizeof(note));
-			if (!r)
-				use = &merged;
-			else
-				snprintf(msg, msgsz, "%s", note);
-			if (r)
-				note[0] = '\0';
-		}
-		if (ce) {
-			fs_lock(fs);
-			lfs_cache_release(&fs->cache, ce);
-			fs_unlock(fs);
-		}
-		if (r) {
-			free(orig);
-			return r;
-		}
+	if (t->base_valid && (r = merge_if_stale(fs, rel, &st, vpath, t, &merged, &use, note,
+						 sizeof(note), msg, msgsz)) != 0) {
+		free(orig);
+		return r;
 	}
 	lfs_error err;
 	memset(&err, 0, sizeof(err));
@@ -615,29 +663,6 @@ static int commit_text(lfs_fs *fs, struct mstate *ms, struct node *model, const 
 }
 
 /*
- * Thread group (process) of thread @p tid, from /proc; @p tid itself when
- * /proc cannot say; 0 for 0.
- */
-pid_t fsi_tgid_of(pid_t tid)
-{
-	if (tid <= 0)
-		return 0;
-	char path[64], buf[512];
-	snprintf(path, sizeof(path), "/proc/%ld/status", (long)tid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return tid;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return tid;
-	buf[n] = '\0';
-	const char *t = strstr(buf, "\nTgid:");
-	long v = t ? strtol(t + 6, NULL, 10) : 0;
-	return v > 0 ? (pid_t)v : tid;
-}
-
-/*
  * Commit the overlay of view node @p nd when it needs it: FSYNC (@p fsync),
  * or FLUSH by process @p closer (0 = any) when it wrote last.
  */
@@ -710,25 +735,17 @@ int fsi_rename_commit(lfs_fs *fs, struct mstate *ms, struct mloc *a, struct mloc
 	else if (!rel || ctext_copy(&t, &sa->obj->data) != 0)
 		r = ENOMEM;
 	if (!r) {
-		/* Base: the scratch file's (a copy of a view), else what the renaming
-		 * process read of the view (sed -i, os.replace: the scratch file
-		 * was written from it), else what an editor that moved the view
-		 * away read, else the version it could have read (fsi_base_hist). */
+		/* Base: fsi_save_base (the scratch file's own when it is a copy
+		 * of a view, else what the renaming process read, ...). */
 		struct sobj *o = sa->obj;
+		struct fsi_save_q q = { .rel = a->model->rel, .vpath = b->vpath, .saver = saver,
+					.copy = { o->base_valid, o->base_hash, o->base_gen } };
+		struct fsi_base base;
 		t.saver = saver;
-		if (o->base_valid) {
-			t.base_valid = true;
-			t.base_hash = o->base_hash;
-			t.base_gen = o->base_gen;
-		} else if (fsi_rdrec_get(fs, saver, a->model->rel, b->vpath, &t.base_hash, &t.base_gen)) {
-			t.base_valid = true;
-		} else if (fsi_pbase_peek(ms, b->vpath, &t.base_hash)) {
-			t.base_valid = true;
-			t.base_gen = t.base_hash;
-		} else {
-			t.base_valid = fsi_base_hist(fs, a->model->rel, b->vpath, saver, &t.base_hash,
-						    &t.base_gen);
-		}
+		fsi_save_base(fs, ms, &q, &base);
+		t.base_valid = base.valid;
+		t.base_hash = base.hash;
+		t.base_gen = base.gen;
 	}
 	fs_unlock(fs);
 	if (!r) {

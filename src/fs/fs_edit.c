@@ -577,15 +577,18 @@ int fsi_view_change(lfs_fs *fs, const struct nodeinfo *ni, const char *buf, size
 				o->writer = writer;
 			}
 			if (buf && !o->base_by_writer) {
-				/* The first WRITE: the base is what this process read
-				 * (writer 0, unknown: the version served last). */
-				uint64_t b, g;
+				/* The first WRITE: the base of this process's save
+				 * (fsi_save_base; the overlay's own base is the one
+				 * an editor that moved the view away left). */
+				struct fsi_base moved = { o->base_valid, o->base_hash, o->base_gen };
+				struct fsi_save_q q = { .rel = ms->rel, .vpath = nd->rel, .saver = writer,
+							.moved = &moved };
+				struct fsi_base b;
 				o->base_by_writer = true;
-				if (fsi_rdrec_get(fs, writer, ms->rel, nd->rel, &b, &g) ||
-				    (!o->base_valid && fsi_base_hist(fs, ms->rel, nd->rel, writer, &b, &g))) {
+				if (fsi_save_base(fs, ms, &q, &b) != FSI_BASE_NONE) {
 					o->base_valid = true;
-					o->base_hash = b;
-					o->base_gen = g;
+					o->base_hash = b.hash;
+					o->base_gen = b.gen;
 				}
 			}
 		} else if (r == ENOSPC && buf) {

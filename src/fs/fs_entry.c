@@ -180,8 +180,8 @@ static lfs_centry *entry_built(lfs_fs *fs, const lfs_cache_key *k)
 	lfs_error err;
 	memset(&err, 0, sizeof(err));
 	lfs_sb probs = { 0 };
-	lfs_err r = lfs_source_load_w(fs->rootfd, rel, fs->o.max_model_size, &vo,
-				      LFS_SOURCE_KEEP_FAILED, &probs, &fst, &kind, &vs, &err);
+	lfs_source_opts so = { fs->o.max_model_size, &vo, LFS_SOURCE_KEEP_FAILED, &probs };
+	lfs_err r = lfs_source_load(fs->rootfd, rel, &so, &fst, &kind, &vs, &err);
 	lfs_texture_ctx_free(&tc);
 	if (r == LFS_OK && kind == LFS_SOURCE_MODEL &&
 	    !lfs_supermodel_add(fs->rootfd, rel, fs->o.max_model_size, &vs, &probs))
@@ -322,8 +322,8 @@ static lfs_centry *entry_named(lfs_fs *fs, const lfs_cache_key *k)
 	lfs_error err;
 	memset(&err, 0, sizeof(err));
 	lfs_sb probs = { 0 };
-	lfs_err r = lfs_source_load_w(fs->rootfd, rel, fs->o.max_model_size, &vo,
-				      LFS_SOURCE_KEEP_FAILED, &probs, &fst, &kind, nv, &err);
+	lfs_source_opts so = { fs->o.max_model_size, &vo, LFS_SOURCE_KEEP_FAILED, &probs };
+	lfs_err r = lfs_source_load(fs->rootfd, rel, &so, &fst, &kind, nv, &err);
 	if (r == LFS_OK && kind == LFS_SOURCE_MODEL &&
 	    !lfs_supermodel_add(fs->rootfd, rel, fs->o.max_model_size, nv, &probs))
 		fsi_log(fs, LFS_LOG_ERR, "%s: out of memory adding the supermodel links", rel);

@@ -858,6 +858,37 @@ bool fsi_base_hist(lfs_fs *fs, const char *rel, const char *vpath, pid_t tgid, u
 	       uint64_t *gen);
 void fsi_served_saved(lfs_fs *fs, const char *rel, const char *vpath, uint64_t hash,
 		      const lfs_cache_key *v);
+
+/* The rule that chose a save's base (fsi_save_base), in the order they are tried. */
+enum fsi_base_rule {
+	FSI_BASE_NONE = 0, /* no base: the text is applied to the current version as it is */
+	FSI_BASE_COPY,     /* the base the saved text carries (a scratch copy of the view) */
+	FSI_BASE_READ,     /* what the saving process last read or saved (its read record) */
+	FSI_BASE_MOVED,    /* what an editor that moved the view away had read */
+	FSI_BASE_HIST,     /* the served version the process could have read (fsi_base_hist) */
+};
+
+/* A save's base: the text it started from (hash, its text in the vtext store)
+ * and the generated version that text stands for. */
+struct fsi_base {
+	bool valid;
+	uint64_t hash;
+	uint64_t gen;
+};
+
+/* The save whose base fsi_save_base() decides. */
+struct fsi_save_q {
+	const char *rel;   /* the model file */
+	const char *vpath; /* the view saved */
+	pid_t saver;       /* thread group of the saving process (0: unknown) */
+	struct fsi_base copy; /* FSI_BASE_COPY: the saved scratch file's own base (valid or not) */
+	/* FSI_BASE_MOVED: NULL = the moved-away base the model keeps for vpath
+	 * (fsi_pbase_peek); else this one (an overlay took it when it was made) */
+	const struct fsi_base *moved;
+};
+
+enum fsi_base_rule fsi_save_base(lfs_fs *fs, struct mstate *ms, const struct fsi_save_q *q,
+				 struct fsi_base *out);
 size_t fsi_served_since(lfs_fs *fs, const char *rel, const char *vpath, uint64_t gen,
 			uint64_t *out, size_t max);
 void fsi_served_after_queue(lfs_fs *fs, const char *rel, const char *vpath);

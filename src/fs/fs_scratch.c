@@ -364,6 +364,235 @@ static int archive_rename(lfs_fs *fs, struct mstate *ms, struct mloc *a, struct 
 	return 0;
 }
 
+/*
+ * ---- rename in a model folder: a table keyed by (source kind, target kind) ----
+ *
+ * What the two names of a rename are (rename_kinds) picks a handler
+ * (rename_table); the handlers run under fs->mu and either answer at once
+ * or leave a commit or an archive edit, done unlocked after them
+ * (docs/editing.md "Renames", docs/archives.md).
+ */
+
+/* What the source name of a rename is. */
+enum rsrc {
+	RS_RES,     /* a resource at the top of an archive folder, to an archive name (below) */
+	RS_FIXED,   /* a view folder or errors.txt */
+	RS_GONE,    /* nothing there (a deleted view in its grace time included) */
+	RS_SCRATCH, /* a scratch file or symlink */
+	RS_VIEW,    /* a view */
+	RS_N
+};
+
+/* What the target name of a rename is; the first three at the top of an archive folder only. */
+enum rdst {
+	RD_RES,     /* an existing resource (a file or a model's folder) */
+	RD_NEWRES,  /* a resource name that is not one yet (added / renamed into the archive) */
+	RD_BADNAME, /* looks like a resource but breaks the naming rules */
+	RD_FIXED,   /* a view folder or errors.txt */
+	RD_VIEW,    /* a view */
+	RD_HIDDEN,  /* a view deleted in its grace time */
+	RD_SCRATCH, /* a scratch file or symlink */
+	RD_NONE,    /* a free name */
+	RD_N
+};
+
+/* One rename in a model folder: its names, what they are, what is left to do unlocked. */
+struct rn {
+	struct mstate *ms;
+	struct mloc *a, *b;
+	struct node *p, *np;
+	const char *name, *newname;
+	unsigned flags;
+	struct sname *sa, *sb; /* the scratch names of a and b, if any */
+	enum rdst dst;
+	char why[160];         /* RD_BADNAME: why the name is refused */
+	bool commit;           /* then: fsi_rename_commit */
+	bool aop;              /* then: archive_rename (of add / data / n) */
+	bool add;
+	uint8_t *data;
+	size_t n;
+};
+
+typedef int (*rename_fn)(lfs_fs *fs, struct rn *x);
+
+static int rn_eperm(lfs_fs *fs, struct rn *x)
+{
+	(void)fs;
+	(void)x;
+	return EPERM; /* folders, errors.txt, one view onto another */
+}
+
+/* Nothing to rename: ENOENT, but a folder or errors.txt as target is EPERM first. */
+static int rn_gone(lfs_fs *fs, struct rn *x)
+{
+	(void)fs;
+	return x->b->isdir || x->b->merr_name ? EPERM : ENOENT;
+}
+
+/* A resource renamed in the archive (onto an existing one: that one is replaced). */
+static int rn_arch_rename(lfs_fs *fs, struct rn *x)
+{
+	(void)fs;
+	if ((x->flags & RENAME_NOREPLACE) && x->dst == RD_RES)
+		return EEXIST;
+	x->aop = true;
+	return 0;
+}
+
+/* A name that breaks the archive's naming rules: refused, said in errors.txt. */
+static int rn_badname(lfs_fs *fs, struct rn *x)
+{
+	(void)fs;
+	return aname_refuse(x->ms, x->b->vpath, x->why);
+}
+
+/* Scratch file -> scratch name (renamed in memory), or onto a free one. */
+static int rn_scratch_move(lfs_fs *fs, struct rn *x)
+{
+	if ((x->flags & RENAME_NOREPLACE) && x->sb)
+		return EEXIST;
+	if (x->sa == x->sb)
+		return 0;
+	char *nv = strdup(x->b->vpath);
+	if (!nv)
+		return ENOMEM;
+	struct node *tn = fsi_find_child(fs, x->np, x->newname);
+	struct node *sn = fsi_find_child(fs, x->p, x->name);
+	if (x->sb) {
+		if (tn && tn != sn)
+			fsi_nh_remove(fs, tn);
+		fsi_sname_remove(fs, x->ms, x->sb);
+	}
+	free(x->sa->vpath);
+	x->sa->vpath = nv;
+	x->sa->obj->ctime = fsi_now_real();
+	if (sn)
+		fsi_node_move(fs, sn, x->np, x->newname, x->b->vpath);
+	return 0;
+}
+
+/* Scratch file -> a resource name that is not one yet: added to the archive with its bytes. */
+static int rn_arch_add(lfs_fs *fs, struct rn *x)
+{
+	if (x->sb)
+		return rn_scratch_move(fs, x); /* a scratch file already has that name */
+	const struct sobj *o = x->sa->obj;
+	if (!S_ISREG(o->mode))
+		return EINVAL;
+	if (!(x->data = malloc(o->data.len ? o->data.len : 1)))
+		return ENOMEM;
+	x->n = o->data.len;
+	memcpy(x->data, o->data.data, x->n);
+	x->aop = x->add = true;
+	return 0;
+}
+
+/* Scratch file -> view (sed -i, os.replace, editors' save by rename): a commit. */
+static int rn_commit(lfs_fs *fs, struct rn *x)
+{
+	(void)fs;
+	if (x->b->isdir)
+		return EPERM; /* a model's folder at the top of an archive */
+	if ((x->flags & RENAME_NOREPLACE) && x->dst != RD_HIDDEN)
+		return EEXIST;
+	x->commit = true;
+	return 0;
+}
+
+/* View -> scratch name: the text moves, the view stays (generated text). */
+static int rn_view_move(lfs_fs *fs, struct rn *x)
+{
+	struct mloc *a = x->a, *b = x->b;
+	if (b->isdir || b->merr_name || b->v)
+		return EPERM;
+	if ((x->flags & RENAME_NOREPLACE) && x->sb)
+		return EEXIST;
+	if (!a->vwritable)
+		return EROFS;
+	if (fsi_view_lazy(a->v))
+		return EPERM; /* an archive's resource to a scratch name: its bytes are not at hand */
+	struct overlay *o = fsi_ovl_find(x->ms, a->vpath);
+	const char *txt = o ? o->text.data : a->v->data;
+	size_t tl = o ? o->text.len : a->v->size;
+	struct node *xn = fsi_find_child(fs, x->p, x->name);
+	int r = 0;
+	struct sobj *obj = fsi_sobj_with(fs, S_IFREG | (a->si.st.st_mode & 0666), a->si.st.st_uid,
+					 a->si.st.st_gid, txt, tl, &r);
+	if (!obj)
+		return r;
+	obj->base_valid = !o || o->base_valid;
+	obj->base_hash = o ? o->base_hash : fsi_text_hash(txt, tl);
+	/* What the editor read: the base of its next text under the view's name. */
+	if (o && o->base_valid)
+		fsi_pbase_set(x->ms, a->vpath, o->base_hash);
+	if (x->sb) {
+		struct node *tn = fsi_find_child(fs, x->np, x->newname);
+		if (tn && tn != xn)
+			fsi_nh_remove(fs, tn);
+		fsi_sname_remove(fs, x->ms, x->sb);
+	}
+	if (!fsi_sname_add(x->ms, b->vpath, obj)) {
+		fsi_sobj_discard(fs, obj);
+		return ENOMEM;
+	}
+	if (o)
+		fsi_ovl_drop(fs, x->ms, a->vpath);
+	if (xn && xn->kind == K_VFILE) {
+		/* The kernel moved this inode to the new name. */
+		xn->kind = K_SCRATCH;
+		xn->sobj = obj;
+		obj->refs++;
+		fsi_node_move(fs, xn, x->np, x->newname, b->vpath);
+	}
+	return 0;
+}
+
+/*
+ * The rename table (docs/architecture.md "Renames"): rows the source kind,
+ * columns the target kind. Pairs that cannot occur (an archive target
+ * kind beside a source that is not at the top of an archive folder) get
+ * the handler of what the names are besides.
+ */
+/* clang-format off */
+static const rename_fn rename_table[RS_N][RD_N] = {
+	/*               RES             NEWRES          BADNAME         FIXED     VIEW          HIDDEN        SCRATCH          NONE */
+	[RS_RES] =     { rn_arch_rename, rn_arch_rename, rn_badname,     rn_eperm, rn_eperm,     rn_eperm,     rn_view_move,    rn_view_move },
+	[RS_FIXED] =   { rn_eperm,       rn_eperm,       rn_eperm,       rn_eperm, rn_eperm,     rn_eperm,     rn_eperm,        rn_eperm },
+	[RS_GONE] =    { rn_gone,        rn_gone,        rn_gone,        rn_gone,  rn_gone,      rn_gone,      rn_gone,         rn_gone },
+	[RS_SCRATCH] = { rn_commit,      rn_arch_add,    rn_badname,     rn_eperm, rn_commit,    rn_commit,    rn_scratch_move, rn_scratch_move },
+	[RS_VIEW] =    { rn_eperm,       rn_view_move,   rn_view_move,   rn_eperm, rn_eperm,     rn_eperm,     rn_view_move,    rn_view_move },
+};
+/* clang-format on */
+
+/* The kinds of the two names of @p x (fs->mu held; x->ms not NULL). */
+static void rename_kinds(lfs_fs *fs, struct rn *x, enum rsrc *src)
+{
+	struct mloc *a = x->a, *b = x->b;
+	bool a_hid = a->v && fsi_hidden_active(fs, x->ms, a->vpath);
+	bool b_hid = b->v && fsi_hidden_active(fs, x->ms, b->vpath);
+	x->sa = !a->v ? fsi_sname_find(x->ms, a->vpath) : NULL;
+	x->sb = !b->v ? fsi_sname_find(x->ms, b->vpath) : NULL;
+	/* At the top of an archive folder: resources renamed in the archive, a
+	 * scratch file renamed to a resource name added to it (docs/archives.md). */
+	bool top = a->archive && b->archive;
+	lfs_cname_kind bk = top ? aname(b, x->newname, x->why) : LFS_CNAME_SCRATCH;
+	bool a_res = top && ((a->v && !a_hid) || a->isdir);
+	x->dst = top && ((b->v && !b_hid) || b->isdir) ? RD_RES
+		 : bk == LFS_CNAME_BAD			? RD_BADNAME
+		 : bk == LFS_CNAME_RESOURCE		? RD_NEWRES
+		 : b->isdir || b->merr_name		? RD_FIXED
+		 : b->v && !b_hid			? RD_VIEW
+		 : b->v					? RD_HIDDEN
+		 : x->sb				? RD_SCRATCH
+							: RD_NONE;
+	/* a resource to a name that is not the archive's is a view / folder besides */
+	*src = a_res && x->dst <= RD_BADNAME ? RS_RES
+	       : a->isdir || a->merr_name    ? RS_FIXED
+	       : x->sa			     ? RS_SCRATCH
+	       : a->v && !a_hid		     ? RS_VIEW
+					     : RS_GONE;
+}
+
 static int model_rename(lfs_fs *fs, struct node *p, const char *name, struct node *np,
 			const char *newname, unsigned flags)
 {
@@ -378,120 +607,20 @@ static int model_rename(lfs_fs *fs, struct node *p, const char *name, struct nod
 		mloc_put(fs, &a);
 		return r;
 	}
-	bool commit = false;
-	enum { ANONE, AADD, ARENAME } aop = ANONE;
-	char why[160];
+	struct rn x = { .a = &a, .b = &b, .p = p, .np = np, .name = name, .newname = newname,
+			.flags = flags };
 	fs_lock(fs);
-	struct mstate *ms = fsi_ms_get(fs, a.model->rel);
-	bool a_hid = ms && a.v && fsi_hidden_active(fs, ms, a.vpath);
-	bool b_hid = ms && b.v && fsi_hidden_active(fs, ms, b.vpath);
-	struct sname *sa = ms && !a.v ? fsi_sname_find(ms, a.vpath) : NULL;
-	struct sname *sb = ms && !b.v ? fsi_sname_find(ms, b.vpath) : NULL;
-	/* At the top of an archive folder: resources renamed in the archive, a
-	 * scratch file renamed to a resource name added to it (docs/archives.md). */
-	bool top = ms && a.archive && b.archive;
-	lfs_cname_kind bk = top ? aname(&b, newname, why) : LFS_CNAME_SCRATCH;
-	bool a_res = top && ((a.v && !a_hid) || a.isdir);
-	bool b_res = top && ((b.v && !b_hid) || b.isdir);
-	uint8_t *adata = NULL;
-	size_t an = 0;
-	if (!ms)
-		r = ENOMEM;
-	else if (a_res && (b_res || bk != LFS_CNAME_SCRATCH))
-		r = (flags & RENAME_NOREPLACE) && b_res ? EEXIST
-		    : bk == LFS_CNAME_BAD && !b_res ? aname_refuse(ms, b.vpath, why)
-						     : (aop = ARENAME, 0);
-	else if (top && sa && !b_res && bk == LFS_CNAME_BAD)
-		r = aname_refuse(ms, b.vpath, why);
-	else if (top && sa && !b_res && !sb && bk == LFS_CNAME_RESOURCE) {
-		if (!S_ISREG(sa->obj->mode))
-			r = EINVAL;
-		else if (!(adata = malloc(sa->obj->data.len ? sa->obj->data.len : 1)))
-			r = ENOMEM;
-		else {
-			an = sa->obj->data.len;
-			memcpy(adata, sa->obj->data.data, an);
-			aop = AADD;
-		}
-	} else if (a.isdir || b.isdir || a.merr_name || b.merr_name)
-		r = EPERM;
-	else if ((a.v && a_hid) || (!a.v && !sa))
-		r = ENOENT;
-	else if (a.v && b.v)
-		r = EPERM; /* one view onto another */
-	else if ((flags & RENAME_NOREPLACE) && ((b.v && !b_hid) || sb))
-		r = EEXIST;
-	else if (sa && b.v)
-		commit = true;
-	else if (sa) {
-		/* scratch -> scratch */
-		if (sa != sb) {
-			char *nv = strdup(b.vpath);
-			if (!nv) {
-				r = ENOMEM;
-			} else {
-				struct node *tn = fsi_find_child(fs, np, newname);
-				struct node *sn = fsi_find_child(fs, p, name);
-				if (sb) {
-					if (tn && tn != sn)
-						fsi_nh_remove(fs, tn);
-					fsi_sname_remove(fs, ms, sb);
-				}
-				free(sa->vpath);
-				sa->vpath = nv;
-				sa->obj->ctime = fsi_now_real();
-				if (sn)
-					fsi_node_move(fs, sn, np, newname, b.vpath);
-			}
-		}
-	} else if (!a.vwritable) {
-		r = EROFS;
-	} else if (fsi_view_lazy(a.v)) {
-		r = EPERM; /* an archive's resource to a scratch name: its bytes are not at hand */
-	} else {
-		/* view -> scratch: the text moves, the view stays (generated text). */
-		struct overlay *o = fsi_ovl_find(ms, a.vpath);
-		const char *txt = o ? o->text.data : a.v->data;
-		size_t tl = o ? o->text.len : a.v->size;
-		struct node *x = fsi_find_child(fs, p, name);
-		struct sobj *obj = fsi_sobj_with(fs, S_IFREG | (a.si.st.st_mode & 0666), a.si.st.st_uid,
-					     a.si.st.st_gid, txt, tl, &r);
-		if (obj) {
-			obj->base_valid = true;
-			obj->base_hash = o ? o->base_hash : fsi_text_hash(txt, tl);
-			if (o && !o->base_valid)
-				obj->base_valid = false;
-			/* What the editor read: the base of its next text under the view's name. */
-			if (o && o->base_valid)
-				fsi_pbase_set(ms, a.vpath, o->base_hash);
-			if (sb) {
-				struct node *tn = fsi_find_child(fs, np, newname);
-				if (tn && tn != x)
-					fsi_nh_remove(fs, tn);
-				fsi_sname_remove(fs, ms, sb);
-			}
-			if (!fsi_sname_add(ms, b.vpath, obj)) {
-				fsi_sobj_discard(fs, obj);
-				r = ENOMEM;
-			} else {
-				if (o)
-					fsi_ovl_drop(fs, ms, a.vpath);
-				if (x && x->kind == K_VFILE) {
-					/* The kernel moved this inode to the new name. */
-					x->kind = K_SCRATCH;
-					x->sobj = obj;
-					obj->refs++;
-					fsi_node_move(fs, x, np, newname, b.vpath);
-				}
-			}
-		}
-	}
+	x.ms = fsi_ms_get(fs, a.model->rel);
+	enum rsrc src = RS_GONE;
+	if (x.ms)
+		rename_kinds(fs, &x, &src);
+	r = x.ms ? rename_table[src][x.dst](fs, &x) : ENOMEM;
 	fs_unlock(fs);
-	if (commit)
-		r = fsi_rename_commit(fs, ms, &a, &b, p, name, np, newname);
-	if (aop != ANONE)
-		r = archive_rename(fs, ms, &a, &b, p, name, np, newname, aop == AADD, adata, an);
-	free(adata);
+	if (!r && x.commit)
+		r = fsi_rename_commit(fs, x.ms, &a, &b, p, name, np, newname);
+	if (!r && x.aop)
+		r = archive_rename(fs, x.ms, &a, &b, p, name, np, newname, x.add, x.data, x.n);
+	free(x.data);
 	mloc_put(fs, &a);
 	mloc_put(fs, &b);
 	return r;

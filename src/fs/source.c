@@ -246,19 +246,6 @@ static lfs_err failed_views(const lfs_format *f, const char *name, const uint8_t
 	return LFS_OK;
 }
 
-lfs_err lfs_source_load(int dirfd, const char *rel, size_t max_size, const lfs_view_opts *vopts,
-			struct stat *st, lfs_source_kind *kind, lfs_viewset *vs, lfs_error *err)
-{
-	return lfs_source_load_ex(dirfd, rel, max_size, vopts, 0, st, kind, vs, err);
-}
-
-lfs_err lfs_source_load_ex(int dirfd, const char *rel, size_t max_size, const lfs_view_opts *vopts,
-			   unsigned flags, struct stat *st, lfs_source_kind *kind, lfs_viewset *vs,
-			   lfs_error *err)
-{
-	return lfs_source_load_w(dirfd, rel, max_size, vopts, flags, NULL, st, kind, vs, err);
-}
-
 bool lfs_source_candidate(const char *name)
 {
 	return lfs_views_candidate(name) || lfs_container_for_name(name) != NULL;
@@ -274,7 +261,7 @@ const lfs_format *lfs_source_format_for(const char *name, const uint8_t *data, s
 }
 
 /*
- * The bytes of model file @p rel for lfs_source_load_w(): *buf (malloc'd,
+ * The bytes of model file @p rel for lfs_source_load(): *buf (malloc'd,
  * zero-filled past what was read), *n, *f the format its header has (NULL:
  * plain, nothing to build). An archive is not read (its folder is built
  * from its tables); a model over the memory budget only to its header.
@@ -347,10 +334,13 @@ static lfs_err load_file(int dirfd, const char *rel, size_t max_size, const lfs_
 	return LFS_OK;
 }
 
-lfs_err lfs_source_load_w(int dirfd, const char *rel, size_t max_size, const lfs_view_opts *vopts,
-			  unsigned flags, lfs_sb *problems, struct stat *st, lfs_source_kind *kind,
-			  lfs_viewset *vs, lfs_error *err)
+lfs_err lfs_source_load(int dirfd, const char *rel, const lfs_source_opts *o, struct stat *st,
+			lfs_source_kind *kind, lfs_viewset *vs, lfs_error *err)
 {
+	size_t max_size = o ? o->max_size : SIZE_MAX;
+	const lfs_view_opts *vopts = o ? o->views : NULL;
+	unsigned flags = o ? o->flags : 0;
+	lfs_sb *problems = o ? o->problems : NULL;
 	*kind = LFS_SOURCE_PLAIN;
 	memset(vs, 0, sizeof(*vs));
 	const char *name = lfs_source_basename(rel);

@@ -47,24 +47,6 @@ typedef enum lfs_source_kind {
 	LFS_SOURCE_FAILED,    /**< detected as a model but does not decode: passes through */
 } lfs_source_kind;
 
-/**
- * Classify and (for models) build the views of the file @p rel, a path
- * relative to the directory @p dirfd (AT_FDCWD works). The final component
- * is opened with O_NOFOLLOW.
- *
- * @param st        out: the stat of the opened file (what the result belongs to)
- * @param max_size  files larger than this are plain without reading them
- * @param vopts     texture lookup for model.mtl (may be NULL)
- * @param kind      out: the classification
- * @param vs        out: the views when *kind == LFS_SOURCE_MODEL (free with
- *                  lfs_viewset_free()); zeroed otherwise
- * @param err       out: for LFS_SOURCE_FAILED the decoder's message
- * @return LFS_OK (look at *kind); LFS_ERR_IO when the file cannot be opened or
- *         read (err->sys_errno holds errno; nothing is classified);
- *         LFS_ERR_NOMEM.
- */
-lfs_err lfs_source_load(int dirfd, const char *rel, size_t max_size, const lfs_view_opts *vopts,
-			struct stat *st, lfs_source_kind *kind, lfs_viewset *vs, lfs_error *err);
 
 /**
  * Steps 1 and 2 only: is the file @p rel (relative to @p dirfd, final
@@ -83,7 +65,7 @@ lfs_err lfs_source_detect(int dirfd, const char *rel, size_t max_size, struct st
 			  const lfs_format **fmt, lfs_error *err);
 
 /**
- * lfs_source_load() flag: a file detected as a model that does not decode
+ * lfs_source_opts flag: a file detected as a model that does not decode
  * (any build error but LFS_ERR_NOMEM, LFS_ERR_NOTFORMAT included) still
  * gets views: README.txt (kind LFS_VIEW_NOTICE) whose first line is
  * `NAME: error: MESSAGE`, and the original bytes, read-only, under the
@@ -92,20 +74,43 @@ lfs_err lfs_source_detect(int dirfd, const char *rel, size_t max_size, struct st
  */
 #define LFS_SOURCE_KEEP_FAILED 1u
 
-/** lfs_source_load() with @p flags (LFS_SOURCE_KEEP_FAILED or 0). */
-lfs_err lfs_source_load_ex(int dirfd, const char *rel, size_t max_size, const lfs_view_opts *vopts,
-			   unsigned flags, struct stat *st, lfs_source_kind *kind, lfs_viewset *vs,
-			   lfs_error *err);
+/**
+ * How lfs_source_load() reads and classifies one source file. `{ .max_size
+ * = M, .views = &vo }` (the other members zero) is the plain load of
+ * `legacyfs-convert` and the tests; the mount sets every member.
+ */
+typedef struct lfs_source_opts {
+	/** files larger than this are plain without reading them, bytes */
+	size_t max_size;
+	/** texture lookup for model.mtl, names-only / single-view builds (may be NULL) */
+	const lfs_view_opts *views;
+	/** LFS_SOURCE_KEEP_FAILED or 0 */
+	unsigned flags;
+	/** what went wrong inside a file that still loads, one line per problem
+	 *  (may be NULL). Only archives have such problems (views/container.h:
+	 *  broken entries, missing or truncated BIFs); the mount adds each line
+	 *  to /.legacyfs/errors. */
+	lfs_sb *problems;
+} lfs_source_opts;
 
 /**
- * lfs_source_load_ex() that also collects what went wrong inside a file
- * that still loads: one line per problem into @p problems (may be NULL).
- * Only archives have such problems (views/container.h: broken entries, missing
- * or truncated BIFs); the mount adds each line to /.legacyfs/errors.
+ * Classify and (for models) build the views of the file @p rel, a path
+ * relative to the directory @p dirfd (AT_FDCWD works). The final component
+ * is opened with O_NOFOLLOW. The one source loader of the mount
+ * (fs_entry.c), `legacyfs-convert` and the tests.
+ *
+ * @param o         how (lfs_source_opts; NULL = no size bound, no options)
+ * @param st        out: the stat of the opened file (what the result belongs to)
+ * @param kind      out: the classification
+ * @param vs        out: the views when *kind == LFS_SOURCE_MODEL (free with
+ *                  lfs_viewset_free()); zeroed otherwise
+ * @param err       out: for LFS_SOURCE_FAILED the decoder's message
+ * @return LFS_OK (look at *kind); LFS_ERR_IO when the file cannot be opened or
+ *         read (err->sys_errno holds errno; nothing is classified);
+ *         LFS_ERR_NOMEM.
  */
-lfs_err lfs_source_load_w(int dirfd, const char *rel, size_t max_size, const lfs_view_opts *vopts,
-			  unsigned flags, lfs_sb *problems, struct stat *st, lfs_source_kind *kind,
-			  lfs_viewset *vs, lfs_error *err);
+lfs_err lfs_source_load(int dirfd, const char *rel, const lfs_source_opts *o, struct stat *st,
+			lfs_source_kind *kind, lfs_viewset *vs, lfs_error *err);
 
 /**
  * Could the file named @p name (base name) be shown as a folder: a model

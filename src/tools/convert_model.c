@@ -113,7 +113,8 @@ static int load_q(const char *model, const char *root, size_t max_size, unsigned
 	lfs_source_kind kind;
 	lfs_error err;
 	memset(&err, 0, sizeof(err));
-	lfs_err r = lfs_source_load(rootfd, rel, max_size, &vo, &st, &kind, vs, &err);
+	lfs_source_opts so = { .max_size = max_size, .views = &vo };
+	lfs_err r = lfs_source_load(rootfd, rel, &so, &st, &kind, vs, &err);
 	if (r == LFS_OK && kind == LFS_SOURCE_MODEL && lfs_container_of(vs->format))
 		r = lfs_source_expand(rootfd, rel, &vo, vs, NULL, &err); /* every member's views */
 	else if (r == LFS_OK && kind == LFS_SOURCE_MODEL && !only) {

@@ -210,7 +210,8 @@ static void check_member_mtl(int dfd, const char *name)
 	lfs_source_kind kind;
 	lfs_error e;
 	memset(&e, 0, sizeof(e));
-	lfs_err r = lfs_source_load(dfd, rel, SIZE_MAX, &vo, &st, &kind, &vs, &e);
+	lfs_source_opts so = { .max_size = SIZE_MAX, .views = &vo };
+	lfs_err r = lfs_source_load(dfd, rel, &so, &st, &kind, &vs, &e);
 	lfs_texture_ctx_free(&tc);
 	if (r != LFS_OK || kind != LFS_SOURCE_MODEL)
 		fail_msg("%s: loaded %d, kind %d: %s", rel, (int)r, (int)kind, e.msg);

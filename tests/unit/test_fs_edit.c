@@ -15,6 +15,8 @@
  *  - scratch -> view rename commits; view -> scratch rename moves the text
  *    and the view stays; unlink + create of a view replaces it; a deleted
  *    view comes back after the grace time;
+ *  - the errno of every kind of rename in a model folder (source kind x
+ *    target kind, RENAME_NOREPLACE, renameat2 flags);
  *  - a save based on a text the source no longer generates is refused;
  *  - two views of one model saved one after the other both land;
  *  - scratch files: O_EXCL, symlink/readlink, link (scratch and view),
@@ -510,6 +512,92 @@ static void test_renames_unlink_two_views(void **state)
 	rm_rf(src_dir);
 }
 
+/*
+ * The errno of every kind of rename in a model folder (the rename table of
+ * fs_scratch.c: source kind x target kind): folders and errors.txt are
+ * EPERM, nothing to rename ENOENT (EPERM onto a folder), one view onto
+ * another EPERM, a read-only view to a scratch name EROFS, RENAME_NOREPLACE
+ * EEXIST onto a view or a scratch file but not onto a view deleted in its
+ * grace time, renameat2 flags other than RENAME_NOREPLACE EINVAL. The
+ * grace time is long (30 s) so that no step races it.
+ */
+static void test_rename_kinds(void **state)
+{
+	(void)state;
+	make_source();
+	lfs_fs_opts o = { .timeout = 1, .max_model_size = 64 << 20, .watch = false, .log = quiet,
+			  .unlink_grace = 30 };
+	lfs_fs *fs = NULL;
+	assert_int_equal(lfs_fs_new(src_dir, &o, &fs), 0);
+	lfs_fs_ctx ctx = { getuid(), getgid(), getpid(), 0 };
+	uint64_t m = look(fs, LFS_FS_ROOT_ID, NOD);
+	uint64_t v = look(fs, m, "model.txt");
+	size_t tn, w;
+	char *text = read_ino(fs, v, &tn);
+	lfs_fs_entry e;
+	const char *scratch[] = { "s1", "s2", "s3" };
+	for (size_t i = 0; i < 3; i++) {
+		assert_int_equal(lfs_fs_create(fs, m, scratch[i], 0600, O_EXCL | O_WRONLY, &ctx, &e), 0);
+		assert_int_equal(lfs_fs_write(fs, e.ino, text, tn, 0, NULL, &w), 0);
+	}
+	const unsigned NR = RENAME_NOREPLACE;
+	static const struct {
+		const char *from, *to;
+		unsigned flags;
+		int want;
+	} cases[] = {
+		{ "model.txt", "x", RENAME_EXCHANGE, EINVAL },
+		/* source: a view folder, errors.txt */
+		{ "meshes", "x", 0, EPERM },
+		{ "errors.txt", "x", 0, EPERM },
+		/* source: nothing */
+		{ "nosuch", "x", 0, ENOENT },
+		{ "nosuch", "meshes", 0, EPERM },
+		{ "nosuch", "errors.txt", 0, EPERM },
+		/* source: a scratch file */
+		{ "s1", "meshes", 0, EPERM },
+		{ "s1", "errors.txt", 0, EPERM },
+		{ "s1", "model.txt", RENAME_NOREPLACE, EEXIST },
+		{ "s1", "s2", RENAME_NOREPLACE, EEXIST },
+		/* source: a view */
+		{ "model.txt", "model.obj", 0, EPERM },
+		{ "model.txt", "meshes", 0, EPERM },
+		{ "model.txt", "errors.txt", 0, EPERM },
+		{ "model.txt", "s3", RENAME_NOREPLACE, EEXIST },
+		{ "model.mtl", "mtl.bak", 0, EROFS },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int r = lfs_fs_rename(fs, m, cases[i].from, m, cases[i].to, cases[i].flags);
+		if (r != cases[i].want)
+			fail_msg("rename %s -> %s (flags %u): %s, want %s", cases[i].from, cases[i].to,
+				 cases[i].flags, strerror(r), strerror(cases[i].want));
+	}
+	/* scratch -> scratch replaces it; scratch -> a free name moves it */
+	assert_int_equal(lfs_fs_rename(fs, m, "s1", m, "s2", 0), 0);
+	assert_int_equal(look_err(fs, m, "s1"), ENOENT);
+	assert_int_equal(lfs_fs_rename(fs, m, "s2", m, "s4", NR), 0);
+	assert_int_equal(look_err(fs, m, "s2"), ENOENT);
+	/* a deleted view (grace time): gone as a source, one view onto it EPERM,
+	 * a scratch file onto it with RENAME_NOREPLACE commits */
+	assert_int_equal(lfs_fs_unlink(fs, m, "model.txt"), 0);
+	assert_int_equal(lfs_fs_rename(fs, m, "model.txt", m, "x", 0), ENOENT);
+	assert_int_equal(lfs_fs_rename(fs, m, "model.obj", m, "model.txt", 0), EPERM);
+	assert_int_equal(lfs_fs_rename(fs, m, "s4", m, "model.txt", NR), 0);
+	assert_int_equal(look_err(fs, m, "s4"), ENOENT);
+	v = look(fs, m, "model.txt");
+	check_view_is_generated(fs, v, NOD, "model.txt");
+	/* a view to a scratch name: the text moves, the view stays */
+	assert_int_equal(lfs_fs_rename(fs, m, "model.txt", m, "s3", 0), 0);
+	size_t bn;
+	char *bk = read_ino(fs, look(fs, m, "s3"), &bn);
+	assert_int_equal(bn, tn);
+	assert_memory_equal(bk, text, tn);
+	free(bk);
+	free(text);
+	lfs_fs_free(fs);
+	rm_rf(src_dir);
+}
+
 static void test_stale(void **state)
 {
 	(void)state;
@@ -713,6 +801,7 @@ int main(void)
 		cmocka_unit_test(test_membuf),
 		cmocka_unit_test(test_inplace_bad_noop),
 		cmocka_unit_test(test_renames_unlink_two_views),
+		cmocka_unit_test(test_rename_kinds),
 		cmocka_unit_test(test_stale),
 		cmocka_unit_test(test_scratch_and_passthrough),
 	};
