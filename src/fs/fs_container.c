@@ -20,7 +20,7 @@
 #include "replace.h"
 #include "source.h"
 
-#include "../views/container.h"
+#include "registry/container.h"
 
 #include <errno.h>
 #include <fcntl.h>

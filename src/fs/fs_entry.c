@@ -22,8 +22,8 @@
 #include "source.h"
 #include "supermodel.h"
 #include "texture.h"
-#include "../views/container.h"
-#include "../views/thumb.h"
+#include "registry/container.h"
+#include "render/thumb.h"
 
 void fsi_srcinfo_release(lfs_fs *fs, struct srcinfo *si)
 {

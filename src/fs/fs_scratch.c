@@ -11,7 +11,7 @@
 #define _GNU_SOURCE
 #include "fs_int.h"
 
-#include "../views/container.h"
+#include "registry/container.h"
 
 #include <errno.h>
 #include <fcntl.h>

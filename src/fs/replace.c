@@ -4,7 +4,7 @@
  */
 #define _GNU_SOURCE
 #include "replace.h"
-#include "../views/container.h"
+#include "registry/container.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -10,8 +10,8 @@
 
 #include "../common/mem.h"
 #include "../common/strbuf.h"
-#include "../formats/restype.h"
-#include "../views/container.h"
+#include "formats/nwnarchive/restype.h"
+#include "registry/container.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -4,11 +4,11 @@
  */
 #include "source.h"
 #include "texture.h"
-#include "../views/container.h"
+#include "registry/container.h"
 #include "replace.h"
 #include "../common/mem.h"
 #include "../common/strbuf.h"
-#include "../views/vlist.h"
+#include "registry/vlist.h"
 
 #include <errno.h>
 #include <fcntl.h>

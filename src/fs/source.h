@@ -35,7 +35,7 @@
 
 #include "../common/error.h"
 #include "../common/strbuf.h"
-#include "../views/viewset.h"
+#include "registry/viewset.h"
 
 /** Bytes of a candidate read before lfs_format_for() is asked. */
 #define LFS_SOURCE_HEADER_BYTES 4096

@@ -4,11 +4,11 @@
  */
 #define _GNU_SOURCE
 #include "texture.h"
-#include "../views/container.h"
+#include "registry/container.h"
 #include "resorder.h"
 
 #include "../common/mem.h"
-#include "../formats/restype.h"
+#include "formats/nwnarchive/restype.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -23,8 +23,8 @@
 
 #include "../common/mem.h"
 #include "law_priv.h"
-#include "viewset.h"
-#include "vlist.h"
+#include "registry/viewset.h"
+#include "registry/vlist.h"
 
 /* ---- tokenizer ------------------------------------------------------------ */
 

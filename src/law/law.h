@@ -28,7 +28,7 @@
 #include <stdint.h>
 
 #include "../common/error.h"
-#include "../formats/format.h"
+#include "registry/format.h"
 
 /**
  * A documented default: a statement the re-read text may have although the

@@ -20,8 +20,8 @@
 #include <strings.h>
 
 #include "../common/mem.h"
-#include "names.h"
-#include "viewset.h"
+#include "registry/names.h"
+#include "registry/viewset.h"
 
 /* ---- keyed lines ----------------------------------------------------------- */
 

@@ -8,7 +8,7 @@
 #define LFS_VIEWS_LAW_PRIV_H
 
 #include "law.h"
-#include "obj.h"
+#include "text/obj.h"
 
 /** One token of a text: bytes @p s (not NUL-terminated, @p len of them),
  *  1-based column @p col. */

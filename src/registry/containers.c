@@ -14,9 +14,16 @@
 #include <string.h>
 #include <strings.h>
 
-/** The rows, NULL-terminated (defined by each container module). */
-extern const lfs_container lfs_container_nwn_archive;
-static const lfs_container *const containers[] = { &lfs_container_nwn_archive, NULL };
+/* The rows, NULL-terminated: each container module (src/formats/<module>/)
+ * defines its `const lfs_container lfs_container_<row>` and names the row in
+ * its meson.build; src/formats/meson.build generates formats_list.h. */
+#define LFS_CONTAINER_ROW(x) extern const lfs_container lfs_container_##x;
+#include "formats/formats_list.h"
+static const lfs_container *const containers[] = {
+#define LFS_CONTAINER_ROW(x) &lfs_container_##x,
+#include "formats/formats_list.h"
+	NULL,
+};
 
 static bool has_ext(const char *name, const char *const *exts)
 {

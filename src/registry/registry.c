@@ -1,20 +1,22 @@
 /**
  * @file registry.c
- * The format registry: one line per format (src/formats/format.h).
+ * The format registry: the table of model formats (src/registry/format.h).
  *
- * Adding a format: write its codec in src/formats/, its views and its
- * `const lfs_format lfs_format_<name>` row in src/views/<name>_views.c, add
- * one line below and its files to meson.build (docs/architecture.md).
- * Order is detection order: the first row whose extension and header test
- * accept a file takes it.
+ * The rows are not listed here: each format module (src/formats/<fmt>/)
+ * defines its `const lfs_format lfs_format_<row>` and names the row in its
+ * meson.build; src/formats/meson.build lists the modules in detection order
+ * and generates formats_list.h, one LFS_FORMAT_ROW(row) line per row
+ * (docs/architecture.md "Adding a format"). Order is detection order: the
+ * first row whose extension and header test accept a file takes it.
  */
-#include "../formats/format.h"
+#include "registry/format.h"
 
 #include <string.h>
 #include <strings.h>
 
-extern const lfs_format lfs_format_nwn_mdl, lfs_format_nod, lfs_format_nad, lfs_format_nil,
-	lfs_format_sod, lfs_format_nwn_ascii;
+#define LFS_FORMAT_ROW(x) extern const lfs_format lfs_format_##x;
+#define LFS_FORMAT_OPTIN_ROW(x) extern const lfs_format lfs_format_##x;
+#include "formats/formats_list.h"
 
 /* lfs_format_ascii_views(): is the ASCII NWN row offered (after the rows
  * above)? Set once before any thread asks. */
@@ -26,11 +28,16 @@ void lfs_format_ascii_views(bool on)
 }
 
 const lfs_format *const lfs_formats[] = {
-	&lfs_format_nwn_mdl, /* Neverwinter Nights binary MDL (src/views/nwn_views.c) */
-	&lfs_format_nod,     /* Vampire: The Masquerade – Redemption model */
-	&lfs_format_nad,     /* Vampire: The Masquerade – Redemption animation */
-	&lfs_format_nil,     /* Vampire: The Masquerade – Redemption level (read-only) */
-	&lfs_format_sod,     /* Star Trek: Armada Storm3D model */
+#define LFS_FORMAT_ROW(x) &lfs_format_##x,
+#include "formats/formats_list.h"
+	NULL,
+};
+
+/* The opt-in rows (today NWN ASCII MDL), offered after every row of
+ * lfs_formats[] once lfs_format_ascii_views(true) was called. */
+static const lfs_format *const optin_rows[] = {
+#define LFS_FORMAT_OPTIN_ROW(x) &lfs_format_##x,
+#include "formats/formats_list.h"
 	NULL,
 };
 
@@ -50,9 +57,9 @@ const lfs_format *lfs_format_for(const char *name, const uint8_t *data, size_t n
 	for (const lfs_format *const *f = lfs_formats; *f; f++)
 		if ((!name || has_extension(*f, name)) && (*f)->detect(data, n))
 			return *f;
-	const lfs_format *a = &lfs_format_nwn_ascii;
-	if (ascii_views && (!name || has_extension(a, name)) && a->detect(data, n))
-		return a;
+	for (const lfs_format *const *a = optin_rows; ascii_views && *a; a++)
+		if ((!name || has_extension(*a, name)) && (*a)->detect(data, n))
+			return *a;
 	return NULL;
 }
 
@@ -76,7 +83,8 @@ const lfs_format *lfs_format_named(const char *name)
 	for (const lfs_format *const *f = lfs_formats; *f; f++)
 		if (!strcmp((*f)->name, name))
 			return *f;
-	if (ascii_views && !strcmp(lfs_format_nwn_ascii.name, name))
-		return &lfs_format_nwn_ascii;
+	for (const lfs_format *const *a = optin_rows; ascii_views && *a; a++)
+		if (!strcmp((*a)->name, name))
+			return *a;
 	return NULL;
 }

@@ -9,8 +9,8 @@
 
 #include "../common/mem.h"
 #include "../common/strbuf.h"
-#include "law.h"
-#include "thumb_models.h"
+#include "law/law.h"
+#include "render/thumb_models.h"
 #include "vlist.h"
 
 #include <stdio.h>

@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "../common/error.h"
-#include "../formats/format.h"
+#include "format.h"
 
 /** All views of one model, sorted by path. */
 typedef struct lfs_viewset {

@@ -28,7 +28,7 @@
 #ifndef LFS_VIEWS_THUMB_MODELS_H
 #define LFS_VIEWS_THUMB_MODELS_H
 
-#include "../formats/format.h"
+#include "registry/format.h"
 #include "thumb.h"
 
 /**

@@ -12,8 +12,8 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
-#include "formats/erf.h"
-#include "views/viewset.h"
+#include "formats/nwnarchive/erf.h"
+#include "registry/viewset.h"
 
 /** Exit statuses (convert.c usage). */
 enum { EXIT_ERR = 1, EXIT_USAGE = 2, EXIT_NOTMODEL = 3, EXIT_READONLY = 4 };

@@ -18,17 +18,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "formats/erf.h"
-#include "formats/restype.h"
+#include "formats/nwnarchive/erf.h"
+#include "formats/nwnarchive/restype.h"
 #include "fs/replace.h"
 #include "fs/source.h"
 #include "fs/supermodel.h"
 #include "fs/texture.h"
 #include "lfs_config.h"
-#include "views/container.h"
-#include "views/names.h"
-#include "views/thumb.h"
-#include "views/viewset.h"
+#include "registry/container.h"
+#include "registry/names.h"
+#include "render/thumb.h"
+#include "registry/viewset.h"
 
 /* Build MODEL's views the way the mount does (thumbnail.png at
  * @p thumb_size, 0 = none); @p only (NULL = every view): that view alone

@@ -12,9 +12,9 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "formats/nad.h"
-#include "views/csv.h"
-#include "views/nad_views.h"
+#include "formats/nad/nad.h"
+#include "text/csv.h"
+#include "formats/nad/nad_views.h"
 
 static void refused(const lfs_error *err)
 {

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "formats/gff.h"
+#include "formats/nwnarchive/gff.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 {

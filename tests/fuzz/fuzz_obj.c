@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "views/obj.h"
+#include "text/obj.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 {

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/erf.h"
-#include "formats/restype.h"
+#include "formats/nwnarchive/erf.h"
+#include "formats/nwnarchive/restype.h"
 
 static unsigned char *slurp(const char *path, size_t *n)
 {

@@ -23,8 +23,8 @@
 
 #include "archive_corpus.h"
 #include "corpus.h"
-#include "formats/erf.h"
-#include "formats/restype.h"
+#include "formats/nwnarchive/erf.h"
+#include "formats/nwnarchive/restype.h"
 #include "testrng.h"
 
 

@@ -38,8 +38,8 @@
 #include "conform.h"
 #include "corpus.h"
 #include "testrng.h"
-#include "formats/format.h"
-#include "views/viewset.h"
+#include "registry/format.h"
+#include "registry/viewset.h"
 
 /* Per file: hostile variants (truncations + flips) tried. */
 #define N_TRUNC 8

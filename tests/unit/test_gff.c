@@ -20,7 +20,7 @@
 
 #include "corpus.h"
 #include "testrng.h"
-#include "formats/gff.h"
+#include "formats/nwnarchive/gff.h"
 
 /* ---- a tiny GFF writer (test only) ------------------------------------ */
 

@@ -30,8 +30,8 @@
 
 #include "archive_corpus.h"
 #include "corpus.h"
-#include "formats/keybif.h"
-#include "formats/restype.h"
+#include "formats/nwnarchive/keybif.h"
+#include "formats/nwnarchive/restype.h"
 #include "testrng.h"
 
 

@@ -38,9 +38,9 @@
 #include <cmocka.h>
 
 #include "corpus.h"
-#include "formats/format.h"
-#include "views/law.h"
-#include "views/viewset.h"
+#include "registry/format.h"
+#include "law/law.h"
+#include "registry/viewset.h"
 
 enum { A = 1, R = 0 }; /* expected verdict: accept, refuse */
 

@@ -42,9 +42,9 @@
 #include <cmocka.h>
 
 #include "corpus.h"
-#include "formats/nod.h"
-#include "views/law.h"
-#include "views/viewset.h"
+#include "formats/nod/nod.h"
+#include "law/law.h"
+#include "registry/viewset.h"
 
 /* Line @p i (0-based) of @p s: start, length; false past the end. */
 static bool nth_line(const char *s, size_t n, size_t i, const char **a, size_t *len)

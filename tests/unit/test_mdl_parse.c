@@ -28,7 +28,7 @@
 #include "conform.h"
 #include "corpus.h"
 #include "testrng.h"
-#include "views/mdl_parse.h"
+#include "text/mdl_parse.h"
 
 static mdl_doc *parse_ok(const char *text)
 {

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "corpus.h"
-#include "views/mdltext.h"
+#include "text/mdltext.h"
 
 static void test_lines_tokens_comments(void **state)
 {

@@ -52,9 +52,9 @@
 
 #include "corpus.h"
 #include "testrng.h"
-#include "formats/format.h"
-#include "views/law.h"
-#include "views/viewset.h"
+#include "registry/format.h"
+#include "law/law.h"
+#include "registry/viewset.h"
 
 enum { M_KEYWORD, M_NODETYPE, M_DELETE, M_DUP, M_SWAP, M_JUNK, M_TRUNC, M_STRAY, M_CASE,
        M_BLANK, M_RESPELL, M_KINDS };

@@ -32,10 +32,10 @@
 
 #include "conform.h"
 #include "corpus.h"
-#include "formats/nil.h"
-#include "views/nil_text.h"
-#include "views/nil_views.h"
-#include "views/viewset.h"
+#include "formats/nil/nil.h"
+#include "formats/nil/nil_text.h"
+#include "formats/nil/nil_views.h"
+#include "registry/viewset.h"
 
 /* ---- PRNG ---------------------------------------------------------------- */
 

@@ -31,9 +31,9 @@
 #include <string.h>
 
 #include "corpus.h"
-#include "formats/format.h"
-#include "views/thumb.h"
-#include "views/viewset.h"
+#include "registry/format.h"
+#include "render/thumb.h"
+#include "registry/viewset.h"
 
 #define THUMB_PX 128
 #define TOL_PX 3 /* bounding boxes of the opaque pixels, each side */

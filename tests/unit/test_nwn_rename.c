@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "views/nwn_rename.h"
+#include "formats/nwn/nwn_rename.h"
 
 static const char in[] = "# model: c_Bodak\r\n"
 			 "newmodel c_Bodak\r\n"

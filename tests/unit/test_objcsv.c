@@ -22,8 +22,8 @@
 
 #include "corpus.h"
 #include "common/floatfmt.h"
-#include "views/csv.h"
-#include "views/obj.h"
+#include "text/csv.h"
+#include "text/obj.h"
 
 /* Float bit patterns that a text round trip must keep exactly. */
 static const uint32_t tricky[] = {

@@ -30,10 +30,10 @@
 
 #include "conform.h"
 #include "corpus.h"
-#include "formats/sod.h"
-#include "views/sod_text.h"
-#include "views/sod_views.h"
-#include "views/vlist.h"
+#include "formats/sod/sod.h"
+#include "formats/sod/sod_text.h"
+#include "formats/sod/sod_views.h"
+#include "registry/vlist.h"
 
 /* a sod_str field outside the file's version is left NULL/0 */
 #define STR(x) ((x).s ? (x).s : "")

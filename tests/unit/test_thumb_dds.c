@@ -30,7 +30,7 @@
 
 #include "corpus.h"
 #include "testrng.h"
-#include "views/thumb.h"
+#include "render/thumb.h"
 
 static lfs_rng g_rng;
 

@@ -48,7 +48,7 @@
 #include <string.h>
 
 #include "corpus.h"
-#include "views/thumb.h"
+#include "render/thumb.h"
 
 #define CAM_DIST 3.5 /* docs/thumbnails.md: eye at 3.5 bounding radii */
 #define MARGIN 0.03  /* docs/thumbnails.md: 3 % margin on each side */

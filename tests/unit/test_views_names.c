@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "corpus.h"
-#include "views/names.h"
+#include "registry/names.h"
 
 static const char *safe(const char *raw)
 {

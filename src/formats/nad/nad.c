@@ -4,8 +4,8 @@
  */
 #include "nad.h"
 
-#include "../common/mem.h"
-#include "../common/rd.h"
+#include "common/mem.h"
+#include "common/rd.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

@@ -40,7 +40,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/error.h"
+#include "common/error.h"
 
 /** The only version whose layout is documented [SDK "File Format"]. */
 #define NAD_VERSION 3u

@@ -10,8 +10,8 @@
  */
 #include "nad_views.h"
 
-#include "../common/mem.h"
-#include "csv.h"
+#include "common/mem.h"
+#include "text/csv.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

@@ -16,11 +16,11 @@
  *   trailing <byte count>
  *     <hex, up to 32 bytes per row>
  */
-#include "../common/floatfmt.h"
-#include "../common/mem.h"
+#include "common/floatfmt.h"
+#include "common/mem.h"
 #include "nad_views.h"
 
-#include "mdltext.h"
+#include "text/mdltext.h"
 
 #include <inttypes.h>
 #include <stdio.h>

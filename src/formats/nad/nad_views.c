@@ -4,10 +4,10 @@
  */
 #include "nad_views.h"
 
-#include "../common/mem.h"
+#include "common/mem.h"
 
-#include "../common/floatfmt.h"
-#include "names.h"
+#include "common/floatfmt.h"
+#include "registry/names.h"
 
 #include <inttypes.h>
 #include <math.h>

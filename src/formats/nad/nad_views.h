@@ -29,9 +29,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../formats/nad.h"
-#include "../formats/format.h"
-#include "vlist.h"
+#include "nad.h"
+#include "registry/format.h"
+#include "registry/vlist.h"
 
 /**
  * The registry row of NAD (src/views/registry.c). Views, all writable:

@@ -4,8 +4,8 @@
  */
 #include "nil.h"
 
-#include "../common/mem.h"
-#include "../common/rd.h"
+#include "common/mem.h"
+#include "common/rd.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -68,7 +68,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/error.h"
+#include "common/error.h"
 
 /** The only version whose layout is documented [SDK "Version"]. */
 #define NIL_VERSION 27u

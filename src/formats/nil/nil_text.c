@@ -5,9 +5,9 @@
  */
 #include "nil_text.h"
 
-#include "../common/floatfmt.h"
-#include "../common/mem.h"
-#include "mdltext.h"
+#include "common/floatfmt.h"
+#include "common/mem.h"
+#include "text/mdltext.h"
 
 #include <inttypes.h>
 #include <math.h>

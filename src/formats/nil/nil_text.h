@@ -14,9 +14,9 @@
 
 #include <stddef.h>
 
-#include "../common/error.h"
-#include "../common/strbuf.h"
-#include "../formats/nil.h"
+#include "common/error.h"
+#include "common/strbuf.h"
+#include "nil.h"
 
 /** Bytes of hex per row of an opaque block. */
 #define NIL_HEX_ROW 32u

@@ -2,11 +2,11 @@
  * @file nil_thumb.c
  * The thumbnail scene of a NIL level: the sector strips of model.obj (thumb_models.h).
  */
-#include "thumb_models.h"
+#include "render/thumb_models.h"
 
-#include "../formats/nil.h"
+#include "nil.h"
 #include "nil_views.h"
-#include "../common/mem.h"
+#include "common/mem.h"
 
 #include <math.h>
 #include <stdlib.h>

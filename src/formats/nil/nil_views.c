@@ -5,10 +5,10 @@
  */
 #include "nil_views.h"
 
-#include "../common/mem.h"
-#include "names.h"
+#include "common/mem.h"
+#include "registry/names.h"
 #include "nil_text.h"
-#include "obj.h"
+#include "text/obj.h"
 
 #include <inttypes.h>
 #include <stdio.h>

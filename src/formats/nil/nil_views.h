@@ -26,10 +26,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../formats/nil.h"
-#include "../formats/format.h"
-#include "thumb.h"
-#include "vlist.h"
+#include "nil.h"
+#include "registry/format.h"
+#include "render/thumb.h"
+#include "registry/vlist.h"
 
 /**
  * The registry row of NIL (src/views/registry.c): lossless codec, read-only

@@ -4,8 +4,8 @@
  */
 #include "nod.h"
 
-#include "../common/mem.h"
-#include "../common/rd.h"
+#include "common/mem.h"
+#include "common/rd.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -55,7 +55,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/error.h"
+#include "common/error.h"
 
 /** The only version whose layout is documented ("Vampire 1.1 uses version 7") [SDK]. */
 #define NOD_VERSION 7u

@@ -6,8 +6,8 @@
  */
 #include "nod_views.h"
 
-#include "../common/mem.h"
-#include "obj.h"
+#include "common/mem.h"
+#include "text/obj.h"
 
 #include <float.h>
 #include <math.h>

@@ -4,8 +4,8 @@
  */
 #include "nod_views.h"
 
-#include "../common/floatfmt.h"
-#include "../common/mem.h"
+#include "common/floatfmt.h"
+#include "common/mem.h"
 
 #include <math.h>
 #include <stdio.h>

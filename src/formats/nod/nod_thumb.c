@@ -2,11 +2,11 @@
  * @file nod_thumb.c
  * The thumbnail scene of a NOD model: every mesh group in the rest pose (thumb_models.h).
  */
-#include "thumb_models.h"
+#include "render/thumb_models.h"
 
-#include "../formats/nod.h"
+#include "nod.h"
 #include "nod_views.h"
-#include "../common/mem.h"
+#include "common/mem.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -5,8 +5,8 @@
  */
 #include "nod_views.h"
 
-#include "../common/mem.h"
-#include "law.h"
+#include "common/mem.h"
+#include "law/law.h"
 
 #include <stdio.h>
 #include <stdlib.h>

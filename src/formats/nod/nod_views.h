@@ -35,11 +35,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../formats/nod.h"
-#include "mdltext.h"
-#include "names.h"
-#include "thumb.h"
-#include "vlist.h"
+#include "nod.h"
+#include "text/mdltext.h"
+#include "registry/names.h"
+#include "render/thumb.h"
+#include "registry/vlist.h"
 
 /**
  * The registry row of NOD (src/views/registry.c). Views: model.txt (the

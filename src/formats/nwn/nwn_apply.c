@@ -16,13 +16,13 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../common/floatfmt.h"
-#include "../common/mem.h"
-#include "../common/strbuf.h"
+#include "common/floatfmt.h"
+#include "common/mem.h"
+#include "common/strbuf.h"
 #include "nwn_apply_priv.h"
-#include "names.h"
+#include "registry/names.h"
 #include "nwn_apply_struct.h"
-#include "csv.h"
+#include "text/csv.h"
 #include "nwn_csv.h"
 
 /* ---- errors --------------------------------------------------------------- */

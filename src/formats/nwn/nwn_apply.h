@@ -41,9 +41,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/error.h"
-#include "../formats/format.h"
-#include "../formats/nwn/nwn_mdl.h"
+#include "common/error.h"
+#include "registry/format.h"
+#include "nwn_mdl.h"
 #include "nwn_compile.h"
 
 /**

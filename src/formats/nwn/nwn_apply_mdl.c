@@ -14,9 +14,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../common/floatfmt.h"
-#include "../common/mem.h"
-#include "../common/strbuf.h"
+#include "common/floatfmt.h"
+#include "common/mem.h"
+#include "common/strbuf.h"
 #include "nwn_apply_priv.h"
 #include "nwn_ascii.h"
 

@@ -16,16 +16,16 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../common/floatfmt.h"
-#include "../common/mem.h"
-#include "../common/strbuf.h"
+#include "common/floatfmt.h"
+#include "common/mem.h"
+#include "common/strbuf.h"
 #include "nwn_apply_priv.h"
-#include "names.h"
+#include "registry/names.h"
 #include "nwn_apply_struct.h"
 #include "nwn_ascii.h"
 #include "nwn_obj.h"
 #include "nwn_quat.h"
-#include "obj.h"
+#include "text/obj.h"
 
 /*
  * What NWN accepts in a mesh OBJ: v, vt (a w only when 0), vn, f (3 to 15

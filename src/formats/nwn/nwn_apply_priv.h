@@ -13,15 +13,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/error.h"
-#include "../common/strbuf.h"
-#include "../formats/nwn/nwn_fields.h"
-#include "../formats/nwn/nwn_mdl.h"
-#include "../formats/nwn/nwn_mdl_derive.h"
-#include "../formats/nwn/nwn_mdl_encode.h"
-#include "../formats/nwn/nwn_patch.h"
-#include "mdl_parse.h"
-#include "names.h"
+#include "common/error.h"
+#include "common/strbuf.h"
+#include "nwn_fields.h"
+#include "nwn_mdl.h"
+#include "nwn_mdl_derive.h"
+#include "nwn_mdl_encode.h"
+#include "nwn_patch.h"
+#include "text/mdl_parse.h"
+#include "registry/names.h"
 #include "nwn_apply.h"
 
 #define RAW_NULL 0xFFFFFFFFu

@@ -7,7 +7,7 @@
  * entry. Meshes and skins: nwn_apply_struct_mesh.c.
  */
 #include "nwn_apply_struct.h"
-#include "../common/floatfmt.h"
+#include "common/floatfmt.h"
 #include "nwn_apply_struct_priv.h"
 
 #include <math.h>
@@ -17,8 +17,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../common/mem.h"
-#include "../formats/nwn/nwn_fields.h"
+#include "common/mem.h"
+#include "nwn_fields.h"
 #include "nwn_ascii.h"
 
 

@@ -13,8 +13,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../common/mem.h"
-#include "../formats/nwn/nwn_fields.h"
+#include "common/mem.h"
+#include "nwn_fields.h"
 #include "nwn_ascii.h"
 
 /* Mesh data lists of the model geometry: any change re-derives the mesh. */

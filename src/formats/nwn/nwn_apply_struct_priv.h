@@ -10,11 +10,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/strbuf.h"
-#include "../formats/nwn/nwn_mdl.h"
-#include "../formats/nwn/nwn_mdl_derive.h"
-#include "../formats/nwn/nwn_mdl_encode.h"
-#include "mdl_parse.h"
+#include "common/strbuf.h"
+#include "nwn_mdl.h"
+#include "nwn_mdl_derive.h"
+#include "nwn_mdl_encode.h"
+#include "text/mdl_parse.h"
 #include "nwn_apply_struct.h"
 
 /* Offset given to new structures: beyond any image, so the encoder takes no

@@ -9,8 +9,8 @@
 #include "nwn_ascii.h"
 #include "nwn_quat.h"
 
-#include "../common/mem.h"
-#include "../formats/nwn/nwn_fields.h"
+#include "common/mem.h"
+#include "nwn_fields.h"
 
 #include <inttypes.h>
 #include <stdbool.h>

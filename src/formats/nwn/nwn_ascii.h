@@ -14,9 +14,9 @@
 #ifndef LFS_VIEWS_NWN_ASCII_H
 #define LFS_VIEWS_NWN_ASCII_H
 
-#include "../common/error.h"
-#include "../common/strbuf.h"
-#include "../formats/nwn/nwn_mdl.h"
+#include "common/error.h"
+#include "common/strbuf.h"
+#include "nwn_mdl.h"
 
 /**
  * Append model @p m as ASCII MDL to @p out.

@@ -21,11 +21,11 @@
  */
 #include "nwn_views.h"
 
-#include "../common/mem.h"
-#include "../formats/nwn/nwn_mdl.h"
-#include "../formats/nwn/nwn_mdl_encode.h"
+#include "common/mem.h"
+#include "nwn_mdl.h"
+#include "nwn_mdl_encode.h"
 #include "nwn_compile.h"
-#include "vlist.h"
+#include "registry/vlist.h"
 
 #include <stdio.h>
 #include <stdlib.h>

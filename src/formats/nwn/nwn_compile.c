@@ -16,7 +16,7 @@
  * opaque one, then part numbers are merged with the supermodel's.
  */
 #include "nwn_compile_priv.h"
-#include "../common/floatfmt.h"
+#include "common/floatfmt.h"
 
 #include <errno.h>
 #include <math.h>
@@ -26,7 +26,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../common/mem.h"
+#include "common/mem.h"
 
 /* Function pointers of the game's compiler (BioWare-compiled corpus files,
  * docs/nwn-compile.md); animmesh: none in game files, nwnmdlcomp's set. */

@@ -31,7 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/error.h"
+#include "common/error.h"
 
 /**
  * Supermodel lookup: find the model named @p name (resref, no extension; the

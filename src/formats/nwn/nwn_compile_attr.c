@@ -14,7 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../common/mem.h"
+#include "common/mem.h"
 
 /* ------------------------------------------------------------ attributes */
 

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../common/mem.h"
+#include "common/mem.h"
 
 static const uint32_t FN_GEOM[2] = { 0x0040BBC0, 0x0040BBD0 };
 static const uint32_t FN_ANIM[2] = { 0x0040B6C0, 0x0044E700 };

@@ -10,11 +10,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../formats/nwn/nwn_fields.h"
-#include "../formats/nwn/nwn_mdl.h"
-#include "../formats/nwn/nwn_mdl_derive.h"
-#include "../formats/nwn/nwn_mdl_encode.h"
-#include "mdl_parse.h"
+#include "nwn_fields.h"
+#include "nwn_mdl.h"
+#include "nwn_mdl_derive.h"
+#include "nwn_mdl_encode.h"
+#include "text/mdl_parse.h"
 #include "nwn_compile.h"
 
 #define RAW_NULL 0xFFFFFFFFu

@@ -3,7 +3,7 @@
  * Controller keys as CSV (see nwn_csv.h).
  */
 #include "nwn_csv.h"
-#include "csv.h"
+#include "text/csv.h"
 #include "nwn_quat.h"
 
 #include <inttypes.h>

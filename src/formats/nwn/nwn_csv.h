@@ -24,9 +24,9 @@
 
 #include <stdbool.h>
 
-#include "../common/error.h"
-#include "../common/strbuf.h"
-#include "../formats/nwn/nwn_mdl.h"
+#include "common/error.h"
+#include "common/strbuf.h"
+#include "nwn_mdl.h"
 
 /**
  * Write controller @p c of node @p n as CSV into @p out.

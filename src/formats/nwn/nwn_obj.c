@@ -4,7 +4,7 @@
  */
 #include "nwn_obj.h"
 #include "nwn_quat.h"
-#include "obj.h"
+#include "text/obj.h"
 
 #include <inttypes.h>
 #include <math.h>

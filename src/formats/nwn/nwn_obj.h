@@ -18,11 +18,11 @@
 #ifndef LFS_VIEWS_NWN_OBJ_H
 #define LFS_VIEWS_NWN_OBJ_H
 
-#include "../common/error.h"
-#include "../common/strbuf.h"
-#include "../formats/nwn/nwn_mdl.h"
-#include "names.h"
-#include "viewset.h"
+#include "common/error.h"
+#include "common/strbuf.h"
+#include "nwn_mdl.h"
+#include "registry/names.h"
+#include "registry/viewset.h"
 
 /** Material assignment shared by model.mtl, model.obj and meshes/ *.obj. */
 typedef struct nwn_obj_mats {

@@ -2,13 +2,13 @@
  * @file nwn_thumb.c
  * The thumbnail scene of an NWN binary MDL: its drawable meshes (thumb_models.h has the rules).
  */
-#include "thumb_models.h"
+#include "render/thumb_models.h"
 
-#include "../formats/nwn/nwn_mdl.h"
+#include "nwn_mdl.h"
 #include "nwn_obj.h"
 #include "nwn_quat.h"
 #include "nwn_views.h"
-#include "../common/mem.h"
+#include "common/mem.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -13,18 +13,18 @@
  */
 #include "nwn_views.h"
 
-#include "../common/mem.h"
-#include "../formats/nwn/nwn_mdl.h"
-#include "../formats/nwn/nwn_mdl_encode.h"
-#include "law.h"
-#include "names.h"
+#include "common/mem.h"
+#include "nwn_mdl.h"
+#include "nwn_mdl_encode.h"
+#include "law/law.h"
+#include "registry/names.h"
 #include "nwn_apply.h"
 #include "nwn_ascii.h"
 #include "nwn_compile.h"
 #include "nwn_csv.h"
 #include "nwn_obj.h"
-#include "thumb_models.h"
-#include "vlist.h"
+#include "render/thumb_models.h"
+#include "registry/vlist.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,8 +8,8 @@
 #ifndef LFS_VIEWS_NWN_VIEWS_H
 #define LFS_VIEWS_NWN_VIEWS_H
 
-#include "../formats/format.h"
-#include "thumb.h"
+#include "registry/format.h"
+#include "render/thumb.h"
 
 /** The registry row of NWN binary MDL (src/views/registry.c). */
 extern const lfs_format lfs_format_nwn_mdl;

@@ -12,10 +12,10 @@
 #include "table.h"
 
 #include "../../common/mem.h"
-#include "../../views/container.h"
-#include "../erf.h"
-#include "../gff.h"
-#include "../restype.h"
+#include "registry/container.h"
+#include "erf.h"
+#include "gff.h"
+#include "restype.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -35,8 +35,8 @@
 
 #include "../../common/error.h"
 #include "../../common/strbuf.h"
-#include "../../views/container.h"
-#include "../../views/viewset.h"
+#include "registry/container.h"
+#include "registry/viewset.h"
 
 /**
  * The archive pseudo-format: name "nwn-archive", the archive extensions,

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../common/rd.h"
+#include "common/rd.h"
 #include "xres.h"
 
 /* header fields (BioWare ERF "ERF Header format") */

@@ -44,7 +44,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/error.h"
+#include "common/error.h"
 
 /** Bytes of the ERF header (every version). */
 #define LFS_ERF_HEADER 160u

@@ -4,7 +4,7 @@
  */
 #include "gff.h"
 
-#include "../common/mem.h"
+#include "common/mem.h"
 
 #include <stdbool.h>
 #include <stdlib.h>

@@ -32,7 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/error.h"
+#include "common/error.h"
 
 /** Bytes of the GFF header. */
 #define LFS_GFF_HEADER 56u

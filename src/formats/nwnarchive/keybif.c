@@ -13,7 +13,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-#include "../common/rd.h"
+#include "common/rd.h"
 #include "xres.h"
 
 enum {

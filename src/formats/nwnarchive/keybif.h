@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/error.h"
+#include "common/error.h"
 
 /** One BIF named by a KEY. */
 typedef struct lfs_key_bif {

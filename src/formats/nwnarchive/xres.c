@@ -9,7 +9,7 @@
 #include <string.h>
 #include <zstd.h>
 
-#include "../common/rd.h"
+#include "common/rd.h"
 
 lfs_err lfs_xres_decompress(const uint8_t *p, size_t n, size_t base, uint32_t expect,
 			    uint8_t **out, size_t *out_n, lfs_error *err)

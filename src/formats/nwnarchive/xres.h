@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/error.h"
+#include "common/error.h"
 
 /** Bytes of the XRES header before a zstd frame (magic … dictionary). */
 #define LFS_XRES_ZSTD_HEADER 24u

@@ -4,8 +4,8 @@
  */
 #include "sod.h"
 
-#include "../common/mem.h"
-#include "../common/rd.h"
+#include "common/mem.h"
+#include "common/rd.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -56,7 +56,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/error.h"
+#include "common/error.h"
 
 /** Version class: the stored float rounded to two decimals, times 100. */
 typedef enum sod_ver {

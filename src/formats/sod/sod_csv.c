@@ -7,8 +7,8 @@
  */
 #include "sod_views.h"
 
-#include "../common/mem.h"
-#include "csv.h"
+#include "common/mem.h"
+#include "text/csv.h"
 
 #include <stdlib.h>
 #include <string.h>

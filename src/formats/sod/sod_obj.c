@@ -8,10 +8,10 @@
  */
 #include "sod_views.h"
 
-#include "../common/mem.h"
-#include "mdltext.h"
-#include "names.h"
-#include "obj.h"
+#include "common/mem.h"
+#include "text/mdltext.h"
+#include "registry/names.h"
+#include "text/obj.h"
 
 #include <math.h>
 #include <stdio.h>

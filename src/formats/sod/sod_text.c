@@ -4,8 +4,8 @@
  */
 #include "sod_text.h"
 
-#include "../common/floatfmt.h"
-#include "../common/mem.h"
+#include "common/floatfmt.h"
+#include "common/mem.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -10,10 +10,10 @@
 #ifndef LFS_VIEWS_SOD_TEXT_H
 #define LFS_VIEWS_SOD_TEXT_H
 
-#include "../common/error.h"
-#include "../common/strbuf.h"
-#include "../formats/sod.h"
-#include "mdltext.h"
+#include "common/error.h"
+#include "common/strbuf.h"
+#include "sod.h"
+#include "text/mdltext.h"
 
 /* Floats: lfs_sb_float_bits(), lfs_parse_float_bits(), lfs_lex_f32() (NaN bits kept). */
 

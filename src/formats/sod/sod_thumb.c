@@ -2,11 +2,11 @@
  * @file sod_thumb.c
  * The thumbnail scene of a SOD model: mesh nodes of the highest LOD (thumb_models.h).
  */
-#include "thumb_models.h"
+#include "render/thumb_models.h"
 
-#include "../formats/sod.h"
+#include "sod.h"
 #include "sod_views.h"
-#include "../common/mem.h"
+#include "common/mem.h"
 
 #include <math.h>
 #include <stdlib.h>

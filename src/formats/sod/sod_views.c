@@ -6,9 +6,9 @@
  */
 #include "sod_views.h"
 
-#include "../common/mem.h"
-#include "law.h"
-#include "names.h"
+#include "common/mem.h"
+#include "law/law.h"
+#include "registry/names.h"
 #include "sod_text.h"
 
 #include <stdio.h>

@@ -24,10 +24,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../formats/sod.h"
-#include "../formats/format.h"
-#include "thumb.h"
-#include "vlist.h"
+#include "sod.h"
+#include "registry/format.h"
+#include "render/thumb.h"
+#include "registry/vlist.h"
 
 /**
  * The registry row of SOD (src/views/registry.c). Views: model.txt (the
