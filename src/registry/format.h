@@ -250,7 +250,18 @@ typedef struct lfs_format {
 	 *  defaults): how the round-trip law (src/views/law.h, docs/editing.md)
 	 *  reads this format's LFS_VIEW_TEXT view. */
 	const struct lfs_law_dialect *law;
+
+	/** The folder below the shared test corpus (tests/meson.build: the
+	 *  project's ../shared/corpus) that holds this format's public samples,
+	 *  e.g. "nod" or "nwn/tree"; the registry-driven conformance tests
+	 *  (tests/unit/test_formats.c) walk it for every row. Every row of
+	 *  lfs_formats[] sets it: LFS_FORMAT_NO_CORPUS when no public files
+	 *  exist (the format's own unit tests cover it); NULL is refused there. */
+	const char *corpus_dir;
 } lfs_format;
+
+/** lfs_format.corpus_dir of a format without public sample files. */
+#define LFS_FORMAT_NO_CORPUS ""
 
 /**
  * Defines the codec members of a row from a format's typed functions:

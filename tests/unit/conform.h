@@ -145,4 +145,21 @@ void lfs_hostile_mutations(const lfs_hostile *h, lfs_rng *r, const uint8_t *d, s
 			   size_t trials, unsigned max_edits, size_t head, bool whole_byte,
 			   lfs_tally *t);
 
+/**
+ * Walks, with nftw(FTW_PHYS) and callback @p fn, the corpus folder of every
+ * row of the format registry (lfs_formats[], in detection order): @p root /
+ * lfs_format.corpus_dir. Rows without public files (LFS_FORMAT_NO_CORPUS)
+ * or without a corpus_dir are skipped (test_formats' registry test refuses
+ * the latter). *@p row is set to the row being walked before each walk, for
+ * @p fn to read. Returns the number of folders walked (a missing folder
+ * counts: nftw finds nothing in it).
+ */
+struct lfs_format;
+struct stat;
+struct FTW;
+size_t lfs_conform_walk_rows(const char *root,
+			     int (*fn)(const char *path, const struct stat *st, int type,
+				       struct FTW *ftw),
+			     const struct lfs_format **row);
+
 #endif

@@ -50,6 +50,7 @@
 
 #include <cmocka.h>
 
+#include "conform.h"
 #include "corpus.h"
 #include "testrng.h"
 #include "registry/format.h"
@@ -1275,12 +1276,8 @@ static void test_mutate(void **state)
 {
 	(void)state;
 	const char *root = lfs_corpus_dir_or_skip();
-	const char *dirs[] = { "nwn/tree", "nod", "nad", "sod" };
-	char p[4096];
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-		snprintf(p, sizeof(p), "%s/%s", root, dirs[i]);
-		nftw(p, walk_one, 16, FTW_PHYS);
-	}
+	const lfs_format *walked; /* every row's corpus folder (lfs_format.corpus_dir) */
+	lfs_conform_walk_rows(root, walk_one, &walked);
 	qsort(g_files, g_n, sizeof(*g_files), cmp_path);
 	const char *env = getenv("LFS_MUTATE_N");
 	size_t per_format = env ? strtoull(env, NULL, 0) : 600;

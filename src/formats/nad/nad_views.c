@@ -171,4 +171,5 @@ const lfs_format lfs_format_nad = {
 	.free_model = nad_free_any,
 	.build_views = nad_views,
 	.apply = nad_apply_view,
+	.corpus_dir = "nad",
 };

@@ -229,4 +229,5 @@ const lfs_format lfs_format_nil = {
 	.free_model = nil_free_any,
 	.build_views = nil_views,
 	.thumb_scene = nil_thumb_scene,
+	.corpus_dir = LFS_FORMAT_NO_CORPUS,
 };

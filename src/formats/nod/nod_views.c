@@ -195,4 +195,5 @@ const lfs_format lfs_format_nod = {
 	.apply = nod_apply_view,
 	.thumb_scene = nod_thumb_scene,
 	.law = &nod_law,
+	.corpus_dir = "nod",
 };

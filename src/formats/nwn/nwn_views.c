@@ -327,4 +327,5 @@ const lfs_format lfs_format_nwn_mdl = {
 	.compile = nwn_compile_text,
 	.siblings = "the supermodel <supermodel>.mdl beside the model (part numbers of new nodes)",
 	.law = &nwn_law,
+	.corpus_dir = "nwn/tree",
 };

@@ -213,4 +213,5 @@ const lfs_format lfs_format_sod = {
 	.apply = sod_apply_view,
 	.thumb_scene = sod_thumb_scene,
 	.law = &sod_law,
+	.corpus_dir = "sod",
 };
