@@ -1,7 +1,8 @@
 /**
  * @file viewset.h
  * The set of generated files ("views") of one model file, through the format
- * registry (src/formats/format.h, src/views/registry.c).
+ * registry (src/registry/format.h, registry.c). Build and find: viewset.c;
+ * apply (held to the round-trip law): viewset_apply.c.
  *
  * This is the entry point the filesystem layer (src/fs/), the companion
  * command and the thumbnailer use: bytes of a source file in, a sorted list of
