@@ -13,6 +13,14 @@
 #include <sys/stat.h>
 
 /**
+ * Writes the @p n bytes at @p buf to @p fd, retrying short writes and
+ * EINTR. Returns 0, or the errno of the failed write (EIO when write()
+ * makes no progress). The one write loop of the project (the atomic
+ * replace, the thumbnail disk cache, legacyfs-convert).
+ */
+int lfs_write_all(int fd, const void *buf, size_t n);
+
+/**
  * Replace file @p rel (relative to the folder @p rootfd) by @p n bytes of
  * @p data, atomically: a temporary file ".<name>.legacyfs-<pid>-<k>" in the
  * same folder is written, given @p orig's mode (07777 bits) and owner,

@@ -165,21 +165,6 @@ int load(const char *model, const char *root, size_t max_size, unsigned thumb_si
 	return load_ex(model, root, max_size, thumb_size, NULL, false, vs);
 }
 
-int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* mkdir -p for the folders of @p path below @p destfd. */
 static int make_parents(int destfd, const char *path)
 {
