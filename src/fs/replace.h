@@ -67,7 +67,7 @@ int lfs_replace_file_ex(int rootfd, const char *rel, const uint8_t *data, size_t
  * system that still reports an older size than the bytes it serves).
  * Returns 0, EFBIG when larger than @p max bytes, EAGAIN when the file kept
  * changing while read, or the errno of open/read/fstat. A resource inside an
- * archive ("<archive>/<resref.ext>", views/container.h lfs_container_member_read())
+ * archive ("<archive>/<resref.ext>", registry/container.h lfs_container_member_read())
  * is read as its payload, *st being the archive's stat.
  */
 int lfs_read_source(int rootfd, const char *rel, size_t max, uint8_t **out, size_t *n,

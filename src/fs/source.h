@@ -100,7 +100,7 @@ lfs_err lfs_source_load_ex(int dirfd, const char *rel, size_t max_size, const lf
 /**
  * lfs_source_load_ex() that also collects what went wrong inside a file
  * that still loads: one line per problem into @p problems (may be NULL).
- * Only archives have such problems (views/container.h: broken entries, missing
+ * Only archives have such problems (registry/container.h: broken entries, missing
  * or truncated BIFs); the mount adds each line to /.legacyfs/errors.
  */
 lfs_err lfs_source_load_w(int dirfd, const char *rel, size_t max_size, const lfs_view_opts *vopts,
@@ -110,7 +110,7 @@ lfs_err lfs_source_load_w(int dirfd, const char *rel, size_t max_size, const lfs
 /**
  * Could the file named @p name (base name) be shown as a folder: a model
  * format's extension (lfs_views_candidate()) or an archive's
- * (lfs_container_for_name(), views/container.h)?
+ * (lfs_container_for_name(), registry/container.h)?
  */
 bool lfs_source_candidate(const char *name);
 
@@ -141,7 +141,7 @@ bool lfs_sibling_model_read(void *ctx, const char *name, uint8_t **data, size_t 
 /**
  * The whole tree of a container (an archive) in one set, for programs that
  * show it without a mount (legacyfs-convert, tests): @p vs, the container's
- * listing as lfs_source_load() gives it (views/container.h: resources
+ * listing as lfs_source_load() gives it (registry/container.h: resources
  * without bytes, models as LFS_VIEW_MEMBER), is replaced by a set holding
  * every resource with its bytes (none with opts->names_only) and, for each
  * member model "<rel>/<name>", its views under "<name>/" built with @p opts

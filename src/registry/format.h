@@ -3,9 +3,10 @@
  * The one interface every model format implements, and the registry of them.
  *
  * A format is a row: `const lfs_format lfs_format_<name>` (defined by the
- * format's own views entry file, src/views/<name>_views.c, because it binds
- * the codec in src/formats/ to the text views in src/views/) listed once in
- * src/views/registry.c. Everything above (src/fs/, src/tools/, the
+ * format's own views entry file, src/formats/<fmt>/<name>_views.c, which
+ * binds the format module's codec to its text views), named by the module's
+ * meson.build and tabled by src/registry/registry.c from the generated
+ * formats_list.h (src/formats/meson.build lists the modules). Everything above (src/fs/, src/tools/, the
  * thumbnailer, the conformance test) goes through lfs_format_for() and the
  * function pointers here; nothing above switches on a format.
  * docs/architecture.md "Adding a format" walks through a new row.
@@ -23,9 +24,9 @@
 
 #include "../common/error.h"
 
-struct lfs_vlist;       /* src/views/vlist.h: the list a builder appends to */
-struct lfs_thumb_scene; /* src/views/thumb.h: triangles handed to the renderer */
-struct lfs_law_dialect; /* src/views/law.h: what the round-trip law knows of a text dialect */
+struct lfs_vlist;       /* src/registry/vlist.h: the list a builder appends to */
+struct lfs_thumb_scene; /* src/render/thumb.h: triangles handed to the renderer */
+struct lfs_law_dialect; /* src/law/law.h: what the round-trip law knows of a text dialect */
 
 /** "No index": the view has no animation / node / item of that level. */
 #define LFS_VIEW_NONE UINT32_MAX
@@ -70,7 +71,7 @@ typedef struct lfs_view_target {
 
 /**
  * One generated file. Owns `path` and `data`. `path` is relative to the model
- * folder, '/'-separated, already safe and unique (src/views/names.h), e.g.
+ * folder, '/'-separated, already safe and unique (src/registry/names.h), e.g.
  * "model.mdl", "meshes/Mesh02.obj", "anims/equip/Flame02.birthrate.csv".
  */
 typedef struct lfs_view {
@@ -134,7 +135,7 @@ typedef struct lfs_view_opts {
 	 * Only this view is wanted (a path as in lfs_view.path; NULL = every
 	 * view): the set built holds that view alone (or nothing when the model
 	 * has no such view). Builders skip writing the other views' text when
-	 * they ask lfs_vlist_wants() (views/vlist.h); the result is the same
+	 * they ask lfs_vlist_wants() (registry/vlist.h); the result is the same
 	 * either way. Used by the round-trip law and `legacyfs-convert cat`.
 	 */
 	const char *only;
@@ -191,7 +192,7 @@ typedef struct lfs_format {
 	void (*free_model)(void *model);
 
 	/** Decode @p data and append every view except thumbnail.png to @p l,
-	 *  each with its kind, target and writability (src/views/vlist.h). */
+	 *  each with its kind, target and writability (src/registry/vlist.h). */
 	lfs_err (*build_views)(const uint8_t *data, size_t n, const lfs_view_opts *opts,
 			       struct lfs_vlist *l, lfs_error *err);
 
@@ -229,7 +230,7 @@ typedef struct lfs_format {
 				     struct lfs_vlist *l, lfs_error *err);
 
 	/** Optional (NULL = no thumbnail): decode @p data and append its drawable
-	 *  triangles, materials and textures to @p s (src/views/thumb_models.h). */
+	 *  triangles, materials and textures to @p s (src/render/thumb_models.h). */
 	lfs_err (*thumb_scene)(const uint8_t *data, size_t n, const lfs_view_opts *opts,
 			       struct lfs_thumb_scene *s, lfs_error *err);
 
@@ -247,7 +248,7 @@ typedef struct lfs_format {
 	const char *siblings;
 
 	/** Optional (NULL = '#' comment lines, statements in order, no
-	 *  defaults): how the round-trip law (src/views/law.h, docs/editing.md)
+	 *  defaults): how the round-trip law (src/law/law.h, docs/editing.md)
 	 *  reads this format's LFS_VIEW_TEXT view. */
 	const struct lfs_law_dialect *law;
 
@@ -310,7 +311,7 @@ const lfs_format *lfs_format_compiler_for(const char *name);
 
 /**
  * Offer ASCII Neverwinter Nights MDL as a model (the row "nwn-ascii",
- * src/views/nwn_ascii_views.c: compiled in memory, model.mdl is the text
+ * src/formats/nwn/nwn_ascii_views.c: compiled in memory, model.mdl is the text
  * itself): after lfs_format_ascii_views(true), lfs_format_for() and
  * lfs_format_named() give that row for a `.mdl` text with a `newmodel`
  * line, after every row of lfs_formats[]. Off by default (ASCII files

@@ -189,7 +189,7 @@ lfs_err lfs_views_apply_ex(const char *name, const uint8_t *orig, size_t n, cons
 #define LFS_THUMB_VERSION 2u /* 2: DDS textures, meshes faded in by animations */
 
 /**
- * Render the thumbnail of a model file as PNG (src/views/thumb.h,
+ * Render the thumbnail of a model file as PNG (src/render/thumb.h,
  * docs/thumbnails.md): the format's thumbnail scene (lfs_format.thumb_scene:
  * the model's drawable triangles), seen in a 3/4 view from above, textured
  * when opts->texture_read finds a TGA.

@@ -1,7 +1,7 @@
 /**
  * @file erfpack.c
  * Test-only helper: write an ERF-family archive with the project's ERF
- * writer (formats/erf.h: lfs_erf_new, lfs_erf_add, lfs_erf_encode).
+ * writer (formats/nwnarchive/erf.h: lfs_erf_new, lfs_erf_add, lfs_erf_encode).
  *
  *   lfs-test-erfpack OUT TAG VERSION FILE...
  *

@@ -8,7 +8,7 @@
  * out-of-bounds read (ASan/UBSan builds see those).
  *
  * A codec is described by lfs_codec, whose three functions have exactly the
- * signatures of lfs_format's decode / encode / free_model (formats/format.h),
+ * signatures of lfs_format's decode / encode / free_model (registry/format.h),
  * so a registry-wide test can hand a registered format straight to these
  * helpers; LFS_CODEC() defines one for a codec's typed functions.
  *

@@ -1,7 +1,7 @@
 /**
  * @file test_law_whole.c
  * The law over the whole model (docs/editing.md "The law over the whole
- * model", src/views/law_model.c) and the NOD uv drift it caught (issue 24).
+ * model", src/law/law_model.c) and the NOD uv drift it caught (issue 24).
  *
  * test_move_vertex: for every corpus NOD, SOD and binary NWN model with a
  * mesh OBJ view (LFS_TEST_SLICE slices the lists), the first `v` of the

@@ -1,6 +1,6 @@
 /**
  * @file test_nwn_ascii_views.c
- * The ASCII NWN row (src/views/nwn_ascii_views.c, issue 26 item 4): ASCII
+ * The ASCII NWN row (src/formats/nwn/nwn_ascii_views.c, issue 26 item 4): ASCII
  * models are compiled in memory and shown through the views and the
  * thumbnail of a binary one, only once lfs_format_ascii_views(true).
  *

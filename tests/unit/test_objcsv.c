@@ -1,6 +1,6 @@
 /**
  * @file test_objcsv.c
- * The shared OBJ and CSV readers/writers (src/views/obj.h, src/views/csv.h):
+ * The shared OBJ and CSV readers/writers (src/text/obj.h, src/text/csv.h):
  * write -> read gives back the same float bits (negative zero, subnormals,
  * infinities, NaN payloads) and indices, the writers produce the exact bytes
  * the views have (LF CSV records), RFC 4180 quoting as other tools write it

@@ -1,6 +1,6 @@
 /**
  * @file test_sod.c
- * SOD codec and views (src/formats/sod.c, src/views/sod_*.c):
+ * SOD codec and views (src/formats/sod/sod.c, src/formats/sod/sod_*.c):
  *  - every corpus file: bytes -> model -> bytes, bytes -> model.txt -> bytes,
  *    every meshes/<node>.obj and anims/<node>.csv applied unedited -> same bytes;
  *  - the disputed files are rejected with offset, structure and the layout

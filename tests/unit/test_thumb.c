@@ -1,6 +1,6 @@
 /**
  * @file test_thumb.c
- * Thumbnails (src/views/thumb.h, thumb_models.h, lfs_views_thumbnail):
+ * Thumbnails (src/render/thumb.h, thumb_models.h, lfs_views_thumbnail):
  *  - golden images: project-made models (samples/box.mdl with its texture
  *    samples/lfs_crate.tga, samples/skin2bone.mdl, and a NOD, a SOD and a
  *    NIL written here at run time through the codecs' encoders) rendered at

@@ -1,6 +1,6 @@
 /**
  * @file test_thumb_geom.c
- * A geometric oracle for the thumbnail renderer (src/views/thumb.c): the test
+ * A geometric oracle for the thumbnail renderer (src/render/thumb.c): the test
  * computes, itself, the camera and framing that docs/thumbnails.md "Axes and
  * the camera" documents, projects known points with it and checks where the
  * renderer drew them. No golden image: a picture that looks right but is
@@ -20,7 +20,7 @@
  *    (rows down), pixel (i, j) covering [i, i+1) × [j, j+1).
  *
  * Texture convention: UVs are v up, (0, 0) = the bottom-left of the image
- * (src/views/thumb.h, docs/thumbnails.md "Texture sampling"); a TGA's first
+ * (src/render/thumb.h, docs/thumbnails.md "Texture sampling"); a TGA's first
  * stored row is its bottom row unless bit 5 (0x20) of the image descriptor
  * says top-left origin (Truevision TGA 2.0 specification, "Image
  * Descriptor"), which stb_image honours. Both origins are written here.

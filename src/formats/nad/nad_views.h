@@ -20,7 +20,7 @@
  * Parse errors are `<file>:line:col: message` (lfs_fail_at), file = the
  * view path given by the caller ("anim.txt", "tracks/bone0.rotation.csv").
  * Code: nad_views.c (detect, views, apply), nad_text.c (anim.txt),
- * nad_csv.c (CSV). Layout: src/formats/nad.h.
+ * nad_csv.c (CSV). Layout: src/formats/nad/nad.h.
  */
 #ifndef LFS_NAD_VIEWS_H
 #define LFS_NAD_VIEWS_H
@@ -34,7 +34,7 @@
 #include "registry/vlist.h"
 
 /**
- * The registry row of NAD (src/views/registry.c). Views, all writable:
+ * The registry row of NAD (src/registry/registry.c). Views, all writable:
  * anim.txt (the whole animation), tags.csv (the tag list), tracks/<bone>.
  * <type>.csv (target.node = track index). Saving anim.txt replaces the whole
  * model; tags.csv replaces the tag list; a track CSV replaces that track's

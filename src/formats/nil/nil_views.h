@@ -32,7 +32,7 @@
 #include "registry/vlist.h"
 
 /**
- * The registry row of NIL (src/views/registry.c): lossless codec, read-only
+ * The registry row of NIL (src/registry/registry.c): lossless codec, read-only
  * views model.txt, model.mtl, model.obj and sectors/<i>.obj (target.node =
  * sector index); no apply.
  */

@@ -26,7 +26,7 @@
  * Parse errors are `<file>:line:col: message` (lfs_fail_at), file = the view
  * path given by the caller ("model.txt", "meshes/head.0.obj").
  * Code: nod_views.c (detect, views, apply), nod_text.c (model.txt),
- * nod_obj.c (OBJ/MTL). Layout: src/formats/nod.h.
+ * nod_obj.c (OBJ/MTL). Layout: src/formats/nod/nod.h.
  */
 #ifndef LFS_NOD_VIEWS_H
 #define LFS_NOD_VIEWS_H
@@ -42,7 +42,7 @@
 #include "registry/vlist.h"
 
 /**
- * The registry row of NOD (src/views/registry.c). Views: model.txt (the
+ * The registry row of NOD (src/registry/registry.c). Views: model.txt (the
  * whole model, writable), model.mtl (read-only), model.obj (every group,
  * writable), meshes/<mesh>.<group>.obj (target.node = group index, writable).
  * Saving model.txt replaces the whole model; an OBJ replaces the positions,

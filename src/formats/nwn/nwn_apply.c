@@ -285,7 +285,7 @@ out:
 
 /*
  * Is the target of view @p v (kind and indices fixed when the views of these
- * bytes were built, src/views/nwn_views.c) inside the decoded model? The
+ * bytes were built, src/formats/nwn/nwn_views.c) inside the decoded model? The
  * indices are checked like any other input: a view of another model's views
  * must not index past this one's arrays.
  */

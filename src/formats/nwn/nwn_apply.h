@@ -4,10 +4,10 @@
  * (docs/nwn-compile.md, section "Edits").
  *
  * Writable views (paths as lfs_views_build lists them):
- *  - model.mdl                            (src/views/nwn_ascii.c)
- *  - meshes/<node>.obj                    (src/views/nwn_obj.c)
+ *  - model.mdl                            (src/formats/nwn/nwn_ascii.c)
+ *  - meshes/<node>.obj                    (src/formats/nwn/nwn_obj.c)
  *  - model.obj (values only, objects by node name, transforms inverted)
- *  - anims/<anim>/<node>.<controller>.csv (src/views/nwn_csv.c)
+ *  - anims/<anim>/<node>.<controller>.csv (src/formats/nwn/nwn_csv.c)
  * model.mtl is read-only (merged materials). OBJ numbers are compared at the
  * precision they were printed at (docs/formats/obj-csv.md, "Saving OBJ from
  * other programs").
@@ -48,7 +48,7 @@
 
 /**
  * Apply the edited text of view @p v to the NWN binary @p orig: the apply of
- * the NWN registry row (lfs_format_nwn_mdl, src/views/nwn_views.c).
+ * the NWN registry row (lfs_format_nwn_mdl, src/formats/nwn/nwn_views.c).
  *
  * @param orig  the binary model file (@p n bytes); not retained
  * @param v     a view of the set built from @p orig: kind LFS_VIEW_TEXT

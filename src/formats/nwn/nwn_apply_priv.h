@@ -1,6 +1,6 @@
 /**
  * @file nwn_apply_priv.h
- * Private to the NWN apply (src/views/nwn_apply*.c): the apply context (a
+ * Private to the NWN apply (src/formats/nwn/nwn_apply*.c): the apply context (a
  * byte patch of src/formats/nwn/nwn_patch.h plus the edited text), and the
  * helpers its files share: error positions, token values, statement
  * comparison, and the per-statement appliers.

@@ -1,6 +1,6 @@
 /**
  * @file nwn_apply_struct.h
- * Structural edits of an NWN binary MDL (internal to src/views/nwn_apply.c;
+ * Structural edits of an NWN binary MDL (internal to src/formats/nwn/nwn_apply.c;
  * rules in docs/nwn-compile.md, "Edits", "Structural edits").
  *
  * The edited model.mdl text is compiled in memory (nwn_compile_doc(): the

@@ -2,7 +2,7 @@
  * @file nwn_compile.h
  * Full compile of an NWN ASCII model into a binary MDL.
  *
- * Pipeline: mdl_parse() (src/views/mdl_parse.h: the tolerant reader of real
+ * Pipeline: mdl_parse() (src/text/mdl_parse.h: the tolerant reader of real
  * ASCII files) -> nwn_model built by the rules of the game's compiler
  * ([N §2]–[N §3], key in src/formats/nwn/nwn_mdl.h; computations in
  * src/formats/nwn/nwn_mdl_derive.h) -> nwn_mdl_encode() (fresh layout).
@@ -70,7 +70,7 @@ lfs_err nwn_compile_ex(const char *file, const uint8_t *text, size_t n, nwn_supe
 		       void *ctx, lfs_warnings *warn, uint8_t **out, size_t *outn, lfs_error *err);
 
 /* ------------------------------------------------------------------------
- * Edit mode (used by src/views/nwn_apply.c for structural edits).
+ * Edit mode (used by src/formats/nwn/nwn_apply.c for structural edits).
  */
 struct mdl_doc;
 struct mdl_node;

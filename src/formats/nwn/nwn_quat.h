@@ -1,6 +1,6 @@
 /**
  * @file nwn_quat.h
- * Quaternion helpers shared by the NWN views and thumbnail (internal to src/views/).
+ * Quaternion helpers shared by the NWN views and thumbnail (internal to src/formats/nwn/).
  *
  * Binary orientation keys are quaternions (x, y, z, w) [N §3.2]; the ASCII
  * and CSV views print axis + angle in radians, converted the way the

@@ -11,7 +11,7 @@
 #include "registry/format.h"
 #include "render/thumb.h"
 
-/** The registry row of NWN binary MDL (src/views/registry.c). */
+/** The registry row of NWN binary MDL (src/registry/registry.c). */
 extern const lfs_format lfs_format_nwn_mdl;
 
 /**

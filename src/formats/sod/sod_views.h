@@ -30,7 +30,7 @@
 #include "registry/vlist.h"
 
 /**
- * The registry row of SOD (src/views/registry.c). Views: model.txt (the
+ * The registry row of SOD (src/registry/registry.c). Views: model.txt (the
  * whole model, writable), model.mtl and model.obj (derived, read-only),
  * meshes/<node>.obj (target.node = node index, writable), anims/<channel>.csv
  * (target.node = channel index, writable). A save is encoded in the file's
