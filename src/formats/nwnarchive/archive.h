@@ -22,8 +22,8 @@
  * The layer: a container module (registry/container.h): the mount reaches it
  * only through the row lfs_container_nwn_archive and the container table
  * (registry/containers.c). It uses the ERF, KEY/BIF and GFF codecs
- * (formats/nwnarchive/erf.h, keybif.h, gff.h) and views/ (viewset.h); no FUSE, no
- * file-system layer.
+ * (erf.h, keybif.h, gff.h, beside it) and the registry (registry/viewset.h);
+ * no FUSE, no file-system layer.
  */
 #ifndef LFS_NWNARCHIVE_ARCHIVE_H
 #define LFS_NWNARCHIVE_ARCHIVE_H
