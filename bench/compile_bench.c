@@ -21,7 +21,7 @@
 #include <time.h>
 
 #include "benchlib.h"
-#include "views/nwn_compile.h"
+#include "formats/nwn/nwn_compile.h"
 
 static bench_set g_set;
 

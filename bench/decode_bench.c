@@ -19,7 +19,7 @@
 
 #include "benchlib.h"
 #include "formats/nwn/nwn_mdl.h"
-#include "views/viewset.h"
+#include "registry/viewset.h"
 
 static void report(const char *what, double *t, int runs, size_t bytes, size_t nfiles)
 {

@@ -20,11 +20,11 @@
 #include <string.h>
 
 #include "benchlib.h"
-#include "formats/nad.h"
-#include "formats/nod.h"
+#include "formats/nad/nad.h"
+#include "formats/nod/nod.h"
 #include "formats/nwn/nwn_mdl.h"
-#include "formats/sod.h"
-#include "views/viewset.h"
+#include "formats/sod/sod.h"
+#include "registry/viewset.h"
 
 enum { DECODE, ENCODE, VIEWS };
 

@@ -22,10 +22,10 @@
 #include <string.h>
 
 #include "benchlib.h"
-#include "formats/nil.h"
+#include "formats/nil/nil.h"
 #include "testrng.h"
-#include "views/nil_text.h"
-#include "views/viewset.h"
+#include "formats/nil/nil_text.h"
+#include "registry/viewset.h"
 
 static lfs_rng g_rng; /* seeded in main() */
 

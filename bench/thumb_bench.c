@@ -35,13 +35,13 @@
 #include <unistd.h>
 
 #include "benchlib.h"
-#include "formats/nod.h"
-#include "views/nod_views.h"
-#include "views/nwn_views.h"
-#include "views/sod_views.h"
-#include "views/thumb.h"
-#include "views/thumb_models.h"
-#include "views/viewset.h"
+#include "formats/nod/nod.h"
+#include "formats/nod/nod_views.h"
+#include "formats/nwn/nwn_views.h"
+#include "formats/sod/sod_views.h"
+#include "render/thumb.h"
+#include "render/thumb_models.h"
+#include "registry/viewset.h"
 
 /* In-process timings are this thread's CPU time, not wall time: the
  * machines we measure on are shared, and CPU time does not count the time

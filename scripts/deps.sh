@@ -9,7 +9,7 @@ pkgs=(
 	libfuse3-dev fuse3 libcmocka-dev libpng-dev libstb-dev
 	# SHA-256 of the thumbnail disk cache (src/fs/thumbcache.c)
 	nettle-dev
-	# zstd payloads of E1 archives (src/formats/xres.c)
+	# zstd payloads of E1 archives (src/formats/nwnarchive/xres.c)
 	libzstd-dev
 	python3 kmod util-linux procps psmisc diffutils findutils
 	# programs the edit_* integration tests save views with

@@ -10,10 +10,10 @@
  * option is documented in docs/mount.md and in --help.
  */
 #define _GNU_SOURCE
-#include "formats/format.h"
+#include "registry/format.h"
 #include "fs/texture.h"
 #include "fuse_ll.h"
-#include "views/thumb.h"
+#include "render/thumb.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -4,7 +4,7 @@
  */
 #include "cache.h"
 
-#include "../views/container.h"
+#include "registry/container.h"
 #include "supermodel.h"
 
 #include <malloc.h>

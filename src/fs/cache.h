@@ -53,7 +53,7 @@ typedef struct lfs_cache_key {
 	int64_t size;
 	int64_t mtime_ns;
 	uint64_t bif_gen; /**< a container built from other files (a KEY) or a member of
-			   *   one: views/container.h lfs_container_version(); else 0 */
+			   *   one: registry/container.h lfs_container_version(); else 0 */
 	uint64_t super_gen; /**< an NWN `.mdl`: the count of model files changes the watcher
 			     *   reported (its supermodel links follow them: supermodel.h
 			     *   lfs_supermodel_version()); else 0 */
@@ -123,7 +123,7 @@ typedef struct lfs_cache {
  * Key of a stat result (rel is borrowed). The key of a container built from
  * other files (a KEY, from its BIFs) and of a member "<x.key>/<name>" of one
  * also holds the count of those files' changes the watcher reported
- * (views/container.h lfs_container_version(), docs/archives.md "Changes
+ * (registry/container.h lfs_container_version(), docs/archives.md "Changes
  * and caching").
  */
 lfs_cache_key lfs_cache_key_of(const struct stat *st, const char *rel);

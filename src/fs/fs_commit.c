@@ -21,7 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../views/container.h"
+#include "registry/container.h"
 #include "merge.h"
 #include "replace.h"
 #include "source.h"

@@ -1,6 +1,6 @@
 /**
  * @file fs_container.c
- * What the tree does for containers (archives: views/container.h,
+ * What the tree does for containers (archives: registry/container.h,
  * docs/archives.md), reached from the model folder operations when a
  * folder's views come from a container row:
  *   - a model candidate of an archive looked up: a model folder of its
@@ -20,7 +20,7 @@
 #include "replace.h"
 #include "source.h"
 
-#include "../views/container.h"
+#include "registry/container.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -33,7 +33,7 @@
  * Lookup of model candidate @p name of archive folder @p p (a K_MODEL whose
  * views list it as LFS_VIEW_MEMBER, @p vpath its view path): when its
  * payload's header is a model's, a model folder of its own,
- * "<archive>/<name>" (views/container.h), whose st_ino is the one the
+ * "<archive>/<name>" (registry/container.h), whose st_ino is the one the
  * archive's listing gives it (fsi_view_ino), not the archive file's;
  * FSI_NOT_MEMBER when it is no model (the caller shows a plain resource).
  */

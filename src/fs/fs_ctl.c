@@ -19,7 +19,7 @@
 
 #include "texture.h"
 
-#include "../views/container.h"
+#include "registry/container.h"
 
 #include <errno.h>
 #include <string.h>

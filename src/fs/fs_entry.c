@@ -22,8 +22,8 @@
 #include "source.h"
 #include "supermodel.h"
 #include "texture.h"
-#include "../views/container.h"
-#include "../views/thumb.h"
+#include "registry/container.h"
+#include "render/thumb.h"
 
 void fsi_srcinfo_release(lfs_fs *fs, struct srcinfo *si)
 {
@@ -112,7 +112,7 @@ static lfs_centry *entry_wait(lfs_fs *fs, const lfs_cache_key *k, bool names, lf
 
 /*
  * Add each line of @p probs (problems inside a file that still loads: an
- * archive's broken entries and missing BIFs, views/container.h) to
+ * archive's broken entries and missing BIFs, registry/container.h) to
  * /.legacyfs/errors as "<rel>: <line>" (once: the list drops repeats), log
  * the new ones, and free @p probs. fs->mu not held.
  */
@@ -278,7 +278,7 @@ lfs_centry *fsi_entry_for(lfs_fs *fs, const char *rel, const struct stat *st)
 bool fsi_names_fit(const lfs_fs *fs, const lfs_cache_key *k)
 {
 	/* An archive's names are built model by model, each within
-	 * -o model_memory (views/container.h): its own size says nothing. */
+	 * -o model_memory (registry/container.h): its own size says nothing. */
 	if (lfs_container_for_name(lfs_source_basename(k->rel)))
 		return true;
 	size_t budget = fs->o.model_memory == SIZE_MAX ? 0 : fs->o.model_memory;
@@ -390,7 +390,7 @@ int fsi_classify(lfs_fs *fs, const char *rel, struct srcinfo *si)
 	bool member = false;
 	if (fstatat(fs->rootfd, rel, &si->st, AT_SYMLINK_NOFOLLOW) != 0) {
 		/* "<archive>/<name>": a model inside an archive (a member folder,
-		 * views/container.h) has its archive's stat: its version is the archive's */
+		 * registry/container.h) has its archive's stat: its version is the archive's */
 		int e = errno;
 		if (e != ENOTDIR || lfs_container_member_stat(fs->rootfd, rel, &si->st, NULL) != 0)
 			return e == ENOTDIR ? ENOENT : e;

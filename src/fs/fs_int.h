@@ -13,7 +13,7 @@
  *   fs_pass.c    passthrough of SOURCE (root, folders, files, symlinks, others)
  *   fs_list.c    listings of SOURCE folders, header prefetch
  *   fs_model.c   model folders, view folders, view files, /.legacyfs
- *   fs_container.c models and resources inside archives (views/container.h)
+ *   fs_container.c models and resources inside archives (registry/container.h)
  *   fs_ctl.c     /.legacyfs/status and /.legacyfs/resources
  *   fs_edit.c    editing state: overlays, scratch objects, errors.txt
  *   fs_base.c    served texts, read records, the vtext store (bases of saves)

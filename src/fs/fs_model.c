@@ -12,7 +12,7 @@
 #include "fs_thumb.h"
 #include "replace.h"
 
-#include "../views/container.h"
+#include "registry/container.h"
 
 #include <dirent.h>
 #include <errno.h>

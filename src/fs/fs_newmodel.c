@@ -18,9 +18,9 @@
 #include "replace.h"
 #include "source.h"
 
-#include "../formats/format.h"
-#include "../views/nwn_rename.h"
-#include "../views/viewset.h"
+#include "registry/format.h"
+#include "formats/nwn/nwn_rename.h"
+#include "registry/viewset.h"
 
 #include <dirent.h>
 #include <errno.h>

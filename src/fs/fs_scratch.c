@@ -11,7 +11,7 @@
 #define _GNU_SOURCE
 #include "fs_int.h"
 
-#include "../views/container.h"
+#include "registry/container.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -41,7 +41,7 @@ static int mloc_get(lfs_fs *fs, struct node *dir, const char *name, struct mloc 
 	const lfs_viewset *vs = &m->si.ce->vs;
 	m->v = lfs_viewset_find(vs, m->vpath);
 	if (m->v && m->v->kind == LFS_VIEW_MEMBER && fsi_member_is_model(fs, m->model, name))
-		m->v = NULL; /* a model inside an archive: a folder (of its own, views/container.h) */
+		m->v = NULL; /* a model inside an archive: a folder (of its own, registry/container.h) */
 	m->isdir = (!m->v && fsi_view_is_dir(vs, m->vpath)) ||
 		   (!m->v && lfs_viewset_find(vs, m->vpath) != NULL);
 	m->writable = vs->writable;

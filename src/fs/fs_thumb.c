@@ -9,8 +9,8 @@
 
 #include "../common/mem.h"
 #include "../common/strbuf.h"
-#include "../views/thumb.h"
-#include "../views/thumb_models.h"
+#include "render/thumb.h"
+#include "render/thumb_models.h"
 #include "replace.h"
 #include "texture.h"
 #include "thumbcache.h"

@@ -9,7 +9,7 @@
 #define _GNU_SOURCE
 #include "fs_int.h"
 
-#include "../views/container.h"
+#include "registry/container.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -233,7 +233,7 @@ void fsi_inval_subtree(struct inval_list *l, struct node *n)
 
 /*
  * Name @p name in folder @p d is a BIF that changed: every KEY's folder is
- * built anew when next asked (views/container.h lfs_container_aux_changed():
+ * built anew when next asked (registry/container.h lfs_container_aux_changed():
  * a KEY's cache key changes), and the kernel forgets the folders of the KEYs in @p d and
  * above (a KEY names its BIFs relative to its own folder: docs/archives.md),
  * as for a changed archive file (fs->mu held).

@@ -4,7 +4,7 @@
  */
 #define _GNU_SOURCE
 #include "replace.h"
-#include "../views/container.h"
+#include "registry/container.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -21,8 +21,9 @@
 
 static atomic_uint counter;
 
-static int write_all(int fd, const uint8_t *p, size_t n)
+int lfs_write_all(int fd, const void *buf, size_t n)
 {
+	const uint8_t *p = buf;
 	while (n) {
 		ssize_t w = write(fd, p, n);
 		if (w < 0) {
@@ -104,7 +105,7 @@ int lfs_replace_file_ex(int rootfd, const char *rel, const uint8_t *data, size_t
 		close(dfd);
 		return err;
 	}
-	if ((err = write_all(fd, data, n)) != 0)
+	if ((err = lfs_write_all(fd, data, n)) != 0)
 		FAIL("write");
 	struct stat tst;
 	if (fstat(fd, &tst) != 0) {

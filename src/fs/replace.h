@@ -13,6 +13,14 @@
 #include <sys/stat.h>
 
 /**
+ * Writes the @p n bytes at @p buf to @p fd, retrying short writes and
+ * EINTR. Returns 0, or the errno of the failed write (EIO when write()
+ * makes no progress). The one write loop of the project (the atomic
+ * replace, the thumbnail disk cache, legacyfs-convert).
+ */
+int lfs_write_all(int fd, const void *buf, size_t n);
+
+/**
  * Replace file @p rel (relative to the folder @p rootfd) by @p n bytes of
  * @p data, atomically: a temporary file ".<name>.legacyfs-<pid>-<k>" in the
  * same folder is written, given @p orig's mode (07777 bits) and owner,
@@ -59,7 +67,7 @@ int lfs_replace_file_ex(int rootfd, const char *rel, const uint8_t *data, size_t
  * system that still reports an older size than the bytes it serves).
  * Returns 0, EFBIG when larger than @p max bytes, EAGAIN when the file kept
  * changing while read, or the errno of open/read/fstat. A resource inside an
- * archive ("<archive>/<resref.ext>", views/container.h lfs_container_member_read())
+ * archive ("<archive>/<resref.ext>", registry/container.h lfs_container_member_read())
  * is read as its payload, *st being the archive's stat.
  */
 int lfs_read_source(int rootfd, const char *rel, size_t max, uint8_t **out, size_t *n,

@@ -10,8 +10,8 @@
 
 #include "../common/mem.h"
 #include "../common/strbuf.h"
-#include "../formats/restype.h"
-#include "../views/container.h"
+#include "formats/nwnarchive/restype.h"
+#include "registry/container.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -195,7 +195,7 @@ static bool read_ifo(int rootfd, const char *m, bool isdir, uint8_t **data, size
 	*data = NULL;
 	*n = 0;
 	if (!isdir) {
-		/* from the .mod: its one resource "module" of type ifo (views/container.h) */
+		/* from the .mod: its one resource "module" of type ifo (registry/container.h) */
 		const char *base = strrchr(m, '/');
 		const lfs_container *c = lfs_container_for_name(base ? base + 1 : m);
 		return c && c->read_resref(rootfd, m, "module", 2014, IFO_MAX, data, n);

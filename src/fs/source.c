@@ -4,11 +4,11 @@
  */
 #include "source.h"
 #include "texture.h"
-#include "../views/container.h"
+#include "registry/container.h"
 #include "replace.h"
 #include "../common/mem.h"
 #include "../common/strbuf.h"
-#include "../views/vlist.h"
+#include "registry/vlist.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -85,7 +85,7 @@ static lfs_err open_candidate(int dirfd, const char *rel, size_t max_size, struc
 
 /*
  * Is @p rel a member path "<archive>/<name>" whose archive is a regular
- * file of SOURCE (views/container.h)? One fstatat of the archive's path.
+ * file of SOURCE (registry/container.h)? One fstatat of the archive's path.
  */
 static bool is_member(int dirfd, const char *rel)
 {

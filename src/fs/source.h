@@ -35,7 +35,7 @@
 
 #include "../common/error.h"
 #include "../common/strbuf.h"
-#include "../views/viewset.h"
+#include "registry/viewset.h"
 
 /** Bytes of a candidate read before lfs_format_for() is asked. */
 #define LFS_SOURCE_HEADER_BYTES 4096
@@ -87,7 +87,7 @@ typedef struct lfs_source_opts {
 	/** LFS_SOURCE_KEEP_FAILED or 0 */
 	unsigned flags;
 	/** what went wrong inside a file that still loads, one line per problem
-	 *  (may be NULL). Only archives have such problems (views/container.h:
+	 *  (may be NULL). Only archives have such problems (registry/container.h:
 	 *  broken entries, missing or truncated BIFs); the mount adds each line
 	 *  to /.legacyfs/errors. */
 	lfs_sb *problems;
@@ -115,7 +115,7 @@ lfs_err lfs_source_load(int dirfd, const char *rel, const lfs_source_opts *o, st
 /**
  * Could the file named @p name (base name) be shown as a folder: a model
  * format's extension (lfs_views_candidate()) or an archive's
- * (lfs_container_for_name(), views/container.h)?
+ * (lfs_container_for_name(), registry/container.h)?
  */
 bool lfs_source_candidate(const char *name);
 
@@ -146,7 +146,7 @@ bool lfs_sibling_model_read(void *ctx, const char *name, uint8_t **data, size_t 
 /**
  * The whole tree of a container (an archive) in one set, for programs that
  * show it without a mount (legacyfs-convert, tests): @p vs, the container's
- * listing as lfs_source_load() gives it (views/container.h: resources
+ * listing as lfs_source_load() gives it (registry/container.h: resources
  * without bytes, models as LFS_VIEW_MEMBER), is replaced by a set holding
  * every resource with its bytes (none with opts->names_only) and, for each
  * member model "<rel>/<name>", its views under "<name>/" built with @p opts

@@ -26,7 +26,7 @@
 #include <stdint.h>
 
 #include "../common/strbuf.h"
-#include "../views/viewset.h"
+#include "registry/viewset.h"
 
 /** Most supermodels followed from one model. */
 #define LFS_SUPERMODEL_DEPTH 16u

@@ -4,11 +4,11 @@
  */
 #define _GNU_SOURCE
 #include "texture.h"
-#include "../views/container.h"
+#include "registry/container.h"
 #include "resorder.h"
 
 #include "../common/mem.h"
-#include "../formats/restype.h"
+#include "formats/nwnarchive/restype.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -165,7 +165,7 @@ struct texindex {
 	struct texent *v; /* sorted by key, then precedence; first per key wins */
 	size_t n, cap;
 	int rootfd;       /* SOURCE's root while it is walked (KEYs are read from it: their
-			   * BIF names are relative to the install root, views/container.h) */
+			   * BIF names are relative to the install root, registry/container.h) */
 };
 
 /* Per SOURCE root (by device and inode), process-wide. */
@@ -252,7 +252,7 @@ static void index_add(struct texindex *x, const lfs_resorder *o, const char *pre
 	x->n++;
 }
 
-/* ---- archives (views/container.h): their tables alone ---- */
+/* ---- archives (registry/container.h): their tables alone ---- */
 
 /* A ResRef the mount names "resref.ext" as stored: printable ASCII, no '/', not "." or "..". */
 static bool plain_resref(const char *r)
@@ -627,7 +627,7 @@ static size_t model_archive(int rootfd, const char *model_rel)
 
 /*
  * The entry of archive @p arel (at @p dfd; an ERF or a KEY, through its
- * shared table, views/container.h) named @p resref (ignoring case) of a
+ * shared table, registry/container.h) named @p resref (ignoring case) of a
  * texture type (best rank first), or of type @p want when non-zero: its
  * stored ResRef and type. False when none.
  */
@@ -728,7 +728,7 @@ static bool read_whole(int dfd, const char *path, size_t max, uint8_t **data, si
 /*
  * Read resource @p leaf ("resref.ext": ResRef ignoring case, type by the
  * extension) of archive @p arel (at @p dfd; an ERF or a KEY): through its
- * shared table (views/container.h), that one payload (an E1 payload
+ * shared table (registry/container.h), that one payload (an E1 payload
  * decompressed and SHA-1-checked), at most @p max bytes.
  */
 static bool arch_read(int dfd, const char *arel, const char *leaf, size_t max, uint8_t **data,

@@ -6,6 +6,8 @@
 #define _GNU_SOURCE
 #include "thumbcache.h"
 
+#include "replace.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -209,23 +211,6 @@ static int make_dirs(const char *dir)
 	return 0;
 }
 
-static int write_all(int fd, const void *p, size_t n)
-{
-	const uint8_t *q = p;
-	while (n) {
-		ssize_t w = write(fd, q, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return errno;
-		if (w == 0)
-			return ENOSPC;
-		q += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 int lfs_thumbcache_put(const char *dir, size_t max_bytes, const lfs_thumbcache_key *k,
 		       const char *deps, const uint8_t *png, size_t n)
 {
@@ -250,14 +235,14 @@ int lfs_thumbcache_put(const char *dir, size_t max_bytes, const lfs_thumbcache_k
 		return r;
 	}
 	int hl = snprintf(head, sizeof(head), MAGIC "deps %zu\n", dn);
-	r = write_all(fd, head, (size_t)hl);
+	r = lfs_write_all(fd, head, (size_t)hl);
 	if (!r)
-		r = write_all(fd, deps, dn);
+		r = lfs_write_all(fd, deps, dn);
 	hl = snprintf(head, sizeof(head), "png %zu\n", n);
 	if (!r)
-		r = write_all(fd, head, (size_t)hl);
+		r = lfs_write_all(fd, head, (size_t)hl);
 	if (!r)
-		r = write_all(fd, png, n);
+		r = lfs_write_all(fd, png, n);
 	if (close(fd) != 0 && !r)
 		r = errno;
 	if (!r && renameat(dfd, tmp, dfd, name) != 0)

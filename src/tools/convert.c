@@ -73,16 +73,16 @@
 #include <unistd.h>
 
 #include "convert.h"
-#include "formats/erf.h"
-#include "formats/restype.h"
-#include "views/container.h"
+#include "formats/nwnarchive/erf.h"
+#include "formats/nwnarchive/restype.h"
+#include "registry/container.h"
 #include "fs/replace.h"
 #include "fs/source.h"
 #include "fs/texture.h"
 #include "lfs_config.h"
-#include "views/names.h"
-#include "views/thumb.h"
-#include "views/viewset.h"
+#include "registry/names.h"
+#include "render/thumb.h"
+#include "registry/viewset.h"
 
 
 /* The progress line of a batch (stderr is a terminal, more than one model,

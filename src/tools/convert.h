@@ -12,16 +12,21 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
-#include "formats/erf.h"
-#include "views/viewset.h"
+#include "formats/nwnarchive/erf.h"
+#include "fs/replace.h"
+#include "registry/viewset.h"
 
 /** Exit statuses (convert.c usage). */
 enum { EXIT_ERR = 1, EXIT_USAGE = 2, EXIT_NOTMODEL = 3, EXIT_READONLY = 4 };
 
 /** A message on stderr (clearing a batch's progress line first). */
 __attribute__((format(printf, 1, 2))) void eprintf(const char *fmt, ...);
-/** Write @p n bytes of @p p to @p fd, retrying short writes; 0 or -1 (errno). */
-int write_all(int fd, const char *p, size_t n);
+/** lfs_write_all() (src/fs/replace.h) of @p n bytes of @p p to @p fd: 0, or
+ *  non-zero (the errno). */
+static inline int write_all(int fd, const char *p, size_t n)
+{
+	return lfs_write_all(fd, p, n);
+}
 /** File @p path whole (at most @p max bytes, malloc'd, *n, *st), or NULL with a message. */
 uint8_t *slurp(const char *path, size_t max, size_t *n, struct stat *st);
 /** Write @p res (@p rn bytes) to @p out ("-" = stdout) by atomic replace, keeping OUT's mode

@@ -18,17 +18,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "formats/erf.h"
-#include "formats/restype.h"
+#include "formats/nwnarchive/erf.h"
+#include "formats/nwnarchive/restype.h"
 #include "fs/replace.h"
 #include "fs/source.h"
 #include "fs/supermodel.h"
 #include "fs/texture.h"
 #include "lfs_config.h"
-#include "views/container.h"
-#include "views/names.h"
-#include "views/thumb.h"
-#include "views/viewset.h"
+#include "registry/container.h"
+#include "registry/names.h"
+#include "render/thumb.h"
+#include "registry/viewset.h"
 
 /* Build MODEL's views the way the mount does (thumbnail.png at
  * @p thumb_size, 0 = none); @p only (NULL = every view): that view alone
@@ -164,21 +164,6 @@ int load(const char *model, const char *root, size_t max_size, unsigned thumb_si
 		lfs_viewset *vs)
 {
 	return load_ex(model, root, max_size, thumb_size, NULL, false, vs);
-}
-
-int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
 }
 
 /* mkdir -p for the folders of @p path below @p destfd. */

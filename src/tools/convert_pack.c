@@ -19,10 +19,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "formats/erf.h"
-#include "formats/restype.h"
+#include "formats/nwnarchive/erf.h"
+#include "formats/nwnarchive/restype.h"
 #include "fs/replace.h"
-#include "views/names.h"
+#include "registry/names.h"
 
 /* The FileType tag ("HAK " …) for --type or OUT's extension @p s (case
  * ignored, a leading '.' skipped); NULL when it is none of the ERF family. */

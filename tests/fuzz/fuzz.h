@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "formats/format.h"
+#include "registry/format.h"
 
 /** libFuzzer's entry point: one input, @p n bytes; returns 0. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n);

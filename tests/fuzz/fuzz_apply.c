@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "views/viewset.h"
+#include "registry/viewset.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 {

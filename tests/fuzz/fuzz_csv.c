@@ -1,6 +1,6 @@
 /**
  * @file fuzz_csv.c
- * libFuzzer target for the CSV reader (src/views/csv.h) and the CSV parsers
+ * libFuzzer target for the CSV reader (src/text/csv.h) and the CSV parsers
  * built on it that stand alone (NAD track and tags CSVs; the NWN and SOD
  * CSV applies run in fuzz_roundtrip), docs/fuzzing.md. Input byte 0 chooses:
  * bits 0-1 = mode (0: every row and field through lfs_csv_next() and
@@ -12,9 +12,9 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "formats/nad.h"
-#include "views/csv.h"
-#include "views/nad_views.h"
+#include "formats/nad/nad.h"
+#include "text/csv.h"
+#include "formats/nad/nad_views.h"
 
 static void refused(const lfs_error *err)
 {

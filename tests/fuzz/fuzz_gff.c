@@ -1,7 +1,7 @@
 /**
  * @file fuzz_gff.c
  * libFuzzer target for the GFF reader's module hak list
- * (src/formats/gff.h lfs_gff_hak_list(), read from a module.ifo by the
+ * (src/formats/nwnarchive/gff.h lfs_gff_hak_list(), read from a module.ifo by the
  * resource precedence, src/fs/resorder.c), docs/fuzzing.md. The input is
  * the file's bytes. Checks: never a crash or an out-of-bounds read (ASan),
  * a refusal always has a message, every hak name of an accepted list is a
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "formats/gff.h"
+#include "formats/nwnarchive/gff.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 {

@@ -1,6 +1,6 @@
 /**
  * @file fuzz_obj.c
- * libFuzzer target for the OBJ reader lfs_obj_read() (src/views/obj.h), the
+ * libFuzzer target for the OBJ reader lfs_obj_read() (src/text/obj.h), the
  * one reader under every format's OBJ apply (docs/fuzzing.md). The first two
  * input bytes choose the rules (so one corpus covers every combination the
  * formats use): byte 0 = lfs_obj_rules.flags (LFS_OBJ_*), byte 1 bit 0 =
@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "views/obj.h"
+#include "text/obj.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 {

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "views/viewset.h"
+#include "registry/viewset.h"
 
 /* NWN models can have thousands of views (one CSV per controller), and each
  * checked apply builds the views again: the first writable view of each kind

@@ -29,8 +29,8 @@
 #include <strings.h>
 #include <sys/stat.h>
 
-#include "formats/format.h"
-#include "views/viewset.h"
+#include "registry/format.h"
+#include "registry/viewset.h"
 
 #define MAX_PER_TARGET 200
 

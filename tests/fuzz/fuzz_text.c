@@ -14,15 +14,15 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "formats/nad.h"
-#include "formats/nil.h"
-#include "formats/nod.h"
-#include "formats/sod.h"
-#include "views/mdl_parse.h"
-#include "views/nad_views.h"
-#include "views/nil_text.h"
-#include "views/nod_views.h"
-#include "views/sod_text.h"
+#include "formats/nad/nad.h"
+#include "formats/nil/nil.h"
+#include "formats/nod/nod.h"
+#include "formats/sod/sod.h"
+#include "text/mdl_parse.h"
+#include "formats/nad/nad_views.h"
+#include "formats/nil/nil_text.h"
+#include "formats/nod/nod_views.h"
+#include "formats/sod/sod_text.h"
 
 #ifndef LFS_FUZZ_TEXT
 #error "LFS_FUZZ_TEXT names the parser (tests/fuzz/meson.build)"

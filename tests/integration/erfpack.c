@@ -1,7 +1,7 @@
 /**
  * @file erfpack.c
  * Test-only helper: write an ERF-family archive with the project's ERF
- * writer (formats/erf.h: lfs_erf_new, lfs_erf_add, lfs_erf_encode).
+ * writer (formats/nwnarchive/erf.h: lfs_erf_new, lfs_erf_add, lfs_erf_encode).
  *
  *   lfs-test-erfpack OUT TAG VERSION FILE...
  *
@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/erf.h"
-#include "formats/restype.h"
+#include "formats/nwnarchive/erf.h"
+#include "formats/nwnarchive/restype.h"
 
 static unsigned char *slurp(const char *path, size_t *n)
 {

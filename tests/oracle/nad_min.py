@@ -5,7 +5,7 @@ header (version u32, track count u32, flags u32, duration f32), then per
 track (key count u32, bone u32, type u32 0 rotation / 1 translate / 2
 scale, keys), a key being 14 float32 (frame, frame scale, value xyz, C xyz,
 B xyz, A xyz = 56 bytes), then the tag count u32 and (frame f32, type u32)
-per tag. Offsets and types only; no code shared with src/formats/nad.c.
+per tag. Offsets and types only; no code shared with src/formats/nad/nad.c.
 Floats are returned as their 32-bit patterns (int) for bit-exact checks.
 """
 import struct

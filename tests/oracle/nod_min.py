@@ -4,7 +4,7 @@ Written from Nihilistic's "NOD Engine SDK 1.0 - NOD File Specifications"
 (field order and types) with the two corrections every public reader makes:
 a Vector3 is 12 bytes (the table's "9 bytes" is a typo) and a vertex is 40
 bytes (bone index byte + 3 pad bytes). Offsets and types only; it shares no
-code with src/formats/nod.c. Values are returned as raw float32 bits (int)
+code with src/formats/nod/nod.c. Values are returned as raw float32 bits (int)
 so callers can compare bit for bit; f32() turns bits into a Python float.
 """
 import struct

@@ -7,7 +7,7 @@ differences of the public readers (SomaZ's Blender_ST_Armada_Tools SOD.py,
 summed up in docs/formats/sod.md): legacy block in 1.4-1.6, texture
 material from 1.7, alpha byte per material from 1.9, mesh prefix extras in
 1.91/1.92/1.93. Identifiers are u16 length + bytes. Offsets and types only;
-no code shared with src/formats/sod.c. Floats are float32 bit patterns.
+no code shared with src/formats/sod/sod.c. Floats are float32 bit patterns.
 """
 import struct
 

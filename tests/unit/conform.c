@@ -2,6 +2,8 @@
  * @file conform.c
  * Conformance checks shared by the format tests (see conform.h).
  */
+#define _GNU_SOURCE /* nftw */
+#include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +16,7 @@
 
 #include "conform.h"
 #include "corpus.h"
+#include "registry/format.h"
 
 size_t lfs_fuzz_count(size_t dflt)
 {
@@ -141,4 +144,24 @@ void lfs_hostile_mutations(const lfs_hostile *h, lfs_rng *r, const uint8_t *d, s
 		lfs_hostile_try(h, c, n, k, t);
 	}
 	free(c);
+}
+
+size_t lfs_conform_walk_rows(const char *root,
+			     int (*fn)(const char *path, const struct stat *st, int type,
+				       struct FTW *ftw),
+			     const struct lfs_format **row)
+{
+	size_t walked = 0;
+	char p[4096];
+	for (const lfs_format *const *fp = lfs_formats; *fp; fp++) {
+		const char *dir = (*fp)->corpus_dir;
+		if (!dir || !*dir)
+			continue;
+		*row = *fp;
+		snprintf(p, sizeof(p), "%s/%s", root, dir);
+		nftw(p, fn, 16, FTW_PHYS);
+		walked++;
+	}
+	*row = NULL;
+	return walked;
 }

@@ -8,7 +8,7 @@
  * out-of-bounds read (ASan/UBSan builds see those).
  *
  * A codec is described by lfs_codec, whose three functions have exactly the
- * signatures of lfs_format's decode / encode / free_model (formats/format.h),
+ * signatures of lfs_format's decode / encode / free_model (registry/format.h),
  * so a registry-wide test can hand a registered format straight to these
  * helpers; LFS_CODEC() defines one for a codec's typed functions.
  *
@@ -144,5 +144,22 @@ void lfs_hostile_replacements(const lfs_hostile *h, lfs_rng *r, uint8_t *d, size
 void lfs_hostile_mutations(const lfs_hostile *h, lfs_rng *r, const uint8_t *d, size_t n,
 			   size_t trials, unsigned max_edits, size_t head, bool whole_byte,
 			   lfs_tally *t);
+
+/**
+ * Walks, with nftw(FTW_PHYS) and callback @p fn, the corpus folder of every
+ * row of the format registry (lfs_formats[], in detection order): @p root /
+ * lfs_format.corpus_dir. Rows without public files (LFS_FORMAT_NO_CORPUS)
+ * or without a corpus_dir are skipped (test_formats' registry test refuses
+ * the latter). *@p row is set to the row being walked before each walk, for
+ * @p fn to read. Returns the number of folders walked (a missing folder
+ * counts: nftw finds nothing in it).
+ */
+struct lfs_format;
+struct stat;
+struct FTW;
+size_t lfs_conform_walk_rows(const char *root,
+			     int (*fn)(const char *path, const struct stat *st, int type,
+				       struct FTW *ftw),
+			     const struct lfs_format **row);
 
 #endif

@@ -32,7 +32,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "views/mdl_parse.h"
+#include "text/mdl_parse.h"
 
 /** R2 tolerance on quaternion components (see docs/peer-differences.md). */
 #define PEER_ORIENT_TOL 1e-6

@@ -27,7 +27,7 @@
 
 #include "archive_corpus.h"
 #include "corpus.h"
-#include "formats/erf.h"
+#include "formats/nwnarchive/erf.h"
 #include "formats/nwnarchive/edit.h"
 #include "formats/nwnarchive/archive.h"
 #include "fs/source.h"

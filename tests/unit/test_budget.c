@@ -18,8 +18,8 @@
 
 #include "common/strbuf.h"
 #include "corpus.h"
-#include "views/viewset.h"
-#include "views/vlist.h"
+#include "registry/viewset.h"
+#include "registry/vlist.h"
 
 static void test_sb_limit(void **state)
 {

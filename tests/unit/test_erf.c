@@ -1,6 +1,6 @@
 /**
  * @file test_erf.c
- * ERF family codec (src/formats/erf.h) on every HAK/ERF/MOD of the archive
+ * ERF family codec (src/formats/nwnarchive/erf.h) on every HAK/ERF/MOD of the archive
  * corpus: every archive decodes and lists all its entries (the MANIFEST's
  * count and the header's); every payload is the bytes that BioWare's ERF
  * layout puts there, found by a minimal reader written here (not the
@@ -23,8 +23,8 @@
 
 #include "archive_corpus.h"
 #include "corpus.h"
-#include "formats/erf.h"
-#include "formats/restype.h"
+#include "formats/nwnarchive/erf.h"
+#include "formats/nwnarchive/restype.h"
 #include "testrng.h"
 
 

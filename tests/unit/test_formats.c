@@ -1,11 +1,13 @@
 /**
  * @file test_formats.c
  * The format conformance test: one loop over the registry (lfs_formats[],
- * src/formats/format.h) that holds every format to the same contract, on
+ * src/registry/format.h) that holds every format to the same contract, on
  * every corpus file the format claims:
  *
  *  1. registry: the format is found by name and by lfs_format_for() with
- *     each of its extensions in any letter case, and by no other row;
+ *     each of its extensions in any letter case, and by no other row; it
+ *     names its corpus folder (lfs_format.corpus_dir), and that folder holds
+ *     files it claims, unless it declares it has no public files;
  *  2. lossless: encode(decode(bytes)) == bytes;
  *  3. views: the set is sorted and unique; each view's kind/target is
  *     consistent (a mesh or track view names an index, a whole-model view
@@ -17,10 +19,13 @@
  *     a message and names the structure — never a crash (ASan/UBSan in CI).
  *
  * Corpus: ../shared/corpus (exit 77 when absent). Files are found by walking
- * nwn/tree, nod, nad and sod (sod/disputed included: those must fail with a
- * message, or pass every check). A format with no corpus file (NIL: no real
- * level is public) is reported, and covered by its own generated-file tests
- * (test_nil.c). LFS_TEST_SEED overrides the hostile-input seed.
+ * the corpus folder every registry row names (lfs_format.corpus_dir: today
+ * nwn/tree, nod, nad and sod; sod/disputed included: those must fail with a
+ * message, or pass every check), so a new row cannot slip past. A format
+ * with no public file (NIL: no real level is public) says so with
+ * LFS_FORMAT_NO_CORPUS, is reported, and is covered by its own
+ * generated-file tests (test_nil.c). LFS_TEST_SEED overrides the
+ * hostile-input seed.
  */
 #define _GNU_SOURCE /* nftw */
 #include <ftw.h>
@@ -38,8 +43,8 @@
 #include "conform.h"
 #include "corpus.h"
 #include "testrng.h"
-#include "formats/format.h"
-#include "views/viewset.h"
+#include "registry/format.h"
+#include "registry/viewset.h"
 
 /* Per file: hostile variants (truncations + flips) tried. */
 #define N_TRUNC 8
@@ -56,6 +61,19 @@ typedef struct cfile {
 static cfile *g_files;
 static size_t g_n, g_cap;
 static lfs_rng g_rng;
+/* The row whose corpus folder is being walked (lfs_conform_walk_rows), and
+ * per row of lfs_formats[] how many files of its own folder it claims
+ * (counted before the fast tier's slice). */
+static const lfs_format *g_walk_row;
+static size_t g_own_files[64];
+
+static size_t row_index(const lfs_format *f)
+{
+	size_t i = 0;
+	for (const lfs_format *const *fp = lfs_formats; *fp && *fp != f; fp++)
+		i++;
+	return i;
+}
 
 static int walk_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
@@ -68,6 +86,8 @@ static int walk_one(const char *path, const struct stat *st, int type, struct FT
 	if (!d)
 		return 0;
 	const lfs_format *f = lfs_format_for(lfs_base_name(path), d, n);
+	if (f && f == g_walk_row && row_index(f) < 64)
+		g_own_files[row_index(f)]++;
 	static size_t seen;
 	if (!f || !lfs_test_slice_keeps(seen++)) { /* the fast tier: a slice (docs/testing.md) */
 		free(d);
@@ -90,12 +110,7 @@ static int setup(void **state)
 {
 	(void)state;
 	const char *root = lfs_corpus_dir_or_skip();
-	const char *dirs[] = { "nwn/tree", "nod", "nad", "sod" };
-	char p[4096];
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-		snprintf(p, sizeof(p), "%s/%s", root, dirs[i]);
-		nftw(p, walk_one, 16, FTW_PHYS);
-	}
+	lfs_conform_walk_rows(root, walk_one, &g_walk_row);
 	lfs_rng_seed(&g_rng, "test_formats", 0x5DEECE66Dull);
 	fprintf(stderr, "test_formats: %zu corpus models\n", g_n);
 	return 0;
@@ -136,6 +151,22 @@ static void test_registry(void **state)
 		assert_non_null(f->free_model);
 		assert_non_null(f->build_views);
 		assert_ptr_equal(lfs_format_named(f->name), f);
+		/* its corpus folder: named, present, and holding files it claims */
+		if (!f->corpus_dir)
+			fail_msg("%s: no corpus_dir (a folder below the corpus, or "
+				 "LFS_FORMAT_NO_CORPUS)",
+				 f->name);
+		if (*f->corpus_dir) {
+			char dir[4096];
+			struct stat st;
+			snprintf(dir, sizeof(dir), "%s/%s", lfs_corpus_dir(), f->corpus_dir);
+			if (stat(dir, &st) || !S_ISDIR(st.st_mode))
+				fail_msg("%s: corpus folder %s missing", f->name, f->corpus_dir);
+			assert_true(row_index(f) < 64);
+			if (!g_own_files[row_index(f)])
+				fail_msg("%s: no file of its corpus folder %s is detected as %s",
+					 f->name, f->corpus_dir, f->name);
+		}
 		for (const lfs_format *const *gp = lfs_formats; *gp != f; gp++)
 			assert_string_not_equal((*gp)->name, f->name);
 		for (const char *const *e = f->extensions; *e; e++) {

@@ -33,12 +33,12 @@
 
 #include "archive_corpus.h"
 #include "corpus.h"
-#include "formats/erf.h"
+#include "formats/nwnarchive/erf.h"
 #include "formats/nwnarchive/edit.h"
 #include "formats/nwnarchive/table.h"
 #include "formats/nwnarchive/archive.h"
 #include "fs/source.h"
-#include "views/container.h"
+#include "registry/container.h"
 #include "fs/texture.h"
 #include "testrng.h"
 

@@ -45,7 +45,7 @@
 #include "corpus.h"
 #include "fs/fs.h"
 #include "fs/membuf.h"
-#include "views/viewset.h"
+#include "registry/viewset.h"
 
 #define NOD "PLC_Cndl02.nod"
 #define NAD "PLC_Cndl02__on.nad"

@@ -42,8 +42,8 @@
 #include "corpus.h"
 #include "fs/cache.h"
 #include "fs/fs.h"
-#include "views/container.h"
-#include "views/viewset.h"
+#include "registry/container.h"
+#include "registry/viewset.h"
 
 #define PATHSZ 2048
 

@@ -23,7 +23,7 @@
 #include <cmocka.h>
 
 #include "fs/supermodel.h"
-#include "views/nwn_compile.h"
+#include "formats/nwn/nwn_compile.h"
 
 #define HDR (12 + 0xA8 + 64)
 

@@ -31,8 +31,8 @@
 
 #include "corpus.h"
 #include "fs/texture.h"
-#include "formats/erf.h"
-#include "formats/restype.h"
+#include "formats/nwnarchive/erf.h"
+#include "formats/nwnarchive/restype.h"
 
 static char root[4096];
 static int rootfd = -1;

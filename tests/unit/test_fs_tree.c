@@ -33,7 +33,7 @@
 #include "conform.h"
 #include "corpus.h"
 #include "fs/fs.h"
-#include "views/viewset.h"
+#include "registry/viewset.h"
 
 static void quiet(int level, const char *msg)
 {

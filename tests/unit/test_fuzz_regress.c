@@ -35,10 +35,10 @@
 #include <string.h>
 
 #include "corpus.h"
-#include "formats/nod.h"
-#include "formats/sod.h"
-#include "views/obj.h"
-#include "views/viewset.h"
+#include "formats/nod/nod.h"
+#include "formats/sod/sod.h"
+#include "text/obj.h"
+#include "registry/viewset.h"
 
 /* A NOD with one bone, one mesh name, one group of 3 vertices and 2 faces;
  * the second face's last index is @p bad_index (3 or more: out of range). */

@@ -1,6 +1,6 @@
 /**
  * @file test_gff.c
- * The module.ifo hak-list reader (src/formats/gff.c) on GFF bytes built here
+ * The module.ifo hak-list reader (src/formats/nwnarchive/gff.c) on GFF bytes built here
  * from the public layout (BioWare, "BioWare Aurora Engine — Generic File
  * Format (GFF)": header, struct, field, label arrays, field data, field and
  * list indices): list order kept, the legacy single Mod_Hak, no haks, the
@@ -20,7 +20,7 @@
 
 #include "corpus.h"
 #include "testrng.h"
-#include "formats/gff.h"
+#include "formats/nwnarchive/gff.h"
 
 /* ---- a tiny GFF writer (test only) ------------------------------------ */
 

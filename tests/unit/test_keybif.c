@@ -1,6 +1,6 @@
 /**
  * @file test_keybif.c
- * KEY/BIF codecs (src/formats/keybif.h) on the archive corpus: the real
+ * KEY/BIF codecs (src/formats/nwnarchive/keybif.h) on the archive corpus: the real
  * KEYs (chitin, xp1, xp3; their BIFs absent) decode with every key the
  * MANIFEST counts and the table a minimal reader written here finds; every
  * read of a key whose BIF is missing fails with a message naming the BIF;
@@ -30,8 +30,8 @@
 
 #include "archive_corpus.h"
 #include "corpus.h"
-#include "formats/keybif.h"
-#include "formats/restype.h"
+#include "formats/nwnarchive/keybif.h"
+#include "formats/nwnarchive/restype.h"
 #include "testrng.h"
 
 

@@ -1,7 +1,7 @@
 /**
  * @file test_law_ulp.c
  * The round-trip law's value tolerance at its edges (docs/editing.md "The
- * round-trip law", src/views/law.c), table-driven.
+ * round-trip law", src/law/law.c), table-driven.
  *
  * The law compares two numbers as values: a saved token with a '.' matches
  * a read-back value within half a unit of its last printed digit, a token
@@ -38,9 +38,9 @@
 #include <cmocka.h>
 
 #include "corpus.h"
-#include "formats/format.h"
-#include "views/law.h"
-#include "views/viewset.h"
+#include "registry/format.h"
+#include "law/law.h"
+#include "registry/viewset.h"
 
 enum { A = 1, R = 0 }; /* expected verdict: accept, refuse */
 

@@ -1,7 +1,7 @@
 /**
  * @file test_law_whole.c
  * The law over the whole model (docs/editing.md "The law over the whole
- * model", src/views/law_model.c) and the NOD uv drift it caught (issue 24).
+ * model", src/law/law_model.c) and the NOD uv drift it caught (issue 24).
  *
  * test_move_vertex: for every corpus NOD, SOD and binary NWN model with a
  * mesh OBJ view (LFS_TEST_SLICE slices the lists), the first `v` of the
@@ -42,9 +42,9 @@
 #include <cmocka.h>
 
 #include "corpus.h"
-#include "formats/nod.h"
-#include "views/law.h"
-#include "views/viewset.h"
+#include "formats/nod/nod.h"
+#include "law/law.h"
+#include "registry/viewset.h"
 
 /* Line @p i (0-based) of @p s: start, length; false past the end. */
 static bool nth_line(const char *s, size_t n, size_t i, const char **a, size_t *len)

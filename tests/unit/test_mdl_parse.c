@@ -1,6 +1,6 @@
 /**
  * @file test_mdl_parse.c
- * The ASCII MDL reader (src/views/mdl_parse.h) on real and hostile text.
+ * The ASCII MDL reader (src/text/mdl_parse.h) on real and hostile text.
  *
  *  - every corpus ASCII model (nwn/ascii.txt, 459 files) and every peer
  *    decompile (nwn/peer_decompiled, 216 files) parses; the node and
@@ -28,7 +28,7 @@
 #include "conform.h"
 #include "corpus.h"
 #include "testrng.h"
-#include "views/mdl_parse.h"
+#include "text/mdl_parse.h"
 
 static mdl_doc *parse_ok(const char *text)
 {

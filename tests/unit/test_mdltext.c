@@ -1,6 +1,6 @@
 /**
  * @file test_mdltext.c
- * Shared MDL-style lexer/writer (src/views/mdltext.h): names of any bytes
+ * Shared MDL-style lexer/writer (src/text/mdltext.h): names of any bytes
  * survive write -> lex, numbers and hex parse exactly, and every error names
  * the right line and column.
  */
@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "corpus.h"
-#include "views/mdltext.h"
+#include "text/mdltext.h"
 
 static void test_lines_tokens_comments(void **state)
 {

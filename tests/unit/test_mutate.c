@@ -50,11 +50,12 @@
 
 #include <cmocka.h>
 
+#include "conform.h"
 #include "corpus.h"
 #include "testrng.h"
-#include "formats/format.h"
-#include "views/law.h"
-#include "views/viewset.h"
+#include "registry/format.h"
+#include "law/law.h"
+#include "registry/viewset.h"
 
 enum { M_KEYWORD, M_NODETYPE, M_DELETE, M_DUP, M_SWAP, M_JUNK, M_TRUNC, M_STRAY, M_CASE,
        M_BLANK, M_RESPELL, M_KINDS };
@@ -1275,12 +1276,8 @@ static void test_mutate(void **state)
 {
 	(void)state;
 	const char *root = lfs_corpus_dir_or_skip();
-	const char *dirs[] = { "nwn/tree", "nod", "nad", "sod" };
-	char p[4096];
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-		snprintf(p, sizeof(p), "%s/%s", root, dirs[i]);
-		nftw(p, walk_one, 16, FTW_PHYS);
-	}
+	const lfs_format *walked; /* every row's corpus folder (lfs_format.corpus_dir) */
+	lfs_conform_walk_rows(root, walk_one, &walked);
 	qsort(g_files, g_n, sizeof(*g_files), cmp_path);
 	const char *env = getenv("LFS_MUTATE_N");
 	size_t per_format = env ? strtoull(env, NULL, 0) : 600;

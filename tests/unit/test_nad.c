@@ -30,9 +30,9 @@
 #include "conform.h"
 #include "corpus.h"
 #include "common/rd.h"
-#include "formats/nad.h"
-#include "views/nad_views.h"
-#include "views/viewset.h"
+#include "formats/nad/nad.h"
+#include "formats/nad/nad_views.h"
+#include "registry/viewset.h"
 
 /* ---- corpus ------------------------------------------------------------------ */
 

@@ -4,7 +4,7 @@
  * is public; none is committed).
  *
  * The test writer below builds NIL files straight from the layout
- * (src/formats/nil.h, docs/formats/nil.md) with its own byte appends, not
+ * (src/formats/nil/nil.h, docs/formats/nil.md) with its own byte appends, not
  * through nil_encode(), and records where it put every structure. Checks:
  *  - decode finds every sector where the writer put it, every field equals
  *    the bytes at the recorded offsets, and encode gives the file back;
@@ -32,10 +32,10 @@
 
 #include "conform.h"
 #include "corpus.h"
-#include "formats/nil.h"
-#include "views/nil_text.h"
-#include "views/nil_views.h"
-#include "views/viewset.h"
+#include "formats/nil/nil.h"
+#include "formats/nil/nil_text.h"
+#include "formats/nil/nil_views.h"
+#include "registry/viewset.h"
 
 /* ---- PRNG ---------------------------------------------------------------- */
 

@@ -26,9 +26,9 @@
 #include "common/floatfmt.h"
 #include "conform.h"
 #include "corpus.h"
-#include "formats/nod.h"
-#include "views/nod_views.h"
-#include "views/viewset.h"
+#include "formats/nod/nod.h"
+#include "formats/nod/nod_views.h"
+#include "registry/viewset.h"
 
 typedef struct cfile {
 	char name[128];

@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "common/strbuf.h"
-#include "views/viewset.h"
+#include "registry/viewset.h"
 #include "blenderprint.h"
 #include "corpus.h"
 

@@ -1,6 +1,6 @@
 /**
  * @file test_nwn_ascii_views.c
- * The ASCII NWN row (src/views/nwn_ascii_views.c, issue 26 item 4): ASCII
+ * The ASCII NWN row (src/formats/nwn/nwn_ascii_views.c, issue 26 item 4): ASCII
  * models are compiled in memory and shown through the views and the
  * thumbnail of a binary one, only once lfs_format_ascii_views(true).
  *
@@ -31,9 +31,9 @@
 #include <string.h>
 
 #include "corpus.h"
-#include "formats/format.h"
-#include "views/thumb.h"
-#include "views/viewset.h"
+#include "registry/format.h"
+#include "render/thumb.h"
+#include "registry/viewset.h"
 
 #define THUMB_PX 128
 #define TOL_PX 3 /* bounding boxes of the opaque pixels, each side */

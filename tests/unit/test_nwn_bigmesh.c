@@ -26,7 +26,7 @@
 #include "corpus.h"
 #include "formats/nwn/nwn_mdl.h"
 #include "formats/nwn/nwn_mdl_encode.h"
-#include "views/viewset.h"
+#include "registry/viewset.h"
 
 #define GRID 130u
 

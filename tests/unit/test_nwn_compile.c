@@ -44,9 +44,9 @@
 #include "formats/nwn/nwn_mdl.h"
 #include "formats/nwn/nwn_mdl_encode.h"
 #include "common/strbuf.h"
-#include "views/nwn_ascii.h"
-#include "views/nwn_compile.h"
-#include "views/viewset.h"
+#include "formats/nwn/nwn_ascii.h"
+#include "formats/nwn/nwn_compile.h"
+#include "registry/viewset.h"
 
 static const char *g_corpus;
 static char **g_ascii, **g_bins;

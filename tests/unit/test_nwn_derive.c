@@ -43,7 +43,7 @@
 #include "common/floatfmt.h"
 #include "formats/nwn/nwn_mdl.h"
 #include "formats/nwn/nwn_mdl_derive.h"
-#include "views/viewset.h"
+#include "registry/viewset.h"
 #include "corpus.h"
 
 enum { K_NORMAL, K_DIST, K_BBOX, K_AVERAGE, K_RADIUS, K_AREA, K_AABB, N_KINDS };

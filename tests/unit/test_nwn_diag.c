@@ -19,9 +19,9 @@
 
 #include "corpus.h"
 #include "formats/nwn/nwn_mdl.h"
-#include "views/nwn_apply_struct.h"
-#include "views/nwn_compile.h"
-#include "views/viewset.h"
+#include "formats/nwn/nwn_apply_struct.h"
+#include "formats/nwn/nwn_compile.h"
+#include "registry/viewset.h"
 
 /* A model with one trimesh `m` (4 vertices, 2 faces) under root `t`;
  * NODE_EXTRA goes into the trimesh, FACES_EXTRA after its two faces (the

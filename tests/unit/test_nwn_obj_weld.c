@@ -21,9 +21,9 @@
 #include <string.h>
 
 #include "common/strbuf.h"
-#include "views/law.h"
-#include "views/obj.h"
-#include "views/viewset.h"
+#include "law/law.h"
+#include "text/obj.h"
+#include "registry/viewset.h"
 #include "blenderprint.h"
 #include "corpus.h"
 

@@ -1,6 +1,6 @@
 /*
  * The model name of an NWN ASCII model follows its file's resref
- * (src/views/nwn_rename.h): which statements are renamed, that every other
+ * (src/formats/nwn/nwn_rename.h): which statements are renamed, that every other
  * byte stays, and the resref rule (1-16 characters, [A-Za-z0-9_]).
  */
 #include <setjmp.h>
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "views/nwn_rename.h"
+#include "formats/nwn/nwn_rename.h"
 
 static const char in[] = "# model: c_Bodak\r\n"
 			 "newmodel c_Bodak\r\n"

@@ -1,6 +1,6 @@
 /**
  * @file test_objcsv.c
- * The shared OBJ and CSV readers/writers (src/views/obj.h, src/views/csv.h):
+ * The shared OBJ and CSV readers/writers (src/text/obj.h, src/text/csv.h):
  * write -> read gives back the same float bits (negative zero, subnormals,
  * infinities, NaN payloads) and indices, the writers produce the exact bytes
  * the views have (LF CSV records), RFC 4180 quoting as other tools write it
@@ -22,8 +22,8 @@
 
 #include "corpus.h"
 #include "common/floatfmt.h"
-#include "views/csv.h"
-#include "views/obj.h"
+#include "text/csv.h"
+#include "text/obj.h"
 
 /* Float bit patterns that a text round trip must keep exactly. */
 static const uint32_t tricky[] = {

@@ -38,8 +38,8 @@
 
 #include "corpus.h"
 #include "peer_cmp.h"
-#include "views/mdl_parse.h"
-#include "views/viewset.h"
+#include "text/mdl_parse.h"
+#include "registry/viewset.h"
 
 /* ---- self-test of the comparison on small texts -------------------------- */
 

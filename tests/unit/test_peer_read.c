@@ -47,9 +47,9 @@
 #include "common/strbuf.h"
 #include "corpus.h"
 #include "peer_cmp.h"
-#include "views/mdl_parse.h"
-#include "views/nwn_compile.h"
-#include "views/viewset.h"
+#include "text/mdl_parse.h"
+#include "formats/nwn/nwn_compile.h"
+#include "registry/viewset.h"
 
 /* ---- the peer ------------------------------------------------------------ */
 

@@ -54,8 +54,8 @@
 
 #include "corpus.h"
 #include "peer_cmp.h"
-#include "views/mdl_parse.h"
-#include "views/viewset.h"
+#include "text/mdl_parse.h"
+#include "registry/viewset.h"
 
 /* ---- failures ------------------------------------------------------------ */
 

@@ -29,8 +29,8 @@
 
 #include "common/floatfmt.h"
 #include "corpus.h"
-#include "views/nwn_compile.h"
-#include "views/viewset.h"
+#include "formats/nwn/nwn_compile.h"
+#include "registry/viewset.h"
 
 static uint8_t *g_box;
 static size_t g_boxn;

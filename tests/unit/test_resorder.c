@@ -29,8 +29,8 @@
 
 #include "corpus.h"
 #include "common/strbuf.h"
-#include "formats/erf.h"
-#include "formats/restype.h"
+#include "formats/nwnarchive/erf.h"
+#include "formats/nwnarchive/restype.h"
 #include "fs/resorder.h"
 #include "fs/texture.h"
 

@@ -27,7 +27,7 @@
 #include "../samples/samples_spec.h"
 #include "corpus.h"
 #include "formats/nwn/nwn_mdl.h"
-#include "views/viewset.h"
+#include "registry/viewset.h"
 
 /* Bit-exact float compare (the decoder must hand back the stored float). */
 #define FEQ(got, want, ...)                                                            \

@@ -1,6 +1,6 @@
 /**
  * @file test_sod.c
- * SOD codec and views (src/formats/sod.c, src/views/sod_*.c):
+ * SOD codec and views (src/formats/sod/sod.c, src/formats/sod/sod_*.c):
  *  - every corpus file: bytes -> model -> bytes, bytes -> model.txt -> bytes,
  *    every meshes/<node>.obj and anims/<node>.csv applied unedited -> same bytes;
  *  - the disputed files are rejected with offset, structure and the layout
@@ -30,10 +30,10 @@
 
 #include "conform.h"
 #include "corpus.h"
-#include "formats/sod.h"
-#include "views/sod_text.h"
-#include "views/sod_views.h"
-#include "views/vlist.h"
+#include "formats/sod/sod.h"
+#include "formats/sod/sod_text.h"
+#include "formats/sod/sod_views.h"
+#include "registry/vlist.h"
 
 /* a sod_str field outside the file's version is left NULL/0 */
 #define STR(x) ((x).s ? (x).s : "")

@@ -1,6 +1,6 @@
 /**
  * @file test_thumb.c
- * Thumbnails (src/views/thumb.h, thumb_models.h, lfs_views_thumbnail):
+ * Thumbnails (src/render/thumb.h, thumb_models.h, lfs_views_thumbnail):
  *  - golden images: project-made models (samples/box.mdl with its texture
  *    samples/lfs_crate.tga, samples/skin2bone.mdl, and a NOD, a SOD and a
  *    NIL written here at run time through the codecs' encoders) rendered at
@@ -39,17 +39,17 @@
 #include "conform.h"
 #include "corpus.h"
 #include "testrng.h"
-#include "formats/nil.h"
-#include "formats/nod.h"
+#include "formats/nil/nil.h"
+#include "formats/nod/nod.h"
 #include "formats/nwn/nwn_mdl.h"
-#include "formats/sod.h"
+#include "formats/sod/sod.h"
 #include "fs/texture.h"
-#include "views/nad_views.h"
-#include "views/nil_views.h"
-#include "views/thumb.h"
-#include "views/sod_views.h"
-#include "views/thumb_models.h"
-#include "views/viewset.h"
+#include "formats/nad/nad_views.h"
+#include "formats/nil/nil_views.h"
+#include "render/thumb.h"
+#include "formats/sod/sod_views.h"
+#include "render/thumb_models.h"
+#include "registry/viewset.h"
 
 #define GOLD_TOL 12          /* per premultiplied channel, 0..255 */
 #define GOLD_MAX_PIXELS 400  /* of 65536 at 256 px (0.6 %) */

@@ -1,6 +1,6 @@
 /**
  * @file test_thumb_dds.c
- * DDS decoding for thumbnails (src/views/thumb_dds.c):
+ * DDS decoding for thumbnails (src/render/thumb_dds.c):
  *  - DXT blocks whose colours are computed by hand here: RGB565 endpoint
  *    widening, the 2/3–1/3 blends, DXT1's three-colour + transparent mode
  *    (and its absence in DXT3/DXT5 colour blocks), DXT3 explicit alpha,
@@ -30,7 +30,7 @@
 
 #include "corpus.h"
 #include "testrng.h"
-#include "views/thumb.h"
+#include "render/thumb.h"
 
 static lfs_rng g_rng;
 

@@ -1,6 +1,6 @@
 /**
  * @file test_thumb_geom.c
- * A geometric oracle for the thumbnail renderer (src/views/thumb.c): the test
+ * A geometric oracle for the thumbnail renderer (src/render/thumb.c): the test
  * computes, itself, the camera and framing that docs/thumbnails.md "Axes and
  * the camera" documents, projects known points with it and checks where the
  * renderer drew them. No golden image: a picture that looks right but is
@@ -20,7 +20,7 @@
  *    (rows down), pixel (i, j) covering [i, i+1) × [j, j+1).
  *
  * Texture convention: UVs are v up, (0, 0) = the bottom-left of the image
- * (src/views/thumb.h, docs/thumbnails.md "Texture sampling"); a TGA's first
+ * (src/render/thumb.h, docs/thumbnails.md "Texture sampling"); a TGA's first
  * stored row is its bottom row unless bit 5 (0x20) of the image descriptor
  * says top-left origin (Truevision TGA 2.0 specification, "Image
  * Descriptor"), which stb_image honours. Both origins are written here.
@@ -48,7 +48,7 @@
 #include <string.h>
 
 #include "corpus.h"
-#include "views/thumb.h"
+#include "render/thumb.h"
 
 #define CAM_DIST 3.5 /* docs/thumbnails.md: eye at 3.5 bounding radii */
 #define MARGIN 0.03  /* docs/thumbnails.md: 3 % margin on each side */

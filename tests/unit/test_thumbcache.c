@@ -29,8 +29,8 @@
 
 #include "corpus.h"
 #include "fs/thumbcache.h"
-#include "views/thumb.h"
-#include "views/viewset.h"
+#include "render/thumb.h"
+#include "registry/viewset.h"
 
 static char g_dir[256];
 

@@ -20,10 +20,10 @@
 
 #include "common/floatfmt.h"
 #include "formats/nwn/nwn_mdl.h"
-#include "views/names.h"
-#include "views/nwn_csv.h"
-#include "views/nwn_views.h"
-#include "views/viewset.h"
+#include "registry/names.h"
+#include "formats/nwn/nwn_csv.h"
+#include "formats/nwn/nwn_views.h"
+#include "registry/viewset.h"
 #include "conform.h"
 #include "corpus.h"
 

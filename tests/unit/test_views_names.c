@@ -1,6 +1,6 @@
 /**
  * @file test_views_names.c
- * Unit tests of src/views/names.c: the safe/unique file-name rule of
+ * Unit tests of src/registry/names.c: the safe/unique file-name rule of
  * docs/naming.md.
  */
 #include <setjmp.h>
@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "corpus.h"
-#include "views/names.h"
+#include "registry/names.h"
 
 static const char *safe(const char *raw)
 {

@@ -21,8 +21,8 @@
 
 #include <cmocka.h>
 
-#include "../../src/views/nil_views.h"
-#include "../../src/views/viewset.h"
+#include "formats/nil/nil_views.h"
+#include "registry/viewset.h"
 #include "corpus.h"
 #include "testrng.h"
 

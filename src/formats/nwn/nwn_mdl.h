@@ -3,7 +3,7 @@
  * Neverwinter Nights binary MDL: bytes -> in-memory model.
  *
  * No FUSE or text code here. Layout sources, cited by key here and in the
- * rest of the NWN code (src/formats/nwn/, src/views/nwn_*, mdl_parse.*):
+ * rest of the NWN code (src/formats/nwn/, src/text/mdl_parse.*):
  *
  *  [T §section]  Torlack, "NWN Binary Model Files Basics" (public copy:
  *                xoreos/xoreos-docs, specs/torlack/binmdl.html); the section

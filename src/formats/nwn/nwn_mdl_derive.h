@@ -116,7 +116,7 @@ uint32_t nwn_aabb_plane(const nwn_aabb_entry *left, const nwn_aabb_entry *right)
 
 /* ---- edit-preserving variants (nwn_mdl_derive_edit.c) -------------------
  * One module, two arithmetics. The compiler (nwn_derive_mesh above, used by
- * src/views/nwn_compile*.c) reproduces nwnmdlcomp's x87 extended-precision
+ * src/formats/nwn/nwn_compile*.c) reproduces nwnmdlcomp's x87 extended-precision
  * arithmetic on the ASCII vertices; the edit-preserving apply
  * (nwn_patch_derive.c) recomputes a value from the stored (split) vertices
  * in the arithmetic of BioWare's compiler, measured bit for bit on the

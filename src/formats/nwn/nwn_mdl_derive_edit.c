@@ -1,7 +1,7 @@
 /**
  * @file nwn_mdl_derive_edit.c
  * Derived quantities as the edit-preserving apply recomputes them after a
- * value edit (src/views/nwn_apply*.c through nwn_patch_derive.c): face plane,
+ * value edit (src/formats/nwn/nwn_apply*.c through nwn_patch_derive.c): face plane,
  * bounding box, average point, radius, area, adjacency, face box, and the
  * double-precision axis-angle -> quaternion. Declared in nwn_mdl_derive.h
  * beside the compiler's versions (nwn_mdl_derive.c); see there which

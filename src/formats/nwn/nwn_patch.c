@@ -3,7 +3,7 @@
  * Byte patching of an NWN binary: writes of new values at their structure
  * offsets (model data / raw data), edit tracking of mesh nodes, controller
  * key rows, and key count changes (re-decode + re-layout by the encoder).
- * No text here: the views (src/views/nwn_apply*.c) read the edited text and
+ * No text here: the views (src/formats/nwn/nwn_apply*.c) read the edited text and
  * call these.
  */
 #include "nwn_patch.h"

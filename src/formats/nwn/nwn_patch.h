@@ -4,7 +4,7 @@
  * bytes are patched in place (value edits), with the derived values that
  * depend on edited inputs rewritten, and key count changes re-laid by the
  * encoder. Works on the decoded model and the bytes only; the text views
- * (src/views/nwn_apply*.c) read the edited text and call these.
+ * (src/formats/nwn/nwn_apply*.c) read the edited text and call these.
  *
  * Offsets: every structure of the decoded model keeps its model-data offset
  * (`off`) and raw pointers (nwn_mdl.h), so a value edit is a write of the new

@@ -3,7 +3,7 @@
  * NWN resource archives (ERF family, KEY/BIF) as folders of their
  * resources: detection by header and the build of an archive's folder
  * (archive.h, docs/archives.md), and the container row the mount uses
- * (views/container.h). Nothing here writes: edits go through edit.c.
+ * (registry/container.h). Nothing here writes: edits go through edit.c.
  */
 #define _GNU_SOURCE
 #include "archive.h"
@@ -12,10 +12,10 @@
 #include "table.h"
 
 #include "../../common/mem.h"
-#include "../../views/container.h"
-#include "../erf.h"
-#include "../gff.h"
-#include "../restype.h"
+#include "registry/container.h"
+#include "erf.h"
+#include "gff.h"
+#include "restype.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -277,7 +277,7 @@ const lfs_format lfs_archive_format = {
 	.apply = row_apply,
 };
 
-/* ---- the container row (views/container.h) ---- */
+/* ---- the container row (registry/container.h) ---- */
 
 static bool c_detect(const char *name, const uint8_t *head, size_t n)
 {

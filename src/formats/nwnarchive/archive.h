@@ -19,11 +19,11 @@
  * ERF the views are writable (saved through archive_edit.h); in a KEY they
  * are read-only.
  *
- * The layer: a container module (views/container.h): the mount reaches it
+ * The layer: a container module (registry/container.h): the mount reaches it
  * only through the row lfs_container_nwn_archive and the container table
- * (views/containers.c). It uses the ERF, KEY/BIF and GFF codecs
- * (formats/erf.h, keybif.h, gff.h) and views/ (viewset.h); no FUSE, no
- * file-system layer.
+ * (registry/containers.c). It uses the ERF, KEY/BIF and GFF codecs
+ * (erf.h, keybif.h, gff.h, beside it) and the registry (registry/viewset.h);
+ * no FUSE, no file-system layer.
  */
 #ifndef LFS_NWNARCHIVE_ARCHIVE_H
 #define LFS_NWNARCHIVE_ARCHIVE_H
@@ -35,8 +35,8 @@
 
 #include "../../common/error.h"
 #include "../../common/strbuf.h"
-#include "../../views/container.h"
-#include "../../views/viewset.h"
+#include "registry/container.h"
+#include "registry/viewset.h"
 
 /**
  * The archive pseudo-format: name "nwn-archive", the archive extensions,
@@ -110,7 +110,7 @@ int lfs_archive_member_stat(int rootfd, const char *arch, const char *name, stru
 int lfs_archive_member_read(int rootfd, const char *arch, const char *name, size_t max,
 			    uint8_t **out, size_t *n, struct stat *st, bool *read_only);
 
-/** The container row of the ERF family and KEY/BIF (views/container.h). */
+/** The container row of the ERF family and KEY/BIF (registry/container.h). */
 extern const lfs_container lfs_container_nwn_archive;
 
 /** Called by lfs_archive_each() for one resource: its ResRef (as stored) and type. */

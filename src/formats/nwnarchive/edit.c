@@ -9,10 +9,10 @@
 #include "edit.h"
 
 #include "../../common/mem.h"
-#include "../../views/names.h"
-#include "../../views/viewset.h"
-#include "../erf.h"
-#include "../restype.h"
+#include "registry/names.h"
+#include "registry/viewset.h"
+#include "erf.h"
+#include "restype.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "../../common/error.h"
-#include "../format.h"
+#include "registry/format.h"
 
 /**
  * The listed name of entry @p idx (ResRef @p resref, type @p type) before

@@ -10,11 +10,11 @@
 #include "edit.h"
 
 #include "../../common/mem.h"
-#include "../../views/container.h"
-#include "../../views/names.h"
-#include "../erf.h"
-#include "../keybif.h"
-#include "../restype.h"
+#include "registry/container.h"
+#include "registry/names.h"
+#include "erf.h"
+#include "keybif.h"
+#include "restype.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -15,7 +15,7 @@
  *
  * Versions: a table is keyed by the archive file's (st_dev, st_ino,
  * st_size, st_mtim) and path and, for a KEY, by the count of BIF changes the
- * watcher reported (views/container.h lfs_container_aux_changed()): a changed
+ * watcher reported (registry/container.h lfs_container_aux_changed()): a changed
  * archive or BIF gets
  * a new table, the old one is dropped once unused. At most
  * LFS_ATABLE_MAX tables are kept (least recently used dropped first), so
@@ -31,8 +31,8 @@
  * whose name equals it ignoring case (the game's own file lookup is
  * case-insensitive on Windows).
  *
- * Thread-safe. No FUSE; uses the ERF and KEY/BIF codecs (formats/erf.h,
- * formats/keybif.h).
+ * Thread-safe. No FUSE; uses the ERF and KEY/BIF codecs (formats/nwnarchive/erf.h,
+ * formats/nwnarchive/keybif.h).
  */
 #ifndef LFS_NWNARCHIVE_TABLE_H
 #define LFS_NWNARCHIVE_TABLE_H
@@ -53,7 +53,7 @@ typedef struct lfs_ares {
 	const char *name; /**< listed name, unique in the folder (owned by the table);
 			   *   NULL until lfs_atable_name_all() */
 	char resref[33];  /**< as stored (case kept) */
-	uint16_t type;    /**< ResType (formats/restype.h) */
+	uint16_t type;    /**< ResType (formats/nwnarchive/restype.h) */
 	bool broken;      /**< empty ResRef or type 0: listed as broken-<idx>.<ext> */
 	uint32_t idx;     /**< index in the ERF key list / the KEY's key table */
 	uint64_t size;    /**< payload bytes when read (uncompressed) */
