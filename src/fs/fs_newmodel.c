@@ -4,7 +4,7 @@
  * a source folder makes a pending model folder, in memory (nothing in
  * SOURCE yet; K_NEWDIR, its files K_NEWFILE). Saving its model.mdl (the
  * close of a changed model.mdl) compiles the text, its model name set to
- * the folder's resref (nwn_rename.h), into the binary `new.mdl` in SOURCE
+ * the folder's resref (the row's name_valid and text_rename), into the binary `new.mdl` in SOURCE
  * (lfs_replace_file: atomic); a bad text is refused with the compiler's
  * `file:line:col` message in the folder's errors.txt and nothing is written.
  * Every other name in a pending folder (meshes/, anims/, thumbnail.png,
@@ -19,7 +19,6 @@
 #include "source.h"
 
 #include "registry/format.h"
-#include "formats/nwn/nwn_rename.h"
 #include "registry/viewset.h"
 
 #include <dirent.h>
@@ -71,13 +70,21 @@ static uint64_t nm_ino(void)
 	return (UINT64_C(1) << 62) | atomic_fetch_add(&nm_ino_next, 1);
 }
 
-/* Is @p name one a pending model folder may take: a format that compiles it from text. */
+/* Is @p name one a pending model folder may take: a format that compiles it
+ * from text and names its models (lfs_format.name_valid, .text_rename),
+ * whose extension @p name has. */
 static const lfs_format *nm_format(const char *name)
 {
 	const char *dot = strrchr(name, '.');
-	if (!dot || dot == name || strcasecmp(dot, ".mdl") != 0)
+	if (!dot || dot == name)
 		return NULL;
-	return lfs_format_compiler_for(name);
+	const lfs_format *f = lfs_format_compiler_for(name);
+	if (!f || !f->name_valid || !f->text_rename)
+		return NULL;
+	for (const char *const *e = f->extensions; *e; e++)
+		if (strcasecmp(dot, *e) == 0)
+			return f;
+	return NULL;
 }
 
 /* The resref of @p name ("a.mdl" -> "a", lower case) into @p out (≥ 64 bytes). */
@@ -94,13 +101,13 @@ static void resref_of(const char *name, char *out, size_t outsz)
 	out[n] = '\0';
 }
 
-/* Why @p name cannot be a new model's name (NULL: it can), for messages. */
-static const char *nm_name_refusal(const char *name)
+/* Why @p name cannot be a new model's name in format @p f (NULL: it can), for messages. */
+static const char *nm_name_refusal(const lfs_format *f, const char *name)
 {
 	char rr[256];
 	resref_of(name, rr, sizeof(rr));
 	const char *why = NULL;
-	return nwn_resref_valid(rr, &why) ? NULL : why;
+	return f->name_valid(rr, &why) ? NULL : why;
 }
 
 /* The pending folder holding @p rel, and *@p sub the path inside it ("" = itself). fs->mu held. */
@@ -216,9 +223,10 @@ int fsi_newmdl_lookup(lfs_fs *fs, struct node *p, const char *name, const char *
 int fsi_newmdl_mkdir(lfs_fs *fs, struct node *p, const char *name, const char *rel, mode_t mode,
 		     lfs_fs_entry *e)
 {
-	if (!nm_format(name))
+	const lfs_format *f = nm_format(name);
+	if (!f)
 		return ENOSYS; /* not a model name: a plain folder (the caller) */
-	const char *why = nm_name_refusal(name);
+	const char *why = nm_name_refusal(f, name);
 	if (why) {
 		fsi_log(fs, LFS_LOG_WARNING, "mkdir %s: error: not a valid model name: %s", rel, why);
 		return EINVAL;
@@ -339,7 +347,7 @@ static int nm_build(const lfs_format *f, int dirfd, const char *dir, const char 
 	char *renamed = NULL;
 	size_t rn = 0;
 	msg[0] = '\0';
-	long k = nwn_text_rename(text, n, resref, &renamed, &rn, old, sizeof(old));
+	long k = f->text_rename(text, n, resref, &renamed, &rn, old, sizeof(old));
 	if (k < 0)
 		return ENOMEM;
 	if (k > 0)
@@ -762,7 +770,7 @@ static int renamed_bytes(const lfs_format *f, int dirfd, const char *dir, const 
 	const lfs_view *v = lfs_viewset_find(&vs, NM_TEXT);
 	char old[128], *txt = NULL;
 	size_t tn = 0;
-	long k = v ? nwn_text_rename(v->data, v->size, resref, &txt, &tn, old, sizeof(old)) : 0;
+	long k = v ? f->text_rename(v->data, v->size, resref, &txt, &tn, old, sizeof(old)) : 0;
 	int r = k < 0 ? ENOMEM : 0;
 	if (k > 0) {
 		lfs_sibling_ctx sc = { dirfd, dir, NM_MAX };
@@ -791,7 +799,7 @@ int fsi_newmdl_rename_model(lfs_fs *fs, const char *oldrel, const char *newrel, 
 	const lfs_format *f = nm_format(nb);
 	if (!f || nm_format(ob) != f || !f->apply)
 		return EPERM; /* only models of a format compiled from text: their name follows */
-	const char *why = nm_name_refusal(nb);
+	const char *why = nm_name_refusal(f, nb);
 	if (why) {
 		fsi_log(fs, LFS_LOG_WARNING, "rename %s -> %s: error: not a valid model name: %s",
 			oldrel, newrel, why);

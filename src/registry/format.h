@@ -247,6 +247,26 @@ typedef struct lfs_format {
 	 *  --help ("the supermodel <name>.mdl beside the model"); NULL = none. */
 	const char *siblings;
 
+	/**
+	 * Optional (NULL = the format makes no new models from text): is
+	 * @p name (a file name without its extension) one a new model of this
+	 * format may take? When not, a reason (a static string) in *@p why.
+	 * NWN: the resref rule, 1-16 of [A-Za-z0-9_] (BioWare Aurora "Key and
+	 * BIF File Format", the 16-byte ResRef field). Used with text_rename by
+	 * the mount's new models (`mkdir`, `cp -r`, `mv` of a model folder).
+	 */
+	bool (*name_valid)(const char *name, const char **why);
+
+	/**
+	 * Optional, with name_valid: the model's own text form (what `compile`
+	 * reads, also its LFS_VIEW_TEXT view) with the model's internal name set
+	 * to @p newname; every other byte stays. *@p out malloc'd (NULL when
+	 * nothing was renamed), @p oldname gets the text's model name ("" when
+	 * none). Returns the number of names replaced, -1 when out of memory.
+	 */
+	long (*text_rename)(const char *text, size_t n, const char *newname, char **out,
+			    size_t *outn, char *oldname, size_t oldsz);
+
 	/** Optional (NULL = '#' comment lines, statements in order, no
 	 *  defaults): how the round-trip law (src/law/law.h, docs/editing.md)
 	 *  reads this format's LFS_VIEW_TEXT view. */

@@ -21,6 +21,7 @@
 #include "nwn_apply.h"
 #include "nwn_ascii.h"
 #include "nwn_compile.h"
+#include "nwn_rename.h"
 #include "nwn_csv.h"
 #include "nwn_obj.h"
 #include "render/thumb_models.h"
@@ -326,6 +327,8 @@ const lfs_format lfs_format_nwn_mdl = {
 	.thumb_scene = nwn_thumb_scene,
 	.compile = nwn_compile_text,
 	.siblings = "the supermodel <supermodel>.mdl beside the model (part numbers of new nodes)",
+	.name_valid = nwn_resref_valid,
+	.text_rename = nwn_text_rename,
 	.law = &nwn_law,
 	.corpus_dir = "nwn/tree",
 };
