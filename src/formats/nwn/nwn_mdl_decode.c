@@ -403,7 +403,6 @@ static lfs_err decode_mesh(dec *d, nwn_node *n)
 	for (int t = 0; t < 6; t++)
 		m->texanim_raw[t] = md32(d, o + 0x24C + 4 * t);
 	m->area = mdf(d, o + 0x268);
-	m->unknown_26c = md32(d, o + 0x26C);
 
 	/* faces */
 	if ((e = check_array(d, &m->faces_arr, FACE_SIZE, o + 0x78, "face array")))
@@ -952,11 +951,8 @@ static lfs_err decode_model(const uint8_t *data, size_t n, bool keep_image, nwn_
 	m->raw_size = b;
 
 	/* model header [T "The Model Header"] */
-	m->unknown_70 = md8(&d, 0x70);
-	m->unknown_71 = md8(&d, 0x71);
 	m->classification = md8(&d, 0x72);
 	m->fog = md8(&d, 0x73);
-	m->unknown_74 = md32(&d, 0x74);
 	read_array(&d, 0x78, &m->anims_arr);
 	m->parent_model_ptr = md32(&d, 0x84);
 	mdfv(&d, 0x88, m->bmin, 3);
