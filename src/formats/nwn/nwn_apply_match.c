@@ -257,9 +257,9 @@ static lfs_err model_pair(ap *a, void *ctx, const mdl_stmt *gs, const mdl_stmt *
 	if (!strcasecmp(key, "beginmodelgeom") || !strcasecmp(key, "endmodelgeom") ||
 	    !strcasecmp(key, "donemodel"))
 		return LFS_OK; /* the model name comes from newmodel */
-	if (!strcasecmp(key, "setanimationscale")) {
-		return ap_mdl_attr(a, 0, nwn_field_find(NWN_FK_MODEL, key, false), gs, es);
-	}
+	const nwn_field *t = nwn_field_find(NWN_FK_MODEL, key, false);
+	if (t) /* the field table's model header fields (setanimationscale) */
+		return ap_mdl_attr(a, 0, t, gs, es);
 	if (!strcasecmp(key, "classification")) {
 		/* the writer prints the byte as a word or number, nothing for 0 */
 		int64_t ev = 0;

@@ -739,7 +739,7 @@ static lfs_err merge_model(rb *r)
 		x->fog = n->fog;
 	if (!doc_kw_same(r, "setsupermodel"))
 		memcpy(x->supermodel, n->supermodel, sizeof(x->supermodel));
-	x->animation_scale = n->animation_scale;
+	nwn_fields_copy(NWN_FK_MODEL, x, n); /* setanimationscale, ... */
 	bool has_super = x->supermodel[0] && strcasecmp(x->supermodel, "NULL");
 	if ((e = merge_geometry(r, &x->geom, &n->geom, &o->geom, r->dg->nodes, r->dg->n_nodes, r->nc.src[0],
 				r->nc.split[0], false, has_super)))

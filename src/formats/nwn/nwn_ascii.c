@@ -299,7 +299,7 @@ static void fields(lfs_sb *o, nwn_field_kind kind, const void *obj)
 {
 	for (size_t i = 0; i < nwn_n_fields; i++) {
 		const nwn_field *f = &nwn_fields[i];
-		if (f->kind != kind || (f->flags & NWN_FF_ALIAS))
+		if (f->kind != kind || (f->flags & (NWN_FF_ALIAS | NWN_FF_HIDDEN)))
 			continue;
 		const void *p = (const char *)obj + f->moff;
 		uint32_t v = 0;

@@ -383,11 +383,7 @@ lfs_err nc_init_node(comp *c, cnode *cn, const mdl_node *src, bool anim)
 		n->mesh = m;
 		m->fn[0] = fn[6];
 		m->fn[1] = fn[7];
-		m->diffuse[0] = m->diffuse[1] = m->diffuse[2] = 0.8f;
-		m->ambient[0] = m->ambient[1] = m->ambient[2] = 0.2f;
-		m->shininess = 1.0f;
-		m->shadow = 1;
-		m->render = 1;
+		nwn_fields_defaults(NWN_FK_MESH, m); /* diffuse, ambient, shininess, ... */
 		m->strip_raw = RAW_NULL;
 		m->verts_raw = m->normals_raw = m->colors_raw = RAW_NULL;
 		for (int t = 0; t < 4; t++)
@@ -401,6 +397,7 @@ lfs_err nc_init_node(comp *c, cnode *cn, const mdl_node *src, bool anim)
 		} else if (n->flags == NWN_DANGLYMESH) {
 			if (!(m->dangly = nc_arena_zalloc(A, sizeof(nwn_dangly))))
 				return lfs_nomem(c->err, NULL);
+			nwn_fields_defaults(NWN_FK_DANGLY, m->dangly);
 		} else if (n->flags == NWN_AABB) {
 			if (!(m->aabb = nc_arena_zalloc(A, sizeof(nwn_aabb))))
 				return lfs_nomem(c->err, NULL);
@@ -411,24 +408,24 @@ lfs_err nc_init_node(comp *c, cnode *cn, const mdl_node *src, bool anim)
 		} else if (n->flags == NWN_ANIMMESH) {
 			if (!(m->anim = nc_arena_zalloc(A, sizeof(nwn_animmesh))))
 				return lfs_nomem(c->err, NULL);
+			nwn_fields_defaults(NWN_FK_ANIMMESH, m->anim);
 		}
 	} else if (n->flags == NWN_LIGHT) {
 		nwn_light *l = nc_arena_zalloc(A, sizeof(*l));
 		if (!l)
 			return lfs_nomem(c->err, NULL);
 		n->light = l;
-		l->priority = 5;
-		l->dynamic_type = 1;
-		l->affect_dynamic = 1;
-		l->shadow = 1;
-		l->fading_light = 1;
+		nwn_fields_defaults(NWN_FK_LIGHT, l); /* lightpriority 5, shadow 1, ... */
 	} else if (n->flags == NWN_EMITTER) {
 		if (!(n->emitter = nc_arena_zalloc(A, sizeof(nwn_emitter))))
 			return lfs_nomem(c->err, NULL);
+		nwn_fields_defaults(NWN_FK_EMITTER, n->emitter);
 	} else if (n->flags == NWN_REFERENCE) {
 		if (!(n->ref = nc_arena_zalloc(A, sizeof(nwn_reference))))
 			return lfs_nomem(c->err, NULL);
+		nwn_fields_defaults(NWN_FK_REF, n->ref);
 	}
+	nwn_fields_defaults(NWN_FK_NODE, n);
 	return LFS_OK;
 }
 

@@ -438,10 +438,11 @@ static void merge_parts(nwn_geometry *dst, uint32_t di, const nwn_geometry *src,
 
 static lfs_err compile_doc(comp *c, const mdl_doc *d, nwn_model *m);
 
-/* Model-level keywords [N §2.1] (`filedependency`: a spelling 6 corpus files use). */
+/* Model-level keywords the field table does not hold [N §2.1]
+ * (`filedependency`: a spelling 6 corpus files use). */
 static bool model_kw(const char *k)
 {
-	static const char *const kws[] = { "newmodel", "setsupermodel", "classification", "setanimationscale",
+	static const char *const kws[] = { "newmodel", "setsupermodel", "classification",
 					   "ignorefog", "bmin", "bmax", "radius", "beginmodelgeom",
 					   "endmodelgeom", "donemodel", "filedependancy", "filedependency" };
 	for (size_t i = 0; i < sizeof(kws) / sizeof(kws[0]); i++)
@@ -522,7 +523,16 @@ static lfs_err load_super(comp *c, const char *name, nwn_model **out, nwn_model 
 	return e;
 }
 
-static lfs_err compile_doc(comp *c, const mdl_doc *d, nwn_model *m)
+/* What the model header's statements leave for the rest of compile_doc. */
+typedef struct mhead {
+	float radius;              /* the `radius` statement's value, 7 when none */
+	uint32_t radius_line;      /* its line, 0 when none */
+	const mdl_stmt *super_stmt; /* the `setsupermodel` statement, NULL when none */
+} mhead;
+
+/* The model header: newmodel, the model's defaults, then each top-level
+ * statement (the field table's MODEL rows, then the hand-coded ones). */
+static lfs_err model_header(comp *c, const mdl_doc *d, nwn_model *m, mhead *h)
 {
 	lfs_err e = LFS_OK;
 	const mdl_stmt *nm = mdl_doc_find(d, "newmodel");
@@ -535,22 +545,26 @@ static lfs_err compile_doc(comp *c, const mdl_doc *d, nwn_model *m)
 	m->geom.fn[1] = FN_GEOM[1];
 	m->geom.geom_type = 2;
 	m->fog = 1;
-	m->animation_scale = 1.0f;
+	nwn_fields_defaults(NWN_FK_MODEL, m); /* setanimationscale 1 */
 	/* model box and radius: the reference's defaults (no corpus file states
 	 * them; every peer binary without `bmin/bmax/radius` has these) */
 	m->bmin[0] = m->bmin[1] = -5.0f;
 	m->bmin[2] = -1.0f;
 	m->bmax[0] = m->bmax[1] = 5.0f;
 	m->bmax[2] = 10.0f;
-	float radius_stmt = 7.0f;
-	uint32_t radius_line = 0;
-	const mdl_stmt *super_stmt = NULL;
+	*h = (mhead){ 7.0f, 0, NULL };
 	for (uint32_t i = 0; i < d->n_stmts; i++) {
 		const mdl_stmt *s = &d->stmts[i];
 		const char *k = s->head.tok[0].s;
+		bool done = false;
+		/* a value that is no number (`setanimationscale undefined`) is refused */
+		if ((e = nc_field_stmt(c, s, NWN_FK_MODEL, m, k, &done)))
+			return e;
+		if (done)
+			continue;
 		if (nc_kw(k, "setsupermodel")) {
 			const char *sm = mdl_stmt_arg(s, 1);
-			super_stmt = s;
+			h->super_stmt = s;
 			memset(m->supermodel, 0, sizeof(m->supermodel));
 			if (sm)
 				strncpy(m->supermodel, sm, 63);
@@ -568,10 +582,6 @@ static lfs_err compile_doc(comp *c, const mdl_doc *d, nwn_model *m)
 				m->classification = NWN_CLASS_DOOR;
 			else
 				c->warnings++; /* other/unknown/item/gui: the compiler leaves 0 */
-		} else if (nc_kw(k, "setanimationscale")) {
-			/* a value that is no number (`undefined`) is refused, not read as 1 */
-			if ((e = nc_head_f(c, s, 0, &m->animation_scale)))
-				return e;
 		} else if (nc_kw(k, "ignorefog")) {
 			int32_t iv;
 			if ((e = nc_head_i(c, s, &iv)))
@@ -583,15 +593,158 @@ static lfs_err compile_doc(comp *c, const mdl_doc *d, nwn_model *m)
 				return e;
 			memcpy(nc_kw(k, "bmin") ? m->bmin : m->bmax, v, sizeof(v));
 		} else if (nc_kw(k, "radius")) {
-			if ((e = nc_head_f(c, s, 0, &radius_stmt)))
+			if ((e = nc_head_f(c, s, 0, &h->radius)))
 				return e;
-			radius_line = s->head.line;
+			h->radius_line = s->head.line;
 		} else if (!model_kw(k) && !(s->head.ntok == 1 && nc_kw(k, m->geom.name))) {
 			/* (a line holding only the model's name: the second argument of
 			 * `newanim`/`doneanim` wrapped onto its own line, ttf02_j09_02) */
 			return nc_at(c, &s->head, 0, "unknown statement '%s' in the model header", k);
 		}
 	}
+	return LFS_OK;
+}
+
+/* One `event <time> <name>` of animation @p an (events sorted by time;
+ * equal times keep text order; room for it is allocated). */
+static lfs_err anim_event(comp *c, const mdl_stmt *s, nwn_anim *an)
+{
+	nwn_event ev = { 0 };
+	lfs_err e = nc_head_f(c, s, 0, &ev.after);
+	if (e)
+		return e;
+	const char *en = mdl_stmt_arg(s, 1);
+	if (!en)
+		return nc_at(c, &s->head, 0, "event: expected a time and a name");
+	strncpy(ev.name, en, 31);
+	uint32_t pos = an->n_events;
+	for (uint32_t q = 0; q < an->n_events; q++)
+		if (an->events[q].after > ev.after) {
+			pos = q;
+			break;
+		}
+	memmove(&an->events[pos + 1], &an->events[pos], (an->n_events - pos) * sizeof(nwn_event));
+	an->events[pos] = ev;
+	an->n_events++;
+	return LFS_OK;
+}
+
+/* Animation @p a of the text into m->anims[a] (its nodes compiled into
+ * @p ag, flattened, part numbers from the model's geometry). */
+static lfs_err compile_anim(comp *c, const mdl_anim *sa, uint32_t a, nwn_model *m, cgeom *ag)
+{
+	nwn_anim *an = &m->anims[a];
+	lfs_err e;
+	strncpy(an->geom.name, sa->name, 63);
+	an->geom.fn[0] = FN_ANIM[0];
+	an->geom.fn[1] = FN_ANIM[1];
+	an->geom.geom_type = 5;
+	nwn_fields_defaults(NWN_FK_ANIM, an);
+	uint32_t nev = 0;
+	for (uint32_t i = 0; i < sa->n_stmts; i++)
+		nev += nc_kw(sa->stmts[i].head.tok[0].s, "event");
+	if (nev && !(an->events = nc_arena_zalloc(c->ar, (size_t)nev * sizeof(nwn_event))))
+		return lfs_nomem(c->err, NULL);
+	for (uint32_t i = 0; i < sa->n_stmts; i++) {
+		const mdl_stmt *s = &sa->stmts[i];
+		const char *k = s->head.tok[0].s;
+		bool done = false;
+		if ((e = nc_field_stmt(c, s, NWN_FK_ANIM, an, k, &done)))
+			return e;
+		if (done)
+			continue;
+		if (nc_kw(k, "animlength")) { /* `animlength <anim> <length>` */
+			if ((e = nc_head_f(c, s, 1, &an->length)))
+				return e;
+		} else if (nc_kw(k, "event")) {
+			if ((e = anim_event(c, s, an)))
+				return e;
+		} else if (!(s->head.ntok == 1 && nc_kw(k, m->geom.name))) {
+			return nc_at(c, &s->head, 0, "unknown statement '%s' in animation '%s'", k, sa->name);
+		}
+	}
+	an->events_arr.count = an->events_arr.alloc = an->n_events;
+	float dummy = 0;
+	if ((e = build_geometry(c, ag, sa->nodes, sa->n_nodes, false, &dummy)))
+		return e;
+	an->geom.node_count_field = ag->node_count;
+	uint32_t *order = NULL;
+	if ((e = flatten(c, ag, &an->geom, c->edit_mode ? &order : NULL)))
+		return e;
+	if (c->edit_mode && (e = record_srcs(c, ag, order, an->geom.n_nodes, a + 1))) {
+		free(order);
+		return e;
+	}
+	free(order);
+	if (an->geom.n_nodes && m->geom.n_nodes)
+		merge_parts(&an->geom, 0, &m->geom, 0, 0);
+	return LFS_OK;
+}
+
+/* The model's geometry: nodes built and flattened, the emitter radius
+ * floor, skins derived, transparency order (not in edit mode), part
+ * numbers from the supermodel @p super (NULL: none). */
+static lfs_err model_geometry(comp *c, const mdl_doc *d, nwn_model *m, const mhead *h,
+			      const nwn_model *super, cgeom *g)
+{
+	lfs_err e;
+	m->radius = h->radius;
+	float emitter_radius = 0;
+	if (super)
+		g->node_count = super->geom.node_count_field + 1;
+	if ((e = build_geometry(c, g, d->nodes, d->n_nodes, true, &emitter_radius)))
+		return e;
+	if (emitter_radius > 0) {
+		/* the 40 floor applies at the emitter's endnode: a radius statement
+		 * after the last emitter wins */
+		uint32_t last_em = 0;
+		for (uint32_t i = 0; i < g->n; i++)
+			if (g->nodes[i].n.flags == NWN_EMITTER)
+				last_em = g->nodes[i].src->end_line;
+		if (!h->radius_line || h->radius_line < last_em) {
+			if (m->radius < 40.0f)
+				m->radius = 40.0f;
+		}
+	}
+	m->geom.node_count_field = g->node_count;
+	{
+		nwn_geometry pre = { 0 };
+		uint32_t *order = NULL;
+		if ((e = flatten(c, g, &pre, &order)))
+			return e;
+		e = derive_skins(c, g, &pre, order);
+		free(order);
+		if (e)
+			return e;
+	}
+	if (!c->edit_mode)
+		sort_transparency(g);
+	if (c->edit_mode) {
+		c->super_found = super != NULL;
+		c->srcs = nc_arena_zalloc(c->ar, ((size_t)d->n_anims + 1) * sizeof(*c->srcs));
+		c->splits = nc_arena_zalloc(c->ar, ((size_t)d->n_anims + 1) * sizeof(*c->splits));
+		if (!c->srcs || !c->splits)
+			return lfs_nomem(c->err, NULL);
+	}
+	uint32_t *order = NULL;
+	if ((e = flatten(c, g, &m->geom, c->edit_mode ? &order : NULL)))
+		return e;
+	if (c->edit_mode && (e = record_srcs(c, g, order, m->geom.n_nodes, 0))) {
+		free(order);
+		return e;
+	}
+	free(order);
+	if (super && super->geom.n_nodes && m->geom.n_nodes)
+		merge_parts(&m->geom, 0, &super->geom, 0, 0);
+	return LFS_OK;
+}
+
+static lfs_err compile_doc(comp *c, const mdl_doc *d, nwn_model *m)
+{
+	mhead h;
+	lfs_err e = model_header(c, d, m, &h);
+	if (e)
+		return e;
 
 	/* supermodel */
 	nwn_model *super = NULL, *super_free = NULL;
@@ -604,65 +757,13 @@ static lfs_err compile_doc(comp *c, const mdl_doc *d, nwn_model *m)
 		if ((e = load_super(c, m->supermodel, &super, &super_free, &sub_ar, why, sizeof(why))))
 			goto out;
 		if (!super && c->depth == 0)
-			nc_warn(c, super_stmt ? &super_stmt->head : NULL, 2,
+			nc_warn(c, h.super_stmt ? &h.super_stmt->head : NULL, 2,
 				"supermodel '%s' %s; part numbers follow the text order, so nodes the "
 				"supermodel also has will not get its numbers",
 				m->supermodel, why);
 	}
-
-	/* model geometry */
-	m->radius = radius_stmt;
-	float emitter_radius = 0;
-	if (super)
-		g.node_count = super->geom.node_count_field + 1;
-	if ((e = build_geometry(c, &g, d->nodes, d->n_nodes, true, &emitter_radius)))
+	if ((e = model_geometry(c, d, m, &h, super, &g)))
 		goto out;
-	if (emitter_radius > 0) {
-		/* the 40 floor applies nc_at the emitter's endnode: a radius statement
-		 * after the last emitter wins */
-		uint32_t last_em = 0;
-		for (uint32_t i = 0; i < g.n; i++)
-			if (g.nodes[i].n.flags == NWN_EMITTER)
-				last_em = g.nodes[i].src->end_line;
-		if (!radius_line || radius_line < last_em) {
-			if (m->radius < 40.0f)
-				m->radius = 40.0f;
-		}
-	}
-	m->geom.node_count_field = g.node_count;
-	{
-		nwn_geometry pre = { 0 };
-		uint32_t *order = NULL;
-		if ((e = flatten(c, &g, &pre, &order)))
-			goto out;
-		e = derive_skins(c, &g, &pre, order);
-		free(order);
-		if (e)
-			goto out;
-	}
-	if (!c->edit_mode)
-		sort_transparency(&g);
-	if (c->edit_mode) {
-		c->super_found = super != NULL;
-		c->srcs = nc_arena_zalloc(c->ar, ((size_t)d->n_anims + 1) * sizeof(*c->srcs));
-		c->splits = nc_arena_zalloc(c->ar, ((size_t)d->n_anims + 1) * sizeof(*c->splits));
-		if (!c->srcs || !c->splits) {
-			e = lfs_nomem(c->err, NULL);
-			goto out;
-		}
-	}
-	{
-		uint32_t *order = NULL;
-		if ((e = flatten(c, &g, &m->geom, c->edit_mode ? &order : NULL)))
-			goto out;
-		if (c->edit_mode && (e = record_srcs(c, &g, order, m->geom.n_nodes, 0))) {
-			free(order);
-			goto out;
-		}
-		free(order);
-	}
-	if (super && super->geom.n_nodes && m->geom.n_nodes)
-		merge_parts(&m->geom, 0, &super->geom, 0, 0);
 
 	/* animations */
 	nanims = d->n_anims;
@@ -674,82 +775,9 @@ static lfs_err compile_doc(comp *c, const mdl_doc *d, nwn_model *m)
 			goto out;
 		}
 	}
-	for (uint32_t a = 0; a < nanims; a++) {
-		const mdl_anim *sa = &d->anims[a];
-		nwn_anim *an = &m->anims[a];
-		strncpy(an->geom.name, sa->name, 63);
-		an->geom.fn[0] = FN_ANIM[0];
-		an->geom.fn[1] = FN_ANIM[1];
-		an->geom.geom_type = 5;
-		uint32_t nev = 0;
-		for (uint32_t i = 0; i < sa->n_stmts; i++)
-			nev += nc_kw(sa->stmts[i].head.tok[0].s, "event");
-		if (nev && !(an->events = nc_arena_zalloc(c->ar, (size_t)nev * sizeof(nwn_event)))) {
-			e = lfs_nomem(c->err, NULL);
+	for (uint32_t a = 0; a < nanims; a++)
+		if ((e = compile_anim(c, &d->anims[a], a, m, &ag[a])))
 			goto out;
-		}
-		for (uint32_t i = 0; i < sa->n_stmts; i++) {
-			const mdl_stmt *s = &sa->stmts[i];
-			const char *k = s->head.tok[0].s;
-			if (nc_kw(k, "length")) {
-				if ((e = nc_head_f(c, s, 0, &an->length)))
-					goto out;
-			} else if (nc_kw(k, "animlength")) {
-				if ((e = nc_head_f(c, s, 1, &an->length)))
-					goto out;
-			} else if (nc_kw(k, "transtime")) {
-				if ((e = nc_head_f(c, s, 0, &an->trans_time)))
-					goto out;
-			} else if (nc_kw(k, "animroot")) {
-				nc_head_str(s, an->anim_root, 64);
-			} else if (!nc_kw(k, "event")) {
-				if (!(s->head.ntok == 1 && nc_kw(k, m->geom.name))) {
-					e = nc_at(c, &s->head, 0, "unknown statement '%s' in animation '%s'", k,
-						  sa->name);
-					goto out;
-				}
-			} else {
-				nwn_event ev = { 0 };
-				if ((e = nc_head_f(c, s, 0, &ev.after)))
-					goto out;
-				const char *en = mdl_stmt_arg(s, 1);
-				if (!en) {
-					e = nc_at(c, &s->head, 0, "event: expected a time and a name");
-					goto out;
-				}
-				strncpy(ev.name, en, 31);
-				/* sorted by time; equal times keep text order */
-				uint32_t pos = an->n_events;
-				for (uint32_t q = 0; q < an->n_events; q++)
-					if (an->events[q].after > ev.after) {
-						pos = q;
-						break;
-					}
-				memmove(&an->events[pos + 1], &an->events[pos],
-					(an->n_events - pos) * sizeof(nwn_event));
-				an->events[pos] = ev;
-				an->n_events++;
-			}
-		}
-		an->events_arr.count = an->events_arr.alloc = an->n_events;
-		float dummy = 0;
-		if ((e = build_geometry(c, &ag[a], sa->nodes, sa->n_nodes, false, &dummy)))
-			goto out;
-		an->geom.node_count_field = ag[a].node_count;
-		{
-			uint32_t *order = NULL;
-			if ((e = flatten(c, &ag[a], &an->geom, c->edit_mode ? &order : NULL)))
-				goto out;
-			if (c->edit_mode &&
-			    (e = record_srcs(c, &ag[a], order, an->geom.n_nodes, a + 1))) {
-				free(order);
-				goto out;
-			}
-			free(order);
-		}
-		if (an->geom.n_nodes && m->geom.n_nodes)
-			merge_parts(&an->geom, 0, &m->geom, 0, 0);
-	}
 	m->n_anims = nanims;
 	m->anims_arr.count = m->anims_arr.alloc = nanims;
 out:

@@ -352,6 +352,127 @@ static lfs_err decode_mesh_raw(dec *d, nwn_node *n, nwn_mesh *m)
 	return LFS_OK;
 }
 
+/* The skin part of mesh @p m (its node at model offset @p o) [T "The
+ * Skin Mesh node", N §3.6]. */
+static lfs_err decode_skin(dec *d, nwn_mesh *m, uint32_t o)
+{
+	lfs_err e;
+	nwn_skin *s = alloc(d, 1, sizeof(*s));
+	if (!s)
+		return NOMEM(d);
+	m->skin = s;
+	read_array(d, o + 0x270, &s->weights_arr);
+	s->weights_raw = md32(d, o + 0x27C);
+	s->bonerefs_raw = md32(d, o + 0x280);
+	s->node_to_bone_ptr = md32(d, o + 0x284);
+	s->node_to_bone_count = md32(d, o + 0x288);
+	read_array(d, o + 0x28C, &s->qbone_arr);
+	read_array(d, o + 0x298, &s->tbone_arr);
+	read_array(d, o + 0x2A4, &s->const_idx_arr);
+	/* slot 17 is the word after the 17-entry table (+0x2D2) */
+	for (int i = 0; i < NWN_SKIN_BONES; i++)
+		s->bone_node_numbers[i] = (int16_t)md16(d, o + 0x2B0 + 2 * i);
+	size_t at = MD_FILE(o);
+	if ((e = raw_floats(d, s->weights_raw, m->n_verts, 4, at + 0x27C, "skin weights", &s->weights)))
+		return e;
+	uint16_t *refs = NULL;
+	if ((e = raw_units(d, s->bonerefs_raw, (size_t)m->n_verts * 4, 2, 1, at + 0x280,
+			   "skin bone refs", (void **)&refs)))
+		return e;
+	s->bonerefs = (int16_t *)(void *)refs;
+	/* node-to-bone map: i16 per model node, in the model data [N §3.6] */
+	if (s->node_to_bone_count) {
+		if (!lfs_rd_has_n(&d->md, s->node_to_bone_ptr, s->node_to_bone_count, 2))
+			return lfs_fail(d->err, LFS_ERR_CORRUPT, at + 0x284, "skin node-to-bone map",
+					"%u entries at model offset 0x%x run past the model data",
+					s->node_to_bone_count, s->node_to_bone_ptr);
+		s->node_to_bone = alloc(d, s->node_to_bone_count, 2);
+		if (!s->node_to_bone)
+			return NOMEM(d);
+		for (uint32_t i = 0; i < s->node_to_bone_count; i++)
+			s->node_to_bone[i] = (int16_t)md16(d, s->node_to_bone_ptr + 2 * i);
+	}
+	if ((e = md_floats(d, &s->qbone_arr, 4, o + 0x28C, "skin qbone_ref_inv", &s->qbone_ref_inv)) ||
+	    (e = md_floats(d, &s->tbone_arr, 3, o + 0x298, "skin tbone_ref_inv", &s->tbone_ref_inv)))
+		return e;
+	if ((e = check_array(d, &s->const_idx_arr, 4, o + 0x2A4, "skin bone constant indices")))
+		return e;
+	if (s->const_idx_arr.count) {
+		s->const_indices = alloc(d, s->const_idx_arr.count, 4);
+		if (!s->const_indices)
+			return NOMEM(d);
+		for (uint32_t i = 0; i < s->const_idx_arr.count; i++)
+			s->const_indices[i] = md32(d, s->const_idx_arr.off + 4 * i);
+	}
+	return LFS_OK;
+}
+
+/* The animmesh part of mesh @p m (its node at model offset @p o)
+ * [T "The Animmesh node"]. */
+static lfs_err decode_animmesh(dec *d, nwn_mesh *m, uint32_t o)
+{
+	lfs_err e;
+	nwn_animmesh *a = alloc(d, 1, sizeof(*a));
+	if (!a)
+		return NOMEM(d);
+	m->anim = a;
+	read_fields(d, NWN_FK_ANIMMESH, o, a);
+	read_array(d, o + 0x274, &a->anim_verts_arr);
+	read_array(d, o + 0x280, &a->anim_tverts_arr);
+	read_array(d, o + 0x28C, &a->anim_normals_arr);
+	a->anim_verts_ptr = md32(d, o + 0x298);
+	a->anim_tverts_ptr = md32(d, o + 0x29C);
+	a->n_vert_sets = md32(d, o + 0x2A0);
+	a->n_tvert_sets = md32(d, o + 0x2A4);
+	/* stored arrays: sets x mesh vertices [T "The Animmesh node"] */
+	nwn_array va = { a->anim_verts_ptr, 0, 0 }, ta = { a->anim_tverts_ptr, 0, 0 };
+	uint64_t nv = (uint64_t)a->n_vert_sets * m->n_verts;
+	uint64_t nt = (uint64_t)a->n_tvert_sets * m->n_verts;
+	if (nv > UINT32_MAX / 3 || nt > UINT32_MAX / 2)
+		return corrupt(d, MD_FILE(o + 0x2A0), "animmesh node", "animation set counts too large");
+	va.count = (uint32_t)nv;
+	ta.count = (uint32_t)nt;
+	if ((e = md_floats(d, &va, 3, o + 0x298, "animmesh vertex sets", &a->anim_verts)) ||
+	    (e = md_floats(d, &ta, 2, o + 0x29C, "animmesh tvert sets", &a->anim_tverts)))
+		return e;
+	return LFS_OK;
+}
+
+/* The vertex index lists of mesh @p m (its node at model offset @p o):
+ * counts (u32) and raw offsets (u32) in model data, the first list's
+ * indices in raw data. */
+static lfs_err decode_vindex(dec *d, nwn_mesh *m, uint32_t o)
+{
+	lfs_err e;
+	if ((e = check_array(d, &m->vindex_count_arr, 4, o + 0x204, "vertex index count array")) ||
+	    (e = check_array(d, &m->vindex_offset_arr, 4, o + 0x210, "vertex index offset array")))
+		return e;
+	if (m->vindex_count_arr.count) {
+		m->vindex_counts = alloc(d, m->vindex_count_arr.count, 4);
+		if (!m->vindex_counts)
+			return NOMEM(d);
+		for (uint32_t i = 0; i < m->vindex_count_arr.count; i++)
+			m->vindex_counts[i] = md32(d, m->vindex_count_arr.off + 4 * i);
+	}
+	if (m->vindex_offset_arr.count) {
+		m->vindex_offsets = alloc(d, m->vindex_offset_arr.count, 4);
+		if (!m->vindex_offsets)
+			return NOMEM(d);
+		for (uint32_t i = 0; i < m->vindex_offset_arr.count; i++)
+			m->vindex_offsets[i] = md32(d, m->vindex_offset_arr.off + 4 * i);
+	}
+	if (m->vindex_counts && m->vindex_offsets) {
+		m->n_vindices = m->vindex_counts[0];
+		if ((e = raw_units(d, m->vindex_offsets[0], m->n_vindices, 2, 1,
+				   MD_FILE(m->vindex_offset_arr.off), "vertex index list",
+				   (void **)&m->vindices)))
+			return e;
+		if (!m->vindices)
+			m->n_vindices = 0;
+	}
+	return LFS_OK;
+}
+
 static lfs_err decode_mesh(dec *d, nwn_node *n)
 {
 	uint32_t o = n->off;
@@ -403,7 +524,6 @@ static lfs_err decode_mesh(dec *d, nwn_node *n)
 	for (int t = 0; t < 6; t++)
 		m->texanim_raw[t] = md32(d, o + 0x24C + 4 * t);
 	m->area = mdf(d, o + 0x268);
-	m->unknown_26c = md32(d, o + 0x26C);
 
 	/* faces */
 	if ((e = check_array(d, &m->faces_arr, FACE_SIZE, o + 0x78, "face array")))
@@ -437,83 +557,13 @@ static lfs_err decode_mesh(dec *d, nwn_node *n)
 	if ((e = decode_mesh_raw(d, n, m)))
 		return e;
 
-	/* vertex index lists: counts (u32) and raw offsets (u32) in model data */
-	if ((e = check_array(d, &m->vindex_count_arr, 4, o + 0x204, "vertex index count array")) ||
-	    (e = check_array(d, &m->vindex_offset_arr, 4, o + 0x210, "vertex index offset array")))
+	if ((e = decode_vindex(d, m, o)))
 		return e;
-	if (m->vindex_count_arr.count) {
-		m->vindex_counts = alloc(d, m->vindex_count_arr.count, 4);
-		if (!m->vindex_counts)
-			return NOMEM(d);
-		for (uint32_t i = 0; i < m->vindex_count_arr.count; i++)
-			m->vindex_counts[i] = md32(d, m->vindex_count_arr.off + 4 * i);
-	}
-	if (m->vindex_offset_arr.count) {
-		m->vindex_offsets = alloc(d, m->vindex_offset_arr.count, 4);
-		if (!m->vindex_offsets)
-			return NOMEM(d);
-		for (uint32_t i = 0; i < m->vindex_offset_arr.count; i++)
-			m->vindex_offsets[i] = md32(d, m->vindex_offset_arr.off + 4 * i);
-	}
-	if (m->vindex_counts && m->vindex_offsets) {
-		m->n_vindices = m->vindex_counts[0];
-		if ((e = raw_units(d, m->vindex_offsets[0], m->n_vindices, 2, 1,
-				   MD_FILE(m->vindex_offset_arr.off), "vertex index list",
-				   (void **)&m->vindices)))
-			return e;
-		if (!m->vindices)
-			m->n_vindices = 0;
-	}
 
 	/* subtype parts */
 	if (n->flags & NWN_HAS_SKIN) {
-		nwn_skin *s = alloc(d, 1, sizeof(*s));
-		if (!s)
-			return NOMEM(d);
-		m->skin = s;
-		read_array(d, o + 0x270, &s->weights_arr);
-		s->weights_raw = md32(d, o + 0x27C);
-		s->bonerefs_raw = md32(d, o + 0x280);
-		s->node_to_bone_ptr = md32(d, o + 0x284);
-		s->node_to_bone_count = md32(d, o + 0x288);
-		read_array(d, o + 0x28C, &s->qbone_arr);
-		read_array(d, o + 0x298, &s->tbone_arr);
-		read_array(d, o + 0x2A4, &s->const_idx_arr);
-		/* slot 17 is the word after the 17-entry table (+0x2D2) */
-		for (int i = 0; i < NWN_SKIN_BONES; i++)
-			s->bone_node_numbers[i] = (int16_t)md16(d, o + 0x2B0 + 2 * i);
-		size_t at = MD_FILE(o);
-		if ((e = raw_floats(d, s->weights_raw, m->n_verts, 4, at + 0x27C, "skin weights", &s->weights)))
+		if ((e = decode_skin(d, m, o)))
 			return e;
-		uint16_t *refs = NULL;
-		if ((e = raw_units(d, s->bonerefs_raw, (size_t)m->n_verts * 4, 2, 1, at + 0x280,
-				   "skin bone refs", (void **)&refs)))
-			return e;
-		s->bonerefs = (int16_t *)(void *)refs;
-		/* node-to-bone map: i16 per model node, in the model data [N §3.6] */
-		if (s->node_to_bone_count) {
-			if (!lfs_rd_has_n(&d->md, s->node_to_bone_ptr, s->node_to_bone_count, 2))
-				return lfs_fail(d->err, LFS_ERR_CORRUPT, at + 0x284, "skin node-to-bone map",
-						"%u entries at model offset 0x%x run past the model data",
-						s->node_to_bone_count, s->node_to_bone_ptr);
-			s->node_to_bone = alloc(d, s->node_to_bone_count, 2);
-			if (!s->node_to_bone)
-				return NOMEM(d);
-			for (uint32_t i = 0; i < s->node_to_bone_count; i++)
-				s->node_to_bone[i] = (int16_t)md16(d, s->node_to_bone_ptr + 2 * i);
-		}
-		if ((e = md_floats(d, &s->qbone_arr, 4, o + 0x28C, "skin qbone_ref_inv", &s->qbone_ref_inv)) ||
-		    (e = md_floats(d, &s->tbone_arr, 3, o + 0x298, "skin tbone_ref_inv", &s->tbone_ref_inv)))
-			return e;
-		if ((e = check_array(d, &s->const_idx_arr, 4, o + 0x2A4, "skin bone constant indices")))
-			return e;
-		if (s->const_idx_arr.count) {
-			s->const_indices = alloc(d, s->const_idx_arr.count, 4);
-			if (!s->const_indices)
-				return NOMEM(d);
-			for (uint32_t i = 0; i < s->const_idx_arr.count; i++)
-				s->const_indices[i] = md32(d, s->const_idx_arr.off + 4 * i);
-		}
 	} else if (n->flags & NWN_HAS_DANGLY) {
 		nwn_dangly *g = alloc(d, 1, sizeof(*g));
 		if (!g)
@@ -531,28 +581,7 @@ static lfs_err decode_mesh(dec *d, nwn_node *n)
 		m->aabb = a;
 		a->root_ptr = md32(d, o + 0x270);
 	} else if (n->flags & NWN_HAS_ANIM) {
-		nwn_animmesh *a = alloc(d, 1, sizeof(*a));
-		if (!a)
-			return NOMEM(d);
-		m->anim = a;
-		read_fields(d, NWN_FK_ANIMMESH, o, a);
-		read_array(d, o + 0x274, &a->anim_verts_arr);
-		read_array(d, o + 0x280, &a->anim_tverts_arr);
-		read_array(d, o + 0x28C, &a->anim_normals_arr);
-		a->anim_verts_ptr = md32(d, o + 0x298);
-		a->anim_tverts_ptr = md32(d, o + 0x29C);
-		a->n_vert_sets = md32(d, o + 0x2A0);
-		a->n_tvert_sets = md32(d, o + 0x2A4);
-		/* stored arrays: sets x mesh vertices [T "The Animmesh node"] */
-		nwn_array va = { a->anim_verts_ptr, 0, 0 }, ta = { a->anim_tverts_ptr, 0, 0 };
-		uint64_t nv = (uint64_t)a->n_vert_sets * m->n_verts;
-		uint64_t nt = (uint64_t)a->n_tvert_sets * m->n_verts;
-		if (nv > UINT32_MAX / 3 || nt > UINT32_MAX / 2)
-			return corrupt(d, MD_FILE(o + 0x2A0), "animmesh node", "animation set counts too large");
-		va.count = (uint32_t)nv;
-		ta.count = (uint32_t)nt;
-		if ((e = md_floats(d, &va, 3, o + 0x298, "animmesh vertex sets", &a->anim_verts)) ||
-		    (e = md_floats(d, &ta, 2, o + 0x29C, "animmesh tvert sets", &a->anim_tverts)))
+		if ((e = decode_animmesh(d, m, o)))
 			return e;
 	}
 	return LFS_OK;
@@ -952,11 +981,8 @@ static lfs_err decode_model(const uint8_t *data, size_t n, bool keep_image, nwn_
 	m->raw_size = b;
 
 	/* model header [T "The Model Header"] */
-	m->unknown_70 = md8(&d, 0x70);
-	m->unknown_71 = md8(&d, 0x71);
 	m->classification = md8(&d, 0x72);
 	m->fog = md8(&d, 0x73);
-	m->unknown_74 = md32(&d, 0x74);
 	read_array(&d, 0x78, &m->anims_arr);
 	m->parent_model_ptr = md32(&d, 0x84);
 	mdfv(&d, 0x88, m->bmin, 3);

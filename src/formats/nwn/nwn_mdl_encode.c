@@ -506,7 +506,6 @@ static lfs_err mesh_part(enc *e, const nwn_node *n, uint32_t o, bool same)
 	w16(b, o + 0x232, me->n_textures);
 	wpad(e, b, o + 0x266, n->off + 0x266, 2, same);
 	wf(b, o + 0x268, me->area);
-	w32(b, o + 0x26C, me->unknown_26c);
 	return LFS_OK;
 }
 
@@ -675,11 +674,8 @@ lfs_err nwn_mdl_encode_ex(const nwn_model *m, unsigned flags, uint8_t **out, siz
 	if (r)
 		goto fail;
 	bool same = img_has_str(&e, 8, m->geom.name, 64);
-	w8(b, 0x70, m->unknown_70);
-	w8(b, 0x71, m->unknown_71);
 	w8(b, 0x72, m->classification);
 	w8(b, 0x73, m->fog);
-	w32(b, 0x74, m->unknown_74);
 	w32(b, 0x84, m->parent_model_ptr);
 	wfv(b, 0x88, m->bmin, 3);
 	wfv(b, 0x94, m->bmax, 3);

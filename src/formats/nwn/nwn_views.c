@@ -268,25 +268,24 @@ static const char *const nwn_law_open[] = { "node", "newanim", NULL };
 static const char *const nwn_law_close[] = { "endnode", "doneanim", NULL };
 /* What the compiler writes for a statement the text leaves out
  * (docs/nwn-compile.md "Compiler defaults"): zero for everything not listed,
- * the documented non-zero defaults, and part numbers and the supermodel it
- * derives. */
+ * the part numbers and the supermodel it derives, the model box and radius
+ * it starts from, and the non-zero default of every field table row
+ * (nwn_fields.def; a row without one adds another "everything 0"). */
+#define NWN_FIELD(kind, kw, off, type, size, st, member, flags, dflt)                             \
+	{ sizeof(dflt) > 1 ? (kw) : "*", sizeof(dflt) > 1 ? (dflt) : "0" },
 static const lfs_law_default nwn_law_defaults[] = {
 	{ "*", "0" },
 	{ "#part-number", NULL },
 	{ "normals", NULL }, /* computed per corner when the text has none */
 	{ "colors", NULL },  /* vertex colours the compiler writes for a new mesh */
 	{ "setsupermodel", "* NULL" },
-	{ "setanimationscale", "1" },
 	{ "bmin", "-5 -5 -1" },
 	{ "bmax", "5 5 10" },
 	{ "radius", "7" },
-	{ "diffuse", "0.8 0.8 0.8" },
-	{ "ambient", "0.2 0.2 0.2" },
-	{ "shininess", "1" },
-	{ "shadow", "1" },
-	{ "render", "1" },
+#include "../formats/nwn/nwn_fields.def"
 	{ NULL, NULL },
 };
+#undef NWN_FIELD
 /* newanim/doneanim <anim> <model>: the model name is not stored per
  * animation (it reads back as the model's own name) */
 static const char *const nwn_law_free[] = { "newanim 2", "doneanim 2", NULL };
