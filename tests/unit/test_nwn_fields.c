@@ -32,11 +32,11 @@
 #include "formats/nwn/nwn_fields.h"
 #include "formats/nwn/nwn_mdl.h"
 #include "formats/nwn/nwn_mdl_encode.h"
-#include "views/law.h"
-#include "views/nwn_apply.h"
-#include "views/nwn_ascii.h"
-#include "views/nwn_compile.h"
-#include "views/viewset.h"
+#include "law/law.h"
+#include "formats/nwn/nwn_apply.h"
+#include "formats/nwn/nwn_ascii.h"
+#include "formats/nwn/nwn_compile.h"
+#include "registry/viewset.h"
 
 /* One node of each part the table describes, and an animation. */
 static const char MODEL_TEXT[] =

@@ -282,7 +282,7 @@ static const lfs_law_default nwn_law_defaults[] = {
 	{ "bmin", "-5 -5 -1" },
 	{ "bmax", "5 5 10" },
 	{ "radius", "7" },
-#include "../formats/nwn/nwn_fields.def"
+#include "nwn_fields.def"
 	{ NULL, NULL },
 };
 #undef NWN_FIELD
