@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "../common/rd.h"
+#include "../common/wr.h"
 #include "xres.h"
 
 /* header fields (BioWare ERF "ERF Header format") */
@@ -25,20 +26,6 @@ enum {
 	H_OFF_KEYS = 24,
 	H_OFF_RES = 28,
 };
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)(v >> 16);
-	p[3] = (uint8_t)(v >> 24);
-}
-
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
 
 /* the offset an error names: the structure when it starts inside the file,
  * else the header field that points outside it */
@@ -115,7 +102,7 @@ lfs_erf *lfs_erf_new(const char file_type[4], lfs_erf_version version)
 	       4);
 	if (version == LFS_ERF_E10)
 		memset(a->header + 44, '0', 24); /* OID as nwn_erf writes it */
-	put32(a->header + 40, 0xFFFFFFFFu); /* no DescriptionStrRef */
+	lfs_put_le32(a->header + 40, 0xFFFFFFFFu); /* no DescriptionStrRef */
 	set_version_layout(a, version, version == LFS_ERF_V11);
 	return a;
 }
@@ -479,19 +466,19 @@ lfs_err lfs_erf_encode(const lfs_erf *a, uint8_t **out, size_t *n, lfs_error *er
 		return rc;
 	}
 	memcpy(b, a->header, LFS_ERF_HEADER);
-	put32(b + H_LANG_COUNT, a->n_loc);
-	put32(b + H_LOC_SIZE, (uint32_t)loc_n);
-	put32(b + H_ENTRY_COUNT, a->n);
-	put32(b + H_OFF_LOC, (uint32_t)off_loc);
-	put32(b + H_OFF_KEYS, (uint32_t)off_keys);
-	put32(b + H_OFF_RES, (uint32_t)off_res);
+	lfs_put_le32(b + H_LANG_COUNT, a->n_loc);
+	lfs_put_le32(b + H_LOC_SIZE, (uint32_t)loc_n);
+	lfs_put_le32(b + H_ENTRY_COUNT, a->n);
+	lfs_put_le32(b + H_OFF_LOC, (uint32_t)off_loc);
+	lfs_put_le32(b + H_OFF_KEYS, (uint32_t)off_keys);
+	lfs_put_le32(b + H_OFF_RES, (uint32_t)off_res);
 	size_t p = LFS_ERF_HEADER;
 	if (a->gap_n[0])
 		memcpy(b + p, a->gap[0], a->gap_n[0]);
 	p = off_loc;
 	for (uint32_t i = 0; i < a->n_loc; i++) {
-		put32(b + p, a->loc[i].lang);
-		put32(b + p + 4, a->loc[i].size);
+		lfs_put_le32(b + p, a->loc[i].lang);
+		lfs_put_le32(b + p + 4, a->loc[i].size);
 		memcpy(b + p + 8, a->loc[i].text, a->loc[i].size);
 		p += 8 + (size_t)a->loc[i].size;
 	}
@@ -505,15 +492,15 @@ lfs_err lfs_erf_encode(const lfs_erf *a, uint8_t **out, size_t *n, lfs_error *er
 		uint8_t *k = b + off_keys + (size_t)i * a->key_stride;
 		uint8_t *q = b + off_res + (size_t)i * a->res_stride;
 		memcpy(k, e->resref_raw, a->resref_len);
-		put32(k + a->resref_len, e->res_id);
-		put16(k + a->resref_len + 4, e->type);
-		put16(k + a->resref_len + 6, e->unused);
-		put32(q, pos[i]);
-		put32(q + 4, e->size);
+		lfs_put_le32(k + a->resref_len, e->res_id);
+		lfs_put_le16(k + a->resref_len + 4, e->type);
+		lfs_put_le16(k + a->resref_len + 6, e->unused);
+		lfs_put_le32(q, pos[i]);
+		lfs_put_le32(q + 4, e->size);
 		if (a->version == LFS_ERF_E10) {
 			memcpy(k + 24, e->sha1, 20);
-			put32(q + 8, e->compression);
-			put32(q + 12, e->usize);
+			lfs_put_le32(q + 8, e->compression);
+			lfs_put_le32(q + 12, e->usize);
 		}
 		if (e->size)
 			memcpy(b + pos[i], e->data, e->size);
