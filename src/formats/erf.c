@@ -113,6 +113,103 @@ static lfs_err nomem(lfs_error *err, lfs_erf *a)
 	return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "ERF", "out of memory");
 }
 
+/* The localized strings of the file read by @p r (LanguageCount ×
+ * {id, size, bytes} at @p off_loc; StringSize is trusted) into @p a, and
+ * the bytes LocalizedStringSize (@p loc_size) counts past them; *loc_end:
+ * where they end. On an error @p a is the caller's to free. */
+static lfs_err decode_loc(lfs_erf *a, const lfs_rd *r, uint32_t lang_count, uint32_t off_loc,
+			  uint32_t loc_size, size_t *loc_end, lfs_error *err)
+{
+	size_t pos = off_loc;
+	if (lang_count) {
+		if (!lfs_rd_has_n(r, off_loc, lang_count, 8)) {
+			return lfs_fail(err, LFS_ERR_CORRUPT, err_at(off_loc, r->n, H_OFF_LOC), "ERF localized string list",
+					"%u localized strings at offset %u do not fit in the file (%zu bytes)",
+					lang_count, off_loc, r->n);
+		}
+		a->loc = calloc(lang_count, sizeof(*a->loc));
+		if (!a->loc)
+			return nomem(err, NULL);
+	}
+	for (uint32_t i = 0; i < lang_count; i++) {
+		uint32_t id, sz;
+		if (!lfs_rd_u32(r, pos, &id) || !lfs_rd_u32(r, pos + 4, &sz) ||
+		    !lfs_rd_has(r, pos + 8, sz)) {
+			return lfs_fail(err, LFS_ERR_CORRUPT, err_at(pos, r->n, H_OFF_LOC), "ERF localized string",
+					"localized string %u at offset %zu runs past the end of the file "
+					"(%zu bytes)", i, pos, r->n);
+		}
+		lfs_erf_locstr *s = &a->loc[a->n_loc];
+		s->text = malloc((size_t)sz + 1);
+		if (!s->text)
+			return nomem(err, NULL);
+		memcpy(s->text, r->p + pos + 8, sz);
+		s->text[sz] = 0;
+		s->lang = id;
+		s->size = sz;
+		a->n_loc++;
+		pos += 8 + (size_t)sz;
+	}
+	*loc_end = pos;
+	/* bytes that LocalizedStringSize counts past the strings (rollnw's NULs) */
+	if (lang_count && (size_t)off_loc + loc_size > *loc_end && (size_t)off_loc + loc_size <= r->n) {
+		size_t tail = (size_t)off_loc + loc_size - *loc_end;
+		if (copy_range(r->p, *loc_end, tail, &a->loc_tail, &a->loc_tail_n))
+			return nomem(err, NULL);
+		*loc_end += tail;
+	}
+	return LFS_OK;
+}
+
+/* The @p count entries (keys at @p off_keys, resources at @p off_res,
+ * bounds checked against @p fsize; payloads in @p data unless @p tables)
+ * into a->e; *first, *last: the payload region (widened). On an error
+ * @p a is the caller's to free. */
+static lfs_err decode_entries(lfs_erf *a, const uint8_t *data, uint32_t count, uint32_t off_keys,
+			      uint32_t off_res, size_t fsize, bool tables, size_t *first, size_t *last,
+			      lfs_error *err)
+{
+	for (uint32_t i = 0; i < count; i++) {
+		lfs_erf_entry *e = &a->e[i];
+		size_t k = off_keys + (size_t)i * a->key_stride;
+		size_t q = off_res + (size_t)i * a->res_stride;
+		memcpy(e->resref_raw, data + k, a->resref_len);
+		set_resref_raw(e, a->resref_len);
+		e->res_id = lfs_le32(data + k + a->resref_len);
+		e->type = lfs_le16(data + k + a->resref_len + 4);
+		e->unused = lfs_le16(data + k + a->resref_len + 6);
+		e->offset = lfs_le32(data + q);
+		e->size = lfs_le32(data + q + 4);
+		e->usize = e->size;
+		if (a->version == LFS_ERF_E10) {
+			memcpy(e->sha1, data + k + 24, 20);
+			e->compression = lfs_le32(data + q + 8);
+			e->usize = lfs_le32(data + q + 12);
+			if (e->compression > 1) {
+				uint32_t c = e->compression;
+				return lfs_fail(err, LFS_ERR_CORRUPT, q + 8, "ERF resource entry",
+						"entry %u: compression %u at offset %zu is not 0 or 1", i,
+						c, q + 8);
+			}
+		}
+		if ((uint64_t)e->offset + e->size > fsize) {
+			uint32_t off = e->offset, sz = e->size;
+			return lfs_fail(err, LFS_ERR_CORRUPT, q, "ERF resource entry",
+					"entry %u: payload of %u bytes at offset %u runs past the end of the "
+					"file (%zu bytes)", i, sz, off, fsize);
+		}
+		e->data = tables ? NULL : data + e->offset;
+		e->order = e->offset;
+		if (e->size) {
+			if (e->offset < *first)
+				*first = e->offset;
+			if ((size_t)e->offset + e->size > *last)
+				*last = (size_t)e->offset + e->size;
+		}
+	}
+	return LFS_OK;
+}
+
 /*
  * Decode @p data (@p n bytes): the whole file, or with @p tables its first
  * @p n bytes holding the tables of a file of @p fsize bytes (payloads not
@@ -170,46 +267,11 @@ static lfs_err decode_impl(const uint8_t *data, size_t n, size_t fsize, bool tab
 				"the file (%zu bytes)", count, rs, off_res, n);
 	}
 
-	/* localized strings: LanguageCount × {id, size, bytes}; StringSize is trusted */
-	size_t pos = off_loc;
-	if (lang_count) {
-		if (!lfs_rd_has_n(&r, off_loc, lang_count, 8)) {
-			lfs_erf_free(a);
-			return lfs_fail(err, LFS_ERR_CORRUPT, err_at(off_loc, n, H_OFF_LOC), "ERF localized string list",
-					"%u localized strings at offset %u do not fit in the file (%zu bytes)",
-					lang_count, off_loc, n);
-		}
-		a->loc = calloc(lang_count, sizeof(*a->loc));
-		if (!a->loc)
-			return nomem(err, a);
-	}
-	for (uint32_t i = 0; i < lang_count; i++) {
-		uint32_t id, sz;
-		if (!lfs_rd_u32(&r, pos, &id) || !lfs_rd_u32(&r, pos + 4, &sz) ||
-		    !lfs_rd_has(&r, pos + 8, sz)) {
-			lfs_erf_free(a);
-			return lfs_fail(err, LFS_ERR_CORRUPT, err_at(pos, n, H_OFF_LOC), "ERF localized string",
-					"localized string %u at offset %zu runs past the end of the file "
-					"(%zu bytes)", i, pos, n);
-		}
-		lfs_erf_locstr *s = &a->loc[a->n_loc];
-		s->text = malloc((size_t)sz + 1);
-		if (!s->text)
-			return nomem(err, a);
-		memcpy(s->text, data + pos + 8, sz);
-		s->text[sz] = 0;
-		s->lang = id;
-		s->size = sz;
-		a->n_loc++;
-		pos += 8 + (size_t)sz;
-	}
-	size_t loc_end = pos;
-	/* bytes that LocalizedStringSize counts past the strings (rollnw's NULs) */
-	if (lang_count && (size_t)off_loc + loc_size > loc_end && (size_t)off_loc + loc_size <= n) {
-		size_t tail = (size_t)off_loc + loc_size - loc_end;
-		if (copy_range(data, loc_end, tail, &a->loc_tail, &a->loc_tail_n))
-			return nomem(err, a);
-		loc_end += tail;
+	size_t loc_end = off_loc;
+	lfs_err rc = decode_loc(a, &r, lang_count, off_loc, loc_size, &loc_end, err);
+	if (rc) {
+		lfs_erf_free(a);
+		return rc;
 	}
 
 	if (count) {
@@ -219,45 +281,10 @@ static lfs_err decode_impl(const uint8_t *data, size_t n, size_t fsize, bool tab
 		a->cap = count;
 	}
 	size_t first = n, last = 0; /* payload region */
-	for (uint32_t i = 0; i < count; i++) {
-		lfs_erf_entry *e = &a->e[i];
-		size_t k = off_keys + (size_t)i * a->key_stride;
-		size_t q = off_res + (size_t)i * a->res_stride;
-		memcpy(e->resref_raw, data + k, a->resref_len);
-		set_resref_raw(e, a->resref_len);
-		e->res_id = lfs_le32(data + k + a->resref_len);
-		e->type = lfs_le16(data + k + a->resref_len + 4);
-		e->unused = lfs_le16(data + k + a->resref_len + 6);
-		e->offset = lfs_le32(data + q);
-		e->size = lfs_le32(data + q + 4);
-		e->usize = e->size;
-		if (v == LFS_ERF_E10) {
-			memcpy(e->sha1, data + k + 24, 20);
-			e->compression = lfs_le32(data + q + 8);
-			e->usize = lfs_le32(data + q + 12);
-			if (e->compression > 1) {
-				uint32_t c = e->compression;
-				lfs_erf_free(a);
-				return lfs_fail(err, LFS_ERR_CORRUPT, q + 8, "ERF resource entry",
-						"entry %u: compression %u at offset %zu is not 0 or 1", i,
-						c, q + 8);
-			}
-		}
-		if ((uint64_t)e->offset + e->size > fsize) {
-			uint32_t off = e->offset, sz = e->size;
-			lfs_erf_free(a);
-			return lfs_fail(err, LFS_ERR_CORRUPT, q, "ERF resource entry",
-					"entry %u: payload of %u bytes at offset %u runs past the end of the "
-					"file (%zu bytes)", i, sz, off, fsize);
-		}
-		e->data = tables ? NULL : data + e->offset;
-		e->order = e->offset;
-		if (e->size) {
-			if (e->offset < first)
-				first = e->offset;
-			if ((size_t)e->offset + e->size > last)
-				last = (size_t)e->offset + e->size;
-		}
+	rc = decode_entries(a, data, count, off_keys, off_res, fsize, tables, &first, &last, err);
+	if (rc) {
+		lfs_erf_free(a);
+		return rc;
 	}
 	a->n = count;
 	a->tables_only = tables;
