@@ -15,41 +15,16 @@
 # build/src/legacyfs (else build-*/src/legacyfs).
 set -euo pipefail
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-corpus=${LFS_CORPUS:-$root/../shared/corpus}
-rel=tree/rollnw/tests/test_data/renderer/nwn_dump_user/development/mdl/c_drgshad.mdl
-view=meshes/Dragon_head.obj
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(2 7 20 50 200)
-lfs=${LFS_LEGACYFS:-}
-if [ -z "$lfs" ]; then
-	for c in "$root"/build/src/legacyfs "$root"/build-*/src/legacyfs; do
-		[ -x "$c" ] && lfs=$c && break
-	done
-fi
-[ -x "$lfs" ] || { echo "no legacyfs built (set LFS_LEGACYFS)" >&2; exit 77; }
-[ -f "$corpus/nwn/$rel" ] || { echo "no corpus model $corpus/nwn/$rel" >&2; exit 77; }
-
-tmp=$(mktemp -d)
-pid=""
-umnt() {
-	if mountpoint -q "$tmp/mnt" 2>/dev/null; then
-		fusermount3 -u "$tmp/mnt" 2>/dev/null || fusermount3 -uz "$tmp/mnt" || true
-	fi
-	if [ -n "$pid" ]; then wait "$pid" 2>/dev/null || true; fi
-	pid=""
-}
-trap 'umnt; rm -rf "$tmp"' EXIT
+rel='' view=''
+# shellcheck source=bench/savelib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/savelib.sh"
 name=$(basename "$rel")
-mkdir -p "$tmp/src" "$tmp/mnt"
 hwm() { awk '/^VmHWM:/ { print int($2 / 1024) }' "/proc/$pid/status"; }
 for mb in "${sizes[@]}"; do
 	cp "$corpus/nwn/$rel" "$tmp/src/"
-	# shellcheck disable=SC2086
-	"$lfs" -f ${LFS_MOUNT_OPTS:-} "$tmp/src" "$tmp/mnt" 2>"$tmp/log" &
-	pid=$!
-	for _ in $(seq 300); do mountpoint -q "$tmp/mnt" && break; sleep 0.1; done
-	mountpoint -q "$tmp/mnt" || { cat "$tmp/log" >&2; echo "mount failed" >&2; exit 1; }
+	bench_mount
 	python3 - "$tmp/mnt/$name/$view" "$mb" >"$tmp/big.obj" <<'PY'
 import sys
 lines = open(sys.argv[1]).read().split('\n')
@@ -81,5 +56,5 @@ PY
 		"$(stat -c %s "$tmp/big.obj")" $(((b - a) / 1000000000)) $((((b - a) / 1000000) % 1000)) \
 		"$rc" "$(sort -u "$tmp/err" | tr '\n' ' ')" "$h0" "$h1" \
 		"$(head -n1 "$tmp/mnt/$name/errors.txt" 2>/dev/null | cut -c1-160 || echo saved)"
-	umnt
+	bench_umount
 done

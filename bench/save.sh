@@ -23,38 +23,15 @@
 # build/src/legacyfs (else build-*/src/legacyfs).
 set -euo pipefail
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 runs=${1:-11}
-corpus=${LFS_CORPUS:-$root/../shared/corpus}
-rel=${LFS_SAVE_MODEL:-tree/rollnw/tests/test_data/renderer/nwn_dump_user/development/mdl/c_drgshad.mdl}
-view=${LFS_SAVE_VIEW:-meshes/Dragon_head.obj}
-lfs=${LFS_LEGACYFS:-}
-if [ -z "$lfs" ]; then
-	for c in "$root"/build/src/legacyfs "$root"/build-*/src/legacyfs; do
-		[ -x "$c" ] && lfs=$c && break
-	done
-fi
-[ -x "$lfs" ] || { echo "no legacyfs built (set LFS_LEGACYFS)" >&2; exit 77; }
-[ -f "$corpus/nwn/$rel" ] || { echo "no corpus model $corpus/nwn/$rel" >&2; exit 77; }
-
-tmp=$(mktemp -d)
-pid=""
-cleanup() {
-	if mountpoint -q "$tmp/mnt" 2>/dev/null; then
-		fusermount3 -u "$tmp/mnt" 2>/dev/null || fusermount3 -uz "$tmp/mnt" || true
-	fi
-	[ -n "$pid" ] && wait "$pid" 2>/dev/null || true
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+rel=${LFS_SAVE_MODEL:-}
+view=${LFS_SAVE_VIEW:-}
+# shellcheck source=bench/savelib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/savelib.sh"
 name=$(basename "$rel")
-mkdir -p "$tmp/src" "$tmp/mnt" "$tmp/native"
+mkdir -p "$tmp/native"
 cp "$corpus/nwn/$rel" "$tmp/src/"
-# shellcheck disable=SC2086
-"$lfs" -f ${LFS_MOUNT_OPTS:-} "$tmp/src" "$tmp/mnt" 2>"$tmp/log" &
-pid=$!
-for _ in $(seq 300); do mountpoint -q "$tmp/mnt" && break; sleep 0.1; done
-mountpoint -q "$tmp/mnt" || { cat "$tmp/log" >&2; echo "mount failed" >&2; exit 1; }
+bench_mount
 
 m=$tmp/mnt/$name/$view
 n=$tmp/native/$(basename "$view")

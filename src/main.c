@@ -472,6 +472,159 @@ static bool folder_ok(const char *what, const char *path)
 	return true;
 }
 
+/*
+ * Whether MOUNTPOINT may take a mount of SOURCE (else false after a message).
+ * A mountpoint inside SOURCE would make legacyfs stat its own mount while
+ * answering a request for it: a deadlock. Refuse it (SOURCE itself too).
+ * A mountpoint that already is a legacyfs mount would stack a second one
+ * that needs a second unmount: refuse it too (other FUSE mounts, e.g.
+ * sshfs, may be covered, as sshfs and bindfs allow; docs/mount.md).
+ */
+static bool mountpoint_ok(const char *source, const char *mountpoint)
+{
+	char *rs = realpath(source, NULL), *rm = realpath(mountpoint, NULL);
+	if (!rs || !rm) {
+		fprintf(stderr, "legacyfs: %s: %s\n", rs ? mountpoint : source, strerror(errno));
+		free(rs);
+		free(rm);
+		return false;
+	}
+	size_t l = strlen(rs);
+	bool same = !strcmp(rm, rs);
+	bool inside = strncmp(rm, rs, l) == 0 && (rm[l] == '/' || rm[l] == '\0' || l == 1);
+	char *ours = inside ? NULL : legacyfs_mount_at(rm);
+	free(rs);
+	free(rm);
+	if (inside) {
+		fprintf(stderr, same ? "legacyfs: MOUNTPOINT %s must not be SOURCE %s itself\n" :
+			"legacyfs: MOUNTPOINT %s must not be inside SOURCE %s\n", mountpoint, source);
+		return false;
+	}
+	if (ours) {
+		fprintf(stderr, "legacyfs: %s is already a legacyfs mount of %s (fusermount3 -u %s first)\n",
+			mountpoint, ours, mountpoint);
+		free(ours);
+		return false;
+	}
+	return true;
+}
+
+/* --help (the options, then libfuse's) or --version (ours and libfuse's)
+ * on stdout. */
+static void help_or_version(const char *prog, bool help)
+{
+	if (help) {
+		usage(prog);
+		printf("FUSE options:\n");
+		fuse_cmdline_help();
+		fuse_lowlevel_help();
+		return;
+	}
+	printf("legacyfs %s\n", LFS_VERSION);
+	printf("FUSE library version %s\n", fuse_pkgversion());
+	fuse_lowlevel_version();
+}
+
+/* The request layer's options from the mount options. */
+static void ll_opts(lfs_ll *ll, const struct lfs_options *o, const struct lfs_values *v)
+{
+	ll->zero_open = !o->kernel_open;
+	ll->read_only = o->ro;
+	if (v->follow_cpu_ms > 0)
+		ll->follow_ns = (uint64_t)(v->follow_cpu_ms * 1e6);
+	ll->slice_ns = (uint64_t)v->slice_us * 1000;
+	ll->force_uid = v->has_uid;
+	ll->uid = (uid_t)v->uid;
+	ll->force_gid = v->has_gid;
+	ll->gid = (gid_t)v->gid;
+	ll->umask = (mode_t)v->umask;
+}
+
+/* The fs layer's options from the mount options (@p remote_timeout: the
+ * timeout below network and FUSE folders). Returns the thumbnail cache
+ * folder it names (malloc'd, the caller frees it after the fs; NULL: none). */
+static char *fs_opts(const struct lfs_options *o, const struct lfs_values *v,
+		     const struct fuse_cmdline_opts *opts, double remote_timeout, lfs_fs_opts *fo)
+{
+	*fo = (lfs_fs_opts){
+		.timeout = v->timeout,
+		.remote_timeout = remote_timeout,
+		.cache_bytes = (size_t)v->cache_mb << 20,
+		.cache_entries = (size_t)v->cache_entries,
+		.max_model_size = (size_t)v->max_model_mb << 20,
+		.list_classify = (unsigned)v->list_classify,
+		.model_memory = v->model_memory_mb ? (size_t)v->model_memory_mb << 20 : SIZE_MAX,
+		.watch = o->nowatch != 1,
+		.watch_trusted = o->nowatch == 0,
+		.debug = opts->debug,
+		.unlink_grace = v->unlink_grace,
+		.scratch_ttl = v->scratch_ttl,
+		.edit_bytes = (size_t)v->edit_mb << 20,
+		.thumb_size = (unsigned)v->thumb_size,
+		.keep_owner = v->has_uid || v->has_gid,
+		.log = log_to_fuse,
+	};
+	char *tcache = v->thumb_size ? thumb_cache_dir(o) : NULL;
+	fo->thumb_cache = tcache;
+	fo->thumb_cache_bytes = (size_t)v->thumb_cache_mb << 20;
+	return tcache;
+}
+
+/*
+ * The session's request loop until unmount or a signal: 0 for a normal
+ * end (> 0 from libfuse: stopped by SIGINT/SIGTERM/SIGHUP), 1 for a failure.
+ * Multi-threaded by default: a model being built (seconds for a big one)
+ * then holds up only the requests that need that model, and concurrent
+ * saves of different models overlap; the single-threaded loop is ~20%
+ * faster only for warm small-file reads (docs/performance.md "Threads").
+ * -s or -o st: single thread. -o poll_us (default 200): our own
+ * multi-threaded loop where the latest thread to serve a request polls
+ * the fd a while before it sleeps (lfs_ll_loop, docs/performance.md
+ * "Read-write grep"); -o poll_us=0 or -o clone_fd: libfuse's loop.
+ */
+static int session_loop(lfs_ll *ll, struct fuse_session *se, const struct lfs_options *o,
+			const struct lfs_values *v, const struct fuse_cmdline_opts *opts)
+{
+	if (!o->mt || opts->singlethread)
+		return fuse_session_loop(se) < 0;
+	if (v->poll_us && !opts->clone_fd) {
+		/* our own loop: one thread polls after a request (fuse_ll.h lfs_ll_loop) */
+		fuse_log(FUSE_LOG_INFO, "legacyfs: multi-threaded loop, at most %u threads, "
+			 "polling %u us after a request\n", opts->max_threads, (unsigned)v->poll_us);
+		return lfs_ll_loop(ll, opts->max_threads, opts->max_idle_threads, (unsigned)v->poll_us) < 0;
+	}
+	struct fuse_loop_config *cfg = fuse_loop_cfg_create();
+	if (!cfg)
+		return 1;
+	fuse_loop_cfg_set_clone_fd(cfg, (unsigned)opts->clone_fd);
+	/* fuse_parse_cmdline() leaves max_idle_threads at UINT_MAX ("not
+	 * given"); libfuse 3.14 logs "Ignoring invalid max threads value
+	 * 4294967295" when that is passed on, so pass only what was given. */
+	if (opts->max_idle_threads != UINT_MAX)
+		fuse_loop_cfg_set_idle_threads(cfg, opts->max_idle_threads);
+	fuse_loop_cfg_set_max_threads(cfg, opts->max_threads);
+	fuse_log(FUSE_LOG_INFO, "legacyfs: multi-threaded loop, at most %u threads%s\n",
+		 opts->max_threads, opts->clone_fd ? ", one /dev/fuse fd per thread" : "");
+	int ret = fuse_session_loop_mt(se, cfg) < 0;
+	fuse_loop_cfg_destroy(cfg);
+	return ret;
+}
+
+/* The option strings fuse_opt_parse() allocated into @p o. */
+static void options_free(struct lfs_options *o)
+{
+	free(o->thumb_cache);
+	free(o->respath);
+	char **strs[] = { &o->timeout, &o->cache_mb, &o->cache_entries, &o->max_model_mb,
+			  &o->list_classify, &o->model_memory_mb, &o->follow_cpu_ms, &o->slice_us,
+			  &o->poll_us, &o->unlink_grace, &o->scratch_ttl, &o->edit_mb, &o->thumb_size,
+			  &o->thumb_cache_mb, &o->uid, &o->gid, &o->umask, &o->max_threads,
+			  &o->max_idle_threads };
+	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
+		free(*strs[i]);
+	free(o->source);
+}
+
 int main(int argc, char *argv[])
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
@@ -510,18 +663,8 @@ int main(int argc, char *argv[])
 		usage_hint(argv[0]);
 		goto out;
 	}
-	if (opts.show_help) {
-		usage(argv[0]);
-		printf("FUSE options:\n");
-		fuse_cmdline_help();
-		fuse_lowlevel_help();
-		ret = 0;
-		goto out;
-	}
-	if (opts.show_version) {
-		printf("legacyfs %s\n", LFS_VERSION);
-		printf("FUSE library version %s\n", fuse_pkgversion());
-		fuse_lowlevel_version();
+	if (opts.show_help || opts.show_version) {
+		help_or_version(argv[0], opts.show_help);
 		ret = 0;
 		goto out;
 	}
@@ -530,37 +673,8 @@ int main(int argc, char *argv[])
 		usage_hint(argv[0]);
 		goto out;
 	}
-	/*
-	 * A mountpoint inside SOURCE would make legacyfs stat its own mount while
-	 * answering a request for it: a deadlock. Refuse it (SOURCE itself too).
-	 * A mountpoint that already is a legacyfs mount would stack a second one
-	 * that needs a second unmount: refuse it too (other FUSE mounts, e.g.
-	 * sshfs, may be covered, as sshfs and bindfs allow; docs/mount.md).
-	 */
-	char *rs = realpath(o.source, NULL), *rm = realpath(opts.mountpoint, NULL);
-	if (!rs || !rm) {
-		fprintf(stderr, "legacyfs: %s: %s\n", rs ? opts.mountpoint : o.source, strerror(errno));
-		free(rs);
-		free(rm);
+	if (!mountpoint_ok(o.source, opts.mountpoint))
 		goto out;
-	}
-	size_t l = strlen(rs);
-	bool same = !strcmp(rm, rs);
-	bool inside = strncmp(rm, rs, l) == 0 && (rm[l] == '/' || rm[l] == '\0' || l == 1);
-	char *ours = inside ? NULL : legacyfs_mount_at(rm);
-	free(rs);
-	free(rm);
-	if (inside) {
-		fprintf(stderr, same ? "legacyfs: MOUNTPOINT %s must not be SOURCE %s itself\n" :
-			"legacyfs: MOUNTPOINT %s must not be inside SOURCE %s\n", opts.mountpoint, o.source);
-		goto out;
-	}
-	if (ours) {
-		fprintf(stderr, "legacyfs: %s is already a legacyfs mount of %s (fusermount3 -u %s first)\n",
-			opts.mountpoint, ours, opts.mountpoint);
-		free(ours);
-		goto out;
-	}
 	if (o.respath) {
 		/* made absolute now: the daemon later runs from "/" */
 		int e = lfs_texture_set_respath(o.respath);
@@ -599,43 +713,15 @@ int main(int argc, char *argv[])
 	 */
 	umask(0);
 
-	lfs_fs_opts fo = {
-		.timeout = v.timeout,
-		.remote_timeout = remote_timeout,
-		.cache_bytes = (size_t)v.cache_mb << 20,
-		.cache_entries = (size_t)v.cache_entries,
-		.max_model_size = (size_t)v.max_model_mb << 20,
-		.list_classify = (unsigned)v.list_classify,
-		.model_memory = v.model_memory_mb ? (size_t)v.model_memory_mb << 20 : SIZE_MAX,
-		.watch = o.nowatch != 1,
-		.watch_trusted = o.nowatch == 0,
-		.debug = opts.debug,
-		.unlink_grace = v.unlink_grace,
-		.scratch_ttl = v.scratch_ttl,
-		.edit_bytes = (size_t)v.edit_mb << 20,
-		.thumb_size = (unsigned)v.thumb_size,
-		.keep_owner = v.has_uid || v.has_gid,
-		.log = log_to_fuse,
-	};
-	tcache = v.thumb_size ? thumb_cache_dir(&o) : NULL;
-	fo.thumb_cache = tcache;
-	fo.thumb_cache_bytes = (size_t)v.thumb_cache_mb << 20;
+	lfs_fs_opts fo;
+	tcache = fs_opts(&o, &v, &opts, remote_timeout, &fo);
 	/* before the fs (and its threads) ask for a format */
 	lfs_format_ascii_views(o.ascii_views == 1);
 	int r = lfs_fs_new(o.source, &fo, &fs);
 	if (r)
 		goto out;
 	ll.fs = fs;
-	ll.zero_open = !o.kernel_open;
-	ll.read_only = o.ro;
-	if (v.follow_cpu_ms > 0)
-		ll.follow_ns = (uint64_t)(v.follow_cpu_ms * 1e6);
-	ll.slice_ns = (uint64_t)v.slice_us * 1000;
-	ll.force_uid = v.has_uid;
-	ll.uid = (uid_t)v.uid;
-	ll.force_gid = v.has_gid;
-	ll.gid = (gid_t)v.gid;
-	ll.umask = (mode_t)v.umask;
+	ll_opts(&ll, &o, &v);
 
 	se = fuse_session_new(&args, lfs_ll_ops(), sizeof(struct fuse_lowlevel_ops), &ll);
 	if (!se)
@@ -659,42 +745,7 @@ int main(int argc, char *argv[])
 	if (r)
 		fuse_log(FUSE_LOG_WARNING, "legacyfs: watcher not started: %s\n", strerror(r));
 
-	/*
-	 * Multi-threaded by default: a model being built (seconds for a big one)
-	 * then holds up only the requests that need that model, and concurrent
-	 * saves of different models overlap; the single-threaded loop is ~20%
-	 * faster only for warm small-file reads (docs/performance.md "Threads").
-	 * -s or -o st: single thread. -o poll_us (default 200): our own
-	 * multi-threaded loop where the latest thread to serve a request polls
-	 * the fd a while before it sleeps (lfs_ll_loop, docs/performance.md
-	 * "Read-write grep"); -o poll_us=0 or -o clone_fd: libfuse's loop.
-	 */
-	if (o.mt && !opts.singlethread && v.poll_us && !opts.clone_fd) {
-		/* our own loop: one thread polls after a request (fuse_ll.h lfs_ll_loop) */
-		fuse_log(FUSE_LOG_INFO, "legacyfs: multi-threaded loop, at most %u threads, "
-			 "polling %u us after a request\n", opts.max_threads, (unsigned)v.poll_us);
-		ret = lfs_ll_loop(&ll, opts.max_threads, opts.max_idle_threads, (unsigned)v.poll_us) < 0;
-	} else if (o.mt && !opts.singlethread) {
-		struct fuse_loop_config *cfg = fuse_loop_cfg_create();
-		if (!cfg) {
-			ret = 1;
-		} else {
-			fuse_loop_cfg_set_clone_fd(cfg, (unsigned)opts.clone_fd);
-			/* fuse_parse_cmdline() leaves max_idle_threads at UINT_MAX ("not
-			 * given"); libfuse 3.14 logs "Ignoring invalid max threads value
-			 * 4294967295" when that is passed on, so pass only what was given. */
-			if (opts.max_idle_threads != UINT_MAX)
-				fuse_loop_cfg_set_idle_threads(cfg, opts.max_idle_threads);
-			fuse_loop_cfg_set_max_threads(cfg, opts.max_threads);
-			fuse_log(FUSE_LOG_INFO, "legacyfs: multi-threaded loop, at most %u threads%s\n",
-				 opts.max_threads, opts.clone_fd ? ", one /dev/fuse fd per thread" : "");
-			ret = fuse_session_loop_mt(se, cfg) < 0;
-			fuse_loop_cfg_destroy(cfg);
-		}
-	} else {
-		/* > 0: stopped by SIGINT/SIGTERM/SIGHUP, a normal way to end. */
-		ret = fuse_session_loop(se) < 0;
-	}
+	ret = session_loop(&ll, se, &o, &v, &opts);
 	lfs_fs_watch_stop(fs);
 	fuse_session_unmount(se);
 out_signals:
@@ -704,18 +755,9 @@ out_session:
 out:
 	lfs_fs_free(fs);
 	free(tcache);
-	free(o.thumb_cache);
-	free(o.respath);
-	char **strs[] = { &o.timeout, &o.cache_mb, &o.cache_entries, &o.max_model_mb,
-			  &o.list_classify, &o.model_memory_mb, &o.follow_cpu_ms, &o.slice_us,
-			  &o.poll_us, &o.unlink_grace, &o.scratch_ttl, &o.edit_mb, &o.thumb_size,
-			  &o.thumb_cache_mb, &o.uid, &o.gid, &o.umask, &o.max_threads,
-			  &o.max_idle_threads };
-	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
-		free(*strs[i]);
+	options_free(&o);
 	free(ll.conn_opts);
 	free(opts.mountpoint);
-	free(o.source);
 	fuse_opt_free_args(&args);
 	return ret;
 }

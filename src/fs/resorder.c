@@ -28,10 +28,6 @@
 
 /* ---- one folder walk for the scan and the listing ------------------------ */
 
-/* Called for each entry: its folder @p rel ("" = SOURCE) open at @p dfd. */
-typedef void (*walk_fn)(void *ctx, int dfd, const char *rel, const char *name, bool dir,
-			unsigned depth);
-
 /* An ERF-family file's name (.erf .hak .mod .sav .nwm): a container not built from other files. */
 static bool archive_name(const char *name)
 {
@@ -39,7 +35,7 @@ static bool archive_name(const char *name)
 	return c && !(c->uses_aux && c->uses_aux(name));
 }
 
-static void walk(int dfd, const char *rel, unsigned depth, walk_fn fn, void *ctx)
+void lfs_tree_walk(int dfd, const char *rel, unsigned depth, lfs_tree_walk_fn fn, void *ctx)
 {
 	DIR *dp = fdopendir(dfd);
 	if (!dp) {
@@ -56,10 +52,12 @@ static void walk(int dfd, const char *rel, unsigned depth, walk_fn fn, void *ctx
 			struct stat st;
 			if (fstatat(dirfd(dp), nm, &st, AT_SYMLINK_NOFOLLOW) != 0)
 				continue;
-			t = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_UNKNOWN;
+			t = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG :
+			    S_ISLNK(st.st_mode) ? DT_LNK : DT_UNKNOWN;
 		}
 		if (t == DT_DIR) {
-			fn(ctx, dirfd(dp), rel, nm, true, depth);
+			/* symbolic links to folders are not followed: no loops */
+			fn(ctx, dirfd(dp), rel, nm, t, depth);
 			if (depth >= LFS_TEXTURE_INDEX_DEPTH)
 				continue;
 			int cfd = openat(dirfd(dp), nm, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -70,10 +68,10 @@ static void walk(int dfd, const char *rel, unsigned depth, walk_fn fn, void *ctx
 				close(cfd);
 				continue;
 			}
-			walk(cfd, crel, depth + 1, fn, ctx);
+			lfs_tree_walk(cfd, crel, depth + 1, fn, ctx);
 			free(crel);
-		} else if (t == DT_REG) {
-			fn(ctx, dirfd(dp), rel, nm, false, depth);
+		} else if (t == DT_REG || t == DT_LNK) {
+			fn(ctx, dirfd(dp), rel, nm, t, depth);
 		}
 	}
 	closedir(dp);
@@ -155,9 +153,13 @@ static bool in_list(char **v, size_t n, const char *s, size_t sl)
 
 /* ---- the scan ------------------------------------------------------------- */
 
-static void scan_fn(void *ctx, int dfd, const char *rel, const char *name, bool dir, unsigned depth)
+static void scan_fn(void *ctx, int dfd, const char *rel, const char *name, unsigned char dtype,
+		    unsigned depth)
 {
 	(void)dfd;
+	if (dtype == DT_LNK)
+		return;
+	bool dir = dtype == DT_DIR;
 	lfs_resorder *o = ctx;
 	size_t rl = strlen(rel), bl;
 	const char *b = base_of(rel, rl, &bl);
@@ -268,7 +270,7 @@ void lfs_resorder_scan(int rootfd, lfs_resorder *o)
 	memset(o, 0, sizeof(*o));
 	int fd = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd >= 0)
-		walk(fd, "", 0, scan_fn, o);
+		lfs_tree_walk(fd, "", 0, scan_fn, o);
 	/* development/ in an install root or a user folder */
 	for (size_t i = 0; i < o->ndevcand; i++) {
 		const char *d = o->devcand[i];
@@ -564,8 +566,12 @@ static void key_fn(void *ctx, const char *resref, uint16_t type)
 		ent_add(l, resref, strlen(resref), type);
 }
 
-static void list_fn(void *ctx, int dfd, const char *rel, const char *name, bool dir, unsigned depth)
+static void list_fn(void *ctx, int dfd, const char *rel, const char *name, unsigned char dtype,
+		    unsigned depth)
 {
+	if (dtype == DT_LNK)
+		return;
+	bool dir = dtype == DT_DIR;
 	struct listing *l = ctx;
 	if (dir || l->failed || !plain_name(name))
 		return;
@@ -642,7 +648,7 @@ bool lfs_texture_resources_text(int rootfd, lfs_sb *out)
 	l.rootfd = rootfd;
 	int fd = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd >= 0)
-		walk(fd, "", 0, list_fn, &l);
+		lfs_tree_walk(fd, "", 0, list_fn, &l);
 	if (!l.failed && l.n > 1)
 		qsort_r(l.e, l.n, sizeof(*l.e), lent_cmp, &l);
 	for (size_t i = 0; i < l.n && !l.failed;) {

@@ -95,6 +95,25 @@ typedef struct lfs_resorder {
 } lfs_resorder;
 
 /**
+ * Called by lfs_tree_walk() for each entry @p name of folder @p rel (path
+ * from the walk's start, "" = the start itself) open at @p dfd: @p type is
+ * DT_DIR, DT_REG or DT_LNK (<dirent.h>), @p depth the folder's depth (0 at
+ * the start).
+ */
+typedef void (*lfs_tree_walk_fn)(void *ctx, int dfd, const char *rel, const char *name,
+				 unsigned char type, unsigned depth);
+
+/**
+ * Walk the tree of folder @p dfd (taken: closed when done) whose path is
+ * @p rel, at @p depth: every folder, regular file and symbolic link to
+ * @p fn, a folder before its content; symbolic links to folders are not
+ * followed, and folders deeper than LFS_TEXTURE_INDEX_DEPTH are not entered.
+ * Entries whose type cannot be read are skipped. The walk of the resource
+ * order scan and of the texture index.
+ */
+void lfs_tree_walk(int dfd, const char *rel, unsigned depth, lfs_tree_walk_fn fn, void *ctx);
+
+/**
  * Scan SOURCE (@p rootfd; symbolic links to folders not followed; at most
  * LFS_TEXTURE_INDEX_DEPTH levels) for install roots (at SOURCE or one or two
  * folders below it), development folders, modules and haks; when there is a

@@ -329,49 +329,25 @@ static void index_container(struct texindex *x, const lfs_resorder *o, const lfs
 	free(crel);
 }
 
-/* Add the texture files below folder @p dfd (path @p rel from the root, "" = root). */
-static void index_walk(struct texindex *x, const lfs_resorder *o, int dfd, const char *prefix,
-		       const char *rel, unsigned root, unsigned depth)
+/* An index walk: the index, the resource order (NULL: none), the root's
+ * prefix (NULL for SOURCE) and number (0 = SOURCE, i + 1 = respath[i]). */
+struct texwalk {
+	struct texindex *x;
+	const lfs_resorder *o;
+	const char *prefix;
+	unsigned root;
+};
+
+/* lfs_tree_walk() callback: add a texture file, or a container's textures
+ * (below SOURCE only). */
+static void index_entry(void *ctx, int dfd, const char *rel, const char *nm, unsigned char t,
+			unsigned depth)
 {
-	DIR *dp = fdopendir(dfd);
-	if (!dp) {
-		close(dfd);
-		return;
-	}
-	struct dirent *de;
-	while ((de = readdir(dp)) != NULL) {
-		const char *nm = de->d_name;
-		if (!strcmp(nm, ".") || !strcmp(nm, ".."))
-			continue;
-		unsigned char t = de->d_type;
-		if (t == DT_UNKNOWN) {
-			struct stat st;
-			if (fstatat(dirfd(dp), nm, &st, AT_SYMLINK_NOFOLLOW) != 0)
-				continue;
-			t = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG :
-			    S_ISLNK(st.st_mode) ? DT_LNK : DT_UNKNOWN;
-		}
-		if (t == DT_DIR) {
-			/* symbolic links to folders are not followed: no loops */
-			if (depth >= LFS_TEXTURE_INDEX_DEPTH)
-				continue;
-			int cfd = openat(dirfd(dp), nm, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (cfd < 0)
-				continue;
-			char *crel = NULL;
-			if (asprintf(&crel, "%s%s%s", rel, *rel ? "/" : "", nm) < 0) {
-				close(cfd);
-				continue;
-			}
-			index_walk(x, o, cfd, prefix, crel, root, depth + 1);
-			free(crel);
-		} else if (t == DT_REG && root == 0 && lfs_container_for_name(nm)) {
-			index_container(x, o, lfs_container_for_name(nm), rel, nm);
-		} else if (t == DT_REG || t == DT_LNK) {
-			index_add(x, o, prefix, rel, nm, root, depth);
-		}
-	}
-	closedir(dp);
+	const struct texwalk *w = ctx;
+	if (t == DT_REG && w->root == 0 && lfs_container_for_name(nm))
+		index_container(w->x, w->o, lfs_container_for_name(nm), rel, nm);
+	else if (t == DT_REG || t == DT_LNK)
+		index_add(w->x, w->o, w->prefix, rel, nm, w->root, depth);
 }
 
 static int ent_cmp(const void *a, const void *b)
@@ -404,12 +380,13 @@ static struct texindex *index_build(int rootfd, char **rp, size_t nrp)
 	int fd = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	x->rootfd = rootfd;
 	if (fd >= 0)
-		index_walk(x, &ro, fd, NULL, "", 0, 0);
+		lfs_tree_walk(fd, "", 0, index_entry, &(struct texwalk){ x, &ro, NULL, 0 });
 	x->rootfd = -1;
 	for (size_t i = 0; i < nrp; i++) {
 		fd = open(rp[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (fd >= 0)
-			index_walk(x, NULL, fd, rp[i], "", (unsigned)i + 1, 0);
+			lfs_tree_walk(fd, "", 0, index_entry,
+				      &(struct texwalk){ x, NULL, rp[i], (unsigned)i + 1 });
 	}
 	lfs_resorder_free(&ro);
 	if (x->n > 1)

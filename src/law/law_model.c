@@ -94,6 +94,35 @@ static uint32_t first_tok(const char *p, const char *e, const char **t)
 	return (uint32_t)(q - p);
 }
 
+/* One line of a text walked by next_line(): [s, e) without its newline,
+ * its first token t of tl bytes (0: a blank line), its number from 0. */
+typedef struct tline {
+	const char *s, *e, *t;
+	uint32_t tl, line;
+} tline;
+
+/* A walk over the lines of [p, end); next: the number of the next line. */
+typedef struct lwalk {
+	const char *p, *end;
+	uint32_t next;
+} lwalk;
+
+/* The next line of @p w into @p l; false at the end of the text. */
+static bool next_line(lwalk *w, tline *l)
+{
+	if (w->p >= w->end)
+		return false;
+	const char *e = memchr(w->p, '\n', (size_t)(w->end - w->p));
+	if (!e)
+		e = w->end;
+	l->s = w->p;
+	l->e = e;
+	l->line = w->next++;
+	l->tl = first_tok(w->p, e, &l->t);
+	w->p = e + 1;
+	return true;
+}
+
 static bool word_in(const char *w, uint32_t n, const char *const *list)
 {
 	for (; list && *list; list++)
@@ -218,15 +247,11 @@ static void key_text(const lfs_law_dialect *d, const char *text, size_t n, ktext
 		k->failed = 1;
 		return;
 	}
-	uint32_t line = 0;
-	for (const char *p = text, *end = text + n; p < end && !k->failed; line++) {
-		const char *e = memchr(p, '\n', (size_t)(end - p));
-		if (!e)
-			e = end;
-		const char *t;
-		uint32_t tl = first_tok(p, e, &t);
-		const char *lp = p;
-		p = e + 1;
+	lwalk lw = { text, text + n, 0 };
+	tline L;
+	while (!k->failed && next_line(&lw, &L)) {
+		const char *e = L.e, *t = L.t, *lp = L.s;
+		uint32_t tl = L.tl, line = L.line;
 		if (!tl)
 			continue;
 		if (t[0] == (d && d->comment ? d->comment : '#') &&
@@ -328,27 +353,17 @@ static void key_text(const lfs_law_dialect *d, const char *text, size_t n, ktext
 static void key_obj(const char *text, size_t n, ktext *k)
 {
 	bool has_o = false;
-	for (const char *p = text, *end = text + n; p < end;) {
-		const char *e = memchr(p, '\n', (size_t)(end - p));
-		if (!e)
-			e = end;
-		const char *t;
-		uint32_t tl = first_tok(p, e, &t);
-		if (tl == 1 && t[0] == 'o')
+	lwalk lw = { text, text + n, 0 };
+	tline L;
+	while (next_line(&lw, &L))
+		if (L.tl == 1 && L.t[0] == 'o')
 			has_o = true;
-		p = e + 1;
-	}
 	const char *obj = "";
 	uint32_t olen = 0, cnt[4] = { 0 }, tot[3] = { 0 }, base[3] = { 0 };
-	uint32_t line = 0;
-	for (const char *p = text, *end = text + n; p < end && !k->failed; line++) {
-		const char *e = memchr(p, '\n', (size_t)(end - p));
-		if (!e)
-			e = end;
-		const char *t;
-		uint32_t tl = first_tok(p, e, &t);
-		const char *lp = p;
-		p = e + 1;
+	lw = (lwalk){ text, text + n, 0 };
+	while (!k->failed && next_line(&lw, &L)) {
+		const char *e = L.e, *t = L.t, *lp = L.s;
+		uint32_t tl = L.tl, line = L.line;
 		if (!tl || t[0] == '#')
 			continue;
 		if ((tl == 1 && t[0] == 'o') || (!has_o && tl == 1 && t[0] == 'g')) {
@@ -391,21 +406,16 @@ static void key_obj(const char *text, size_t n, ktext *k)
 /* Key the lines of a CSV text: rows by number. */
 static void key_csv(const char *text, size_t n, ktext *k)
 {
-	uint32_t line = 0, idx = 0;
-	for (const char *p = text, *end = text + n; p < end && !k->failed; line++) {
-		const char *e = memchr(p, '\n', (size_t)(end - p));
-		if (!e)
-			e = end;
-		const char *t;
-		uint32_t tl = first_tok(p, e, &t);
-		const char *lp = p;
-		p = e + 1;
-		if (!tl)
+	uint32_t idx = 0;
+	lwalk lw = { text, text + n, 0 };
+	tline L;
+	while (!k->failed && next_line(&lw, &L)) {
+		if (!L.tl)
 			continue;
 		kline *kl = kadd(k);
 		if (!kl)
 			break;
-		*kl = (kline){ "", 0, "row", 3, idx++, line + 1, kl->seq, true, lp, (uint32_t)(e - lp),
+		*kl = (kline){ "", 0, "row", 3, idx++, L.line + 1, kl->seq, true, L.s, (uint32_t)(L.e - L.s),
 			       { 0 } };
 	}
 }

@@ -237,8 +237,9 @@ static const osec *pair_sec(const osec *a, size_t k, const osec *l, size_t n, bo
 	return NULL;
 }
 
-lfs_err lfs_law_compare_obj(lctx *c, bool whole, const char *saved, size_t sn, const char *reread,
-			    size_t rn, const char *orig, size_t on)
+/* Every statement of the saved text is one the OBJ views store; else the
+ * error at the first that is not. */
+static lfs_err known_statements(lctx *c)
 {
 	for (size_t i = 0; i < c->S.nl; i++) {
 		const lline *l = &c->S.l[i];
@@ -255,11 +256,135 @@ lfs_err lfs_law_compare_obj(lctx *c, bool whole, const char *saved, size_t sn, c
 					   kw);
 		}
 	}
+	return LFS_OK;
+}
+
+/* Every corner of the saved text S and of the re-read one R names
+ * elements that exist (the reader allows forward references; a format
+ * that stores them all the same breaks the view). */
+static lfs_err corners_exist(lctx *c, const lfs_obj *S, const lfs_obj *R)
+{
+	for (int side = 0; side < 2; side++) {
+		const lfs_obj *o = side ? R : S;
+		for (size_t i = 0; i < o->nf; i++)
+			for (uint32_t k = 0; k < o->f[i].n; k++) {
+				const lfs_obj_corner *q = &o->c[o->f[i].first + k];
+				if (q->v >= 0 && (size_t)q->v < o->nv &&
+				    (q->t < 0 || (size_t)q->t < o->nt) &&
+				    (q->n < 0 || (size_t)q->n < o->nn))
+					continue;
+				return side ? lfs_fail_at(c->err, c->path, 1, 1,
+						       "the view of the saved model does not read "
+						       "back: face %zu names an element it does not "
+						       "have",
+						       i + 1)
+					 : lfs_fail_at(c->err, c->path, o->f[i].line, q->col,
+						       "this face corner names a vertex, texture "
+						       "coordinate or normal the text does not have");
+			}
+	}
+	return LFS_OK;
+}
+
+/* The apply's value path: faces paired with the original's in order; a
+ * face whose saved positions do not state the original ones moved (moved[],
+ * per saved triangle; its normals are not read); what the other corners
+ * say of each normal (note_normal()). sb, sob: per saved object ss[k] its
+ * re-read and original object, NULL for none. */
+static void note_moved(octx *x, const osec *ss, const osec **sb, const osec **sob, size_t nss,
+		       uint8_t *moved)
+{
+	for (size_t k = 0, tbase = 0; k < nss; k++) {
+		const osec *a = &ss[k], *b = sb[k], *ob = sob[k];
+		size_t ta = tri_count(x->S, a->f0, a->f1);
+		if (b && value_path(x->S, a, x->O, ob) && tri_count(x->R, b->f0, b->f1) == ta) {
+			tcur A = tcur_at(x->S, a->f0, a->f1), B = tcur_at(x->O, ob->f0, ob->f1),
+			     C = tcur_at(x->R, b->f0, b->f1);
+			for (size_t t = 0; t < ta; t++, tcur_next(&A), tcur_next(&B), tcur_next(&C)) {
+				for (unsigned q = 0; q < 3; q++) {
+					const lfs_obj_corner *sc = tcur_corner(&A, q), *oc = tcur_corner(&B, q);
+					if (lfs_obj_vec_keeps(x->S->v_num + 3 * (size_t)sc->v, x->O->v[oc->v], 3) != 7)
+						moved[tbase + t] = 1;
+				}
+				for (unsigned q = 0; q < 3 && !moved[tbase + t]; q++)
+					note_normal(x, tcur_corner(&A, q), tcur_corner(&C, q));
+			}
+		}
+		tbase += ta;
+	}
+}
+
+/* Saved object a against its re-read pair b (NULL: none; nrs re-read
+ * objects): kept, of the same name, every face corner surviving
+ * (corner_what()), as many triangles. moved: per triangle of a, whether
+ * it moved (note_moved()). */
+static lfs_err compare_object(octx *x, const osec *a, const osec *b, bool whole, size_t nrs,
+			      const uint8_t *moved)
+{
+	lctx *c = x->c;
+	const lfs_obj *S = x->S, *R = x->R;
+	lfs_err e = LFS_OK;
+	if (!b) {
+		e = lfs_fail_at(c->err, c->path, a->line ? a->line : S->f[a->f0].line,
+				a->line ? a->col : S->f[a->f0].col,
+				"this object is not kept: reading the view back has %zu "
+				"object(s) with faces%s",
+				nrs, whole ? "" : ", none of this name");
+		return e;
+	}
+	/* a mesh OBJ is one object: its name is compared when the saved
+	 * text gives one */
+	bool named = !whole || a->line;
+	if (named && (a->name_len != b->name_len || memcmp(a->name, b->name, a->name_len))) {
+		e = lfs_fail_at(c->err, c->path, a->line ? a->line : S->f[a->f0].line,
+				a->line ? a->col : S->f[a->f0].col,
+				"this object does not survive the save: reading the view "
+				"back names it '%.*s'",
+				(int)(b->name_len < 64 ? b->name_len : 64), b->name);
+		return e;
+	}
+	size_t ta = tri_count(S, a->f0, a->f1), tb = tri_count(R, b->f0, b->f1);
+	size_t nt = ta < tb ? ta : tb;
+	tcur A = tcur_at(S, a->f0, a->f1), B = tcur_at(R, b->f0, b->f1);
+	for (size_t t = 0; t < nt && !e; t++, tcur_next(&A), tcur_next(&B)) {
+		for (unsigned q = 0; q < 3 && !e; q++) {
+			const lfs_obj_corner *sc = tcur_corner(&A, q);
+			const lfs_obj_corner *rc = tcur_corner(&B, q);
+			const char *what = corner_what(x, sc, rc, moved[t]);
+			if (what)
+				e = lfs_fail_at(c->err, c->path, S->f[A.f].line, sc->col,
+						"this face corner does not survive the save: "
+						"reading the view back changes %s",
+						what);
+		}
+	}
+	if (!e && ta != tb) {
+		size_t fa = ta > tb ? A.f : a->f1 - 1;
+		if (ta > tb)
+			e = lfs_fail_at(c->err, c->path, S->f[fa].line, S->f[fa].col,
+					"this face is not kept: reading the view back has %zu "
+					"triangle(s) in this object, the saved text %zu",
+					tb, ta);
+		else
+			e = lfs_fail_at(c->err, c->path, S->f[fa].line, S->f[fa].col,
+					"reading the view back has %zu further triangle(s) "
+					"after this face",
+					tb - ta);
+	}
+	return e;
+}
+
+lfs_err lfs_law_compare_obj(lctx *c, bool whole, const char *saved, size_t sn, const char *reread,
+			    size_t rn, const char *orig, size_t on)
+{
+	lfs_err e = known_statements(c);
+	if (e)
+		return e;
 	lfs_obj S, R, Ob;
 	memset(&R, 0, sizeof(R));
 	memset(&Ob, 0, sizeof(Ob));
 	lfs_obj_rules rules = { .flags = LFS_OBJ_W }, srules = { .flags = LFS_OBJ_W | LFS_OBJ_NUMS };
-	lfs_err e = lfs_obj_read(c->path, saved, sn, &srules, &S, c->err);
+	e = lfs_obj_read(c->path, saved, sn, &srules, &S, c->err);
 	if (!e) {
 		lfs_error tmp;
 		e = lfs_obj_read(c->path, reread, rn, &rules, &R, &tmp);
@@ -277,27 +402,8 @@ lfs_err lfs_law_compare_obj(lctx *c, bool whole, const char *saved, size_t sn, c
 		else
 			O = NULL;
 	}
-	/* every corner names elements that exist (the reader allows forward
-	 * references; a format that stores them all the same breaks the view) */
-	for (int side = 0; !e && side < 2; side++) {
-		const lfs_obj *o = side ? &R : &S;
-		for (size_t i = 0; !e && i < o->nf; i++)
-			for (uint32_t k = 0; !e && k < o->f[i].n; k++) {
-				const lfs_obj_corner *q = &o->c[o->f[i].first + k];
-				if (q->v >= 0 && (size_t)q->v < o->nv &&
-				    (q->t < 0 || (size_t)q->t < o->nt) &&
-				    (q->n < 0 || (size_t)q->n < o->nn))
-					continue;
-				e = side ? lfs_fail_at(c->err, c->path, 1, 1,
-						       "the view of the saved model does not read "
-						       "back: face %zu names an element it does not "
-						       "have",
-						       i + 1)
-					 : lfs_fail_at(c->err, c->path, o->f[i].line, q->col,
-						       "this face corner names a vertex, texture "
-						       "coordinate or normal the text does not have");
-			}
-	}
+	if (!e)
+		e = corners_exist(c, &S, &R);
 	osec *ss = NULL, *rs = NULL, *os = NULL;
 	size_t nss = 0, nrs = 0, nos = 0;
 	uint8_t *rused = NULL, *oused = NULL, *moved = NULL;
@@ -335,77 +441,11 @@ lfs_err lfs_law_compare_obj(lctx *c, bool whole, const char *saved, size_t sn, c
 			sob[k] = O ? pair_sec(&ss[k], k, os, nos, whole, oused) : NULL;
 		}
 	}
-	/* the apply's value path: faces paired with the original's in order; a
-	 * face whose saved positions do not state the original ones moved (its
-	 * normals are not read); what the other corners say of each normal */
-	for (size_t k = 0, tbase = 0; !e && x.nst && k < nss; k++) {
-		const osec *a = &ss[k], *b = sb[k], *ob = sob[k];
-		size_t ta = tri_count(&S, a->f0, a->f1);
-		if (b && value_path(&S, a, O, ob) && tri_count(&R, b->f0, b->f1) == ta) {
-			tcur A = tcur_at(&S, a->f0, a->f1), B = tcur_at(O, ob->f0, ob->f1),
-			     C = tcur_at(&R, b->f0, b->f1);
-			for (size_t t = 0; t < ta; t++, tcur_next(&A), tcur_next(&B), tcur_next(&C)) {
-				for (unsigned q = 0; q < 3; q++) {
-					const lfs_obj_corner *sc = tcur_corner(&A, q), *oc = tcur_corner(&B, q);
-					if (lfs_obj_vec_keeps(S.v_num + 3 * (size_t)sc->v, O->v[oc->v], 3) != 7)
-						moved[tbase + t] = 1;
-				}
-				for (unsigned q = 0; q < 3 && !moved[tbase + t]; q++)
-					note_normal(&x, tcur_corner(&A, q), tcur_corner(&C, q));
-			}
-		}
-		tbase += ta;
-	}
+	if (!e && x.nst)
+		note_moved(&x, ss, sb, sob, nss, moved);
 	for (size_t k = 0, tbase = 0; !e && k < nss; k++) {
-		const osec *a = &ss[k], *b = sb[k];
-		if (!b) {
-			e = lfs_fail_at(c->err, c->path, a->line ? a->line : S.f[a->f0].line,
-					a->line ? a->col : S.f[a->f0].col,
-					"this object is not kept: reading the view back has %zu "
-					"object(s) with faces%s",
-					nrs, whole ? "" : ", none of this name");
-			break;
-		}
-		/* a mesh OBJ is one object: its name is compared when the saved
-		 * text gives one */
-		bool named = !whole || a->line;
-		if (named && (a->name_len != b->name_len || memcmp(a->name, b->name, a->name_len))) {
-			e = lfs_fail_at(c->err, c->path, a->line ? a->line : S.f[a->f0].line,
-					a->line ? a->col : S.f[a->f0].col,
-					"this object does not survive the save: reading the view "
-					"back names it '%.*s'",
-					(int)(b->name_len < 64 ? b->name_len : 64), b->name);
-			break;
-		}
-		size_t ta = tri_count(&S, a->f0, a->f1), tb = tri_count(&R, b->f0, b->f1);
-		size_t nt = ta < tb ? ta : tb;
-		tcur A = tcur_at(&S, a->f0, a->f1), B = tcur_at(&R, b->f0, b->f1);
-		for (size_t t = 0; t < nt && !e; t++, tcur_next(&A), tcur_next(&B)) {
-			for (unsigned q = 0; q < 3 && !e; q++) {
-				const lfs_obj_corner *sc = tcur_corner(&A, q);
-				const lfs_obj_corner *rc = tcur_corner(&B, q);
-				const char *what = corner_what(&x, sc, rc, moved[tbase + t]);
-				if (what)
-					e = lfs_fail_at(c->err, c->path, S.f[A.f].line, sc->col,
-							"this face corner does not survive the save: "
-							"reading the view back changes %s",
-							what);
-			}
-		}
-		if (!e && ta != tb) {
-			size_t fa = ta > tb ? A.f : a->f1 - 1;
-			if (ta > tb)
-				e = lfs_fail_at(c->err, c->path, S.f[fa].line, S.f[fa].col,
-						"this face is not kept: reading the view back has %zu "
-						"triangle(s) in this object, the saved text %zu",
-						tb, ta);
-			else
-				e = lfs_fail_at(c->err, c->path, S.f[fa].line, S.f[fa].col,
-						"reading the view back has %zu further triangle(s) "
-						"after this face",
-						tb - ta);
-		}
-		tbase += ta;
+		e = compare_object(&x, &ss[k], sb[k], whole, nrs, moved + tbase);
+		tbase += tri_count(&S, ss[k].f0, ss[k].f1);
 	}
 	if (!e && nrs > nss)
 		e = lfs_fail_at(c->err, c->path, c->S.end_line, c->S.end_col,

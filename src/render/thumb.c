@@ -2,15 +2,13 @@
  * @file thumb.c
  * Thumbnail renderer (see thumb.h and docs/thumbnails.md): scene building,
  * a scalar multisampling z-buffer rasterizer with exact fixed-point edge
- * functions drawing in 16-row strips, the box-filter resolve, and PNG
- * encoding through libpng.
+ * functions drawing in 16-row strips, and the box-filter resolve. The PNG
+ * encoding is in thumb_png.c.
  */
 #include "thumb.h"
 #include "../common/mem.h"
 
 #include <math.h>
-#include <png.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -310,24 +308,11 @@ static bool shade(const shade_in *si, float la, float lb, float lc, uint32_t *ou
 	return true;
 }
 
-/*
- * Rasterize one triangle into the current strip, multisample style: the
- * coverage and depth test run per sample (NS per pixel), the colour is
- * computed once per pixel at the pixel centre (barycentrics clamped to the
- * triangle) and written to every covered sample that passes the depth test.
- * Alpha-tested materials whose texture has holes are shaded per sample, so
- * cut-out edges get partial alpha too.
- */
-static void draw_tri(rctx *r, const lfs_thumb_tri *t)
+/* Lighting of the three corners of t (P: their projections, area: the
+ * signed screen area) into I[]: ambient + key + fill, two-sided. */
+static void tri_light(const lfs_thumb_scene *s, const lfs_thumb_tri *t, const pv *const P[3],
+		      int64_t area, float I[3])
 {
-	const lfs_thumb_scene *s = r->s;
-	const lfs_thumb_mat *m = &s->mats[t->mat];
-	int idx[3] = { 0, 1, 2 };
-	const pv *P[3] = { &r->v[t->v[0]], &r->v[t->v[1]], &r->v[t->v[2]] };
-	int64_t area = (int64_t)(P[1]->x - P[0]->x) * (P[2]->y - P[0]->y) -
-		       (int64_t)(P[1]->y - P[0]->y) * (P[2]->x - P[0]->x);
-	if (area == 0)
-		return;
 	/* Facing: with y down, a triangle wound counter-clockwise as seen by
 	 * the camera (its right-hand normal towards the camera) has area < 0. */
 	float facing = area < 0 ? 1.0f : -1.0f;
@@ -339,7 +324,6 @@ static void draw_tri(rctx *r, const lfs_thumb_tri *t)
 	float e2[3] = { p2[0] - p0[0], p2[1] - p0[1], p2[2] - p0[2] };
 	float ng[3] = { e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
 			e1[0] * e2[1] - e1[1] * e2[0] };
-	float I[3];
 	for (int k = 0; k < 3; k++) {
 		const float *n = s->nrm + 3 * (size_t)t->v[k];
 		float d = n[0] * ng[0] + n[1] * ng[1] + n[2] * ng[2];
@@ -349,6 +333,59 @@ static void draw_tri(rctx *r, const lfs_thumb_tri *t)
 		if (!(I[k] >= 0))
 			I[k] = AMBIENT;
 	}
+}
+
+/* The shading inputs of t in screen winding order (V: the corners'
+ * projections reordered by idx, I: corner light in file order). */
+static void tri_shade_in(const lfs_thumb_scene *s, const lfs_thumb_tri *t, const pv *const V[3],
+			 const float I[3], const int idx[3], shade_in *out)
+{
+	const lfs_thumb_mat *m = &s->mats[t->mat];
+	shade_in si = { .alpha_test = m->alpha_test };
+	for (int k = 0; k < 3; k++) {
+		si.iz[k] = V[k]->iz;
+		si.I[k] = I[idx[k]];
+	}
+	si.tex = m->tex < s->n_texs ? &s->texs[m->tex] : NULL;
+	if (si.tex) {
+		for (int k = 0; k < 3; k++) {
+			uint32_t ti = t->t[idx[k]];
+			if (ti == LFS_THUMB_NONE) {
+				si.tex = NULL;
+				break;
+			}
+			si.u[k] = s->uv[2 * (size_t)ti];
+			si.v[k] = s->uv[2 * (size_t)ti + 1];
+			if (!isfinite(si.u[k]) || !isfinite(si.v[k]))
+				si.u[k] = si.v[k] = 0;
+		}
+	}
+	for (int k = 0; k < 3; k++)
+		si.base[k] = isfinite(m->rgb[k]) ? clamp01(m->rgb[k]) : 0.7f;
+	*out = si;
+}
+
+/*
+ * Rasterize one triangle into the current strip, multisample style: the
+ * coverage and depth test run per sample (NS per pixel), the colour is
+ * computed once per pixel at the pixel centre (barycentrics clamped to the
+ * triangle) and written to every covered sample that passes the depth test.
+ * Alpha-tested materials whose texture has holes are shaded per sample, so
+ * cut-out edges get partial alpha too. This is the rasterizer's inner loop:
+ * it stays one function (its edge, depth and mask steps share registers),
+ * the one exception to the house's 150-line limit.
+ */
+static void draw_tri(rctx *r, const lfs_thumb_tri *t)
+{
+	const lfs_thumb_scene *s = r->s;
+	int idx[3] = { 0, 1, 2 };
+	const pv *P[3] = { &r->v[t->v[0]], &r->v[t->v[1]], &r->v[t->v[2]] };
+	int64_t area = (int64_t)(P[1]->x - P[0]->x) * (P[2]->y - P[0]->y) -
+		       (int64_t)(P[1]->y - P[0]->y) * (P[2]->x - P[0]->x);
+	if (area == 0)
+		return;
+	float I[3];
+	tri_light(s, t, P, area, I);
 	if (area < 0) {
 		idx[1] = 2;
 		idx[2] = 1;
@@ -394,27 +431,8 @@ static void draw_tri(rctx *r, const lfs_thumb_tri *t)
 			off[k][q] = samp[q][0] * sx[k] + samp[q][1] * sy[k] + bias[k];
 		ctr[k] = (PSUB / 2) * (sx[k] + sy[k]);
 	}
-	shade_in si = { .alpha_test = m->alpha_test };
-	for (int k = 0; k < 3; k++) {
-		si.iz[k] = V[k]->iz;
-		si.I[k] = I[idx[k]];
-	}
-	si.tex = m->tex < s->n_texs ? &s->texs[m->tex] : NULL;
-	if (si.tex) {
-		for (int k = 0; k < 3; k++) {
-			uint32_t ti = t->t[idx[k]];
-			if (ti == LFS_THUMB_NONE) {
-				si.tex = NULL;
-				break;
-			}
-			si.u[k] = s->uv[2 * (size_t)ti];
-			si.v[k] = s->uv[2 * (size_t)ti + 1];
-			if (!isfinite(si.u[k]) || !isfinite(si.v[k]))
-				si.u[k] = si.v[k] = 0;
-		}
-	}
-	for (int k = 0; k < 3; k++)
-		si.base[k] = isfinite(m->rgb[k]) ? clamp01(m->rgb[k]) : 0.7f;
+	shade_in si;
+	tri_shade_in(s, t, V, I, idx, &si);
 	bool per_sample = si.tex && si.alpha_test && si.tex->holes;
 	/* depth (radius / view depth) is linear in screen space */
 	float zsx = ((float)sx[0] * si.iz[0] + (float)sx[1] * si.iz[1] + (float)sx[2] * si.iz[2]) * inv;
@@ -593,21 +611,11 @@ static double dot3(const double *a, const double *b)
 	return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
-lfs_err lfs_thumb_render(lfs_thumb_scene *s, unsigned size, uint8_t **out, lfs_error *err)
+/* Marks in used[] the positions of drawable triangles and widens lo/hi to
+ * their bounding box; returns the count of drawable triangles. */
+static size_t scene_bounds(const lfs_thumb_scene *s, uint8_t *used, double lo[3], double hi[3])
 {
-	*out = NULL;
-	if (!lfs_thumb_size_ok(size))
-		return lfs_fail(err, LFS_ERR_UNSUPPORTED, SIZE_MAX, "thumbnail",
-				"thumbnail size %u: use 128, 256, 512 or 1024", size);
-	if (s->failed)
-		return lfs_nomem(err, "thumbnail");
-	/* which positions are used by drawable triangles */
-	uint8_t *used = calloc(s->n_pos ? s->n_pos : 1, 1);
-	if (!used)
-		return lfs_nomem(err, "thumbnail");
-	lfs_err rc = LFS_OK;
 	size_t drawable = 0;
-	double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
 	for (size_t i = 0; i < s->n_tris; i++) {
 		const lfs_thumb_tri *t = &s->tris[i];
 		if (!tri_ok(s, t))
@@ -626,17 +634,19 @@ lfs_err lfs_thumb_render(lfs_thumb_scene *s, unsigned size, uint8_t **out, lfs_e
 			}
 		}
 	}
-	if (!drawable) {
-		free(used);
-		return lfs_fail(err, LFS_ERR_UNSUPPORTED, SIZE_MAX, "thumbnail",
-				"no drawable triangles");
-	}
-	if (!fill_normals(s)) {
-		free(used);
-		return lfs_nomem(err, "thumbnail");
-	}
+	return drawable;
+}
 
-	/* Camera: from the front-right and above, at the bounding box centre. */
+/* The camera and the lights in model space: eye, forward f, right rt,
+ * up, unit key (L) and fill (F) light directions, bounding radius R. */
+typedef struct camera {
+	double eye[3], f[3], rt[3], up[3], L[3], F[3], R;
+} camera;
+
+/* Camera: from the front-right and above, at the bounding box centre. */
+static void camera_place(const lfs_thumb_scene *s, const uint8_t *used, const double lo[3],
+			 const double hi[3], camera *cam)
+{
 	double c[3], R = 0;
 	for (int k = 0; k < 3; k++)
 		c[k] = lo[k] * 0.5 + hi[k] * 0.5;
@@ -652,10 +662,11 @@ lfs_err lfs_thumb_render(lfs_thumb_scene *s, unsigned size, uint8_t **out, lfs_e
 	R = sqrt(R);
 	if (!(R > 0) || !isfinite(R))
 		R = 1;
+	cam->R = R;
 	const double dir[3] = { 1.0 / 1.5, 1.0 / 1.5, 0.5 / 1.5 }; /* centre -> eye, unit */
-	double eye[3], f[3], rt[3], up[3];
+	double *f = cam->f, *rt = cam->rt, *up = cam->up;
 	for (int k = 0; k < 3; k++) {
-		eye[k] = c[k] + dir[k] * R * CAM_DIST;
+		cam->eye[k] = c[k] + dir[k] * R * CAM_DIST;
 		f[k] = -dir[k];
 	}
 	/* right = f × Z, up = right × f */
@@ -669,48 +680,39 @@ lfs_err lfs_thumb_render(lfs_thumb_scene *s, unsigned size, uint8_t **out, lfs_e
 	/* key light from the upper left, in front of the model (camera space
 	 * x right, y up, z away from the camera) */
 	const double lc[3] = { -0.45, 0.65, -0.61 }, fc[3] = { 0.75, -0.05, -0.66 };
-	double ll = sqrt(dot3(lc, lc)), fl = sqrt(dot3(fc, fc)), L[3], F[3];
+	double ll = sqrt(dot3(lc, lc)), fl = sqrt(dot3(fc, fc));
 	for (int k = 0; k < 3; k++) {
-		L[k] = (lc[0] * rt[k] + lc[1] * up[k] + lc[2] * f[k]) / ll;
-		F[k] = (fc[0] * rt[k] + fc[1] * up[k] + fc[2] * f[k]) / fl;
+		cam->L[k] = (lc[0] * rt[k] + lc[1] * up[k] + lc[2] * f[k]) / ll;
+		cam->F[k] = (fc[0] * rt[k] + fc[1] * up[k] + fc[2] * f[k]) / fl;
 	}
+}
 
-	uint32_t n_strips = size / STRIP_PX;
-	const size_t strip_n = (size_t)size * STRIP_PX * NS; /* samples per strip */
-	rctx r = { .s = s, .size = size };
-	r.v = malloc((s->n_pos ? s->n_pos : 1) * sizeof(pv));
-	double *proj = malloc((s->n_pos ? s->n_pos : 1) * 2 * sizeof(double));
-	r.col = malloc(strip_n * sizeof(uint32_t));
-	r.z = malloc(strip_n * sizeof(float));
-	r.zpix = malloc(strip_n / NS * sizeof(float));
-	uint32_t *order = NULL, *bucket = NULL;
-	uint8_t *img = malloc((size_t)size * size * 4);
-	size_t *bin_at = calloc(n_strips + 2, sizeof(size_t));
-	uint32_t *bins = NULL, *big = NULL;
-	size_t n_big = 0;
-	if (!r.v || !proj || !r.col || !r.z || !r.zpix || !img || !bin_at)
-		goto nomem;
-	/* project; fit the projected bounding box with a margin */
+/* Projects the used positions into v[] (depth, lighting, then pixel
+ * coordinates × PSUB fitting the projected bounding box with a margin).
+ * proj: scratch of 2 * n_pos doubles. */
+static void project(const lfs_thumb_scene *s, const uint8_t *used, const camera *cam,
+		    unsigned size, double *proj, pv *v)
+{
 	double plo[2] = { INFINITY, INFINITY }, phi[2] = { -INFINITY, -INFINITY };
 	for (size_t i = 0; i < s->n_pos; i++) {
 		if (!used[i])
 			continue;
 		const float *p = s->pos + 3 * i;
-		double d[3] = { p[0] - eye[0], p[1] - eye[1], p[2] - eye[2] };
-		double z = dot3(d, f);
-		if (!(z > R * 1e-6))
-			z = R * 1e-6; /* cannot happen (eye outside the bounding sphere) */
-		double px = dot3(d, rt) / z, py = dot3(d, up) / z;
+		double d[3] = { p[0] - cam->eye[0], p[1] - cam->eye[1], p[2] - cam->eye[2] };
+		double z = dot3(d, cam->f);
+		if (!(z > cam->R * 1e-6))
+			z = cam->R * 1e-6; /* cannot happen (eye outside the bounding sphere) */
+		double px = dot3(d, cam->rt) / z, py = dot3(d, cam->up) / z;
 		proj[2 * i] = px;
 		proj[2 * i + 1] = py;
 		plo[0] = px < plo[0] ? px : plo[0];
 		plo[1] = py < plo[1] ? py : plo[1];
 		phi[0] = px > phi[0] ? px : phi[0];
 		phi[1] = py > phi[1] ? py : phi[1];
-		r.v[i].iz = (float)(R / z);
+		v[i].iz = (float)(cam->R / z);
 		const float *n = s->nrm + 3 * i;
-		r.v[i].ndl = (float)(n[0] * L[0] + n[1] * L[1] + n[2] * L[2]);
-		r.v[i].ndf = (float)(n[0] * F[0] + n[1] * F[1] + n[2] * F[2]);
+		v[i].ndl = (float)(n[0] * cam->L[0] + n[1] * cam->L[1] + n[2] * cam->L[2]);
+		v[i].ndf = (float)(n[0] * cam->F[0] + n[1] * cam->F[1] + n[2] * cam->F[2]);
 	}
 	double ext = phi[0] - plo[0] > phi[1] - plo[1] ? phi[0] - plo[0] : phi[1] - plo[1];
 	double scale = (double)size * (1 - 2 * MARGIN) / ext;
@@ -726,37 +728,39 @@ lfs_err lfs_thumb_render(lfs_thumb_scene *s, unsigned size, uint8_t **out, lfs_e
 			sx = size * 0.5;
 		if (!(sy > -1.0) || sy > size + 1.0)
 			sy = size * 0.5;
-		r.v[i].x = (int32_t)lrint(sx * PSUB);
-		r.v[i].y = (int32_t)lrint(sy * PSUB);
+		v[i].x = (int32_t)lrint(sx * PSUB);
+		v[i].y = (int32_t)lrint(sy * PSUB);
 	}
-	free(proj);
-	proj = NULL;
+}
 
-	/* Front to back (nearest vertex first, counting sort on 4096 depth
-	 * steps, stable): hidden surfaces then fail the per-pixel depth test
-	 * early instead of being shaded and overwritten. Above SORT_MAX
-	 * triangles the file order is kept: its memory locality is worth
-	 * more than the saved overdraw (measured, docs/performance.md). */
+/* Front to back (nearest vertex first, counting sort on 4096 depth
+ * steps, stable): hidden surfaces then fail the per-pixel depth test
+ * early instead of being shaded and overwritten. Above SORT_MAX
+ * triangles the file order is kept: its memory locality is worth
+ * more than the saved overdraw (measured, docs/performance.md).
+ * order: drawable entries, filled with triangle indices. False: no memory. */
+static bool sort_front_to_back(const lfs_thumb_scene *s, const uint8_t *used, const pv *v,
+			       size_t drawable, uint32_t *order)
+{
 	enum { NB = 4096 };
 	float gz0 = INFINITY, gz1 = -INFINITY;
 	for (size_t i = 0; i < s->n_pos; i++)
 		if (used[i]) {
-			gz0 = r.v[i].iz < gz0 ? r.v[i].iz : gz0;
-			gz1 = r.v[i].iz > gz1 ? r.v[i].iz : gz1;
+			gz0 = v[i].iz < gz0 ? v[i].iz : gz0;
+			gz1 = v[i].iz > gz1 ? v[i].iz : gz1;
 		}
 	float gk = gz1 > gz0 ? (float)(NB - 1) / (gz1 - gz0) : 0;
-	order = malloc(drawable * sizeof(uint32_t));
-	bucket = calloc(NB + 1, sizeof(uint32_t));
-	if (!order || !bucket)
-		goto nomem;
+	uint32_t *bucket = calloc(NB + 1, sizeof(uint32_t));
+	if (!bucket)
+		return false;
 	for (int pass = 0; pass < 2; pass++) {
 		for (size_t i = 0; i < s->n_tris; i++) {
 			const lfs_thumb_tri *t = &s->tris[i];
 			if (!tri_ok(s, t))
 				continue;
-			float m = r.v[t->v[0]].iz;
-			m = r.v[t->v[1]].iz > m ? r.v[t->v[1]].iz : m;
-			m = r.v[t->v[2]].iz > m ? r.v[t->v[2]].iz : m;
+			float m = v[t->v[0]].iz;
+			m = v[t->v[1]].iz > m ? v[t->v[1]].iz : m;
+			m = v[t->v[2]].iz > m ? v[t->v[2]].iz : m;
 			int kb = drawable > SORT_MAX ? 0 : (NB - 1) - (int)((m - gz0) * gk); /* nearest first */
 			kb = kb < 0 ? 0 : (kb >= NB ? NB - 1 : kb);
 			if (pass)
@@ -769,90 +773,161 @@ lfs_err lfs_thumb_render(lfs_thumb_scene *s, unsigned size, uint8_t **out, lfs_e
 				bucket[kb + 1] += bucket[kb];
 	}
 	free(bucket);
-	bucket = NULL;
+	return true;
+}
 
-	/* bin the triangles by the strips their pixel rows touch: counts,
-	 * prefix sums, then the indices (two passes over the triangles) */
+/* The triangles of each strip: strip k draws tris[at[k] .. at[k + 1]) and
+ * then every one of big[0 .. n_big) (those spanning BIG_SPAN strips or more). */
+typedef struct strip_bins {
+	size_t *at;     /* n_strips + 2 entries */
+	uint32_t *tris;
+	uint32_t *big;
+	size_t n_big;
+} strip_bins;
+
+/* Bins the triangles (in draw order) by the strips their pixel rows touch:
+ * counts, prefix sums, then the indices (two passes over the triangles).
+ * b->at must be zeroed with n_strips + 2 entries. False: no memory. */
+static bool bin_strips(const lfs_thumb_scene *s, const pv *v, unsigned size, const uint32_t *order,
+		       size_t drawable, strip_bins *b)
+{
+	uint32_t n_strips = size / STRIP_PX;
 	for (int pass = 0; pass < 2; pass++) {
 		for (size_t oi = 0; oi < drawable; oi++) {
 			uint32_t i = order[oi];
 			const lfs_thumb_tri *t = &s->tris[i];
-			int32_t y0 = r.v[t->v[0]].y, y1 = y0;
+			int32_t y0 = v[t->v[0]].y, y1 = y0;
 			for (int k = 1; k < 3; k++) {
-				int32_t y = r.v[t->v[k]].y;
+				int32_t y = v[t->v[k]].y;
 				y0 = y < y0 ? y : y0;
 				y1 = y > y1 ? y : y1;
 			}
-			int64_t a = y0 < 0 ? 0 : y0 / PSUB, b = y1 < 0 ? -1 : y1 / PSUB;
-			if (b >= (int64_t)size)
-				b = (int64_t)size - 1;
-			if (a > b)
+			int64_t a = y0 < 0 ? 0 : y0 / PSUB, z = y1 < 0 ? -1 : y1 / PSUB;
+			if (z >= (int64_t)size)
+				z = (int64_t)size - 1;
+			if (a > z)
 				continue; /* outside the image */
-			uint32_t s0 = (uint32_t)(a / STRIP_PX), s1 = (uint32_t)(b / STRIP_PX);
+			uint32_t s0 = (uint32_t)(a / STRIP_PX), s1 = (uint32_t)(z / STRIP_PX);
 			if (s1 - s0 >= BIG_SPAN) {
 				if (pass)
-					big[n_big] = i;
-				n_big++;
+					b->big[b->n_big] = i;
+				b->n_big++;
 				continue;
 			}
 			for (uint32_t k = s0; k <= s1; k++) {
 				if (pass)
-					bins[bin_at[k + 1]++] = i;
+					b->tris[b->at[k + 1]++] = i;
 				else
-					bin_at[k + 2]++;
+					b->at[k + 2]++;
 			}
 		}
 		if (!pass) {
-			/* bin_at[k + 1] = start of strip k after the prefix sum;
+			/* at[k + 1] = start of strip k after the prefix sum;
 			 * the fill pass advances it to the end of strip k */
 			for (uint32_t k = 0; k < n_strips; k++)
-				bin_at[k + 2] += bin_at[k + 1];
-			bins = malloc((bin_at[n_strips + 1] ? bin_at[n_strips + 1] : 1) * sizeof(uint32_t));
-			big = malloc((n_big ? n_big : 1) * sizeof(uint32_t));
-			if (!bins || !big)
-				goto nomem;
-			n_big = 0;
+				b->at[k + 2] += b->at[k + 1];
+			b->tris = malloc((b->at[n_strips + 1] ? b->at[n_strips + 1] : 1) * sizeof(uint32_t));
+			b->big = malloc((b->n_big ? b->n_big : 1) * sizeof(uint32_t));
+			if (!b->tris || !b->big)
+				return false;
+			b->n_big = 0;
 		}
 	}
+	return true;
+}
+
+/* The premultiplied box filter of the current strip into img (size²
+ * RGBA): covered samples are opaque, the background is (0,0,0,0), so
+ * colour = mean of the covered samples and alpha = their share. */
+static void resolve_strip(const rctx *r, uint8_t *img)
+{
+	const uint32_t *sc = r->col;
+	uint8_t *o = img + (size_t)r->ys * r->size * 4;
+	for (size_t p = 0; p < (size_t)r->size * STRIP_PX; p++, sc += NS, o += 4) {
+		unsigned sr = 0, sg = 0, sb = 0, cnt = 0;
+		for (int q = 0; q < NS; q++) {
+			uint32_t v = sc[q];
+			if (!v)
+				continue;
+			sr += v & 0xFF;
+			sg += (v >> 8) & 0xFF;
+			sb += (v >> 16) & 0xFF;
+			cnt++;
+		}
+		if (!cnt) {
+			o[0] = o[1] = o[2] = o[3] = 0;
+			continue;
+		}
+		o[0] = (uint8_t)((sr + cnt / 2) / cnt);
+		o[1] = (uint8_t)((sg + cnt / 2) / cnt);
+		o[2] = (uint8_t)((sb + cnt / 2) / cnt);
+		o[3] = (uint8_t)((cnt * 255 + NS / 2) / NS);
+	}
+}
+
+lfs_err lfs_thumb_render(lfs_thumb_scene *s, unsigned size, uint8_t **out, lfs_error *err)
+{
+	*out = NULL;
+	if (!lfs_thumb_size_ok(size))
+		return lfs_fail(err, LFS_ERR_UNSUPPORTED, SIZE_MAX, "thumbnail",
+				"thumbnail size %u: use 128, 256, 512 or 1024", size);
+	if (s->failed)
+		return lfs_nomem(err, "thumbnail");
+	/* which positions are used by drawable triangles */
+	uint8_t *used = calloc(s->n_pos ? s->n_pos : 1, 1);
+	if (!used)
+		return lfs_nomem(err, "thumbnail");
+	lfs_err rc = LFS_OK;
+	double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
+	size_t drawable = scene_bounds(s, used, lo, hi);
+	if (!drawable) {
+		free(used);
+		return lfs_fail(err, LFS_ERR_UNSUPPORTED, SIZE_MAX, "thumbnail",
+				"no drawable triangles");
+	}
+	if (!fill_normals(s)) {
+		free(used);
+		return lfs_nomem(err, "thumbnail");
+	}
+	camera cam;
+	camera_place(s, used, lo, hi, &cam);
+
+	uint32_t n_strips = size / STRIP_PX;
+	const size_t strip_n = (size_t)size * STRIP_PX * NS; /* samples per strip */
+	rctx r = { .s = s, .size = size };
+	r.v = malloc((s->n_pos ? s->n_pos : 1) * sizeof(pv));
+	double *proj = malloc((s->n_pos ? s->n_pos : 1) * 2 * sizeof(double));
+	r.col = malloc(strip_n * sizeof(uint32_t));
+	r.z = malloc(strip_n * sizeof(float));
+	r.zpix = malloc(strip_n / NS * sizeof(float));
+	uint32_t *order = NULL;
+	uint8_t *img = malloc((size_t)size * size * 4);
+	strip_bins bins = { .at = calloc(n_strips + 2, sizeof(size_t)) };
+	if (!r.v || !proj || !r.col || !r.z || !r.zpix || !img || !bins.at)
+		goto nomem;
+	project(s, used, &cam, size, proj, r.v);
+	free(proj);
+	proj = NULL;
+	order = malloc(drawable * sizeof(uint32_t));
+	if (!order || !sort_front_to_back(s, used, r.v, drawable, order))
+		goto nomem;
+	if (!bin_strips(s, r.v, size, order, drawable, &bins))
+		goto nomem;
 	free(used);
 	used = NULL;
 
-	/* each strip: clear, draw its triangles and the big ones, then the
-	 * premultiplied box filter: covered samples are opaque, the background
-	 * is (0,0,0,0), so colour = mean of the covered samples and alpha =
-	 * their share */
+	/* each strip: clear, draw its triangles and the big ones, resolve */
 	for (uint32_t k = 0; k < n_strips; k++) {
 		r.ys = k * STRIP_PX;
 		r.ye = r.ys + STRIP_PX;
 		memset(r.col, 0, strip_n * sizeof(uint32_t));
 		memset(r.z, 0, strip_n * sizeof(float));
 		memset(r.zpix, 0, strip_n / NS * sizeof(float));
-		for (size_t b = bin_at[k]; b < bin_at[k + 1]; b++)
-			draw_tri(&r, &s->tris[bins[b]]);
-		for (size_t b = 0; b < n_big; b++)
-			draw_tri(&r, &s->tris[big[b]]);
-		const uint32_t *sc = r.col;
-		uint8_t *o = img + (size_t)r.ys * size * 4;
-		for (size_t p = 0; p < (size_t)size * STRIP_PX; p++, sc += NS, o += 4) {
-			unsigned sr = 0, sg = 0, sb = 0, cnt = 0;
-			for (int q = 0; q < NS; q++) {
-				uint32_t v = sc[q];
-				if (!v)
-					continue;
-				sr += v & 0xFF;
-				sg += (v >> 8) & 0xFF;
-				sb += (v >> 16) & 0xFF;
-				cnt++;
-			}
-			if (!cnt) {
-				o[0] = o[1] = o[2] = o[3] = 0;
-				continue;
-			}
-			o[0] = (uint8_t)((sr + cnt / 2) / cnt);
-			o[1] = (uint8_t)((sg + cnt / 2) / cnt);
-			o[2] = (uint8_t)((sb + cnt / 2) / cnt);
-			o[3] = (uint8_t)((cnt * 255 + NS / 2) / NS);
-		}
+		for (size_t b = bins.at[k]; b < bins.at[k + 1]; b++)
+			draw_tri(&r, &s->tris[bins.tris[b]]);
+		for (size_t b = 0; b < bins.n_big; b++)
+			draw_tri(&r, &s->tris[bins.big[b]]);
+		resolve_strip(&r, img);
 	}
 	*out = img;
 	img = NULL;
@@ -862,221 +937,14 @@ nomem:
 done:
 	free(used);
 	free(proj);
-	free(bin_at);
-	free(bins);
-	free(big);
+	free(bins.at);
+	free(bins.tris);
+	free(bins.big);
 	free(order);
-	free(bucket);
 	free(r.v);
 	free(r.col);
 	free(r.z);
 	free(r.zpix);
 	free(img);
 	return rc;
-}
-
-/* ---- PNG ----------------------------------------------------------------- */
-
-typedef struct pngbuf {
-	uint8_t *p;
-	size_t n, cap;
-	bool failed;
-} pngbuf;
-
-static void png_put(png_structp png, png_bytep data, size_t len)
-{
-	pngbuf *b = png_get_io_ptr(png);
-	if (b->failed)
-		return;
-	void *q = b->p;
-	if (len > SIZE_MAX - b->n || !lfs_grow(&q, &b->cap, b->n + len, 1)) {
-		b->failed = true;
-		png_error(png, "out of memory");
-	}
-	b->p = q;
-	memcpy(b->p + b->n, data, len);
-	b->n += len;
-}
-
-static void png_flush_nop(png_structp png)
-{
-	(void)png;
-}
-
-static void png_warn_quiet(png_structp png, png_const_charp msg)
-{
-	(void)png;
-	(void)msg;
-}
-
-lfs_err lfs_thumb_png(const uint8_t *rgba, unsigned w, unsigned h, const char *uri, int64_t mtime,
-		      uint8_t **png, size_t *pngn, lfs_error *err)
-{
-	*png = NULL;
-	*pngn = 0;
-	pngbuf b = { 0 };
-	png_bytep *rows = malloc((h ? h : 1) * sizeof(png_bytep));
-	png_structp ps = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, png_warn_quiet);
-	png_infop info = ps ? png_create_info_struct(ps) : NULL;
-	if (!rows || !ps || !info) {
-		png_destroy_write_struct(&ps, &info);
-		free(rows);
-		return lfs_nomem(err, "PNG");
-	}
-	pngbuf *volatile vb = &b;
-	if (setjmp(png_jmpbuf(ps))) {
-		png_destroy_write_struct(&ps, &info);
-		free(rows);
-		free(vb->p);
-		return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "PNG", "PNG encoding failed");
-	}
-	png_set_write_fn(ps, &b, png_put, png_flush_nop);
-	png_set_IHDR(ps, info, w, h, 8, PNG_COLOR_TYPE_RGB_ALPHA, PNG_INTERLACE_NONE,
-		     PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-	png_set_compression_level(ps, 1);
-	png_set_filter(ps, PNG_FILTER_TYPE_BASE, PNG_FILTER_SUB);
-	char mt[32];
-	png_text txt[3];
-	int nt = 0;
-	memset(txt, 0, sizeof(txt));
-	if (uri) {
-		txt[nt].compression = PNG_TEXT_COMPRESSION_NONE;
-		txt[nt].key = (png_charp) "Thumb::URI";
-		txt[nt].text = (png_charp)uri;
-		nt++;
-	}
-	if (mtime >= 0) {
-		snprintf(mt, sizeof(mt), "%lld", (long long)mtime);
-		txt[nt].compression = PNG_TEXT_COMPRESSION_NONE;
-		txt[nt].key = (png_charp) "Thumb::MTime";
-		txt[nt].text = mt;
-		nt++;
-	}
-	txt[nt].compression = PNG_TEXT_COMPRESSION_NONE;
-	txt[nt].key = (png_charp) "Software";
-	txt[nt].text = (png_charp) "legacyfs";
-	nt++;
-	png_set_text(ps, info, txt, nt);
-	for (unsigned y = 0; y < h; y++)
-		rows[y] = (png_bytep)(rgba + (size_t)y * w * 4);
-	png_set_rows(ps, info, rows);
-	png_write_png(ps, info, PNG_TRANSFORM_IDENTITY, NULL);
-	png_destroy_write_struct(&ps, &info);
-	free(rows);
-	*png = b.p;
-	*pngn = b.n;
-	return LFS_OK;
-}
-
-/* CRC-32 of PNG chunks (PNG specification, "CRC algorithm"): polynomial 0xEDB88320. */
-static uint32_t png_crc(uint32_t crc, const uint8_t *p, size_t n)
-{
-	crc = ~crc;
-	while (n--) {
-		crc ^= *p++;
-		for (int k = 0; k < 8; k++)
-			crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
-	}
-	return ~crc;
-}
-
-static uint32_t be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static void put_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-/* Append a tEXt chunk "key\0text" at @p o; returns the bytes written. */
-static size_t put_text(uint8_t *o, const char *key, const char *text)
-{
-	size_t kl = strlen(key), tl = strlen(text);
-	put_be32(o, (uint32_t)(kl + 1 + tl));
-	memcpy(o + 4, "tEXt", 4);
-	memcpy(o + 8, key, kl);
-	o[8 + kl] = 0;
-	memcpy(o + 9 + kl, text, tl);
-	put_be32(o + 9 + kl + tl, png_crc(0, o + 4, 4 + kl + 1 + tl));
-	return 12 + kl + 1 + tl;
-}
-
-/* Is chunk @p c (type at c + 4, @p len data bytes) a tEXt of key Thumb::URI or Thumb::MTime? */
-static bool thumb_text(const uint8_t *c, uint32_t len)
-{
-	if (memcmp(c + 4, "tEXt", 4) != 0)
-		return false;
-	static const char *const keys[] = { "Thumb::URI", "Thumb::MTime" };
-	for (int i = 0; i < 2; i++) {
-		size_t kl = strlen(keys[i]);
-		if (len > kl && memcmp(c + 8, keys[i], kl) == 0 && c[8 + kl] == 0)
-			return true;
-	}
-	return false;
-}
-
-lfs_err lfs_thumb_png_retext(const uint8_t *png, size_t n, const char *uri, int64_t mtime,
-			     uint8_t **out, size_t *outn, lfs_error *err)
-{
-	static const uint8_t sig[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
-	*out = NULL;
-	*outn = 0;
-	/* signature, then IHDR (13 data bytes) */
-	if (n < 8 + 25 || memcmp(png, sig, 8) != 0 || be32(png + 8) != 13 ||
-	    memcmp(png + 12, "IHDR", 4) != 0)
-		return lfs_fail(err, LFS_ERR_CORRUPT, 0, "PNG", "not a PNG starting with IHDR");
-	char mt[32] = "";
-	if (mtime >= 0)
-		snprintf(mt, sizeof(mt), "%lld", (long long)mtime);
-	size_t add = (uri ? 12 + sizeof("Thumb::URI") + strlen(uri) : 0) +
-		     (mtime >= 0 ? 12 + sizeof("Thumb::MTime") + strlen(mt) : 0);
-	if (add > SIZE_MAX - n)
-		return lfs_nomem(err, "PNG");
-	uint8_t *o = malloc(n + add);
-	if (!o)
-		return lfs_nomem(err, "PNG");
-	size_t on = 8 + 25;
-	memcpy(o, png, on);
-	if (uri)
-		on += put_text(o + on, "Thumb::URI", uri);
-	if (mtime >= 0)
-		on += put_text(o + on, "Thumb::MTime", mt);
-	for (size_t i = 8 + 25; i < n;) {
-		if (n - i < 12 || be32(png + i) > n - i - 12) {
-			free(o);
-			return lfs_fail(err, LFS_ERR_CORRUPT, i, "PNG chunk", "chunk past the end");
-		}
-		uint32_t len = be32(png + i);
-		size_t cl = 12 + (size_t)len;
-		if (!thumb_text(png + i, len)) {
-			memcpy(o + on, png + i, cl);
-			on += cl;
-		}
-		i += cl;
-	}
-	*out = o;
-	*outn = on;
-	return LFS_OK;
-}
-
-char *lfs_thumb_file_uri(const char *abs_path)
-{
-	char *uri = malloc(7 + 3 * strlen(abs_path) + 1);
-	if (!uri)
-		return NULL;
-	char *u = uri + sprintf(uri, "file://");
-	for (const unsigned char *p = (const unsigned char *)abs_path; *p; p++) {
-		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-		    strchr("/-._~!$&'()*+,;=:@", *p))
-			*u++ = (char)*p;
-		else
-			u += sprintf(u, "%%%02X", *p);
-	}
-	*u = '\0';
-	return uri;
 }

@@ -1,7 +1,9 @@
 /**
  * @file convert.h
  * What the parts of `legacyfs-convert` share (src/tools/convert.c: the
- * command line and the model commands; convert_pack.c: pack and unpack).
+ * command line and the command table; convert_batch.c: batches and
+ * messages; convert_model.c: the model commands; convert_pack.c: pack and
+ * unpack).
  * Exit statuses and messages are convert.c's (its usage text says them).
  */
 #ifndef LFS_TOOLS_CONVERT_H
@@ -19,6 +21,55 @@
 /** Exit statuses (convert.c usage). */
 enum { EXIT_ERR = 1, EXIT_USAGE = 2, EXIT_NOTMODEL = 3, EXIT_READONLY = 4 };
 
+struct convert_cmd;
+
+/** The settings of one run: the command line's options (convert.c). */
+struct run {
+	const struct convert_cmd *cmd; /**< the command's table row */
+	const char *root, *view, *dest, *out; /**< --root, -v, -d, -o (NULL: not given) */
+	size_t max_size;     /**< --max-size, bytes */
+	unsigned thumb_px;   /**< thumbnail's -s, pixels */
+	size_t jobs;         /**< -j: worker threads of a batch (1 = the main thread alone) */
+	bool size_given;     /**< -s given */
+	const char *type_tag; /**< pack --type (NULL: OUT's extension) */
+	lfs_erf_version erf_version; /**< pack --erf-version */
+	bool pack_opt;       /**< --type or --erf-version given */
+};
+
+/** One row of the command table (convert.c): a subcommand. */
+struct convert_cmd {
+	const char *name;  /**< "list", "cat", ... */
+	const char *forms; /**< its usage lines without "legacyfs-convert ", '\n' between */
+	const char *help;  /**< its paragraph of --help */
+	unsigned allow;    /**< CONVERT_OPT_* it accepts (the others: usage, exit 2) */
+	int min_ops;       /**< fewest operands (fewer: usage, exit 2) */
+	/** The command with its @p npos operands @p pos: exit status. */
+	int (*run)(struct run *r, char **pos, int npos);
+	/** One MODEL of a batch, the output into @p out (NULL without -d): exit status. */
+	int (*one)(const struct run *r, const char *model, const char *out);
+	const char *suffix;   /**< appended to a batch output's file name */
+	bool views_to_stdout; /**< a batch writes views to stdout (no progress line there) */
+};
+
+/** struct convert_cmd.allow: the options a command takes besides the
+ *  global ones (--thumb-size, --max-size, --respath, -q, -j). */
+enum {
+	CONVERT_OPT_ROOT = 1u << 0, /**< --root */
+	CONVERT_OPT_DEST = 1u << 1, /**< -d */
+	CONVERT_OPT_VIEW = 1u << 2, /**< -v */
+	CONVERT_OPT_OUT = 1u << 3,  /**< -o */
+	CONVERT_OPT_SIZE = 1u << 4, /**< -s */
+	CONVERT_OPT_PACK = 1u << 5, /**< --type, --erf-version */
+};
+
+/* convert_batch.c */
+/** Many models in one process (convert_batch.c): each by r->cmd->one; a
+ *  failure is reported and the batch goes on. Exit status: 0 all done,
+ *  1 some failed, 3 the only failures were files that are not models. */
+int convert_batch(const struct run *r, char **models, size_t n);
+/** A batch shows its progress line (cleared by -q). */
+extern bool g_progress;
+
 /** A message on stderr (clearing a batch's progress line first). */
 __attribute__((format(printf, 1, 2))) void eprintf(const char *fmt, ...);
 /** lfs_write_all() (src/fs/replace.h) of @p n bytes of @p p to @p fd: 0, or
@@ -35,7 +86,7 @@ int write_result(const char *out, const uint8_t *res, size_t rn, const struct st
 /** A decimal number @p s up to @p max into *v: 0, or -1 when it is none. */
 int parse_uint(const char *s, unsigned long max, unsigned long *v);
 
-/* convert.c: output of batches */
+/* convert_batch.c: output of batches */
 /** @p n bytes of a message to stderr, or into the batch thread's capture. */
 void err_write(const char *s, size_t n);
 /** In a worker of a parallel batch: hand view @p v of @p vs (owned from now

@@ -17,15 +17,7 @@ lfs_require_fuse
 lfs_require_corpus
 lfs_workdir emacs_mode
 export PATH="$(dirname "$CONVERT"):$PATH"
-bin=""
-while read -r f; do
-	if "$CONVERT" cat "$LFS_CORPUS/nwn/$f" model.mdl 2>/dev/null | grep -q '^  position ' &&
-		"$CONVERT" cat "$LFS_CORPUS/nwn/$f" model.mdl | grep -q '^endnode'; then
-		bin="$LFS_CORPUS/nwn/$f"
-		break
-	fi
-done <"$LFS_CORPUS/nwn/binary.txt"
-[ -n "$bin" ] || lfs_die "no corpus model with a position"
+lfs_binary_whose_mdl '^  position ' '^endnode'
 m=$(basename "$bin")
 mkdir -p "$WORK/src"
 cp "$bin" "$WORK/src/$m"

@@ -44,6 +44,39 @@ lfs_require_corpus() {
 	[ -n "${LFS_CORPUS:-}" ] && [ -d "$LFS_CORPUS/nwn/tree" ] || lfs_skip "corpus not found (LFS_CORPUS=${LFS_CORPUS:-})"
 }
 
+# lfs_two_binaries: bins, the NWN binaries of the corpus list (paths); A,
+# the first, and B, the first that differs from A in size (dies when there
+# is none).
+lfs_two_binaries() {
+	local f
+	mapfile -t bins < <(sed 's|^tree/|'"$LFS_CORPUS"'/nwn/tree/|' "$LFS_CORPUS/nwn/binary.txt")
+	A=${bins[0]}
+	B=""
+	for f in "${bins[@]}"; do
+		if ! cmp -s "$f" "$A" && [ "$(stat -c %s "$f")" != "$(stat -c %s "$A")" ]; then B=$f; break; fi
+	done
+	[ -n "$B" ] || lfs_die "no second binary"
+}
+
+# lfs_binary_whose_mdl PATTERN...: bin, the first NWN binary of the corpus
+# list whose model.mdl (as $CONVERT shows it) has a line matching every
+# PATTERN (grep); dies when there is none.
+lfs_binary_whose_mdl() {
+	local f p ok
+	bin=""
+	while read -r f; do
+		ok=1
+		for p in "$@"; do
+			"$CONVERT" cat "$LFS_CORPUS/nwn/$f" model.mdl 2>/dev/null | grep -q -- "$p" || { ok=0; break; }
+		done
+		if [ "$ok" = 1 ]; then
+			bin="$LFS_CORPUS/nwn/$f"
+			return 0
+		fi
+	done <"$LFS_CORPUS/nwn/binary.txt"
+	lfs_die "no corpus model with a position"
+}
+
 # lfs_workdir NAME: fresh $WORK under the build root.
 lfs_workdir() {
 	WORK="$LFS_BUILD_ROOT/tests/integration/work/$1"

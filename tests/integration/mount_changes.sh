@@ -20,13 +20,7 @@ MNT="$WORK/mnt"
 mkdir -p "$SRC/sub/deeper" "$SRC/sub2"
 
 # Two different corpus binaries, and one whose model.mdl names a texture.
-mapfile -t bins < <(sed 's|^tree/|'"$LFS_CORPUS"'/nwn/tree/|' "$LFS_CORPUS/nwn/binary.txt")
-A=${bins[0]}
-B=""
-for f in "${bins[@]}"; do
-	if ! cmp -s "$f" "$A" && [ "$(stat -c %s "$f")" != "$(stat -c %s "$A")" ]; then B=$f; break; fi
-done
-[ -n "$B" ] || lfs_die "no second binary"
+lfs_two_binaries
 TEXBIN=""
 TEXREF=""
 for f in "${bins[@]}"; do

@@ -35,13 +35,7 @@ mkdir -p "$FAR"
 trap 'st=$?; lfs_sshfs_stop; (exit "$st"); lfs_cleanup' EXIT
 lfs_sshfs_start "$WORK/ssh"
 
-mapfile -t bins < <(sed 's|^tree/|'"$LFS_CORPUS"'/nwn/tree/|' "$LFS_CORPUS/nwn/binary.txt")
-A=${bins[0]}
-B=""
-for f in "${bins[@]}"; do
-	if ! cmp -s "$f" "$A" && [ "$(stat -c %s "$f")" != "$(stat -c %s "$A")" ]; then B=$f; break; fi
-done
-[ -n "$B" ] || lfs_die "no second binary"
+lfs_two_binaries
 "$CONVERT" cat "$A" model.mdl >"$WORK/A.mdl.txt"
 "$CONVERT" cat "$B" model.mdl >"$WORK/B.mdl.txt"
 cp "$A" "$FAR/m.mdl"

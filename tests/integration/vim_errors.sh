@@ -21,14 +21,7 @@ lfs_require_corpus
 lfs_workdir vim_errors
 export PATH="$(dirname "$CONVERT"):$PATH"
 RTP="$LFS_SOURCE_ROOT/contrib/vim"
-bin=""
-while read -r f; do
-	if "$CONVERT" cat "$LFS_CORPUS/nwn/$f" model.mdl 2>/dev/null | grep -q '^  position '; then
-		bin="$LFS_CORPUS/nwn/$f"
-		break
-	fi
-done <"$LFS_CORPUS/nwn/binary.txt"
-[ -n "$bin" ] || lfs_die "no corpus model with a position"
+lfs_binary_whose_mdl '^  position '
 m=$(basename "$bin")
 
 # run_editor PROG SCRIPT: PROG headless with contrib/vim on 'runtimepath'

@@ -6,6 +6,7 @@
 
 #include "common/mem.h"
 #include "common/rd.h"
+#include "common/wr.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -204,22 +205,6 @@ size_t nad_key_offset(const nad_model *m, uint32_t t, uint32_t k)
 	return s > SIZE_MAX ? SIZE_MAX : (size_t)s;
 }
 
-static uint8_t *put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)(v >> 16);
-	p[3] = (uint8_t)(v >> 24);
-	return p + 4;
-}
-
-static uint8_t *putf(uint8_t *p, float f)
-{
-	uint32_t u;
-	memcpy(&u, &f, 4);
-	return put32(p, u);
-}
-
 lfs_err nad_encode(const nad_model *m, uint8_t **out, size_t *n, lfs_error *err)
 {
 	*out = NULL;
@@ -243,23 +228,23 @@ lfs_err nad_encode(const nad_model *m, uint8_t **out, size_t *n, lfs_error *err)
 	if (!buf)
 		return lfs_nomem(err, "NAD");
 	uint8_t *p = buf;
-	p = put32(p, m->version);
-	p = put32(p, m->n_tracks);
-	p = put32(p, m->flags);
-	p = putf(p, m->duration);
+	p = lfs_put_le32(p, m->version);
+	p = lfs_put_le32(p, m->n_tracks);
+	p = lfs_put_le32(p, m->flags);
+	p = lfs_put_lef32(p, m->duration);
 	for (uint32_t t = 0; t < m->n_tracks; t++) {
 		const nad_track *tr = &m->tracks[t];
-		p = put32(p, tr->n_keys);
-		p = put32(p, tr->bone);
-		p = put32(p, tr->type);
+		p = lfs_put_le32(p, tr->n_keys);
+		p = lfs_put_le32(p, tr->bone);
+		p = lfs_put_le32(p, tr->type);
 		for (uint32_t k = 0; k < tr->n_keys; k++)
 			for (unsigned i = 0; i < NAD_KEY_FLOATS; i++)
-				p = putf(p, tr->keys[k].v[i]);
+				p = lfs_put_lef32(p, tr->keys[k].v[i]);
 	}
-	p = put32(p, m->n_tags);
+	p = lfs_put_le32(p, m->n_tags);
 	for (uint32_t i = 0; i < m->n_tags; i++) {
-		p = putf(p, m->tags[i].frame);
-		p = put32(p, m->tags[i].type);
+		p = lfs_put_lef32(p, m->tags[i].frame);
+		p = lfs_put_le32(p, m->tags[i].type);
 	}
 	if (m->n_trailing)
 		memcpy(p, m->trailing, m->n_trailing);

@@ -6,6 +6,7 @@
 
 #include "common/mem.h"
 #include "common/rd.h"
+#include "common/wr.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -420,35 +421,12 @@ static bool add_size(size_t *acc, size_t count, size_t size)
 	return true;
 }
 
-static uint8_t *put32(uint8_t *o, uint32_t v)
-{
-	o[0] = (uint8_t)v;
-	o[1] = (uint8_t)(v >> 8);
-	o[2] = (uint8_t)(v >> 16);
-	o[3] = (uint8_t)(v >> 24);
-	return o + 4;
-}
-
-static uint8_t *put16(uint8_t *o, uint16_t v)
-{
-	o[0] = (uint8_t)v;
-	o[1] = (uint8_t)(v >> 8);
-	return o + 2;
-}
-
-static uint8_t *putf(uint8_t *o, float f)
-{
-	uint32_t u;
-	memcpy(&u, &f, 4);
-	return put32(o, u);
-}
-
 static uint8_t *put_planes(uint8_t *o, const nil_plane *pl, size_t count)
 {
 	for (size_t i = 0; i < count; i++) {
 		for (int k = 0; k < 3; k++)
-			o = putf(o, pl[i].n[k]);
-		o = putf(o, pl[i].d);
+			o = lfs_put_lef32(o, pl[i].n[k]);
+		o = lfs_put_lef32(o, pl[i].d);
 	}
 	return o;
 }
@@ -484,44 +462,44 @@ lfs_err nil_encode(const nil_model *m, uint8_t **out, size_t *n, lfs_error *err)
 		return lfs_nomem(err, "encode");
 	uint8_t *o = buf;
 	memcpy(o, m->magic, NIL_MAGIC_SIZE);
-	o = put32(o + NIL_MAGIC_SIZE, m->version);
+	o = lfs_put_le32(o + NIL_MAGIC_SIZE, m->version);
 	memcpy(o, m->light, NIL_LIGHT_SIZE);
 	o += NIL_LIGHT_SIZE;
 	for (int k = 0; k < 3; k++)
-		o = putf(o, m->ambient[k]);
-	o = put32(o, m->n_materials);
+		o = lfs_put_lef32(o, m->ambient[k]);
+	o = lfs_put_le32(o, m->n_materials);
 	if (m->n_materials) {
 		memcpy(o, m->materials, (size_t)m->n_materials * NIL_NAME_SIZE);
 		o += (size_t)m->n_materials * NIL_NAME_SIZE;
 	}
-	o = put32(o, m->n_sectors);
+	o = lfs_put_le32(o, m->n_sectors);
 	for (uint32_t i = 0; i < m->n_decoded; i++) {
 		const nil_sector *s = &m->sectors[i];
-		o = put32(o, s->flags);
+		o = lfs_put_le32(o, s->flags);
 		for (int k = 0; k < 3; k++)
-			o = putf(o, s->ambient[k]);
+			o = lfs_put_lef32(o, s->ambient[k]);
 		*o++ = s->n_sector_planes;
 		o = put_planes(o, s->sector_planes, s->n_sector_planes);
-		o = put16(o, s->n_surface_planes);
+		o = lfs_put_le16(o, s->n_surface_planes);
 		o = put_planes(o, s->surface_planes, s->n_surface_planes);
-		o = put16(o, s->n_bsp);
+		o = lfs_put_le16(o, s->n_bsp);
 		for (size_t j = 0; j < s->n_bsp; j++)
 			for (int k = 0; k < 4; k++)
-				o = put16(o, s->bsp[j].w[k]);
-		o = put16(o, s->n_vertices);
+				o = lfs_put_le16(o, s->bsp[j].w[k]);
+		o = lfs_put_le16(o, s->n_vertices);
 		for (size_t j = 0; j < 3 * (size_t)s->n_vertices; j++)
-			o = putf(o, s->vertices[j]);
-		o = put16(o, s->n_wedges);
+			o = lfs_put_lef32(o, s->vertices[j]);
+		o = lfs_put_le16(o, s->n_wedges);
 		for (size_t j = 0; j < s->n_wedges; j++) {
 			const nil_wedge *w = &s->wedges[j];
-			o = put16(o, w->vertex);
-			o = put16(o, w->base);
+			o = lfs_put_le16(o, w->vertex);
+			o = lfs_put_le16(o, w->base);
 			memcpy(o, w->rgba, 4);
 			o += 4;
-			o = putf(o, w->uv[0]);
-			o = putf(o, w->uv[1]);
-			o = putf(o, w->lm[0]);
-			o = putf(o, w->lm[1]);
+			o = lfs_put_lef32(o, w->uv[0]);
+			o = lfs_put_lef32(o, w->uv[1]);
+			o = lfs_put_lef32(o, w->lm[0]);
+			o = lfs_put_lef32(o, w->lm[1]);
 		}
 		if (s->n_tail) {
 			memcpy(o, s->tail, s->n_tail);

@@ -6,6 +6,7 @@
 
 #include "common/mem.h"
 #include "common/rd.h"
+#include "common/wr.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -285,29 +286,10 @@ fail:
 	return rc;
 }
 
-static uint8_t *put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-	return p + 2;
-}
-
-static uint8_t *put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)(v >> 16);
-	p[3] = (uint8_t)(v >> 24);
-	return p + 4;
-}
-
 static uint8_t *putf(uint8_t *p, const float *f, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		uint32_t u;
-		memcpy(&u, &f[i], 4);
-		p = put32(p, u);
-	}
+	for (size_t i = 0; i < n; i++)
+		p = lfs_put_lef32(p, f[i]);
 	return p;
 }
 
@@ -337,24 +319,24 @@ lfs_err nod_encode(const nod_model *m, uint8_t **out, size_t *nout, lfs_error *e
 	if (!buf)
 		return lfs_nomem(err, "model");
 	uint8_t *p = buf;
-	p = put32(p, m->version);
-	p = put32(p, m->n_materials);
+	p = lfs_put_le32(p, m->version);
+	p = lfs_put_le32(p, m->n_materials);
 	for (uint32_t i = 0; i < m->n_materials; i++, p += NOD_NAME_SIZE)
 		memcpy(p, m->materials[i].raw, NOD_NAME_SIZE);
-	p = put16(p, m->n_bones);
-	p = put16(p, m->n_meshes);
-	p = put32(p, m->n_verts);
-	p = put32(p, m->n_faces);
-	p = put16(p, m->n_groups);
-	p = put32(p, m->flags);
+	p = lfs_put_le16(p, m->n_bones);
+	p = lfs_put_le16(p, m->n_meshes);
+	p = lfs_put_le32(p, m->n_verts);
+	p = lfs_put_le32(p, m->n_faces);
+	p = lfs_put_le16(p, m->n_groups);
+	p = lfs_put_le32(p, m->flags);
 	p = putf(p, m->bounds, 6);
 	for (uint32_t i = 0; i < m->n_bones; i++) {
 		const nod_bone *b = &m->bones[i];
 		p = putf(p, b->translate, 3);
 		p = putf(p, b->inverse, 12);
-		p = put16(p, (uint16_t)b->sibling);
-		p = put16(p, (uint16_t)b->child);
-		p = put16(p, (uint16_t)b->parent);
+		p = lfs_put_le16(p, (uint16_t)b->sibling);
+		p = lfs_put_le16(p, (uint16_t)b->child);
+		p = lfs_put_le16(p, (uint16_t)b->parent);
 	}
 	for (uint32_t i = 0; i < m->n_meshes; i++, p += NOD_NAME_SIZE)
 		memcpy(p, m->meshes[i].raw, NOD_NAME_SIZE);
@@ -370,19 +352,19 @@ lfs_err nod_encode(const nod_model *m, uint8_t **out, size_t *nout, lfs_error *e
 	}
 	if (m->flags & NOD_MODEL_HASLOD)
 		for (uint32_t i = 0; i < m->n_verts; i++)
-			p = put16(p, m->lod[i]);
+			p = lfs_put_le16(p, m->lod[i]);
 	for (uint32_t i = 0; i < m->n_faces; i++)
 		for (int k = 0; k < 3; k++)
-			p = put16(p, m->faces[i].v[k]);
+			p = lfs_put_le16(p, m->faces[i].v[k]);
 	for (uint32_t i = 0; i < m->n_groups; i++) {
 		const nod_group *g = &m->groups[i];
-		p = put32(p, (uint32_t)g->material);
+		p = lfs_put_le32(p, (uint32_t)g->material);
 		memcpy(p, g->reserved, 12);
 		p += 12;
-		p = put16(p, g->n_faces);
-		p = put16(p, g->n_verts);
-		p = put16(p, g->min_verts);
-		p = put16(p, g->flags);
+		p = lfs_put_le16(p, g->n_faces);
+		p = lfs_put_le16(p, g->n_verts);
+		p = lfs_put_le16(p, g->min_verts);
+		p = lfs_put_le16(p, g->flags);
 		*p++ = g->bone;
 		*p++ = g->mesh;
 		memcpy(p, g->pad, 2);

@@ -394,6 +394,100 @@ static lfs_err parse_vertex(tp *p, nod_vertex *v)
 		(arr) = g_;                                         \
 	} while (0)
 
+/* lodcollapse: one word per vertex (the model has NOD_MODEL_HASLOD). */
+static lfs_err parse_lod(tp *p, nod_model *m)
+{
+	lfs_err r;
+	int64_t v;
+	if ((r = count_kw(p, "lodcollapse", UINT32_MAX, &v)))
+		return r;
+	if ((uint64_t)v != m->n_verts) {
+		r = lfs_lex_fail(&p->lx, &p->ln, 1,
+				 "lodcollapse has one word per vertex: expected %u",
+				 (unsigned)m->n_verts);
+		return r;
+	}
+	m->lod = calloc(m->n_verts ? m->n_verts : 1, sizeof(uint16_t));
+	if (!m->lod)
+		return lfs_nomem(p->lx.err, "model.txt");
+	for (uint32_t i = 0; i < m->n_verts; i++) {
+		if ((r = next_line(p, "a lod collapse word")) ||
+		    (r = lfs_lex_arity(&p->lx, &p->ln, 0, "values")) ||
+		    (r = lfs_lex_int(&p->lx, &p->ln, 0, 0, UINT16_MAX, &v)))
+			return r;
+		m->lod[i] = (uint16_t)v;
+	}
+	return LFS_OK;
+}
+
+/* faces N and its rows of 3 vertex indices. */
+static lfs_err parse_faces(tp *p, nod_model *m)
+{
+	lfs_err r;
+	int64_t v;
+	size_t cap = 0;
+	if ((r = count_kw(p, "faces", UINT32_MAX, &v)))
+		return r;
+	for (int64_t i = 0; i < v; i++) {
+		GROW(m->faces, cap, (size_t)i + 1);
+		if ((r = next_line(p, "a face row")))
+			return r;
+		if (p->ln.ntok != 3) {
+			r = lfs_lex_fail(&p->lx, &p->ln, p->ln.ntok < 3 ? p->ln.ntok : 3,
+					 "a face row has 3 vertex indices, found %u", p->ln.ntok);
+			return r;
+		}
+		for (uint32_t k = 0; k < 3; k++) {
+			int64_t x;
+			if ((r = lfs_lex_int(&p->lx, &p->ln, k, 0, UINT16_MAX, &x)))
+				return r;
+			m->faces[i].v[k] = (uint16_t)x;
+		}
+		m->n_faces = (uint32_t)i + 1;
+	}
+	return LFS_OK;
+nomem:
+	return lfs_nomem(p->lx.err, "model.txt");
+}
+
+/* The end of the text, or `trailing HEX` and then the end. */
+static lfs_err parse_trailing(tp *p, nod_model *m)
+{
+	lfs_err r;
+	int lr = lfs_lex_next(&p->lx, &p->ln);
+	if (lr < 0) {
+		return LFS_ERR_PARSE;
+	}
+	if (lr == 1) {
+		if (!lfs_tok_is(&p->ln.tok[0], "trailing")) {
+			r = lfs_lex_fail(&p->lx, &p->ln, 0, "expected 'trailing' or the end of the text");
+			return r;
+		}
+		if ((r = lfs_lex_arity(&p->lx, &p->ln, 1, "hex value")))
+			return r;
+		size_t tl = p->ln.tok[1].len;
+		if (tl % 2 || tl == 0) {
+			r = lfs_lex_fail(&p->lx, &p->ln, 1, "expected an even number of hex digits");
+			return r;
+		}
+		m->trailing = malloc(tl / 2);
+		if (!m->trailing)
+			return lfs_nomem(p->lx.err, "model.txt");
+		if ((r = lfs_lex_hex(&p->lx, &p->ln, 1, m->trailing, tl / 2)))
+			return r;
+		m->n_trailing = tl / 2;
+		lr = lfs_lex_next(&p->lx, &p->ln);
+		if (lr < 0) {
+			return LFS_ERR_PARSE;
+		}
+		if (lr == 1) {
+			r = lfs_lex_fail(&p->lx, &p->ln, 0, "text after 'trailing'");
+			return r;
+		}
+	}
+	return LFS_OK;
+}
+
 lfs_err nod_text_parse(const char *file, const char *text, size_t n, nod_model **out,
 		       lfs_error *err)
 {
@@ -464,47 +558,11 @@ lfs_err nod_text_parse(const char *file, const char *text, size_t n, nod_model *
 		m->n_verts = (uint32_t)i + 1;
 	}
 
-	if (m->flags & NOD_MODEL_HASLOD) {
-		if ((r = count_kw(p, "lodcollapse", UINT32_MAX, &v)))
-			goto fail;
-		if ((uint64_t)v != m->n_verts) {
-			r = lfs_lex_fail(&p->lx, &p->ln, 1,
-					 "lodcollapse has one word per vertex: expected %u",
-					 (unsigned)m->n_verts);
-			goto fail;
-		}
-		m->lod = calloc(m->n_verts ? m->n_verts : 1, sizeof(uint16_t));
-		if (!m->lod)
-			goto nomem;
-		for (uint32_t i = 0; i < m->n_verts; i++) {
-			if ((r = next_line(p, "a lod collapse word")) ||
-			    (r = lfs_lex_arity(&p->lx, &p->ln, 0, "values")) ||
-			    (r = lfs_lex_int(&p->lx, &p->ln, 0, 0, UINT16_MAX, &v)))
-				goto fail;
-			m->lod[i] = (uint16_t)v;
-		}
-	}
-
-	if ((r = count_kw(p, "faces", UINT32_MAX, &v)))
+	if ((m->flags & NOD_MODEL_HASLOD) && (r = parse_lod(p, m)))
 		goto fail;
-	cap = 0;
-	for (int64_t i = 0; i < v; i++) {
-		GROW(m->faces, cap, (size_t)i + 1);
-		if ((r = next_line(p, "a face row")))
-			goto fail;
-		if (p->ln.ntok != 3) {
-			r = lfs_lex_fail(&p->lx, &p->ln, p->ln.ntok < 3 ? p->ln.ntok : 3,
-					 "a face row has 3 vertex indices, found %u", p->ln.ntok);
-			goto fail;
-		}
-		for (uint32_t k = 0; k < 3; k++) {
-			int64_t x;
-			if ((r = lfs_lex_int(&p->lx, &p->ln, k, 0, UINT16_MAX, &x)))
-				goto fail;
-			m->faces[i].v[k] = (uint16_t)x;
-		}
-		m->n_faces = (uint32_t)i + 1;
-	}
+
+	if ((r = parse_faces(p, m)))
+		goto fail;
 
 	if ((r = count_kw(p, "groups", UINT16_MAX, &v)))
 		goto fail;
@@ -527,39 +585,8 @@ lfs_err nod_text_parse(const char *file, const char *text, size_t n, nod_model *
 		goto fail;
 	}
 
-	int lr = lfs_lex_next(&p->lx, &p->ln);
-	if (lr < 0) {
-		r = LFS_ERR_PARSE;
+	if ((r = parse_trailing(p, m)))
 		goto fail;
-	}
-	if (lr == 1) {
-		if (!lfs_tok_is(&p->ln.tok[0], "trailing")) {
-			r = lfs_lex_fail(&p->lx, &p->ln, 0, "expected 'trailing' or the end of the text");
-			goto fail;
-		}
-		if ((r = lfs_lex_arity(&p->lx, &p->ln, 1, "hex value")))
-			goto fail;
-		size_t tl = p->ln.tok[1].len;
-		if (tl % 2 || tl == 0) {
-			r = lfs_lex_fail(&p->lx, &p->ln, 1, "expected an even number of hex digits");
-			goto fail;
-		}
-		m->trailing = malloc(tl / 2);
-		if (!m->trailing)
-			goto nomem;
-		if ((r = lfs_lex_hex(&p->lx, &p->ln, 1, m->trailing, tl / 2)))
-			goto fail;
-		m->n_trailing = tl / 2;
-		lr = lfs_lex_next(&p->lx, &p->ln);
-		if (lr < 0) {
-			r = LFS_ERR_PARSE;
-			goto fail;
-		}
-		if (lr == 1) {
-			r = lfs_lex_fail(&p->lx, &p->ln, 0, "text after 'trailing'");
-			goto fail;
-		}
-	}
 	free(p);
 	*out = m;
 	return LFS_OK;

@@ -434,6 +434,91 @@ static float mesh_area(const nwn_mesh *m)
 	return r;
 }
 
+/* The faces of mesh @p m from the ASCII faces of @p s: planes from the
+ * ASCII positions, vertices @p fv (3 per face, after the split), adjacency
+ * by ASCII vertex through the incidence lists @p in. */
+static void derive_faces(nwn_mesh *m, const nwn_mesh_src *s, const incid *in, const uint16_t *fv)
+{
+	uint32_t nf = s->n_faces;
+	for (uint32_t f = 0; f < nf; f++) {
+		const nwn_src_face *sf = &s->faces[f];
+		nwn_face *df = &m->faces[f];
+		/* d = -n.p1 from the unrounded normal, as nwnmdlcomp's x87
+		 * build keeps it (docs/derived-values.md); a zero normal stays
+		 * the unnormalised cross product */
+		v3 p1 = v3_at(s->verts + 3 * (size_t)sf->v[0]);
+		xv3 cr = face_normal_raw(s, sf);
+		xf l = xv3_len(cr);
+		xv3 nx = l == 0 ? cr : (xv3){ cr.x / l, cr.y / l, cr.z / l };
+		df->plane_normal[0] = (float)nx.x;
+		df->plane_normal[1] = (float)nx.y;
+		df->plane_normal[2] = (float)nx.z;
+		if (l == 0)
+			df->plane_distance = (float)-((xf)df->plane_normal[0] * p1.x + (xf)df->plane_normal[1] * p1.y +
+						      (xf)df->plane_normal[2] * p1.z);
+		else
+			df->plane_distance = (float)-(nx.x * p1.x + nx.y * p1.y + nx.z * p1.z);
+		df->surface_id = sf->surface;
+		for (uint32_t k = 0; k < 3; k++) {
+			df->v[k] = fv[f * 3 + k];
+			int32_t v1 = sf->v[k], v2 = sf->v[(k + 1) % 3];
+			df->adjacent[k] = -1;
+			for (uint32_t j = in->start[v1]; j < in->start[v1 + 1]; j++) {
+				uint32_t f2 = in->item[j] / 3, k2 = in->item[j] % 3;
+				if (f2 == f)
+					continue;
+				const nwn_src_face *o = &s->faces[f2];
+				if (o->v[(k2 + 1) % 3] == v2 || o->v[(k2 + 2) % 3] == v2) {
+					df->adjacent[k] = (int16_t)f2;
+					break;
+				}
+			}
+		}
+		for (uint32_t k = 0; k < 3; k++)
+			m->vindices[f * 3 + k] = fv[f * 3 + k];
+	}
+}
+
+/* The vertex sets of animmesh @p am for the split vertices @p bl (a set
+ * count without its source data becomes 0). False: out of memory. */
+static bool derive_anim_sets(nwn_animmesh *am, const nwn_mesh_src *s, const nwn_alloc *a, const blist *bl)
+{
+	uint32_t nv = bl->n;
+	size_t ns = am->n_vert_sets, nts = am->n_tvert_sets;
+	if (ns && s->anim_verts) {
+		am->anim_verts = zalloc(a, ns * nv * 3, sizeof(float));
+		if (!am->anim_verts)
+			return false;
+		/* vertex-major, as the reference writes them */
+		float *o = am->anim_verts;
+		for (uint32_t i = 0; i < nv; i++)
+			for (size_t k = 0; k < ns; k++) {
+				const float *p = s->anim_verts + 3 * (k * s->n_verts + (size_t)bl->v[i].vert);
+				*o++ = p[0];
+				*o++ = p[1];
+				*o++ = p[2];
+			}
+	} else {
+		am->n_vert_sets = 0;
+	}
+	if (nts && s->anim_tverts) {
+		am->anim_tverts = zalloc(a, nts * nv * 2, sizeof(float));
+		if (!am->anim_tverts)
+			return false;
+		float *o = am->anim_tverts;
+		for (uint32_t i = 0; i < nv; i++)
+			for (size_t k = 0; k < nts; k++) {
+				int32_t tv = bl->v[i].tvert < 0 ? 0 : bl->v[i].tvert;
+				const float *p = s->anim_tverts + 3 * (k * s->n_tverts[0] + (size_t)tv);
+				*o++ = p[0];
+				*o++ = p[1];
+			}
+	} else {
+		am->n_tvert_sets = 0;
+	}
+	return true;
+}
+
 lfs_err nwn_derive_mesh(nwn_node *node, const nwn_mesh_src *s, const nwn_alloc *a, uint32_t **split_src,
 			lfs_error *err)
 {
@@ -491,44 +576,7 @@ lfs_err nwn_derive_mesh(nwn_node *node, const nwn_mesh_src *s, const nwn_alloc *
 		e = NOMEM(err);
 		goto out;
 	}
-	/* faces: planes from the ASCII positions, adjacency by ASCII vertex */
-	for (uint32_t f = 0; f < nf; f++) {
-		const nwn_src_face *sf = &s->faces[f];
-		nwn_face *df = &m->faces[f];
-		/* d = -n.p1 from the unrounded normal, as nwnmdlcomp's x87
-		 * build keeps it (docs/derived-values.md); a zero normal stays
-		 * the unnormalised cross product */
-		v3 p1 = v3_at(s->verts + 3 * (size_t)sf->v[0]);
-		xv3 cr = face_normal_raw(s, sf);
-		xf l = xv3_len(cr);
-		xv3 nx = l == 0 ? cr : (xv3){ cr.x / l, cr.y / l, cr.z / l };
-		df->plane_normal[0] = (float)nx.x;
-		df->plane_normal[1] = (float)nx.y;
-		df->plane_normal[2] = (float)nx.z;
-		if (l == 0)
-			df->plane_distance = (float)-((xf)df->plane_normal[0] * p1.x + (xf)df->plane_normal[1] * p1.y +
-						      (xf)df->plane_normal[2] * p1.z);
-		else
-			df->plane_distance = (float)-(nx.x * p1.x + nx.y * p1.y + nx.z * p1.z);
-		df->surface_id = sf->surface;
-		for (uint32_t k = 0; k < 3; k++) {
-			df->v[k] = fv[f * 3 + k];
-			int32_t v1 = sf->v[k], v2 = sf->v[(k + 1) % 3];
-			df->adjacent[k] = -1;
-			for (uint32_t j = in.start[v1]; j < in.start[v1 + 1]; j++) {
-				uint32_t f2 = in.item[j] / 3, k2 = in.item[j] % 3;
-				if (f2 == f)
-					continue;
-				const nwn_src_face *o = &s->faces[f2];
-				if (o->v[(k2 + 1) % 3] == v2 || o->v[(k2 + 2) % 3] == v2) {
-					df->adjacent[k] = (int16_t)f2;
-					break;
-				}
-			}
-		}
-		for (uint32_t k = 0; k < 3; k++)
-			m->vindices[f * 3 + k] = fv[f * 3 + k];
-	}
+	derive_faces(m, s, &in, fv);
 	/* the incidence lists are sorted by (face, corner); the first match in
 	 * face order is what the reference finds, except that a face listed
 	 * twice under v1 (repeated vertex) is visited once per corner: same face */
@@ -580,44 +628,9 @@ lfs_err nwn_derive_mesh(nwn_node *node, const nwn_mesh_src *s, const nwn_alloc *
 			m->colors[i] = rgb | 0xFF000000u;
 		}
 	}
-	if (node->flags == NWN_ANIMMESH && m->anim) {
-		nwn_animmesh *am = m->anim;
-		size_t ns = am->n_vert_sets, nts = am->n_tvert_sets;
-		if (ns && s->anim_verts) {
-			am->anim_verts = zalloc(a, ns * nv * 3, sizeof(float));
-			if (!am->anim_verts) {
-				e = NOMEM(err);
-				goto out;
-			}
-			/* vertex-major, as the reference writes them */
-			float *o = am->anim_verts;
-			for (uint32_t i = 0; i < nv; i++)
-				for (size_t k = 0; k < ns; k++) {
-					const float *p = s->anim_verts + 3 * (k * s->n_verts + (size_t)bl.v[i].vert);
-					*o++ = p[0];
-					*o++ = p[1];
-					*o++ = p[2];
-				}
-		} else {
-			am->n_vert_sets = 0;
-		}
-		if (nts && s->anim_tverts) {
-			am->anim_tverts = zalloc(a, nts * nv * 2, sizeof(float));
-			if (!am->anim_tverts) {
-				e = NOMEM(err);
-				goto out;
-			}
-			float *o = am->anim_tverts;
-			for (uint32_t i = 0; i < nv; i++)
-				for (size_t k = 0; k < nts; k++) {
-					int32_t tv = bl.v[i].tvert < 0 ? 0 : bl.v[i].tvert;
-					const float *p = s->anim_tverts + 3 * (k * s->n_tverts[0] + (size_t)tv);
-					*o++ = p[0];
-					*o++ = p[1];
-				}
-		} else {
-			am->n_tvert_sets = 0;
-		}
+	if (node->flags == NWN_ANIMMESH && m->anim && !derive_anim_sets(m->anim, s, a, &bl)) {
+		e = NOMEM(err);
+		goto out;
 	}
 	if (node->flags == NWN_DANGLYMESH && m->dangly) {
 		m->dangly->constraints = zalloc(a, nv, sizeof(float));

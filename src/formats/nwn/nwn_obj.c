@@ -13,6 +13,13 @@
 #include <string.h>
 #include <strings.h>
 
+/* The rules of NWN's mesh OBJ reader (see nwn_obj.h). */
+const lfs_obj_rules nwn_obj_rules_nums = {
+	.flags = LFS_OBJ_STRICT | LFS_OBJ_DEFINED_ABOVE | LFS_OBJ_VT_W0 | LFS_OBJ_MDL_MSGS |
+		 LFS_OBJ_NUMS,
+	.max_corners = 15,
+};
+
 /* ---- helpers ------------------------------------------------------------ */
 
 /* First key of controller @p type with at least @p ncols values, or NULL. */

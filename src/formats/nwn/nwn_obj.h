@@ -22,7 +22,17 @@
 #include "common/strbuf.h"
 #include "nwn_mdl.h"
 #include "registry/names.h"
+#include "text/obj.h"
 #include "registry/viewset.h"
+
+/**
+ * What NWN accepts in a mesh OBJ (meshes/<node>.obj and model.obj read back
+ * by the apply): v, vt (a w only when 0), vn, f (3 to 15 corners, indices to
+ * elements defined above), o g s usemtl mtllib (not stored per mesh); any
+ * other statement is refused. Messages in model.mdl's wording; every number
+ * is also kept as written (the printed-precision rule).
+ */
+extern const lfs_obj_rules nwn_obj_rules_nums;
 
 /** Material assignment shared by model.mtl, model.obj and meshes/ *.obj. */
 typedef struct nwn_obj_mats {

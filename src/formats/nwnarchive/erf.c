@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "common/rd.h"
+#include "common/wr.h"
 #include "xres.h"
 
 /* header fields (BioWare ERF "ERF Header format") */
@@ -25,20 +26,6 @@ enum {
 	H_OFF_KEYS = 24,
 	H_OFF_RES = 28,
 };
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)(v >> 16);
-	p[3] = (uint8_t)(v >> 24);
-}
-
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
 
 /* the offset an error names: the structure when it starts inside the file,
  * else the header field that points outside it */
@@ -115,7 +102,7 @@ lfs_erf *lfs_erf_new(const char file_type[4], lfs_erf_version version)
 	       4);
 	if (version == LFS_ERF_E10)
 		memset(a->header + 44, '0', 24); /* OID as nwn_erf writes it */
-	put32(a->header + 40, 0xFFFFFFFFu); /* no DescriptionStrRef */
+	lfs_put_le32(a->header + 40, 0xFFFFFFFFu); /* no DescriptionStrRef */
 	set_version_layout(a, version, version == LFS_ERF_V11);
 	return a;
 }
@@ -124,6 +111,103 @@ static lfs_err nomem(lfs_error *err, lfs_erf *a)
 {
 	lfs_erf_free(a);
 	return lfs_fail(err, LFS_ERR_NOMEM, SIZE_MAX, "ERF", "out of memory");
+}
+
+/* The localized strings of the file read by @p r (LanguageCount ×
+ * {id, size, bytes} at @p off_loc; StringSize is trusted) into @p a, and
+ * the bytes LocalizedStringSize (@p loc_size) counts past them; *loc_end:
+ * where they end. On an error @p a is the caller's to free. */
+static lfs_err decode_loc(lfs_erf *a, const lfs_rd *r, uint32_t lang_count, uint32_t off_loc,
+			  uint32_t loc_size, size_t *loc_end, lfs_error *err)
+{
+	size_t pos = off_loc;
+	if (lang_count) {
+		if (!lfs_rd_has_n(r, off_loc, lang_count, 8)) {
+			return lfs_fail(err, LFS_ERR_CORRUPT, err_at(off_loc, r->n, H_OFF_LOC), "ERF localized string list",
+					"%u localized strings at offset %u do not fit in the file (%zu bytes)",
+					lang_count, off_loc, r->n);
+		}
+		a->loc = calloc(lang_count, sizeof(*a->loc));
+		if (!a->loc)
+			return nomem(err, NULL);
+	}
+	for (uint32_t i = 0; i < lang_count; i++) {
+		uint32_t id, sz;
+		if (!lfs_rd_u32(r, pos, &id) || !lfs_rd_u32(r, pos + 4, &sz) ||
+		    !lfs_rd_has(r, pos + 8, sz)) {
+			return lfs_fail(err, LFS_ERR_CORRUPT, err_at(pos, r->n, H_OFF_LOC), "ERF localized string",
+					"localized string %u at offset %zu runs past the end of the file "
+					"(%zu bytes)", i, pos, r->n);
+		}
+		lfs_erf_locstr *s = &a->loc[a->n_loc];
+		s->text = malloc((size_t)sz + 1);
+		if (!s->text)
+			return nomem(err, NULL);
+		memcpy(s->text, r->p + pos + 8, sz);
+		s->text[sz] = 0;
+		s->lang = id;
+		s->size = sz;
+		a->n_loc++;
+		pos += 8 + (size_t)sz;
+	}
+	*loc_end = pos;
+	/* bytes that LocalizedStringSize counts past the strings (rollnw's NULs) */
+	if (lang_count && (size_t)off_loc + loc_size > *loc_end && (size_t)off_loc + loc_size <= r->n) {
+		size_t tail = (size_t)off_loc + loc_size - *loc_end;
+		if (copy_range(r->p, *loc_end, tail, &a->loc_tail, &a->loc_tail_n))
+			return nomem(err, NULL);
+		*loc_end += tail;
+	}
+	return LFS_OK;
+}
+
+/* The @p count entries (keys at @p off_keys, resources at @p off_res,
+ * bounds checked against @p fsize; payloads in @p data unless @p tables)
+ * into a->e; *first, *last: the payload region (widened). On an error
+ * @p a is the caller's to free. */
+static lfs_err decode_entries(lfs_erf *a, const uint8_t *data, uint32_t count, uint32_t off_keys,
+			      uint32_t off_res, size_t fsize, bool tables, size_t *first, size_t *last,
+			      lfs_error *err)
+{
+	for (uint32_t i = 0; i < count; i++) {
+		lfs_erf_entry *e = &a->e[i];
+		size_t k = off_keys + (size_t)i * a->key_stride;
+		size_t q = off_res + (size_t)i * a->res_stride;
+		memcpy(e->resref_raw, data + k, a->resref_len);
+		set_resref_raw(e, a->resref_len);
+		e->res_id = lfs_le32(data + k + a->resref_len);
+		e->type = lfs_le16(data + k + a->resref_len + 4);
+		e->unused = lfs_le16(data + k + a->resref_len + 6);
+		e->offset = lfs_le32(data + q);
+		e->size = lfs_le32(data + q + 4);
+		e->usize = e->size;
+		if (a->version == LFS_ERF_E10) {
+			memcpy(e->sha1, data + k + 24, 20);
+			e->compression = lfs_le32(data + q + 8);
+			e->usize = lfs_le32(data + q + 12);
+			if (e->compression > 1) {
+				uint32_t c = e->compression;
+				return lfs_fail(err, LFS_ERR_CORRUPT, q + 8, "ERF resource entry",
+						"entry %u: compression %u at offset %zu is not 0 or 1", i,
+						c, q + 8);
+			}
+		}
+		if ((uint64_t)e->offset + e->size > fsize) {
+			uint32_t off = e->offset, sz = e->size;
+			return lfs_fail(err, LFS_ERR_CORRUPT, q, "ERF resource entry",
+					"entry %u: payload of %u bytes at offset %u runs past the end of the "
+					"file (%zu bytes)", i, sz, off, fsize);
+		}
+		e->data = tables ? NULL : data + e->offset;
+		e->order = e->offset;
+		if (e->size) {
+			if (e->offset < *first)
+				*first = e->offset;
+			if ((size_t)e->offset + e->size > *last)
+				*last = (size_t)e->offset + e->size;
+		}
+	}
+	return LFS_OK;
 }
 
 /*
@@ -183,46 +267,11 @@ static lfs_err decode_impl(const uint8_t *data, size_t n, size_t fsize, bool tab
 				"the file (%zu bytes)", count, rs, off_res, n);
 	}
 
-	/* localized strings: LanguageCount × {id, size, bytes}; StringSize is trusted */
-	size_t pos = off_loc;
-	if (lang_count) {
-		if (!lfs_rd_has_n(&r, off_loc, lang_count, 8)) {
-			lfs_erf_free(a);
-			return lfs_fail(err, LFS_ERR_CORRUPT, err_at(off_loc, n, H_OFF_LOC), "ERF localized string list",
-					"%u localized strings at offset %u do not fit in the file (%zu bytes)",
-					lang_count, off_loc, n);
-		}
-		a->loc = calloc(lang_count, sizeof(*a->loc));
-		if (!a->loc)
-			return nomem(err, a);
-	}
-	for (uint32_t i = 0; i < lang_count; i++) {
-		uint32_t id, sz;
-		if (!lfs_rd_u32(&r, pos, &id) || !lfs_rd_u32(&r, pos + 4, &sz) ||
-		    !lfs_rd_has(&r, pos + 8, sz)) {
-			lfs_erf_free(a);
-			return lfs_fail(err, LFS_ERR_CORRUPT, err_at(pos, n, H_OFF_LOC), "ERF localized string",
-					"localized string %u at offset %zu runs past the end of the file "
-					"(%zu bytes)", i, pos, n);
-		}
-		lfs_erf_locstr *s = &a->loc[a->n_loc];
-		s->text = malloc((size_t)sz + 1);
-		if (!s->text)
-			return nomem(err, a);
-		memcpy(s->text, data + pos + 8, sz);
-		s->text[sz] = 0;
-		s->lang = id;
-		s->size = sz;
-		a->n_loc++;
-		pos += 8 + (size_t)sz;
-	}
-	size_t loc_end = pos;
-	/* bytes that LocalizedStringSize counts past the strings (rollnw's NULs) */
-	if (lang_count && (size_t)off_loc + loc_size > loc_end && (size_t)off_loc + loc_size <= n) {
-		size_t tail = (size_t)off_loc + loc_size - loc_end;
-		if (copy_range(data, loc_end, tail, &a->loc_tail, &a->loc_tail_n))
-			return nomem(err, a);
-		loc_end += tail;
+	size_t loc_end = off_loc;
+	lfs_err rc = decode_loc(a, &r, lang_count, off_loc, loc_size, &loc_end, err);
+	if (rc) {
+		lfs_erf_free(a);
+		return rc;
 	}
 
 	if (count) {
@@ -232,45 +281,10 @@ static lfs_err decode_impl(const uint8_t *data, size_t n, size_t fsize, bool tab
 		a->cap = count;
 	}
 	size_t first = n, last = 0; /* payload region */
-	for (uint32_t i = 0; i < count; i++) {
-		lfs_erf_entry *e = &a->e[i];
-		size_t k = off_keys + (size_t)i * a->key_stride;
-		size_t q = off_res + (size_t)i * a->res_stride;
-		memcpy(e->resref_raw, data + k, a->resref_len);
-		set_resref_raw(e, a->resref_len);
-		e->res_id = lfs_le32(data + k + a->resref_len);
-		e->type = lfs_le16(data + k + a->resref_len + 4);
-		e->unused = lfs_le16(data + k + a->resref_len + 6);
-		e->offset = lfs_le32(data + q);
-		e->size = lfs_le32(data + q + 4);
-		e->usize = e->size;
-		if (v == LFS_ERF_E10) {
-			memcpy(e->sha1, data + k + 24, 20);
-			e->compression = lfs_le32(data + q + 8);
-			e->usize = lfs_le32(data + q + 12);
-			if (e->compression > 1) {
-				uint32_t c = e->compression;
-				lfs_erf_free(a);
-				return lfs_fail(err, LFS_ERR_CORRUPT, q + 8, "ERF resource entry",
-						"entry %u: compression %u at offset %zu is not 0 or 1", i,
-						c, q + 8);
-			}
-		}
-		if ((uint64_t)e->offset + e->size > fsize) {
-			uint32_t off = e->offset, sz = e->size;
-			lfs_erf_free(a);
-			return lfs_fail(err, LFS_ERR_CORRUPT, q, "ERF resource entry",
-					"entry %u: payload of %u bytes at offset %u runs past the end of the "
-					"file (%zu bytes)", i, sz, off, fsize);
-		}
-		e->data = tables ? NULL : data + e->offset;
-		e->order = e->offset;
-		if (e->size) {
-			if (e->offset < first)
-				first = e->offset;
-			if ((size_t)e->offset + e->size > last)
-				last = (size_t)e->offset + e->size;
-		}
+	rc = decode_entries(a, data, count, off_keys, off_res, fsize, tables, &first, &last, err);
+	if (rc) {
+		lfs_erf_free(a);
+		return rc;
 	}
 	a->n = count;
 	a->tables_only = tables;
@@ -479,19 +493,19 @@ lfs_err lfs_erf_encode(const lfs_erf *a, uint8_t **out, size_t *n, lfs_error *er
 		return rc;
 	}
 	memcpy(b, a->header, LFS_ERF_HEADER);
-	put32(b + H_LANG_COUNT, a->n_loc);
-	put32(b + H_LOC_SIZE, (uint32_t)loc_n);
-	put32(b + H_ENTRY_COUNT, a->n);
-	put32(b + H_OFF_LOC, (uint32_t)off_loc);
-	put32(b + H_OFF_KEYS, (uint32_t)off_keys);
-	put32(b + H_OFF_RES, (uint32_t)off_res);
+	lfs_put_le32(b + H_LANG_COUNT, a->n_loc);
+	lfs_put_le32(b + H_LOC_SIZE, (uint32_t)loc_n);
+	lfs_put_le32(b + H_ENTRY_COUNT, a->n);
+	lfs_put_le32(b + H_OFF_LOC, (uint32_t)off_loc);
+	lfs_put_le32(b + H_OFF_KEYS, (uint32_t)off_keys);
+	lfs_put_le32(b + H_OFF_RES, (uint32_t)off_res);
 	size_t p = LFS_ERF_HEADER;
 	if (a->gap_n[0])
 		memcpy(b + p, a->gap[0], a->gap_n[0]);
 	p = off_loc;
 	for (uint32_t i = 0; i < a->n_loc; i++) {
-		put32(b + p, a->loc[i].lang);
-		put32(b + p + 4, a->loc[i].size);
+		lfs_put_le32(b + p, a->loc[i].lang);
+		lfs_put_le32(b + p + 4, a->loc[i].size);
 		memcpy(b + p + 8, a->loc[i].text, a->loc[i].size);
 		p += 8 + (size_t)a->loc[i].size;
 	}
@@ -505,15 +519,15 @@ lfs_err lfs_erf_encode(const lfs_erf *a, uint8_t **out, size_t *n, lfs_error *er
 		uint8_t *k = b + off_keys + (size_t)i * a->key_stride;
 		uint8_t *q = b + off_res + (size_t)i * a->res_stride;
 		memcpy(k, e->resref_raw, a->resref_len);
-		put32(k + a->resref_len, e->res_id);
-		put16(k + a->resref_len + 4, e->type);
-		put16(k + a->resref_len + 6, e->unused);
-		put32(q, pos[i]);
-		put32(q + 4, e->size);
+		lfs_put_le32(k + a->resref_len, e->res_id);
+		lfs_put_le16(k + a->resref_len + 4, e->type);
+		lfs_put_le16(k + a->resref_len + 6, e->unused);
+		lfs_put_le32(q, pos[i]);
+		lfs_put_le32(q + 4, e->size);
 		if (a->version == LFS_ERF_E10) {
 			memcpy(k + 24, e->sha1, 20);
-			put32(q + 8, e->compression);
-			put32(q + 12, e->usize);
+			lfs_put_le32(q + 8, e->compression);
+			lfs_put_le32(q + 12, e->usize);
 		}
 		if (e->size)
 			memcpy(b + pos[i], e->data, e->size);

@@ -10,6 +10,7 @@
 #include <zstd.h>
 
 #include "common/rd.h"
+#include "common/wr.h"
 
 lfs_err lfs_xres_decompress(const uint8_t *p, size_t n, size_t base, uint32_t expect,
 			    uint8_t **out, size_t *out_n, lfs_error *err)
@@ -87,14 +88,6 @@ lfs_err lfs_xres_decompress(const uint8_t *p, size_t n, size_t base, uint32_t ex
 	return LFS_OK;
 }
 
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)(v >> 16);
-	p[3] = (uint8_t)(v >> 24);
-}
-
 lfs_err lfs_xres_compress(const uint8_t *p, size_t n, uint8_t **out, size_t *out_n,
 			  lfs_error *err)
 {
@@ -114,11 +107,11 @@ lfs_err lfs_xres_compress(const uint8_t *p, size_t n, uint8_t **out, size_t *out
 				ZSTD_getErrorName(c));
 	}
 	memcpy(buf, "XRES", 4);
-	put32(buf + 4, 3);
-	put32(buf + 8, 2);
-	put32(buf + 12, (uint32_t)n);
-	put32(buf + 16, 1);
-	put32(buf + 20, 0);
+	lfs_put_le32(buf + 4, 3);
+	lfs_put_le32(buf + 8, 2);
+	lfs_put_le32(buf + 12, (uint32_t)n);
+	lfs_put_le32(buf + 16, 1);
+	lfs_put_le32(buf + 20, 0);
 	*out = buf;
 	*out_n = LFS_XRES_ZSTD_HEADER + c;
 	return LFS_OK;

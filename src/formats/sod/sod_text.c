@@ -411,6 +411,91 @@ static int node_once_index(const lfs_tok *k)
 	return -1;
 }
 
+/* A mesh field of a mesh node's block (line @p ln, which row readers
+ * advance): its value into @p me, a lighting group onto @p groups. */
+static lfs_err p_mesh_field(tparse *P, lfs_line *ln, sod_mesh *me, vec *groups)
+{
+	const sod_layout *L = &P->L;
+	const lfs_tok *k = &ln->tok[0];
+	lfs_err e = LFS_OK;
+	int64_t v;
+	if (lfs_tok_is(k, "texturematerial")) {
+		e = need(P, ln, L->texmat, "'texturematerial' exists only in version 1.7 and later");
+		if (!e)
+			e = p_name_arg(P, ln, &me->texture_material);
+	} else if (lfs_tok_is(k, "meshflags") || lfs_tok_is(k, "numtextures") ||
+		   lfs_tok_is(k, "texturereserved")) {
+		e = need(P, ln, L->prefix == 193, "this field exists only in version 1.93");
+		if (!e)
+			e = p_kw_int(P, ln, UINT32_MAX, &v);
+		if (!e && lfs_tok_is(k, "numtextures") && v != 1 && v != 2)
+			e = lfs_lex_fail(&P->lx, ln, 1,
+					 "numtextures must be 1 or 2 (no other layout is known)");
+		if (!e) {
+			if (lfs_tok_is(k, "meshflags"))
+				me->flags = (uint32_t)v;
+			else if (lfs_tok_is(k, "numtextures"))
+				me->n_textures = (uint32_t)v;
+			else
+				me->tex_reserved = (uint32_t)v;
+		}
+	} else if (lfs_tok_is(k, "texture")) {
+		e = p_name_arg(P, ln, &me->texture);
+	} else if (lfs_tok_is(k, "bumptexture") || lfs_tok_is(k, "bumptype")) {
+		e = need(P, ln, L->prefix == 193 && me->n_textures == 2,
+			 "bump fields need version 1.93 and a preceding 'numtextures 2'");
+		if (!e && lfs_tok_is(k, "bumptexture"))
+			e = p_name_arg(P, ln, &me->bump_texture);
+		else if (!e) {
+			e = p_kw_int(P, ln, UINT32_MAX, &v);
+			if (!e)
+				me->bump_type = (uint32_t)v;
+		}
+	} else if (lfs_tok_is(k, "borgtexture")) {
+		e = need(P, ln, L->prefix == 192 || L->prefix == 193,
+			 "'borgtexture' exists only in versions 1.92 and 1.93");
+		if (!e)
+			e = p_name_arg(P, ln, &me->borg_texture);
+	} else if (lfs_tok_is(k, "prefixreserved")) {
+		e = need(P, ln, L->prefix != 0, "'prefixreserved' exists only in versions 1.91 to 1.93");
+		if (!e)
+			e = p_kw_int(P, ln, UINT16_MAX, &v);
+		if (!e)
+			me->prefix_reserved = (uint16_t)v;
+	} else if (lfs_tok_is(k, "verts")) {
+		e = p_float_rows(P, ln, &me->verts, &me->n_verts, 3, "vertex");
+	} else if (lfs_tok_is(k, "tverts")) {
+		e = p_float_rows(P, ln, &me->tverts, &me->n_tverts, 2, "texture coordinate");
+	} else if (lfs_tok_is(k, "group")) {
+		if (groups->n == UINT16_MAX)
+			return lfs_lex_fail(&P->lx, ln, 0, "more than 65535 lighting groups");
+		sod_group *gr = vec_push(groups);
+		e = gr ? p_group(P, ln, gr) : lfs_nomem(P->err, "model.txt");
+	} else if (lfs_tok_is(k, "cull")) {
+		e = p_kw_int(P, ln, 255, &v);
+		if (!e)
+			me->cull = (uint8_t)v;
+	} else if (lfs_tok_is(k, "cullwords")) {
+		e = p_count(P, ln, &v);
+		lfs_line head = *ln;
+		if (!e) {
+			me->n_trailer = (uint16_t)v;
+			me->trailer = sod_alloc(P->m, (size_t)v * 2);
+			if (v && !me->trailer)
+				e = lfs_nomem(P->err, "model.txt");
+		}
+		for (int64_t r = 0; !e && r < v; r++) {
+			int64_t w;
+			e = p_row(P, ln, &head, 1, "cull word", (size_t)r, (size_t)v);
+			if (!e)
+				e = lfs_lex_int(&P->lx, ln, 0, 0, UINT16_MAX, &w);
+			if (!e)
+				me->trailer[r] = (uint16_t)w;
+		}
+	}
+	return e;
+}
+
 static lfs_err p_node(tparse *P, const lfs_line *open, sod_node *nd)
 {
 	uint32_t seen = 0;
@@ -432,7 +517,6 @@ static lfs_err p_node(tparse *P, const lfs_line *open, sod_node *nd)
 			return lfs_nomem(P->err, "model.txt");
 		me->n_textures = 1;
 	}
-	const sod_layout *L = &P->L;
 	lfs_line ln;
 	lfs_err e = LFS_OK;
 	for (;;) {
@@ -440,7 +524,6 @@ static lfs_err p_node(tparse *P, const lfs_line *open, sod_node *nd)
 		if (e)
 			break;
 		const lfs_tok *k = &ln.tok[0];
-		int64_t v;
 		bool mesh_kw = lfs_tok_is(k, "texturematerial") || lfs_tok_is(k, "meshflags") ||
 			       lfs_tok_is(k, "numtextures") || lfs_tok_is(k, "texture") ||
 			       lfs_tok_is(k, "texturereserved") || lfs_tok_is(k, "bumptexture") ||
@@ -484,81 +567,8 @@ static lfs_err p_node(tparse *P, const lfs_line *open, sod_node *nd)
 			e = need(P, &ln, nd->type == SOD_EMITTER, "'emitter' belongs to emitter nodes only");
 			if (!e)
 				e = p_name_arg(P, &ln, &nd->emitter);
-		} else if (lfs_tok_is(k, "texturematerial")) {
-			e = need(P, &ln, L->texmat, "'texturematerial' exists only in version 1.7 and later");
-			if (!e)
-				e = p_name_arg(P, &ln, &me->texture_material);
-		} else if (lfs_tok_is(k, "meshflags") || lfs_tok_is(k, "numtextures") ||
-			   lfs_tok_is(k, "texturereserved")) {
-			e = need(P, &ln, L->prefix == 193, "this field exists only in version 1.93");
-			if (!e)
-				e = p_kw_int(P, &ln, UINT32_MAX, &v);
-			if (!e && lfs_tok_is(k, "numtextures") && v != 1 && v != 2)
-				e = lfs_lex_fail(&P->lx, &ln, 1,
-						 "numtextures must be 1 or 2 (no other layout is known)");
-			if (!e) {
-				if (lfs_tok_is(k, "meshflags"))
-					me->flags = (uint32_t)v;
-				else if (lfs_tok_is(k, "numtextures"))
-					me->n_textures = (uint32_t)v;
-				else
-					me->tex_reserved = (uint32_t)v;
-			}
-		} else if (lfs_tok_is(k, "texture")) {
-			e = p_name_arg(P, &ln, &me->texture);
-		} else if (lfs_tok_is(k, "bumptexture") || lfs_tok_is(k, "bumptype")) {
-			e = need(P, &ln, L->prefix == 193 && me->n_textures == 2,
-				 "bump fields need version 1.93 and a preceding 'numtextures 2'");
-			if (!e && lfs_tok_is(k, "bumptexture"))
-				e = p_name_arg(P, &ln, &me->bump_texture);
-			else if (!e) {
-				e = p_kw_int(P, &ln, UINT32_MAX, &v);
-				if (!e)
-					me->bump_type = (uint32_t)v;
-			}
-		} else if (lfs_tok_is(k, "borgtexture")) {
-			e = need(P, &ln, L->prefix == 192 || L->prefix == 193,
-				 "'borgtexture' exists only in versions 1.92 and 1.93");
-			if (!e)
-				e = p_name_arg(P, &ln, &me->borg_texture);
-		} else if (lfs_tok_is(k, "prefixreserved")) {
-			e = need(P, &ln, L->prefix != 0, "'prefixreserved' exists only in versions 1.91 to 1.93");
-			if (!e)
-				e = p_kw_int(P, &ln, UINT16_MAX, &v);
-			if (!e)
-				me->prefix_reserved = (uint16_t)v;
-		} else if (lfs_tok_is(k, "verts")) {
-			e = p_float_rows(P, &ln, &me->verts, &me->n_verts, 3, "vertex");
-		} else if (lfs_tok_is(k, "tverts")) {
-			e = p_float_rows(P, &ln, &me->tverts, &me->n_tverts, 2, "texture coordinate");
-		} else if (lfs_tok_is(k, "group")) {
-			if (groups.n == UINT16_MAX) {
-				e = lfs_lex_fail(&P->lx, &ln, 0, "more than 65535 lighting groups");
-				break;
-			}
-			sod_group *gr = vec_push(&groups);
-			e = gr ? p_group(P, &ln, gr) : lfs_nomem(P->err, "model.txt");
-		} else if (lfs_tok_is(k, "cull")) {
-			e = p_kw_int(P, &ln, 255, &v);
-			if (!e)
-				me->cull = (uint8_t)v;
-		} else if (lfs_tok_is(k, "cullwords")) {
-			e = p_count(P, &ln, &v);
-			lfs_line head = ln;
-			if (!e) {
-				me->n_trailer = (uint16_t)v;
-				me->trailer = sod_alloc(P->m, (size_t)v * 2);
-				if (v && !me->trailer)
-					e = lfs_nomem(P->err, "model.txt");
-			}
-			for (int64_t r = 0; !e && r < v; r++) {
-				int64_t w;
-				e = p_row(P, &ln, &head, 1, "cull word", (size_t)r, (size_t)v);
-				if (!e)
-					e = lfs_lex_int(&P->lx, &ln, 0, 0, UINT16_MAX, &w);
-				if (!e)
-					me->trailer[r] = (uint16_t)w;
-			}
+		} else if (mesh_kw) {
+			e = p_mesh_field(P, &ln, me, &groups);
 		} else {
 			e = lfs_lex_fail(&P->lx, &ln, 0, "unknown node field '%.*s'",
 					 (int)(k->len > 40 ? 40 : k->len), k->s);
