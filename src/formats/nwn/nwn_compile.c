@@ -48,36 +48,7 @@ static const uint32_t FN_ANIMMESH[8] = { 0x46cf88, 0x46cf98, 0x46cfac, 0x46cfbc,
 
 void *nc_arena_zalloc(void *ctx, size_t n)
 {
-	arena *a = ctx;
-	n = (n + 15) & ~(size_t)15;
-	if (n == 0)
-		n = 16;
-	ablk *b = a->head;
-	if (!b || b->cap - b->used < n) {
-		size_t cap = n > 65536 ? n : 65536;
-		b = malloc(sizeof(ablk) + cap);
-		if (!b)
-			return NULL;
-		b->next = a->head;
-		b->used = 0;
-		b->cap = cap;
-		a->head = b;
-	}
-	void *p = (char *)b->data + b->used;
-	b->used += n;
-	memset(p, 0, n);
-	return p;
-}
-
-void nc_arena_free(arena *a)
-{
-	ablk *b = a->head;
-	while (b) {
-		ablk *n = b->next;
-		free(b);
-		b = n;
-	}
-	a->head = NULL;
+	return lfs_arena_zalloc(ctx, n);
 }
 
 

@@ -788,7 +788,7 @@ out:
 		free(ag);
 	}
 	nwn_model_free(super_free);
-	nc_arena_free(&sub_ar);
+	lfs_arena_free(&sub_ar);
 	return e;
 }
 
@@ -821,7 +821,7 @@ lfs_err nwn_compile_ex(const char *file, const uint8_t *text, size_t n, nwn_supe
 		e = compile_doc(&c, d, m);
 	if (!e)
 		e = nwn_mdl_encode(m, out, outn, err);
-	nc_arena_free(&ar);
+	lfs_arena_free(&ar);
 	mdl_doc_free(d);
 	return e;
 }
@@ -865,7 +865,7 @@ void nwn_compiled_free(nwn_compiled *c)
 	if (!c)
 		return;
 	if (c->priv) {
-		nc_arena_free(c->priv);
+		lfs_arena_free(c->priv);
 		free(c->priv);
 	}
 	memset(c, 0, sizeof(*c));

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/arena.h"
 #include "nwn_fields.h"
 #include "nwn_mdl.h"
 #include "nwn_mdl_derive.h"
@@ -22,15 +23,9 @@
 
 /* ------------------------------------------------------------------ arena */
 
-typedef struct ablk {
-	struct ablk *next;
-	size_t used, cap;
-	max_align_t data[];
-} ablk;
+/* The compiled model's allocations: the project's bump arena (common/arena.h). */
+typedef lfs_arena arena;
 
-typedef struct arena {
-	ablk *head;
-} arena;
 /* ------------------------------------------------------------ structures */
 
 /* Growable float/int vectors (malloc, freed with the compile). */
@@ -92,9 +87,8 @@ typedef struct comp {
 	bool super_found;
 } comp;
 
-/* arena (nwn_compile.c): zeroed 16-byte aligned blocks freed at once */
+/* lfs_arena_zalloc() as the allocator callback of nwn_mdl_encode.h (@p ctx an arena) */
 void *nc_arena_zalloc(void *ctx, size_t n);
-void nc_arena_free(arena *a);
 
 /* errors: `file:line:col` of token @p tok of row @p r (NULL: line 1) */
 lfs_err nc_at(comp *c, const mdl_row *r, uint32_t tok, const char *fmt, ...)

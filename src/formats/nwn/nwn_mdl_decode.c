@@ -20,6 +20,7 @@
 #include "nwn_fields.h"
 #include "nwn_mdl_layout.h"
 
+#include "../../common/arena.h"
 #include "../../common/mem.h"
 #include "../../common/rd.h"
 
@@ -29,52 +30,12 @@
 #define MAX_DEPTH 512
 
 
-/* ------------------------------------------------------------------ arena */
-
-typedef struct arena_block {
-	struct arena_block *next;
-	size_t used, cap;
-	_Alignas(16) unsigned char data[];
-} arena_block;
-
-/* The model struct is allocated first in the arena; the arena head pointer is
- * kept in a side table keyed by the model: we embed it right before the model. */
+/* The model struct is allocated first in the arena (common/arena.h); the
+ * arena is kept right before the model. */
 typedef struct model_box {
-	arena_block *arena;
+	lfs_arena arena;
 	nwn_model model;
 } model_box;
-
-static void *arena_alloc(arena_block **head, size_t n)
-{
-	n = (n + 15) & ~(size_t)15;
-	if (n == 0)
-		n = 16;
-	arena_block *b = *head;
-	if (!b || b->cap - b->used < n) {
-		size_t cap = n > 65536 ? n : 65536;
-		arena_block *nb = malloc(sizeof(*nb) + cap);
-		if (!nb)
-			return NULL;
-		nb->next = b;
-		nb->used = 0;
-		nb->cap = cap;
-		*head = nb;
-		b = nb;
-	}
-	void *p = b->data + b->used;
-	b->used += n;
-	memset(p, 0, n);
-	return p;
-}
-
-static void arena_free(arena_block *b)
-{
-	while (b) {
-		arena_block *next = b->next;
-		free(b);
-		b = next;
-	}
-}
 
 /* ---------------------------------------------------------------- context */
 
@@ -97,9 +58,7 @@ static lfs_err corrupt(dec *d, size_t file_off, const char *what, const char *de
 
 static void *alloc(dec *d, size_t count, size_t size)
 {
-	if (size && count > SIZE_MAX / size)
-		return NULL;
-	return arena_alloc(&d->box->arena, count * size);
+	return lfs_arena_calloc(&d->box->arena, count, size);
 }
 
 #define NOMEM(d) lfs_nomem((d)->err, NULL)
@@ -918,7 +877,7 @@ void nwn_model_free(nwn_model *m)
 		return;
 	model_box *box = (model_box *)(void *)((char *)m - offsetof(model_box, model));
 	free(m->image);
-	arena_free(box->arena);
+	lfs_arena_free(&box->arena);
 	free(box);
 }
 

@@ -14,41 +14,9 @@
 
 /* ---- arena ---------------------------------------------------------------- */
 
-typedef struct sod_chunk {
-	struct sod_chunk *next;
-	size_t used, cap;
-	max_align_t data[];
-} sod_chunk;
-
 void *sod_alloc(sod_model *m, size_t size)
 {
-	sod_chunk *c = m->arena;
-	size = (size + 15) & ~(size_t)15;
-	if (size == 0)
-		size = 16;
-	if (!c || c->cap - c->used < size) {
-		size_t cap = size > 65536 ? size : 65536;
-		if (cap > SIZE_MAX - sizeof(sod_chunk))
-			return NULL;
-		sod_chunk *n = malloc(sizeof(sod_chunk) + cap);
-		if (!n)
-			return NULL;
-		n->used = 0;
-		n->cap = cap;
-		if (c && size > 65536 / 4) {
-			/* big block: keep the current chunk as the one to fill */
-			n->next = c->next;
-			c->next = n;
-		} else {
-			n->next = c;
-			m->arena = n;
-		}
-		c = n;
-	}
-	void *p = (char *)c->data + c->used;
-	c->used += size;
-	memset(p, 0, size);
-	return p;
+	return lfs_arena_zalloc(&m->arena, size);
 }
 
 bool sod_str_set(sod_model *m, sod_str *dst, const char *s, size_t len)
@@ -82,12 +50,7 @@ void sod_model_free(sod_model *m)
 {
 	if (!m)
 		return;
-	sod_chunk *c = m->arena;
-	while (c) {
-		sod_chunk *n = c->next;
-		free(c);
-		c = n;
-	}
+	lfs_arena_free(&m->arena);
 	free(m);
 }
 

@@ -56,6 +56,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/arena.h"
 #include "common/error.h"
 
 /** Version class: the stored float rounded to two decimals, times 100. */
@@ -185,7 +186,7 @@ typedef struct sod_model {
 	sod_ref *refs;
 	size_t n_trailing;     /**< bytes after the references */
 	uint8_t *trailing;
-	void *arena;           /**< private */
+	lfs_arena arena;       /**< private: every allocation of the model (common/arena.h) */
 } sod_model;
 
 /** Which optional parts a version class has (derived, never stored). */
