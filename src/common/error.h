@@ -68,4 +68,12 @@ void lfs_warn_at(lfs_warnings *w, const char *file, unsigned line, unsigned col,
 /** Static name of an lfs_err code ("corrupt input", ...). */
 const char *lfs_err_name(lfs_err code);
 
+/** Return the lfs_err of @p x from the calling function unless it is LFS_OK. */
+#define LFS_TRY(x)                  \
+	do {                        \
+		lfs_err e_ = (x);   \
+		if (e_ != LFS_OK)   \
+			return e_;  \
+	} while (0)
+
 #endif

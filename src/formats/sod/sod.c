@@ -180,54 +180,47 @@ static lfs_err alloc_n(dec *d, void **p, size_t count, size_t size, size_t min_b
 	return *p ? LFS_OK : lfs_nomem(d->err, "SOD");
 }
 
-#define TRY(x)                      \
-	do {                        \
-		lfs_err e_ = (x);   \
-		if (e_ != LFS_OK)   \
-			return e_;  \
-	} while (0)
-
 static lfs_err dec_mesh(dec *d, sod_mesh *me, size_t node_off)
 {
 	const sod_layout *L = &d->L;
 	if (L->texmat)
-		TRY(rd_str(d, &me->texture_material, "mesh texture material"));
+		LFS_TRY(rd_str(d, &me->texture_material, "mesh texture material"));
 	if (L->prefix == 193) {
-		TRY(rd_u32(d, &me->flags, "mesh flags (1.93)"));
+		LFS_TRY(rd_u32(d, &me->flags, "mesh flags (1.93)"));
 		size_t at = d->o;
-		TRY(rd_u32(d, &me->n_textures, "mesh texture count (1.93)"));
+		LFS_TRY(rd_u32(d, &me->n_textures, "mesh texture count (1.93)"));
 		if (me->n_textures != 1 && me->n_textures != 2)
 			return lfs_fail(d->err, LFS_ERR_UNSUPPORTED, at, "mesh texture count (1.93)",
 					"mesh texture count %u (node at offset %zu): only 1 and 2 have a "
 					"known layout",
 					me->n_textures, node_off);
 	}
-	TRY(rd_str(d, &me->texture, "mesh texture"));
+	LFS_TRY(rd_str(d, &me->texture, "mesh texture"));
 	if (L->prefix == 193) {
-		TRY(rd_u32(d, &me->tex_reserved, "mesh word after texture (1.93)"));
+		LFS_TRY(rd_u32(d, &me->tex_reserved, "mesh word after texture (1.93)"));
 		if (me->n_textures == 2) {
-			TRY(rd_str(d, &me->bump_texture, "mesh bump texture (1.93)"));
-			TRY(rd_u32(d, &me->bump_type, "mesh bump type (1.93)"));
+			LFS_TRY(rd_str(d, &me->bump_texture, "mesh bump texture (1.93)"));
+			LFS_TRY(rd_u32(d, &me->bump_type, "mesh bump type (1.93)"));
 		}
 	}
 	if (L->prefix == 192 || L->prefix == 193)
-		TRY(rd_str(d, &me->borg_texture, "mesh borg texture"));
+		LFS_TRY(rd_str(d, &me->borg_texture, "mesh borg texture"));
 	if (L->prefix)
-		TRY(rd_u16(d, &me->prefix_reserved, "mesh prefix word (1.91+)"));
-	TRY(rd_u16(d, &me->n_verts, "mesh vertex count"));
-	TRY(rd_u16(d, &me->n_tverts, "mesh texture coordinate count"));
-	TRY(rd_u16(d, &me->n_groups, "mesh lighting group count"));
-	TRY(alloc_n(d, (void **)&me->verts, me->n_verts, 12, 12, "mesh vertices"));
-	TRY(rd_f32s(d, me->verts, (size_t)me->n_verts * 3, "mesh vertices"));
-	TRY(alloc_n(d, (void **)&me->tverts, me->n_tverts, 8, 8, "mesh texture coordinates"));
-	TRY(rd_f32s(d, me->tverts, (size_t)me->n_tverts * 2, "mesh texture coordinates"));
-	TRY(alloc_n(d, (void **)&me->groups, me->n_groups, sizeof(sod_group), 4,
+		LFS_TRY(rd_u16(d, &me->prefix_reserved, "mesh prefix word (1.91+)"));
+	LFS_TRY(rd_u16(d, &me->n_verts, "mesh vertex count"));
+	LFS_TRY(rd_u16(d, &me->n_tverts, "mesh texture coordinate count"));
+	LFS_TRY(rd_u16(d, &me->n_groups, "mesh lighting group count"));
+	LFS_TRY(alloc_n(d, (void **)&me->verts, me->n_verts, 12, 12, "mesh vertices"));
+	LFS_TRY(rd_f32s(d, me->verts, (size_t)me->n_verts * 3, "mesh vertices"));
+	LFS_TRY(alloc_n(d, (void **)&me->tverts, me->n_tverts, 8, 8, "mesh texture coordinates"));
+	LFS_TRY(rd_f32s(d, me->tverts, (size_t)me->n_tverts * 2, "mesh texture coordinates"));
+	LFS_TRY(alloc_n(d, (void **)&me->groups, me->n_groups, sizeof(sod_group), 4,
 		    "mesh lighting groups"));
 	for (uint16_t g = 0; g < me->n_groups; g++) {
 		sod_group *gr = &me->groups[g];
-		TRY(rd_u16(d, &gr->n_faces, "lighting group face count"));
-		TRY(rd_str(d, &gr->material, "lighting group material"));
-		TRY(alloc_n(d, (void **)&gr->faces, gr->n_faces, sizeof(sod_face), 12,
+		LFS_TRY(rd_u16(d, &gr->n_faces, "lighting group face count"));
+		LFS_TRY(rd_str(d, &gr->material, "lighting group material"));
+		LFS_TRY(alloc_n(d, (void **)&gr->faces, gr->n_faces, sizeof(sod_face), 12,
 			    "lighting group faces"));
 		const uint8_t *p = d->r.p + d->o;
 		for (uint16_t f = 0; f < gr->n_faces; f++, p += 12)
@@ -237,9 +230,9 @@ static lfs_err dec_mesh(dec *d, sod_mesh *me, size_t node_off)
 			}
 		d->o += (size_t)gr->n_faces * 12;
 	}
-	TRY(rd_u8(d, &me->cull, "mesh cull type"));
-	TRY(rd_u16(d, &me->n_trailer, "mesh word after cull type"));
-	TRY(alloc_n(d, (void **)&me->trailer, me->n_trailer, 2, 2, "mesh words after cull type"));
+	LFS_TRY(rd_u8(d, &me->cull, "mesh cull type"));
+	LFS_TRY(rd_u16(d, &me->n_trailer, "mesh word after cull type"));
+	LFS_TRY(alloc_n(d, (void **)&me->trailer, me->n_trailer, 2, 2, "mesh words after cull type"));
 	for (uint16_t i = 0; i < me->n_trailer; i++)
 		me->trailer[i] = lfs_le16(d->r.p + d->o + 2 * i);
 	d->o += (size_t)me->n_trailer * 2;
@@ -252,87 +245,87 @@ static lfs_err dec_body(dec *d)
 	const sod_layout *L = &d->L;
 	d->o = 14;
 	if (L->legacy) {
-		TRY(rd_u16(d, &m->n_legacy, "legacy block count"));
-		TRY(alloc_n(d, (void **)&m->legacy, m->n_legacy, sizeof(sod_legacy), 11,
+		LFS_TRY(rd_u16(d, &m->n_legacy, "legacy block count"));
+		LFS_TRY(alloc_n(d, (void **)&m->legacy, m->n_legacy, sizeof(sod_legacy), 11,
 			    "legacy block entries"));
 		for (uint16_t i = 0; i < m->n_legacy; i++) {
-			TRY(rd_str(d, &m->legacy[i].a, "legacy block entry"));
-			TRY(rd_str(d, &m->legacy[i].b, "legacy block entry"));
+			LFS_TRY(rd_str(d, &m->legacy[i].a, "legacy block entry"));
+			LFS_TRY(rd_str(d, &m->legacy[i].b, "legacy block entry"));
 			if (!lfs_rd_has(&d->r, d->o, 7))
 				return trunc_err(d, d->o, "legacy block entry bytes");
 			memcpy(m->legacy[i].bytes, d->r.p + d->o, 7);
 			d->o += 7;
 		}
 	}
-	TRY(rd_u16(d, &m->n_materials, "lighting material count"));
-	TRY(alloc_n(d, (void **)&m->materials, m->n_materials, sizeof(sod_material),
+	LFS_TRY(rd_u16(d, &m->n_materials, "lighting material count"));
+	LFS_TRY(alloc_n(d, (void **)&m->materials, m->n_materials, sizeof(sod_material),
 		    43 + L->alpha_illum, "lighting materials"));
 	for (uint16_t i = 0; i < m->n_materials; i++) {
 		sod_material *mt = &m->materials[i];
-		TRY(rd_str(d, &mt->name, "lighting material name"));
+		LFS_TRY(rd_str(d, &mt->name, "lighting material name"));
 		float v[10] = { 0 };
-		TRY(rd_f32s(d, v, 10, "lighting material colours"));
+		LFS_TRY(rd_f32s(d, v, 10, "lighting material colours"));
 		memcpy(mt->ambient, v, 12);
 		memcpy(mt->diffuse, v + 3, 12);
 		memcpy(mt->specular, v + 6, 12);
 		mt->specular_power = v[9];
-		TRY(rd_u8(d, &mt->lighting_model, "lighting material model"));
+		LFS_TRY(rd_u8(d, &mt->lighting_model, "lighting material model"));
 		if (L->alpha_illum)
-			TRY(rd_u8(d, &mt->alpha_illum, "lighting material alpha self-illumination (1.9+)"));
+			LFS_TRY(rd_u8(d, &mt->alpha_illum, "lighting material alpha self-illumination (1.9+)"));
 	}
-	TRY(rd_u16(d, &m->n_nodes, "node count"));
-	TRY(alloc_n(d, (void **)&m->nodes, m->n_nodes, sizeof(sod_node), 54, "nodes"));
+	LFS_TRY(rd_u16(d, &m->n_nodes, "node count"));
+	LFS_TRY(alloc_n(d, (void **)&m->nodes, m->n_nodes, sizeof(sod_node), 54, "nodes"));
 	for (uint16_t i = 0; i < m->n_nodes; i++) {
 		sod_node *nd = &m->nodes[i];
 		size_t at = d->o;
-		TRY(rd_u16(d, &nd->type, "node type"));
+		LFS_TRY(rd_u16(d, &nd->type, "node type"));
 		if (!sod_node_type_name(nd->type))
 			return lfs_fail(d->err, LFS_ERR_CORRUPT, at, "node type",
 					"node %u has type %u (valid: 0, 1, 3, 11, 12; the payload size "
 					"of others is unknown)",
 					i, nd->type);
-		TRY(rd_str(d, &nd->name, "node name"));
-		TRY(rd_str(d, &nd->parent, "node parent name"));
-		TRY(rd_f32s(d, nd->m, 12, "node transform"));
+		LFS_TRY(rd_str(d, &nd->name, "node name"));
+		LFS_TRY(rd_str(d, &nd->parent, "node parent name"));
+		LFS_TRY(rd_f32s(d, nd->m, 12, "node transform"));
 		if (nd->type == SOD_EMITTER) {
-			TRY(rd_str(d, &nd->emitter, "emitter node emitter name"));
+			LFS_TRY(rd_str(d, &nd->emitter, "emitter node emitter name"));
 		} else if (nd->type == SOD_MESH) {
 			nd->mesh = sod_alloc(m, sizeof(sod_mesh));
 			if (!nd->mesh)
 				return lfs_nomem(d->err, "SOD");
-			TRY(dec_mesh(d, nd->mesh, at));
+			LFS_TRY(dec_mesh(d, nd->mesh, at));
 		}
 	}
-	TRY(rd_u16(d, &m->n_channels, "animation channel count"));
-	TRY(alloc_n(d, (void **)&m->channels, m->n_channels, sizeof(sod_channel), 10,
+	LFS_TRY(rd_u16(d, &m->n_channels, "animation channel count"));
+	LFS_TRY(alloc_n(d, (void **)&m->channels, m->n_channels, sizeof(sod_channel), 10,
 		    "animation channels"));
 	for (uint16_t i = 0; i < m->n_channels; i++) {
 		sod_channel *c = &m->channels[i];
-		TRY(rd_str(d, &c->node, "animation channel node name"));
-		TRY(rd_u16(d, &c->n_keys, "animation channel key count"));
-		TRY(rd_f32s(d, &c->period, 1, "animation channel period"));
+		LFS_TRY(rd_str(d, &c->node, "animation channel node name"));
+		LFS_TRY(rd_u16(d, &c->n_keys, "animation channel key count"));
+		LFS_TRY(rd_f32s(d, &c->period, 1, "animation channel period"));
 		size_t at = d->o;
-		TRY(rd_u16(d, &c->type, "animation channel type"));
+		LFS_TRY(rd_u16(d, &c->type, "animation channel type"));
 		if (c->type != SOD_CHAN_MATRIX && c->type != SOD_CHAN_SCALE)
 			return lfs_fail(d->err, LFS_ERR_UNSUPPORTED, at, "animation channel type",
 					"animation channel %u has type %u: only types 0 (matrix) and 5 "
 					"(scale) have a known key size",
 					i, c->type);
 		size_t w = c->type == SOD_CHAN_MATRIX ? 12 : 1;
-		TRY(alloc_n(d, (void **)&c->keys, c->n_keys, 4 * w, 4 * w, "animation channel keys"));
-		TRY(rd_f32s(d, c->keys, (size_t)c->n_keys * w, "animation channel keys"));
+		LFS_TRY(alloc_n(d, (void **)&c->keys, c->n_keys, 4 * w, 4 * w, "animation channel keys"));
+		LFS_TRY(rd_f32s(d, c->keys, (size_t)c->n_keys * w, "animation channel keys"));
 	}
 	if (L->refs_count) {
-		TRY(rd_u16(d, &m->n_refs, "animation reference count"));
-		TRY(alloc_n(d, (void **)&m->refs, m->n_refs, sizeof(sod_ref), 5 + 4 * L->ref_offset,
+		LFS_TRY(rd_u16(d, &m->n_refs, "animation reference count"));
+		LFS_TRY(alloc_n(d, (void **)&m->refs, m->n_refs, sizeof(sod_ref), 5 + 4 * L->ref_offset,
 			    "animation references"));
 		for (uint16_t i = 0; i < m->n_refs; i++) {
 			sod_ref *rf = &m->refs[i];
-			TRY(rd_u8(d, &rf->type, "animation reference type"));
-			TRY(rd_str(d, &rf->node, "animation reference node name"));
-			TRY(rd_str(d, &rf->anim, "animation reference animation name"));
+			LFS_TRY(rd_u8(d, &rf->type, "animation reference type"));
+			LFS_TRY(rd_str(d, &rf->node, "animation reference node name"));
+			LFS_TRY(rd_str(d, &rf->anim, "animation reference animation name"));
 			if (L->ref_offset)
-				TRY(rd_f32s(d, &rf->offset, 1, "animation reference playback offset"));
+				LFS_TRY(rd_f32s(d, &rf->offset, 1, "animation reference playback offset"));
 		}
 	}
 	m->n_trailing = d->r.n - d->o;

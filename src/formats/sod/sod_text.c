@@ -214,13 +214,6 @@ typedef struct tparse {
 	lfs_error *err;
 } tparse;
 
-#define TRY(x)                      \
-	do {                        \
-		lfs_err e_ = (x);   \
-		if (e_ != LFS_OK)   \
-			return e_;  \
-	} while (0)
-
 static lfs_err p_next(tparse *P, lfs_line *ln, const lfs_line *opener, const char *closer)
 {
 	int r = lfs_lex_next(&P->lx, ln);
@@ -234,7 +227,7 @@ static lfs_err p_next(tparse *P, lfs_line *ln, const lfs_line *opener, const cha
 static lfs_err p_str(tparse *P, const lfs_line *ln, uint32_t i, sod_str *out)
 {
 	size_t len;
-	TRY(lfs_lex_str(&P->lx, ln, i, P->sbuf, 65536, &len));
+	LFS_TRY(lfs_lex_str(&P->lx, ln, i, P->sbuf, 65536, &len));
 	if (!sod_str_set(P->m, out, P->sbuf, len))
 		return lfs_nomem(P->err, "model.txt");
 	return LFS_OK;
@@ -242,26 +235,26 @@ static lfs_err p_str(tparse *P, const lfs_line *ln, uint32_t i, sod_str *out)
 
 static lfs_err p_name_arg(tparse *P, const lfs_line *ln, sod_str *out)
 {
-	TRY(lfs_lex_arity(&P->lx, ln, 1, "name"));
+	LFS_TRY(lfs_lex_arity(&P->lx, ln, 1, "name"));
 	return p_str(P, ln, 1, out);
 }
 
 static lfs_err p_floats(tparse *P, const lfs_line *ln, uint32_t first, float *v, size_t n)
 {
 	for (size_t k = 0; k < n; k++)
-		TRY(lfs_lex_f32(&P->lx, ln, first + (uint32_t)k, &v[k]));
+		LFS_TRY(lfs_lex_f32(&P->lx, ln, first + (uint32_t)k, &v[k]));
 	return LFS_OK;
 }
 
 static lfs_err p_kw_floats(tparse *P, const lfs_line *ln, float *v, size_t n)
 {
-	TRY(lfs_lex_arity(&P->lx, ln, (uint32_t)n, n == 1 ? "number" : "numbers"));
+	LFS_TRY(lfs_lex_arity(&P->lx, ln, (uint32_t)n, n == 1 ? "number" : "numbers"));
 	return p_floats(P, ln, 1, v, n);
 }
 
 static lfs_err p_kw_int(tparse *P, const lfs_line *ln, int64_t max, int64_t *v)
 {
-	TRY(lfs_lex_arity(&P->lx, ln, 1, "integer"));
+	LFS_TRY(lfs_lex_arity(&P->lx, ln, 1, "integer"));
 	return lfs_lex_int(&P->lx, ln, 1, 0, max, v);
 }
 
@@ -299,28 +292,28 @@ static lfs_err p_version_first(tparse *P, const lfs_line *ln)
 
 static lfs_err p_material(tparse *P, const lfs_line *open, sod_material *mt)
 {
-	TRY(p_name_arg(P, open, &mt->name));
+	LFS_TRY(p_name_arg(P, open, &mt->name));
 	lfs_line ln;
 	for (;;) {
-		TRY(p_next(P, &ln, open, "endmaterial"));
+		LFS_TRY(p_next(P, &ln, open, "endmaterial"));
 		const lfs_tok *k = &ln.tok[0];
 		int64_t v;
 		if (lfs_tok_is(k, "endmaterial")) {
 			return lfs_lex_arity(&P->lx, &ln, 0, "values");
 		} else if (lfs_tok_is(k, "ambient")) {
-			TRY(p_kw_floats(P, &ln, mt->ambient, 3));
+			LFS_TRY(p_kw_floats(P, &ln, mt->ambient, 3));
 		} else if (lfs_tok_is(k, "diffuse")) {
-			TRY(p_kw_floats(P, &ln, mt->diffuse, 3));
+			LFS_TRY(p_kw_floats(P, &ln, mt->diffuse, 3));
 		} else if (lfs_tok_is(k, "specular")) {
-			TRY(p_kw_floats(P, &ln, mt->specular, 3));
+			LFS_TRY(p_kw_floats(P, &ln, mt->specular, 3));
 		} else if (lfs_tok_is(k, "specularpower")) {
-			TRY(p_kw_floats(P, &ln, &mt->specular_power, 1));
+			LFS_TRY(p_kw_floats(P, &ln, &mt->specular_power, 1));
 		} else if (lfs_tok_is(k, "lightingmodel")) {
-			TRY(p_kw_int(P, &ln, 255, &v));
+			LFS_TRY(p_kw_int(P, &ln, 255, &v));
 			mt->lighting_model = (uint8_t)v;
 		} else if (lfs_tok_is(k, "alphaillum")) {
-			TRY(need(P, &ln, P->L.alpha_illum, "'alphaillum' exists only in version 1.9 and later"));
-			TRY(p_kw_int(P, &ln, 255, &v));
+			LFS_TRY(need(P, &ln, P->L.alpha_illum, "'alphaillum' exists only in version 1.9 and later"));
+			LFS_TRY(p_kw_int(P, &ln, 255, &v));
 			mt->alpha_illum = (uint8_t)v;
 		} else {
 			return lfs_lex_fail(&P->lx, &ln, 0, "unknown material field '%.*s'",
@@ -336,11 +329,11 @@ static lfs_err p_count(tparse *P, const lfs_line *ln, int64_t *n)
 
 static lfs_err p_group(tparse *P, const lfs_line *open, sod_group *gr)
 {
-	TRY(p_name_arg(P, open, &gr->material));
+	LFS_TRY(p_name_arg(P, open, &gr->material));
 	lfs_line ln;
 	bool have_faces = false;
 	for (;;) {
-		TRY(p_next(P, &ln, open, "endgroup"));
+		LFS_TRY(p_next(P, &ln, open, "endgroup"));
 		const lfs_tok *k = &ln.tok[0];
 		if (lfs_tok_is(k, "endgroup"))
 			return lfs_lex_arity(&P->lx, &ln, 0, "values");
@@ -349,18 +342,18 @@ static lfs_err p_group(tparse *P, const lfs_line *open, sod_group *gr)
 								    : "expected 'faces' or 'endgroup'");
 		have_faces = true;
 		int64_t n;
-		TRY(p_count(P, &ln, &n));
+		LFS_TRY(p_count(P, &ln, &n));
 		lfs_line head = ln;
 		gr->n_faces = (uint16_t)n;
 		gr->faces = sod_alloc(P->m, (size_t)n * sizeof(sod_face));
 		if (n && !gr->faces)
 			return lfs_nomem(P->err, "model.txt");
 		for (int64_t f = 0; f < n; f++) {
-			TRY(p_row(P, &ln, &head, 6, "face", (size_t)f, (size_t)n));
+			LFS_TRY(p_row(P, &ln, &head, 6, "face", (size_t)f, (size_t)n));
 			for (uint32_t c = 0; c < 3; c++) {
 				int64_t a, b;
-				TRY(lfs_lex_int(&P->lx, &ln, 2 * c, 0, UINT16_MAX, &a));
-				TRY(lfs_lex_int(&P->lx, &ln, 2 * c + 1, 0, UINT16_MAX, &b));
+				LFS_TRY(lfs_lex_int(&P->lx, &ln, 2 * c, 0, UINT16_MAX, &a));
+				LFS_TRY(lfs_lex_int(&P->lx, &ln, 2 * c + 1, 0, UINT16_MAX, &b));
 				gr->faces[f].v[c] = (uint16_t)a;
 				gr->faces[f].t[c] = (uint16_t)b;
 			}
@@ -372,15 +365,15 @@ static lfs_err p_float_rows(tparse *P, const lfs_line *head, float **out, uint16
 			    uint32_t w, const char *what)
 {
 	int64_t n;
-	TRY(p_count(P, head, &n));
+	LFS_TRY(p_count(P, head, &n));
 	*count = (uint16_t)n;
 	*out = sod_alloc(P->m, (size_t)n * w * sizeof(float));
 	if (n && !*out)
 		return lfs_nomem(P->err, "model.txt");
 	lfs_line ln;
 	for (int64_t r = 0; r < n; r++) {
-		TRY(p_row(P, &ln, head, w, what, (size_t)r, (size_t)n));
-		TRY(p_floats(P, &ln, 0, *out + (size_t)r * w, w));
+		LFS_TRY(p_row(P, &ln, head, w, what, (size_t)r, (size_t)n));
+		LFS_TRY(p_floats(P, &ln, 0, *out + (size_t)r * w, w));
 	}
 	return LFS_OK;
 }
@@ -499,7 +492,7 @@ static lfs_err p_mesh_field(tparse *P, lfs_line *ln, sod_mesh *me, vec *groups)
 static lfs_err p_node(tparse *P, const lfs_line *open, sod_node *nd)
 {
 	uint32_t seen = 0;
-	TRY(lfs_lex_arity(&P->lx, open, 2, "values (type and name)"));
+	LFS_TRY(lfs_lex_arity(&P->lx, open, 2, "values (type and name)"));
 	size_t t;
 	for (t = 0; t < sizeof(node_types) / sizeof(node_types[0]); t++)
 		if (lfs_tok_is(&open->tok[1], node_types[t].name))
@@ -508,7 +501,7 @@ static lfs_err p_node(tparse *P, const lfs_line *open, sod_node *nd)
 		return lfs_lex_fail(&P->lx, open, 1,
 				    "unknown node type (expected null, mesh, sprite, lodcontrol or emitter)");
 	nd->type = node_types[t].type;
-	TRY(p_str(P, open, 2, &nd->name));
+	LFS_TRY(p_str(P, open, 2, &nd->name));
 	sod_mesh *me = NULL;
 	vec groups = { .sz = sizeof(sod_group) };
 	if (nd->type == SOD_MESH) {
@@ -591,27 +584,27 @@ static lfs_err p_node(tparse *P, const lfs_line *open, sod_node *nd)
 
 static lfs_err p_channel(tparse *P, const lfs_line *open, sod_channel *c)
 {
-	TRY(p_name_arg(P, open, &c->node));
+	LFS_TRY(p_name_arg(P, open, &c->node));
 	lfs_line ln;
 	bool have_keys = false;
 	for (;;) {
-		TRY(p_next(P, &ln, open, "endchannel"));
+		LFS_TRY(p_next(P, &ln, open, "endchannel"));
 		const lfs_tok *k = &ln.tok[0];
 		int64_t v;
 		if (lfs_tok_is(k, "endchannel")) {
 			return lfs_lex_arity(&P->lx, &ln, 0, "values");
 		} else if (lfs_tok_is(k, "type")) {
-			TRY(need(P, &ln, !have_keys, "'type' must come before 'keys'"));
-			TRY(p_kw_int(P, &ln, UINT16_MAX, &v));
+			LFS_TRY(need(P, &ln, !have_keys, "'type' must come before 'keys'"));
+			LFS_TRY(p_kw_int(P, &ln, UINT16_MAX, &v));
 			if (v != SOD_CHAN_MATRIX && v != SOD_CHAN_SCALE)
 				return lfs_lex_fail(&P->lx, &ln, 1,
 						    "channel type must be 0 (matrix) or 5 (scale)");
 			c->type = (uint16_t)v;
 		} else if (lfs_tok_is(k, "period")) {
-			TRY(p_kw_floats(P, &ln, &c->period, 1));
+			LFS_TRY(p_kw_floats(P, &ln, &c->period, 1));
 		} else if (lfs_tok_is(k, "keys")) {
 			have_keys = true;
-			TRY(p_float_rows(P, &ln, &c->keys, &c->n_keys,
+			LFS_TRY(p_float_rows(P, &ln, &c->keys, &c->n_keys,
 					 c->type == SOD_CHAN_MATRIX ? 12 : 1, "key"));
 		} else {
 			return lfs_lex_fail(&P->lx, &ln, 0, "unknown channel field '%.*s'",
@@ -622,22 +615,22 @@ static lfs_err p_channel(tparse *P, const lfs_line *open, sod_channel *c)
 
 static lfs_err p_ref(tparse *P, const lfs_line *open, sod_ref *r)
 {
-	TRY(p_name_arg(P, open, &r->node));
+	LFS_TRY(p_name_arg(P, open, &r->node));
 	lfs_line ln;
 	for (;;) {
-		TRY(p_next(P, &ln, open, "endreference"));
+		LFS_TRY(p_next(P, &ln, open, "endreference"));
 		const lfs_tok *k = &ln.tok[0];
 		int64_t v;
 		if (lfs_tok_is(k, "endreference")) {
 			return lfs_lex_arity(&P->lx, &ln, 0, "values");
 		} else if (lfs_tok_is(k, "type")) {
-			TRY(p_kw_int(P, &ln, 255, &v));
+			LFS_TRY(p_kw_int(P, &ln, 255, &v));
 			r->type = (uint8_t)v;
 		} else if (lfs_tok_is(k, "anim")) {
-			TRY(p_name_arg(P, &ln, &r->anim));
+			LFS_TRY(p_name_arg(P, &ln, &r->anim));
 		} else if (lfs_tok_is(k, "offset")) {
-			TRY(need(P, &ln, P->L.ref_offset, "'offset' exists only in version 1.8 and later"));
-			TRY(p_kw_floats(P, &ln, &r->offset, 1));
+			LFS_TRY(need(P, &ln, P->L.ref_offset, "'offset' exists only in version 1.8 and later"));
+			LFS_TRY(p_kw_floats(P, &ln, &r->offset, 1));
 		} else {
 			return lfs_lex_fail(&P->lx, &ln, 0, "unknown reference field '%.*s'",
 					    (int)(k->len > 40 ? 40 : k->len), k->s);
@@ -657,7 +650,7 @@ static lfs_err p_top(tparse *P, vec *mats, vec *nodes, vec *chans, vec *refs)
 			break;
 		const lfs_tok *k = &ln.tok[0];
 		if (lfs_tok_is(k, "magic")) {
-			TRY(lfs_lex_arity(&P->lx, &ln, 1, "value"));
+			LFS_TRY(lfs_lex_arity(&P->lx, &ln, 1, "value"));
 			if (lfs_tok_is(&ln.tok[1], "Storm3D_SW") && !memcmp(ln.tok[1].s, "Storm3D_SW", 10))
 				m->startrekdb = false;
 			else if (lfs_tok_is(&ln.tok[1], "StarTrekDB") && !memcmp(ln.tok[1].s, "StarTrekDB", 10))
@@ -665,11 +658,11 @@ static lfs_err p_top(tparse *P, vec *mats, vec *nodes, vec *chans, vec *refs)
 			else
 				return lfs_lex_fail(&P->lx, &ln, 1, "magic must be Storm3D_SW or StarTrekDB");
 		} else if (lfs_tok_is(k, "version")) {
-			TRY(need(P, &ln, !P->have_version, "duplicate 'version'"));
-			TRY(need(P, &ln, !P->have_content, "'version' must come before the first block"));
-			TRY(lfs_lex_arity(&P->lx, &ln, 1, "number"));
+			LFS_TRY(need(P, &ln, !P->have_version, "duplicate 'version'"));
+			LFS_TRY(need(P, &ln, !P->have_content, "'version' must come before the first block"));
+			LFS_TRY(lfs_lex_arity(&P->lx, &ln, 1, "number"));
 			float f;
-			TRY(lfs_lex_f32(&P->lx, &ln, 1, &f));
+			LFS_TRY(lfs_lex_f32(&P->lx, &ln, 1, &f));
 			sod_ver v;
 			if (!sod_ver_of(f, &v))
 				return lfs_lex_fail(&P->lx, &ln, 1,
@@ -680,25 +673,25 @@ static lfs_err p_top(tparse *P, vec *mats, vec *nodes, vec *chans, vec *refs)
 			P->L = sod_layout_of(v);
 			P->have_version = true;
 		} else if (lfs_tok_is(k, "legacy")) {
-			TRY(p_version_first(P, &ln));
-			TRY(need(P, &ln, P->L.legacy, "'legacy' exists only in versions 1.4 to 1.6"));
-			TRY(need(P, &ln, !m->legacy, "duplicate 'legacy'"));
+			LFS_TRY(p_version_first(P, &ln));
+			LFS_TRY(need(P, &ln, P->L.legacy, "'legacy' exists only in versions 1.4 to 1.6"));
+			LFS_TRY(need(P, &ln, !m->legacy, "duplicate 'legacy'"));
 			int64_t n;
-			TRY(p_count(P, &ln, &n));
+			LFS_TRY(p_count(P, &ln, &n));
 			lfs_line head = ln;
 			m->n_legacy = (uint16_t)n;
 			m->legacy = sod_alloc(m, (size_t)n * sizeof(sod_legacy) + 1);
 			if (!m->legacy)
 				return lfs_nomem(P->err, "model.txt");
 			for (int64_t i = 0; i < n; i++) {
-				TRY(p_row(P, &ln, &head, 3, "legacy", (size_t)i, (size_t)n));
-				TRY(p_str(P, &ln, 0, &m->legacy[i].a));
-				TRY(p_str(P, &ln, 1, &m->legacy[i].b));
-				TRY(lfs_lex_hex(&P->lx, &ln, 2, m->legacy[i].bytes, 7));
+				LFS_TRY(p_row(P, &ln, &head, 3, "legacy", (size_t)i, (size_t)n));
+				LFS_TRY(p_str(P, &ln, 0, &m->legacy[i].a));
+				LFS_TRY(p_str(P, &ln, 1, &m->legacy[i].b));
+				LFS_TRY(lfs_lex_hex(&P->lx, &ln, 2, m->legacy[i].bytes, 7));
 			}
 		} else if (lfs_tok_is(k, "material") || lfs_tok_is(k, "node") ||
 			   lfs_tok_is(k, "channel") || lfs_tok_is(k, "reference")) {
-			TRY(p_version_first(P, &ln));
+			LFS_TRY(p_version_first(P, &ln));
 			vec *v = lfs_tok_is(k, "material") ? mats
 				 : lfs_tok_is(k, "node")   ? nodes
 				 : lfs_tok_is(k, "channel") ? chans : refs;
@@ -712,19 +705,19 @@ static lfs_err p_top(tparse *P, vec *mats, vec *nodes, vec *chans, vec *refs)
 			if (!slot)
 				return lfs_nomem(P->err, "model.txt");
 			if (v == mats)
-				TRY(p_material(P, &ln, slot));
+				LFS_TRY(p_material(P, &ln, slot));
 			else if (v == nodes)
-				TRY(p_node(P, &ln, slot));
+				LFS_TRY(p_node(P, &ln, slot));
 			else if (v == chans)
-				TRY(p_channel(P, &ln, slot));
+				LFS_TRY(p_channel(P, &ln, slot));
 			else
-				TRY(p_ref(P, &ln, slot));
+				LFS_TRY(p_ref(P, &ln, slot));
 		} else if (lfs_tok_is(k, "trailing")) {
-			TRY(p_version_first(P, &ln));
-			TRY(need(P, &ln, !m->trailing, "duplicate 'trailing'"));
+			LFS_TRY(p_version_first(P, &ln));
+			LFS_TRY(need(P, &ln, !m->trailing, "duplicate 'trailing'"));
 			int64_t n;
-			TRY(lfs_lex_arity(&P->lx, &ln, 1, "integer"));
-			TRY(lfs_lex_int(&P->lx, &ln, 1, 1, INT32_MAX, &n));
+			LFS_TRY(lfs_lex_arity(&P->lx, &ln, 1, "integer"));
+			LFS_TRY(lfs_lex_int(&P->lx, &ln, 1, 1, INT32_MAX, &n));
 			if ((size_t)n / 2 > (size_t)(P->lx.end - P->lx.p))
 				return lfs_lex_fail(&P->lx, &ln, 1, "more trailing bytes than the text holds");
 			lfs_line head = ln;
@@ -734,13 +727,13 @@ static lfs_err p_top(tparse *P, vec *mats, vec *nodes, vec *chans, vec *refs)
 			m->n_trailing = (size_t)n;
 			size_t got = 0, row = 0, rows = ((size_t)n + 31) / 32;
 			while (got < (size_t)n) {
-				TRY(p_row(P, &ln, &head, 1, "trailing bytes", row, rows));
+				LFS_TRY(p_row(P, &ln, &head, 1, "trailing bytes", row, rows));
 				size_t len = ln.tok[0].len / 2;
 				if (len == 0 || len > (size_t)n - got)
 					return lfs_lex_fail(&P->lx, &ln, 0,
 							    "hex row does not fit the %lld trailing bytes",
 							    (long long)n);
-				TRY(lfs_lex_hex(&P->lx, &ln, 0, m->trailing + got, len));
+				LFS_TRY(lfs_lex_hex(&P->lx, &ln, 0, m->trailing + got, len));
 				got += len;
 				row++;
 			}
