@@ -75,16 +75,8 @@ static uint64_t nm_ino(void)
  * whose extension @p name has. */
 static const lfs_format *nm_format(const char *name)
 {
-	const char *dot = strrchr(name, '.');
-	if (!dot || dot == name)
-		return NULL;
 	const lfs_format *f = lfs_format_compiler_for(name);
-	if (!f || !f->name_valid || !f->text_rename)
-		return NULL;
-	for (const char *const *e = f->extensions; *e; e++)
-		if (strcasecmp(dot, *e) == 0)
-			return f;
-	return NULL;
+	return f && f->name_valid && f->text_rename && lfs_format_has_extension(f, name) ? f : NULL;
 }
 
 /* The resref of @p name ("a.mdl" -> "a", lower case) into @p out (≥ 64 bytes). */

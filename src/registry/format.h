@@ -329,6 +329,10 @@ const lfs_format *lfs_format_for(const char *name, const uint8_t *data, size_t n
  */
 const lfs_format *lfs_format_compiler_for(const char *name);
 
+/** Does file name @p name end in one of @p f's extensions (case-insensitively),
+ *  with at least one character before it? */
+bool lfs_format_has_extension(const lfs_format *f, const char *name);
+
 /**
  * Offer ASCII Neverwinter Nights MDL as a model (the row "nwn-ascii",
  * src/formats/nwn/nwn_ascii_views.c: compiled in memory, model.mdl is the text

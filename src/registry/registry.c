@@ -41,7 +41,7 @@ static const lfs_format *const optin_rows[] = {
 	NULL,
 };
 
-static bool has_extension(const lfs_format *f, const char *name)
+bool lfs_format_has_extension(const lfs_format *f, const char *name)
 {
 	size_t len = strlen(name);
 	for (const char *const *e = f->extensions; *e; e++) {
@@ -55,10 +55,10 @@ static bool has_extension(const lfs_format *f, const char *name)
 const lfs_format *lfs_format_for(const char *name, const uint8_t *data, size_t n)
 {
 	for (const lfs_format *const *f = lfs_formats; *f; f++)
-		if ((!name || has_extension(*f, name)) && (*f)->detect(data, n))
+		if ((!name || lfs_format_has_extension(*f, name)) && (*f)->detect(data, n))
 			return *f;
 	for (const lfs_format *const *a = optin_rows; ascii_views && *a; a++)
-		if ((!name || has_extension(*a, name)) && (*a)->detect(data, n))
+		if ((!name || lfs_format_has_extension(*a, name)) && (*a)->detect(data, n))
 			return *a;
 	return NULL;
 }
@@ -70,7 +70,7 @@ const lfs_format *lfs_format_compiler_for(const char *name)
 	for (const lfs_format *const *f = lfs_formats; *f; f++) {
 		if (!(*f)->compile)
 			continue;
-		if (has_extension(*f, name))
+		if (lfs_format_has_extension(*f, name))
 			return *f;
 		only = *f;
 		compilers++;
