@@ -52,7 +52,7 @@ const lfs_view *lfs_viewset_find(const lfs_viewset *vs, const char *path)
 	return NULL;
 }
 
-static lfs_err not_a_model(const char *name, lfs_error *err)
+lfs_err lfs_views_not_a_model(const char *name, lfs_error *err)
 {
 	return lfs_fail(err, LFS_ERR_NOTFORMAT, SIZE_MAX, "file header", "%s: not a binary model",
 			name ? name : "(unnamed)");
@@ -284,7 +284,7 @@ lfs_err lfs_views_build(const char *name, const uint8_t *data, size_t n,
 	memset(out, 0, sizeof(*out));
 	const lfs_format *f = lfs_format_for(name, data, n);
 	if (!f)
-		return not_a_model(name, err);
+		return lfs_views_not_a_model(name, err);
 	return build_m(f, name, data, n, NULL, opts, out, err);
 }
 
@@ -309,6 +309,6 @@ lfs_err lfs_views_thumbnail(const char *name, const uint8_t *data, size_t n, uns
 	*pngn = 0;
 	const lfs_format *f = lfs_format_for(name, data, n);
 	if (!f)
-		return not_a_model(name, err);
+		return lfs_views_not_a_model(name, err);
 	return lfs_thumb_model(f, data, n, size, opts, uri, mtime, png, pngn, err);
 }

@@ -107,6 +107,10 @@ bool lfs_views_candidate(const char *name);
  */
 bool lfs_views_may_fit(size_t n, const lfs_view_opts *opts);
 
+/** The LFS_ERR_NOTFORMAT error for a file @p name (may be NULL) that no row
+ *  of the registry takes: "NAME: not a binary model". */
+lfs_err lfs_views_not_a_model(const char *name, lfs_error *err);
+
 /**
  * lfs_views_build() for bytes already known to be of format @p f (no
  * detection by name): every view but the thumbnail unless opts asks for it.

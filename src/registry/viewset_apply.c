@@ -17,12 +17,6 @@
 #include <strings.h>
 
 /* As viewset.c: the error of a file no registry row decodes. */
-static lfs_err not_a_model(const char *name, lfs_error *err)
-{
-	return lfs_fail(err, LFS_ERR_NOTFORMAT, SIZE_MAX, "file header", "%s: not a binary model",
-			name ? name : "(unnamed)");
-}
-
 /* Line numbers (1-based, ascending, unique) the warnings in @p w name for
  * the view @p path ("path:LINE:COL: warning: ..."); malloc'd, *cnt set. */
 static unsigned *warned_lines(const lfs_warnings *w, const char *path, size_t *cnt)
@@ -288,7 +282,7 @@ lfs_err lfs_views_apply_ex(const char *name, const uint8_t *orig, size_t n, cons
 	*outn = 0;
 	const lfs_format *f = lfs_format_for(name, orig, n);
 	if (!f)
-		return not_a_model(name, err);
+		return lfs_views_not_a_model(name, err);
 	if (!f->apply)
 		return lfs_fail(err, LFS_ERR_UNSUPPORTED, SIZE_MAX, NULL,
 				"%s: this view is read-only", viewpath);
