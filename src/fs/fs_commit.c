@@ -253,35 +253,6 @@ static int merge_onto(lfs_fs *fs, const char *rel, const char *vpath, const stru
 }
 
 /*
- * The edited view alone, built from @p orig (@p n bytes of model file
- * @p rel) into @p own (lfs_view_opts.only): the view of a save whose model
- * file changed again since the cache built its views. *v: the view, or an
- * error as lfs_views_apply() gives it (not a model, read-only, no such view).
- */
-static lfs_err view_from_bytes(const char *rel, const uint8_t *orig, size_t n, const char *vpath,
-			       lfs_viewset *own, const lfs_view **v, lfs_error *err)
-{
-	*v = NULL;
-	memset(own, 0, sizeof(*own));
-	const char *name = lfs_source_basename(rel);
-	const lfs_format *f = lfs_format_for(name, orig, n);
-	if (!f)
-		return lfs_fail(err, LFS_ERR_NOTFORMAT, SIZE_MAX, "file header", "%s: not a binary model",
-				name);
-	if (!f->apply)
-		return lfs_fail(err, LFS_ERR_UNSUPPORTED, SIZE_MAX, NULL, "%s: this view is read-only",
-				vpath);
-	lfs_view_opts o = { .only = vpath };
-	lfs_err e = lfs_views_build(name, orig, n, &o, own, err);
-	if (e)
-		return e;
-	*v = lfs_viewset_find(own, vpath);
-	if (!*v)
-		return lfs_fail(err, LFS_ERR_UNSUPPORTED, SIZE_MAX, NULL, "%s: no such view", vpath);
-	return LFS_OK;
-}
-
-/*
  * The one apply entry of the mount: view @p vpath of model file @p rel
  * (@p n bytes at @p orig, read with stat @p st) gets the new text @p t,
  * siblings (an NWN supermodel) read beside the model. The view is found
@@ -315,7 +286,7 @@ static lfs_err commit_apply(lfs_fs *fs, const char *rel, const struct stat *st,
 	lfs_viewset own = { 0 };
 	lfs_err e = LFS_OK;
 	if (!c && !v) {
-		e = view_from_bytes(rel, orig, n, vpath, &own, &v, err);
+		e = lfs_views_edited(lfs_source_basename(rel), orig, n, vpath, &own, &v, err);
 		vf = own.format;
 	}
 	if (c)

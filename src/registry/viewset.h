@@ -187,6 +187,19 @@ lfs_err lfs_views_apply_ex(const char *name, const uint8_t *orig, size_t n, cons
 			   uint8_t **out, size_t *outn, lfs_error *err);
 
 /**
+ * The view @p viewpath of file @p name (@p n bytes at @p orig) that a save
+ * edits, built alone from those bytes (lfs_view_opts.only) into @p own
+ * (free with lfs_viewset_free() whatever the result; own->format is the
+ * row): what lfs_views_apply_ex() and the mount's commit use when no built
+ * view set of these bytes is at hand. *@p v points into @p own.
+ * @return LFS_OK; LFS_ERR_NOTFORMAT (no row takes the file);
+ *         LFS_ERR_UNSUPPORTED (a read-only format, or no such view); the
+ *         build's error.
+ */
+lfs_err lfs_views_edited(const char *name, const uint8_t *orig, size_t n, const char *viewpath,
+			 lfs_viewset *own, const lfs_view **v, lfs_error *err);
+
+/**
  * Thumbnail renderer version: part of every thumbnail cache key (with the
  * source content hash and the size). Bumped on any change that alters pixels.
  */

@@ -280,6 +280,21 @@ lfs_err lfs_views_apply_ex(const char *name, const uint8_t *orig, size_t n, cons
 {
 	*out = NULL;
 	*outn = 0;
+	lfs_viewset vs;
+	const lfs_view *v;
+	lfs_err r = lfs_views_edited(name, orig, n, viewpath, &vs, &v, err);
+	lfs_siblings s = { sib, sib_ctx, NULL };
+	if (!r)
+		r = lfs_view_apply(vs.format, orig, n, v, text, tn, sib ? &s : NULL, out, outn, err);
+	lfs_viewset_free(&vs);
+	return r;
+}
+
+lfs_err lfs_views_edited(const char *name, const uint8_t *orig, size_t n, const char *viewpath,
+			 lfs_viewset *own, const lfs_view **v, lfs_error *err)
+{
+	*v = NULL;
+	memset(own, 0, sizeof(*own));
 	const lfs_format *f = lfs_format_for(name, orig, n);
 	if (!f)
 		return lfs_views_not_a_model(name, err);
@@ -287,16 +302,11 @@ lfs_err lfs_views_apply_ex(const char *name, const uint8_t *orig, size_t n, cons
 		return lfs_fail(err, LFS_ERR_UNSUPPORTED, SIZE_MAX, NULL,
 				"%s: this view is read-only", viewpath);
 	lfs_view_opts o = { .only = viewpath }; /* the edited view alone */
-	lfs_viewset vs;
-	lfs_err r = lfs_views_build(name, orig, n, &o, &vs, err);
+	lfs_err r = lfs_views_build(name, orig, n, &o, own, err);
 	if (r)
 		return r;
-	const lfs_view *v = lfs_viewset_find(&vs, viewpath);
-	lfs_siblings s = { sib, sib_ctx, NULL };
-	if (!v)
-		r = lfs_fail(err, LFS_ERR_UNSUPPORTED, SIZE_MAX, NULL, "%s: no such view", viewpath);
-	else
-		r = lfs_view_apply(f, orig, n, v, text, tn, sib ? &s : NULL, out, outn, err);
-	lfs_viewset_free(&vs);
-	return r;
+	*v = lfs_viewset_find(own, viewpath);
+	if (!*v)
+		return lfs_fail(err, LFS_ERR_UNSUPPORTED, SIZE_MAX, NULL, "%s: no such view", viewpath);
+	return LFS_OK;
 }
